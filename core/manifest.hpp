@@ -1,0 +1,169 @@
+#pragma once
+// The typed model of a build manifest, schema "reverify.manifest/v1" (DESIGN.md, "Manifest v1").
+// Parsing and validation live in manifest_parse.hpp; serialisation in manifest_json.hpp.
+// Optional fields are std::optional: absent in the JSON means absent here (lint scores absence).
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace reverify {
+
+inline constexpr const char* kManifestSchemaV1 = "reverify.manifest/v1";
+
+enum class ReproLevel { rerunnable, equivalent, bitwise };
+const char* to_string(ReproLevel level);
+std::optional<ReproLevel> parse_repro_level(std::string_view text);
+
+struct CodeInfo {
+  std::optional<std::string> repo;         // URL or local path of the git repository
+  std::string commit;                      // 40 lowercase hex
+  bool dirty = false;
+  std::optional<std::string> diff_sha256;  // 64 hex; sha256 of `git diff HEAD` when dirty
+};
+
+struct Lockfile {
+  std::string path;                   // relative to the code checkout
+  std::optional<std::string> sha256;  // 64 hex
+};
+
+struct Framework {
+  std::string name;
+  std::string version;
+};
+
+struct Accelerator {
+  std::string model;
+  std::int64_t count = 0;  // 0 = CPU only
+  std::optional<std::string> driver;
+  std::optional<std::string> cuda;
+  std::optional<std::string> cudnn;
+};
+
+struct Determinism {
+  std::optional<bool> deterministic_algorithms;
+  std::optional<bool> cudnn_benchmark;
+  std::optional<bool> tf32;
+};
+
+struct Environment {
+  std::optional<std::string> image;  // name@sha256:<64 hex>, never a tag
+  std::optional<Lockfile> lockfile;
+  std::optional<std::string> python;
+  std::optional<Framework> framework;
+  std::optional<Accelerator> accelerator;
+  std::map<std::string, std::string> env;  // passed to the job as is
+  std::optional<Determinism> determinism;
+  std::optional<std::int64_t> world_size;  // >= 1
+};
+
+// Snapshot kinds: "files" is verified by the file-manifest root hash; the others
+// (iceberg, delta, hudi, lakefs, dvc) are recorded ids passed through to the job.
+struct Snapshot {
+  std::string kind;
+  std::string uri;
+  std::optional<std::string> sha256;  // root hash of the file manifest (kind "files")
+  std::optional<std::string> id;      // snapshot/commit id for the table formats
+};
+
+struct Split {
+  std::string rule;
+  std::optional<std::string> salt;
+};
+
+struct Labels {
+  std::optional<std::string> version;
+  std::optional<std::string> guidance_rev;
+};
+
+struct Data {
+  std::optional<Snapshot> snapshot;
+  std::optional<Split> split;
+  std::optional<Labels> labels;
+};
+
+struct Run {
+  std::vector<std::string> entrypoint;  // argv, never a shell string; non-empty
+  std::optional<std::string> workdir;
+  std::optional<std::string> started_at;  // RFC 3339 UTC
+  std::optional<double> duration_s;
+  std::optional<std::string> runner;  // the machine/CI runner that emitted the manifest
+  std::optional<std::int64_t> source_date_epoch;
+};
+
+struct FileRef {
+  std::string uri;                    // relative URIs resolve against the manifest's location
+  std::optional<std::string> sha256;  // 64 hex
+};
+
+struct PrimaryMetric {
+  std::string name;
+  double value = 0;
+  bool higher_is_better = true;
+};
+
+struct StepValues {
+  std::string metric;
+  std::vector<double> values;
+};
+
+// segment name ("digit=8") -> metric name -> value
+using SegmentMetrics = std::map<std::string, std::map<std::string, double>>;
+
+struct Evaluation {
+  std::optional<FileRef> set;
+  PrimaryMetric primary;
+  SegmentMetrics segments;
+  std::optional<FileRef> predictions;
+  std::optional<StepValues> steps;
+};
+
+struct Weights {
+  std::string uri;
+  std::string format = "safetensors";
+  std::optional<std::string> tensor_sha256;  // tensor hash (DESIGN), 64 hex
+};
+
+// Seed-only reruns, the raw material of every tolerance band.
+struct ToleranceSpec {
+  // metric name -> values of that metric over seed-only reruns ("accuracy": [..])
+  std::map<std::string, std::vector<double>> seed_runs;
+  // segment -> metric -> seed-run values
+  std::map<std::string, std::map<std::string, std::vector<double>>> segment_seed_runs;
+  // distribution statistic ("ks", "psi", "wasserstein", "max_abs_diff", "mean_abs_diff",
+  // "flip_rate") -> its value between each pair of seed runs' predictions
+  std::map<std::string, std::vector<double>> distribution_pairs;
+  // step metric -> per-step seed-run deviations are not recorded; the max absolute deviation
+  // between seed runs' first N steps, one value per pair
+  std::vector<double> steps_pairs_max_abs;
+  // metric name -> lower bound on the band, for metrics with (near) zero seed spread
+  std::map<std::string, double> floor;
+};
+
+struct Manifest {
+  std::string schema = kManifestSchemaV1;
+  std::string model;
+  std::string version;
+  std::string owner;
+  ReproLevel level = ReproLevel::equivalent;
+  CodeInfo code;
+  std::optional<Environment> environment;
+  std::optional<Data> data;
+  std::optional<nlohmann::json> config;  // the fully resolved config, any JSON object
+  std::map<std::string, std::int64_t> seeds;
+  Run run;
+  Evaluation evaluation;
+  std::optional<Weights> weights;
+  std::optional<ToleranceSpec> tolerance;
+  // Unknown top-level keys, kept verbatim for forward compatibility (warned about, not rejected).
+  std::map<std::string, nlohmann::json> extra;
+
+  std::string id() const { return model + "@" + version; }
+};
+
+}  // namespace reverify

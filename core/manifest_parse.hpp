@@ -1,0 +1,48 @@
+#pragma once
+// Parse and validate a manifest document. Every problem is collected, not only the first, each
+// with its JSON path ("environment.image", "evaluation.segments[\"digit=8\"].accuracy") and what
+// was expected, e.g.
+//   environment.image: must be referenced by digest (name@sha256:<64 hex>), got "python:3.11-slim"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/manifest.hpp"
+#include "core/result.hpp"
+
+namespace reverify {
+
+struct ValidationError {
+  std::string path;     // JSON path; "" for the document itself
+  std::string message;  // what was expected, and what was found
+
+  std::string to_string() const;  // "<path>: <message>"
+};
+
+struct ManifestParse {
+  std::optional<Manifest> manifest;      // set iff errors is empty
+  std::vector<ValidationError> errors;   // all of them
+  std::vector<std::string> warnings;     // e.g. unknown top-level keys
+  bool ok() const { return manifest.has_value(); }
+};
+
+// Limits that keep hostile input from exhausting memory or stack.
+struct ManifestLimits {
+  std::size_t max_bytes = 64 * 1024 * 1024;  // whole document
+  std::size_t max_depth = 64;                // nesting of arrays/objects
+  std::size_t max_string_bytes = 1024 * 1024;
+};
+
+ManifestParse parse_manifest(std::string_view document, const ManifestLimits& limits = {});
+
+// Reads a manifest from a local path, a file:// URI or an http(s):// URL (fetched with a size cap
+// and timeout). On success, the manifest's base location (for resolving relative URIs) is set.
+struct LoadedManifest {
+  ManifestParse parse;
+  std::string location;  // the path or URL it was read from
+};
+Result<LoadedManifest> load_manifest(const std::string& path_or_uri);
+
+}  // namespace reverify

@@ -1,0 +1,24 @@
+#pragma once
+// Model and version names are validated before they reach a path, a label, a URL or an argv:
+// [A-Za-z0-9][A-Za-z0-9._-]{0,127} (DESIGN.md, "Vocabulary"). ".." is impossible by construction
+// of the first character, but "a..b" is allowed; names never contain '/'.
+
+#include <string>
+#include <string_view>
+
+#include "core/result.hpp"
+
+namespace reverify {
+
+bool is_valid_name(std::string_view name);
+
+struct ModelVersion {
+  std::string model;
+  std::string version;
+  std::string id() const { return model + "@" + version; }
+};
+
+// "digits-mlp@2026.11.1" -> {model, version}; an error naming what is wrong otherwise.
+Result<ModelVersion> parse_model_version(std::string_view text);
+
+}  // namespace reverify

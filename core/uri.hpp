@@ -1,0 +1,29 @@
+#pragma once
+// Resolving the URIs a manifest names. Relative URIs resolve against the manifest's own location;
+// plain paths and file:// are local; http(s):// are fetched with libcurl (size cap, timeout).
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+#include "core/result.hpp"
+
+namespace reverify {
+
+// "predictions.npy" against "/reg/m/v/manifest.json" -> "/reg/m/v/predictions.npy";
+// against "https://h/m/v/manifest.json" -> "https://h/m/v/predictions.npy"; absolute ones as is.
+std::string resolve_uri(const std::string& base_location, const std::string& uri);
+
+bool is_remote_uri(const std::string& uri);  // http:// or https://
+
+// Local path for a resolved local URI ("file:///a/b" or "/a/b"); an error for remote URIs.
+Result<std::filesystem::path> local_path(const std::string& resolved_uri);
+
+struct FetchLimits {
+  std::size_t max_bytes = 256 * 1024 * 1024;
+  long timeout_s = 60;
+};
+// Reads a resolved URI whole: local files directly, http(s) with libcurl.
+Result<std::string> read_uri(const std::string& resolved_uri, const FetchLimits& limits = {});
+
+}  // namespace reverify

@@ -1,0 +1,7 @@
+#include "runners/runner.hpp"
+
+namespace reverify {
+
+const char* to_string(RebuildMode mode) { return mode == RebuildMode::full ? "full" : "steps"; }
+
+}  // namespace reverify

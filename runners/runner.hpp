@@ -1,0 +1,103 @@
+#pragma once
+// One interface over the places a rebuild can run (DESIGN.md, "Runners" and "The rebuild
+// contract"): prepare -> start -> wait (streaming logs) -> collect -> cleanup, plus find_running()
+// so that a restarted daemon can reattach to a job by its rebuild id. Every started job carries
+// the label reverify.rebuild-id=<id>.
+//
+// Thread-safety: a Runner may be called from several worker threads for different rebuilds at
+// once. All methods block (process waits, HTTP over libcurl): never call them on the event loop.
+// Expected failures come back as Error values with codes provision / job / runner_lost / timeout.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/manifest.hpp"
+#include "core/result.hpp"
+
+namespace reverify {
+
+inline constexpr const char* kRebuildIdLabel = "reverify.rebuild-id";
+
+enum class RebuildMode { full, steps };
+const char* to_string(RebuildMode mode);
+
+// Everything a runner needs to start one rebuild. Paths are on the daemon's machine.
+struct RebuildSpec {
+  std::string rebuild_id;                  // [A-Za-z0-9._-]+, unique per rebuild
+  Manifest manifest;
+  std::string manifest_location;           // where the manifest was read from (relative URIs)
+  RebuildMode mode = RebuildMode::full;
+  std::int64_t max_steps = 0;              // steps mode only
+  std::optional<std::int64_t> seed_override;  // calibration runs only
+  std::optional<std::filesystem::path> data_path;  // dataset snapshot (read-only to the job)
+  std::optional<std::filesystem::path> eval_path;  // eval set (read-only to the job)
+  std::filesystem::path work_dir;          // scratch for this rebuild, owned by the runner
+  std::chrono::seconds timeout{3600};
+};
+
+// A started job, enough to wait on it, collect from it and clean it up, including after a
+// daemon restart (ref is what the runner stores: a pid+start time, container id, Job name).
+struct JobHandle {
+  std::string rebuild_id;
+  std::string runner_kind;  // "process" | "docker" | "kubernetes"
+  std::string ref;
+  std::filesystem::path work_dir;
+};
+
+struct JobExit {
+  int exit_code = -1;
+  bool timed_out = false;
+  std::string log_tail;  // capped, with a visible TRUNCATED marker when cut
+};
+
+// The job's $REVERIFY_OUT/result.json, validated against the contract, with the output files it
+// names resolved to local paths after collect().
+struct JobOutputs {
+  nlohmann::json result;  // the validated document
+  std::string primary_name;
+  double primary_value = 0;
+  std::map<std::string, std::map<std::string, double>> segments;
+  std::optional<std::string> steps_metric;
+  std::vector<double> steps_values;
+  std::optional<std::filesystem::path> predictions;  // local copy
+  std::optional<std::filesystem::path> weights;      // local copy
+  std::filesystem::path out_dir;                     // local folder holding the outputs
+};
+
+using LogSink = std::function<void(std::string_view chunk)>;
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual std::string kind() const = 0;
+
+  // Checks that the runner can run this manifest at all (image resolvable and pulled by digest,
+  // code checked out, GPUs available) without starting the job. error:provision on failure.
+  virtual Status prepare(const RebuildSpec& spec) = 0;
+  virtual Result<JobHandle> start(const RebuildSpec& spec) = 0;
+  // Blocks until the job ends or spec.timeout passes (then it is killed and timed_out is set).
+  virtual Result<JobExit> wait(const JobHandle& job, const LogSink& logs) = 0;
+  // Copies outputs to dest and validates result.json (error:job when missing or invalid).
+  virtual Result<JobOutputs> collect(const JobHandle& job, const std::filesystem::path& dest) = 0;
+  // Removes every trace of the job (process group, container, Job object, scratch). Idempotent.
+  virtual void cleanup(const JobHandle& job) = 0;
+  // Stops a running job (SIGTERM, then SIGKILL after a grace period). Idempotent.
+  virtual void cancel(const JobHandle& job) = 0;
+  // After a restart: the job labelled with this rebuild id, if it still exists.
+  virtual Result<std::optional<JobHandle>> find_running(const std::string& rebuild_id) = 0;
+};
+
+// Validates a result.json document against the rebuild contract and resolves its file names
+// inside out_dir (names must not escape it). Shared by every runner.
+Result<JobOutputs> read_job_outputs(const std::filesystem::path& out_dir);
+
+}  // namespace reverify
