@@ -1,0 +1,82 @@
+#pragma once
+// One verification end to end (DESIGN.md, "Data flow"): preflight -> provision -> run -> collect
+// -> hash the outputs ourselves -> verdict. Shared by reverifyd (through verification_service)
+// and `reverify run` / `reverify calibrate`, so both reach the same verdict for the same inputs.
+//
+// Preflight (no runner is provisioned before it passes):
+// - the dataset snapshot (kind "files") is re-hashed into its file manifest; a root that differs
+//   from data.snapshot.sha256 is failed:input-drift. The changed files are NAMED by comparing with
+//   the file manifest recorded at capture time, `snapshot.sha256` next to manifest.json (written
+//   by `reverify capture`); that file is trusted only when its own root equals the recorded hash.
+// - the eval set (a file: sha256; a folder: file-manifest root) against evaluation.set.sha256;
+// - the lockfile against environment.lockfile.sha256 where readable (the code repo is a local
+//   git repository: `git show <commit>:<path>`);
+// - runner.prepare(): image digest resolvable, code checkout possible (error:provision).
+// Runner errors map onto verdict classes: prepare/start -> error:provision, a failing job, a
+// timeout or an invalid result.json -> error:job, runner_lost -> error:runner-lost.
+//
+// Everything here blocks (hashing, waiting on the job): call it from a worker thread.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/manifest.hpp"
+#include "policies/check.hpp"
+#include "runners/runner.hpp"
+
+namespace reverify {
+
+struct VerdictPolicy;  // policies/verdict.hpp
+
+// The recorded file manifest of the dataset snapshot, beside manifest.json.
+inline constexpr const char* kSnapshotFileManifestName = "snapshot.sha256";
+
+struct VerificationRequest {
+  std::string verification_id;  // also the rebuild id: [A-Za-z0-9._-]+, unique
+  Manifest manifest;
+  std::string manifest_location;  // path or URL the manifest was read from (relative URIs)
+  RebuildMode mode = RebuildMode::full;
+  std::int64_t max_steps = 0;                 // steps mode only
+  std::optional<ToleranceSpec> calibration;   // a stored calibration; adds to manifest.tolerance
+  std::optional<std::int64_t> seed_override;  // calibration rebuilds only
+  std::chrono::seconds timeout{3600};
+  std::filesystem::path work_root;  // scratch; this verification uses <work_root>/<id>/
+};
+
+struct PipelineDeps {
+  Runner& runner;
+  const VerdictPolicy& policy;
+  // Stage names: "preflight", "provision", "run", "collect", "compare". Optional.
+  std::function<void(std::string_view stage, std::string_view detail)> progress;
+  // Called once the job started, before waiting on it: the daemon persists the runner reference
+  // so that a restart can reattach. Optional.
+  std::function<void(const JobHandle&)> on_started;
+  // The job's log as it streams. Optional.
+  LogSink logs;
+};
+
+struct VerificationOutcome {
+  Verdict verdict;
+  std::string log_tail;
+  std::optional<JobHandle> job;  // set once a job was started
+  // Inputs checked and their hashes, moved inputs (file names), rebuilt output hashes, durations
+  // per stage in seconds ("durations": {"preflight": 0.4, ...}).
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+// Blocking. Never throws for expected failures: they are verdicts (error:* / failed:*).
+VerificationOutcome run_verification(const VerificationRequest& request, PipelineDeps& deps);
+
+// After a daemon restart: continue a job found by Runner::find_running (wait -> collect ->
+// verdict), skipping preflight and start.
+VerificationOutcome resume_verification(const VerificationRequest& request, const JobHandle& job,
+                                        PipelineDeps& deps);
+
+}  // namespace reverify
