@@ -1,0 +1,39 @@
+#pragma once
+// Prediction files: the rebuild's and the released model's outputs, one row per eval record in
+// eval-set order (DESIGN, "The rebuild contract"). Readers for .npy (format 1-3, <f4/<f8, 1-D or
+// 2-D, C order) and CSV (one or more numeric columns, optional header row). Files are memory-mapped
+// and converted once to double; NaN or Inf is an error naming the row and column.
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace reverify {
+
+struct Predictions {
+  std::size_t rows = 0;
+  std::size_t cols = 1;        // 1 for 1-D scores; number of classes for 2-D
+  bool two_d = false;          // a 2-D array (even with one column) or a CSV with >1 column
+  std::vector<double> values;  // row-major, rows * cols
+
+  std::span<const double> view() const { return values; }
+};
+
+// By extension: ".npy" -> read_npy, ".csv"/".tsv"/".txt" -> read_csv; otherwise the npy magic is
+// sniffed. Errors: ErrorCode::io (cannot open/map), ErrorCode::parse (format, dtype, order, NaN).
+Result<Predictions> read_predictions(const std::filesystem::path& path);
+Result<Predictions> read_npy(const std::filesystem::path& path);
+Result<Predictions> read_csv(const std::filesystem::path& path);
+
+// Parse from memory (the mapped bytes); `name` is used in error messages.
+Result<Predictions> parse_npy(std::span<const std::byte> bytes, const std::string& name);
+Result<Predictions> parse_csv(std::string_view text, const std::string& name);
+
+// Writes a little-endian <f8 .npy (format 1.0), C order. For tests, benchmarks and calibration.
+Status write_npy(const std::filesystem::path& path, const Predictions& predictions);
+
+}  // namespace reverify

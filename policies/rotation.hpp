@@ -1,0 +1,87 @@
+#pragma once
+// The rotation policy (DESIGN, "Scheduler and rotation"): which model versions the current cycle
+// verifies, in which order, in which mode, and why. A pure function of its inputs; the time is
+// passed in, never read from a clock.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace reverify {
+
+struct InventoryItem {
+  std::string model;
+  std::string version;
+  int criticality = 0;                                  // higher = more critical; breaks ties first
+  std::optional<std::chrono::sys_seconds> released_at;  // newer releases break remaining ties first
+  bool large = false;          // steps mode by default, full every `full_every_n_cycles`
+  double full_gpu_hours = 0;   // estimated cost of a full rebuild (accelerators x duration)
+  double steps_gpu_hours = 0;  // estimated cost of a steps rebuild
+};
+
+struct HistoryItem {
+  std::string model;
+  std::string version;
+  std::chrono::sys_seconds finished_at;
+  bool steps_mode = false;
+  bool completed = true;  // false for error:* verifications: they do not count as verified
+};
+
+struct ManualTrigger {
+  std::string model;
+  std::string version;
+  std::chrono::sys_seconds requested_at;
+  std::optional<bool> steps_mode;  // absent: the policy's choice
+  std::string requested_by;        // free text for the reason ("api", "cli:alice")
+};
+
+struct RotationConfig {
+  std::optional<std::string> cron;  // absent: calendar month (UTC)
+  std::size_t per_cycle = 10;       // scheduled (non-manual) verifications per cycle
+  std::size_t max_concurrent = 2;   // verifications running at once (entries carry a wave number)
+  std::optional<double> gpu_budget_hours;  // per cycle; absent = unlimited
+  std::size_t full_every_n_cycles = 4;     // large models: full rebuild every Nth verification
+};
+
+struct PlanEntry {
+  std::string model;
+  std::string version;
+  bool steps_mode = false;
+  bool manual = false;
+  double gpu_hours = 0;
+  std::size_t wave = 0;  // position / max_concurrent: entries of one wave may run together
+  std::string reason;
+};
+
+struct Deferred {
+  std::string model;
+  std::string version;
+  std::string reason;
+};
+
+struct Plan {
+  std::chrono::sys_seconds cycle_start;
+  std::chrono::sys_seconds cycle_end;  // exclusive: the next cycle's start
+  std::vector<PlanEntry> entries;      // in start order
+  std::vector<Deferred> deferred;      // due but left out (per_cycle, budget), with why
+  double gpu_hours_planned = 0;
+};
+
+// The cycle containing `now`: [start, end). Error when the cron expression is invalid.
+Result<std::pair<std::chrono::sys_seconds, std::chrono::sys_seconds>> cycle_bounds(
+    std::chrono::sys_seconds now, const RotationConfig& config);
+
+// Manual triggers first (in request order, always included), then items not verified in this
+// cycle: never verified first, then least recently verified, then higher criticality, then newer
+// release, then name. Budget packing is first-fit in that order: an item that does not fit is
+// deferred and smaller later items may still run.
+Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
+                        const std::vector<HistoryItem>& history,
+                        const std::vector<ManualTrigger>& triggers, std::chrono::sys_seconds now,
+                        const RotationConfig& config);
+
+}  // namespace reverify

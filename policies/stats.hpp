@@ -1,0 +1,69 @@
+#pragma once
+// Distribution statistics between released (original) and rebuilt predictions. Pure; they use
+// both cores (std::thread) for the sorts, nothing else.
+//
+// Definitions (matched against scipy/numpy by tests/policies/vectors):
+// - ks: exact two-sample Kolmogorov-Smirnov statistic sup|F_a - F_b| (scipy.stats.ks_2samp).
+// - wasserstein: 1-Wasserstein distance of the empirical distributions
+// (scipy.stats.wasserstein_distance).
+// - quantiles: numpy.quantile's default ("linear") at p1, p5, p25, p50, p75, p95, p99.
+// - psi: population stability index over 10 bins whose inner edges are the reference's (original's)
+//   deciles (numpy linear quantiles); a value x falls in bin #{edges <= x} (numpy searchsorted
+//   side="right"). Bin shares are floored at kPsiEpsilon = 1e-4 before
+//   sum((q - p) * ln(q / p)), so an empty bin contributes a finite amount instead of infinity.
+// - 2-D scores: ks, psi, wasserstein and quantiles use all scores flattened (ravel()); paired
+//   statistics compare element-wise and the flip rate compares each row's argmax (first on ties).
+// - paired (same shape, same eval order): max and mean absolute difference, flip rate = share of
+//   rows whose decision differs (argmax for 2-D; score >= threshold for 1-D).
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace reverify::stats {
+
+inline constexpr double kPsiEpsilon = 1e-4;
+inline constexpr std::size_t kPsiBins = 10;
+inline constexpr std::array<double, 7> kQuantileLevels{0.01, 0.05, 0.25, 0.50, 0.75, 0.95, 0.99};
+
+// Ascending sort of doubles by LSD radix sort on their order-preserving bit patterns
+// (-0.0 sorts before +0.0). REQUIRES: no NaN. `threads` > 1 splits the histogram/scatter work.
+void radix_sort(std::span<double> values, unsigned threads = 1);
+
+// All of the following REQUIRE ascending, non-empty inputs.
+double ks_statistic_sorted(std::span<const double> a, std::span<const double> b);
+double wasserstein_sorted(std::span<const double> a, std::span<const double> b);
+double quantile_sorted(std::span<const double> sorted, double p);
+double psi_sorted(std::span<const double> reference, std::span<const double> observed);
+
+struct Paired {
+  double max_abs_diff = 0;
+  double mean_abs_diff = 0;
+  double flip_rate = 0;
+};
+// REQUIRES: a.size() == b.size(), cols >= 1, a.size() % cols == 0. For 2-D (two_d) argmax rows.
+Paired paired_stats(std::span<const double> a, std::span<const double> b, std::size_t cols,
+                    bool two_d, double threshold);
+
+struct Comparison {
+  double ks = 0;
+  double psi = 0;
+  double wasserstein = 0;
+  std::array<double, 7> quantiles_original{};
+  std::array<double, 7> quantiles_rebuilt{};
+  std::optional<Paired> paired;  // only when both have the same shape
+};
+
+// The full comparison: copies and sorts both sides (one core each when threads >= 2).
+// REQUIRES: both non-empty; original.size() % cols == 0.
+Comparison compare(std::span<const double> original, std::span<const double> rebuilt,
+                   std::size_t original_cols, std::size_t rebuilt_cols, bool two_d,
+                   double threshold, unsigned threads = 2);
+
+// Named values of a Comparison that take a calibrated band: ks, psi, wasserstein and, when paired,
+// max_abs_diff, mean_abs_diff, flip_rate.
+std::vector<std::pair<const char*, double>> banded_statistics(const Comparison& c);
+
+}  // namespace reverify::stats
