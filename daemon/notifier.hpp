@@ -3,6 +3,7 @@
 // transaction as the verdict), then a dispatcher delivers it through a Notifier. Delivery is at
 // least once; receivers deduplicate by dedup_key ("reverify/<model>/<version>").
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,16 +31,19 @@ struct PageEvent {
   PageAction action = PageAction::trigger;
   std::string model, version, owner;
   VerdictClass cls = VerdictClass::passed;
-  std::string summary;               // one line, phone-sized
-  nlohmann::json details;            // verdict, failed checks, moved inputs, log tail
+  std::string summary;     // one line, phone-sized
+  nlohmann::json details;  // verdict, failed checks, moved inputs, log tail
   std::vector<PageLink> links;
-  std::string created_at;            // RFC 3339 UTC
+  std::string created_at;  // RFC 3339 UTC
 };
 
 nlohmann::json to_json(const PageEvent& event);
 std::optional<PageEvent> page_event_from_json(const nlohmann::json& j);
 
-// Delivery outcome of one attempt: retry_after set = transient (429/5xx/network), try again later.
+// Delivery outcome of one attempt. delivered = the receiver accepted it (PagerDuty 202, 2xx).
+// Not delivered and not permanent = transient (429, 5xx, network, timeout): tried again later.
+// permanent_failure = the receiver rejected the event itself (e.g. HTTP 400): never retried.
+// detail never holds a secret (routing key, token, Slack webhook URL): senders redact it.
 struct DeliveryResult {
   bool delivered = false;
   bool permanent_failure = false;  // e.g. HTTP 400: never retried
@@ -51,22 +55,51 @@ class Notifier {
   virtual ~Notifier() = default;
   // Blocking (libcurl): call from a worker thread.
   virtual DeliveryResult deliver(const PageEvent& event) = 0;
+  // Receivers that forget an open alert unless it is repeated (Alertmanager) return how often an
+  // open trigger must be re-delivered; the others return nothing.
+  virtual std::optional<std::chrono::seconds> resend_interval() const { return std::nullopt; }
 };
 
 // The durable outbox the dispatcher drains; implemented by the daemon's SQLite store.
+// One row per (page, sender): a page is recorded once, with one delivery row for every sender the
+// router picked. The outbox owns the retry schedule (its clock, its backoff settings).
 struct OutboxEntry {
-  PageEvent event;
+  PageEvent event;     // event.id = the page's row id
   std::string sender;  // the configured sender this row is for
-  int attempts = 0;
+  int attempts = 0;    // failed attempts so far
 };
 
 class Outbox {
  public:
   virtual ~Outbox() = default;
+
+  // The delivery rows to attempt now. EXACTLY the rows that satisfy all of:
+  //   1. state is pending (never sent, not failed for good);
+  //   2. next_attempt_at <= now (the outbox's clock); a new row is due at once;
+  //   3. no OLDER row (smaller page id) with the same dedup_key AND the same sender is still
+  //      pending, due or not. So a resolve never overtakes the trigger it resolves: it waits
+  //      until that trigger was sent or failed for good;
+  // ordered by page id, then sender; at most `limit` rows.
   virtual Result<std::vector<OutboxEntry>> pending(std::size_t limit) = 0;
+
+  // pending -> sent. Idempotent (a second call for a sent row changes nothing).
   virtual Status mark_sent(std::int64_t page_id, const std::string& sender) = 0;
+
+  // One failed attempt: attempts + 1 and last_error = detail (already free of secrets).
+  // permanent, or attempts reaching the configured max: state failed, never returned again.
+  // Otherwise next_attempt_at = now + min(initial_backoff * 2^(attempts - 1), max_backoff), with
+  // attempts counted after this failure (30 s, 60 s, 120 s, ... capped).
   virtual Status mark_attempt_failed(std::int64_t page_id, const std::string& sender,
                                      const std::string& detail, bool permanent) = 0;
+
+  // For one sender, per dedup_key, the newest SENT row when its action is trigger: the pages
+  // still open at that receiver. The dispatcher re-sends these to receivers that forget an
+  // alert unless it is repeated (Alertmanager), also after a daemon restart. An outbox that
+  // cannot answer returns an empty list (then open alerts survive only while the process does).
+  virtual Result<std::vector<OutboxEntry>> open_triggers(const std::string& sender) {
+    (void)sender;
+    return std::vector<OutboxEntry>{};
+  }
 };
 
 }  // namespace reverify

@@ -1,0 +1,93 @@
+#pragma once
+// The `pager:` section of reverify.yaml: who gets paged, through which receivers, and how hard
+// delivery is retried. Secrets (PagerDuty routing keys, bearer tokens, Slack webhook URLs) are
+// read from files named by `*_file` keys, never written inline: an inline secret is a config
+// error. Example:
+//   pager:
+//     public_url: https://reverify.example        # base of the links in pages
+//     senders:
+//       pd:    {kind: pagerduty, routing_key_file: /etc/reverify/pd.key}
+//       am:    {kind: alertmanager, url: http://127.0.0.1:9093, resend_interval: 1m}
+//       chat:  {kind: slack, url_file: /etc/reverify/slack.url}
+//       sink:  {kind: file, path: /var/lib/reverify/pages.jsonl}
+//     routes:
+//       - {owner: team-vision, senders: [pd, chat], notify_on_pass: true}
+//       - {owner: "*", senders: [am]}
+//     retry: {initial: 30s, max_backoff: 1h, max_attempts: 100}
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/result.hpp"
+
+namespace reverify {
+
+enum class SenderKind { pagerduty, alertmanager, slack, webhook, file };
+const char* to_string(SenderKind kind);
+std::optional<SenderKind> parse_sender_kind(std::string_view text);
+
+// Severity sent for each kind of event (PagerDuty enum: critical, error, warning, info; the
+// Alertmanager `severity` label takes the same words).
+struct SeverityMap {
+  std::string failed = "error";   // failed:* (the model's inputs or numbers moved)
+  std::string error = "warning";  // error:* (reverify or its infrastructure failed)
+  std::string notice = "info";    // uncalibrated notices and pass notices
+};
+
+struct SenderConfig {
+  std::string name;
+  SenderKind kind = SenderKind::webhook;
+  // pagerduty: the Events API v2 enqueue URL (default https://events.pagerduty.com/v2/enqueue);
+  // alertmanager: its base URL (…/api/v2/alerts is appended); webhook: the URL POSTed to.
+  std::string url;
+  std::string url_file;             // slack: the incoming-webhook URL is itself a secret
+  std::string routing_key_file;     // pagerduty
+  std::string token_file;           // webhook, alertmanager: optional bearer token
+  std::string path;                 // file: JSON lines appended here
+  std::string source = "reverify";  // pagerduty payload.source
+  SeverityMap severity;
+  std::chrono::seconds timeout{10};  // whole HTTP request
+  // alertmanager: an open alert is re-sent this often and carries endsAt = send time + 3 x this,
+  // so it stays firing between re-sends whatever the receiver's resolve_timeout is.
+  std::chrono::seconds resend_interval{60};
+};
+
+struct RouteConfig {
+  std::string owner;  // a manifest owner, or "*" for every owner without its own route
+  std::vector<std::string> senders;
+  bool notify_on_pass = false;  // also post a low-urgency notice to chat senders on every pass
+};
+
+// Capped exponential backoff per (page, sender) for transient failures (429, 5xx, network).
+struct RetryPolicy {
+  std::chrono::seconds initial{30};
+  std::chrono::seconds max_backoff{3600};
+  int max_attempts = 100;  // then the delivery is failed for good (about 4 days at the cap)
+};
+
+struct PagerConfig {
+  std::map<std::string, SenderConfig> senders;  // by name
+  std::vector<RouteConfig> routes;              // first route naming the owner wins
+  RetryPolicy retry;
+  std::string public_url;  // base of links to the API and status page; "" = no links
+};
+
+// Parses the `pager:` node; `yaml_path` names it in errors ("pager"). Errors name the YAML path
+// and what was expected, e.g. `pager.routes[2].senders[0]: unknown sender "pd"`. A missing or
+// null node is an empty config (no senders, no routes).
+Result<PagerConfig> parse_pager_config(const YAML::Node& node, const std::string& yaml_path);
+
+// Makes relative `*_file` and `path` keys relative to `base_dir` (the config file's folder).
+void resolve_pager_paths(PagerConfig& config, const std::filesystem::path& base_dir);
+
+// An owner with neither its own route nor a "*" route is a config error, reported when the
+// daemon first sees the owner (at load / registry sync), never a silently dropped page.
+Status check_owner_routed(const PagerConfig& config, const std::string& owner);
+
+}  // namespace reverify
