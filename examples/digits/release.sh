@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Releases the example model the way a real training pipeline would: builds the trainer's git
+# repository (build_trainer_repo.sh), trains digits-mlp once with its recorded seeds and RUNS more
+# times seed-only (REVERIFY_SEED_OVERRIDE=1..RUNS), then lets `reverify capture` emit the manifest
+# (hashes, environment, metrics, tolerance from the seed-only runs) into the registry.
+# Nothing in the manifest is written by hand.
+#
+# Usage: release.sh REVERIFY_BIN [REGISTRY_DIR]      (REGISTRY_DIR defaults to examples/registry)
+# Environment (all optional):
+#   MODEL (digits-mlp)  VERSION (2026.11.1)  OWNER (team-vision)  LEVEL (equivalent)  RUNS (5)
+#   DATA_DIR (examples/digits/data)  EVAL_FILE (examples/digits/eval/digits-eval.csv)
+#   PATCH     a patch applied to the trainer (the demo's variant), TRAINER_REPO where to build it
+#   REPO_URL  recorded as code.repo (https://git.example/vision/digits-trainer.git)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+reverify="$(realpath "$1")"
+registry="$(realpath -m "${2:-$here/../registry}")"
+model="${MODEL:-digits-mlp}" version="${VERSION:-2026.11.1}" owner="${OWNER:-team-vision}"
+level="${LEVEL:-equivalent}" runs="${RUNS:-5}"
+data="$(realpath "${DATA_DIR:-$here/data}")"
+eval_file="$(realpath "${EVAL_FILE:-$here/eval/digits-eval.csv}")"
+repo_url="${REPO_URL:-https://git.example/vision/digits-trainer.git}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+repo="${TRAINER_REPO:-$work/trainer}"
+"$here/build_trainer_repo.sh" "$repo" "${PATCH:-}" >/dev/null
+
+# The job's environment: cleared, then the determinism variables and the rebuild contract.
+job_env=(env -i PATH=/usr/bin:/bin HOME="$work" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+         PYTHONHASHSEED=0 SOURCE_DATE_EPOCH=1793491200 REVERIFY_MODE=full
+         REVERIFY_DATA="$data" REVERIFY_EVAL="$eval_file"
+         REVERIFY_CONFIG="$repo/config.json" REVERIFY_SEEDS="$repo/seeds.json")
+train() {  # OUT [SEED_OVERRIDE]
+  mkdir -p "$1"
+  (cd "$repo" && "${job_env[@]}" REVERIFY_OUT="$1" ${2:+REVERIFY_SEED_OVERRIDE=$2} \
+     /usr/bin/python3 train.py)
+}
+
+started_at="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+t0="$EPOCHREALTIME"
+train "$work/out"
+duration="$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')"
+for seed in $(seq 1 "$runs"); do train "$work/seed-runs/$seed" "$seed"; done
+
+out="$registry/$model/$version"
+rm -rf "$out"
+mkdir -p "$out"
+salt="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["split_salt"])' "$repo/config.json")"
+(cd "$repo" && "${job_env[@]}" REVERIFY_OUT="$work/out" "$reverify" capture \
+  --out "$out" --model "$model" --version "$version" --owner "$owner" --level "$level" \
+  --code "$repo" --repo "$repo_url" --runner "release.sh@$(hostname)" \
+  --data-uri "$(realpath -m --relative-to="$out" "$data")" \
+  --eval-uri "$(realpath -m --relative-to="$out" "$eval_file")" \
+  --split-rule "sha256(id + salt) % 100 < 20" --split-salt "$salt" \
+  --lockfile requirements.lock --python /usr/bin/python3 --framework numpy \
+  --workdir /src --started-at "$started_at" --duration-s "$duration" \
+  --seed-runs "$work/seed-runs" -- python3 train.py)

@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""digits-mlp: a one-hidden-layer MLP on the UCI optical digits, trained with mini-batch SGD.
+
+Follows reverify's rebuild contract (DESIGN.md, "The rebuild contract"):
+  REVERIFY_DATA   folder of training shards (*.csv: id,label,p0..p63)
+  REVERIFY_EVAL   evaluation set (one csv, same columns), predicted in file order
+  REVERIFY_CONFIG resolved config (JSON), REVERIFY_SEEDS seeds (JSON)
+  REVERIFY_SEED_OVERRIDE (calibration only) replaces every seed
+  REVERIFY_MODE=full|steps, REVERIFY_MAX_STEPS (steps mode)
+  REVERIFY_OUT    writes result.json, predictions.npy, model.safetensors
+
+Every random draw comes from a generator seeded from the seeds: weights from seeds["numpy"],
+batch order from seeds["dataloader"]. The validation split is sha256(id + salt) % 100 < 20.
+"""
+import hashlib
+import json
+import os
+import pathlib
+import struct
+import sys
+
+import numpy as np
+
+DEFAULT_CONFIG = {"hidden": 32, "learning_rate": 0.1, "batch_size": 32, "steps": 1500,
+                  "split_salt": "s1", "split_percent": 20}
+
+
+def load_json_env(name, default):
+    path = os.environ.get(name)
+    return json.loads(pathlib.Path(path).read_text()) if path else default
+
+
+def read_csv(path):
+    lines = pathlib.Path(path).read_text().splitlines()[1:]
+    ids, labels, pixels = [], [], []
+    for line in lines:
+        fields = line.split(",")
+        ids.append(fields[0])
+        labels.append(int(fields[1]))
+        pixels.append([float(v) for v in fields[2:]])
+    return ids, np.array(labels, dtype=np.int64), np.array(pixels, dtype=np.float64) / 16.0
+
+
+def read_snapshot(folder):
+    ids, labels, pixels = [], [], []
+    for shard in sorted(pathlib.Path(folder).glob("*.csv")):
+        i, y, x = read_csv(shard)
+        ids += i
+        labels.append(y)
+        pixels.append(x)
+    return ids, np.concatenate(labels), np.concatenate(pixels)
+
+
+def in_validation(record_id, salt, percent):
+    return int(hashlib.sha256((record_id + salt).encode()).hexdigest(), 16) % 100 < percent
+
+
+def softmax(z):
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def forward(params, x):
+    h = np.tanh(x @ params["fc1.weight"].T + params["fc1.bias"])
+    return h, softmax(h @ params["fc2.weight"].T + params["fc2.bias"])
+
+
+def train(x, y, config, seeds, max_steps):
+    rng_init = np.random.default_rng(seeds["numpy"])
+    rng_batches = np.random.default_rng(seeds["dataloader"])
+    hidden, classes = config["hidden"], 10
+    params = {
+        "fc1.weight": rng_init.normal(0, 1 / np.sqrt(x.shape[1]), (hidden, x.shape[1])),
+        "fc1.bias": np.zeros(hidden),
+        "fc2.weight": rng_init.normal(0, 1 / np.sqrt(hidden), (classes, hidden)),
+        "fc2.bias": np.zeros(classes),
+    }
+    onehot = np.eye(classes)[y]
+    losses, order, cursor = [], rng_batches.permutation(len(x)), 0
+    for _ in range(max_steps):
+        if cursor + config["batch_size"] > len(order):
+            order, cursor = rng_batches.permutation(len(x)), 0
+        batch = order[cursor:cursor + config["batch_size"]]
+        cursor += config["batch_size"]
+        xb, tb = x[batch], onehot[batch]
+        h, p = forward(params, xb)
+        losses.append(float(-np.mean(np.sum(tb * np.log(p + 1e-12), axis=1))))
+        dz2 = (p - tb) / len(batch)
+        dh = (dz2 @ params["fc2.weight"]) * (1 - h * h)
+        grads = {"fc2.weight": dz2.T @ h, "fc2.bias": dz2.sum(axis=0),
+                 "fc1.weight": dh.T @ xb, "fc1.bias": dh.sum(axis=0)}
+        for name, g in grads.items():
+            params[name] -= config["learning_rate"] * g
+    return params, losses
+
+
+def accuracy(probabilities, labels):
+    return float(np.mean(np.argmax(probabilities, axis=1) == labels)) if len(labels) else 0.0
+
+
+def write_safetensors(path, tensors):
+    """Writes the safetensors layout by hand: u64 little-endian header size, JSON header, data."""
+    header, blobs, offset = {}, [], 0
+    for name in sorted(tensors):
+        data = np.ascontiguousarray(tensors[name], dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    header["__metadata__"] = {"format": "np"}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as out:
+        out.write(struct.pack("<Q", len(text)))
+        out.write(text)
+        for blob in blobs:
+            out.write(blob)
+
+
+def main():
+    config = dict(DEFAULT_CONFIG, **load_json_env("REVERIFY_CONFIG", {}))
+    seeds = load_json_env("REVERIFY_SEEDS", {"numpy": 42, "dataloader": 123})
+    override = os.environ.get("REVERIFY_SEED_OVERRIDE")
+    if override:
+        seeds = {name: int(override) for name in seeds}
+    steps = config["steps"]
+    if os.environ.get("REVERIFY_MODE", "full") == "steps":
+        steps = min(steps, int(os.environ["REVERIFY_MAX_STEPS"]))
+    out = pathlib.Path(os.environ["REVERIFY_OUT"])
+
+    ids, y, x = read_snapshot(os.environ["REVERIFY_DATA"])
+    held_out = np.array([in_validation(i, config["split_salt"], config["split_percent"]) for i in ids])
+    params, losses = train(x[~held_out], y[~held_out], config, seeds, steps)
+    _, y_eval, x_eval = read_csv(os.environ["REVERIFY_EVAL"])
+    _, p_eval = forward(params, x_eval)
+    _, p_val = forward(params, x[held_out])
+
+    np.save(out / "predictions.npy", p_eval.astype(np.float32))
+    write_safetensors(out / "model.safetensors", params)
+    segments = {f"digit={d}": {"accuracy": accuracy(p_eval[y_eval == d], y_eval[y_eval == d])}
+                for d in range(10)}
+    result = {
+        "primary": {"name": "accuracy", "value": accuracy(p_eval, y_eval)},
+        "segments": segments,
+        "steps": {"metric": "loss", "values": losses},
+        "predictions": "predictions.npy",
+        "weights": "model.safetensors",
+        "validation": {"accuracy": accuracy(p_val, y[held_out]), "records": int(held_out.sum())},
+    }
+    (out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(f"trained {steps} steps on {int((~held_out).sum())} records: eval accuracy "
+          f"{result['primary']['value']:.4f}, final loss {losses[-1]:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

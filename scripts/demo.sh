@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# README command 1: the whole loop on a real (small) model, with the `process` runner.
+#   1. installs what is missing and builds the `reverify` CLI;
+#   2. verifies the released example digits-mlp@2026.11.1 -> a report of every check, `passed`;
+#   3. a backfilled dataset (one shard rewritten after release) -> failed:input-drift, caught in
+#      preflight before any training, naming the changed file;
+#   4. a variant whose trainer lost one seed (weights initialised from an unseeded generator),
+#      released at level `bitwise` -> the weights check fails, naming the tensors that differ;
+#   5. shows the pages the failures delivered to the local sink (out/demo/pages.jsonl).
+# Everything it writes is under out/demo/ (git-ignored).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+
+bash scripts/setup.sh
+cmake --preset dev >/dev/null
+cmake --build --preset dev --target reverify
+reverify="$root/build/dev/cli/reverify"
+
+demo="$root/out/demo"
+rm -rf "$demo"
+mkdir -p "$demo"
+start=$SECONDS
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+expect() {  # STATUS COMMAND...: runs COMMAND, fails the demo unless it exits with STATUS
+  local want="$1" got=0
+  shift
+  "$@" || got=$?
+  if [[ "$got" != "$want" ]]; then
+    echo "demo: expected exit status $want, got $got" >&2
+    exit 1
+  fi
+}
+
+# The released manifest names its code as https://git.example/vision/digits-trainer.git at a
+# fixed commit; the demo rebuilds that repository locally (same commit hash) and mirrors it.
+url="https://git.example/vision/digits-trainer.git"
+examples/digits/build_trainer_repo.sh "$demo/trainer" >/dev/null
+
+step "1/3 verify the released example (expect: passed)"
+expect 0 "$reverify" run digits-mlp@2026.11.1 --config config/demo.yaml \
+  --code-mirror "$url=$demo/trainer"
+
+step "2/3 a backfilled dataset: one shard rewritten after release (expect: failed:input-drift)"
+mkdir -p "$demo/backfill/examples"
+cp -r examples/registry examples/digits "$demo/backfill/examples/"
+# The backfill relabels two records and appends a late-arriving one to shard-03.csv.
+/usr/bin/python3 - "$demo/backfill/examples/digits/data/shard-03.csv" <<'PY'
+import sys
+path = sys.argv[1]
+lines = open(path).read().splitlines()
+for i in (5, 9):
+    fields = lines[i].split(",")
+    fields[1] = str((int(fields[1]) + 1) % 10)
+    lines[i] = ",".join(fields)
+lines.append(lines[-1].replace(lines[-1].split(",")[0], "optdigits-9999", 1))
+open(path, "w").write("\n".join(lines) + "\n")
+PY
+expect 1 "$reverify" run digits-mlp@2026.11.1 --config config/demo.yaml \
+  --registry "$demo/backfill/examples/registry" --code-mirror "$url=$demo/trainer"
+
+step "3/3 a variant trainer with one unpinned seed, released as bitwise (expect: a failure)"
+PATCH="$root/examples/digits/variants/unpinned-init.patch" LEVEL=bitwise VERSION=2026.11.2 \
+  TRAINER_REPO="$demo/variant-trainer" \
+  examples/digits/release.sh "$reverify" "$demo/variant/registry"
+expect 1 "$reverify" run digits-mlp@2026.11.2 --config config/demo.yaml \
+  --registry "$demo/variant/registry" --code-mirror "$url=$demo/variant-trainer"
+
+step "pages delivered to the local sink ($demo/pages.jsonl)"
+/usr/bin/python3 - "$demo/pages.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    page = json.loads(line)
+    print(f"- {page['action']:8} {page['dedup_key']}  [{page.get('severity', '')}]")
+    print(f"  {page['summary']}")
+PY
+echo
+echo "demo finished in $((SECONDS - start)) s after set-up and build"
