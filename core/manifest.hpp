@@ -21,20 +21,26 @@ const char* to_string(ReproLevel level);
 std::optional<ReproLevel> parse_repro_level(std::string_view text);
 
 struct CodeInfo {
-  std::optional<std::string> repo;         // URL or local path of the git repository
-  std::string commit;                      // 40 lowercase hex
+  std::optional<std::string> repo;  // URL or local path of the git repository
+  std::string commit;               // 40 lowercase hex
   bool dirty = false;
   std::optional<std::string> diff_sha256;  // 64 hex; sha256 of `git diff HEAD` when dirty
+
+  bool operator==(const CodeInfo&) const = default;
 };
 
 struct Lockfile {
   std::string path;                   // relative to the code checkout
   std::optional<std::string> sha256;  // 64 hex
+
+  bool operator==(const Lockfile&) const = default;
 };
 
 struct Framework {
   std::string name;
   std::string version;
+
+  bool operator==(const Framework&) const = default;
 };
 
 struct Accelerator {
@@ -43,12 +49,16 @@ struct Accelerator {
   std::optional<std::string> driver;
   std::optional<std::string> cuda;
   std::optional<std::string> cudnn;
+
+  bool operator==(const Accelerator&) const = default;
 };
 
 struct Determinism {
   std::optional<bool> deterministic_algorithms;
   std::optional<bool> cudnn_benchmark;
   std::optional<bool> tf32;
+
+  bool operator==(const Determinism&) const = default;
 };
 
 struct Environment {
@@ -60,6 +70,8 @@ struct Environment {
   std::map<std::string, std::string> env;  // passed to the job as is
   std::optional<Determinism> determinism;
   std::optional<std::int64_t> world_size;  // >= 1
+
+  bool operator==(const Environment&) const = default;
 };
 
 // Snapshot kinds: "files" is verified by the file-manifest root hash; the others
@@ -69,22 +81,30 @@ struct Snapshot {
   std::string uri;
   std::optional<std::string> sha256;  // root hash of the file manifest (kind "files")
   std::optional<std::string> id;      // snapshot/commit id for the table formats
+
+  bool operator==(const Snapshot&) const = default;
 };
 
 struct Split {
   std::string rule;
   std::optional<std::string> salt;
+
+  bool operator==(const Split&) const = default;
 };
 
 struct Labels {
   std::optional<std::string> version;
   std::optional<std::string> guidance_rev;
+
+  bool operator==(const Labels&) const = default;
 };
 
 struct Data {
   std::optional<Snapshot> snapshot;
   std::optional<Split> split;
   std::optional<Labels> labels;
+
+  bool operator==(const Data&) const = default;
 };
 
 struct Run {
@@ -94,22 +114,30 @@ struct Run {
   std::optional<double> duration_s;
   std::optional<std::string> runner;  // the machine/CI runner that emitted the manifest
   std::optional<std::int64_t> source_date_epoch;
+
+  bool operator==(const Run&) const = default;
 };
 
 struct FileRef {
   std::string uri;                    // relative URIs resolve against the manifest's location
   std::optional<std::string> sha256;  // 64 hex
+
+  bool operator==(const FileRef&) const = default;
 };
 
 struct PrimaryMetric {
   std::string name;
   double value = 0;
   bool higher_is_better = true;
+
+  bool operator==(const PrimaryMetric&) const = default;
 };
 
 struct StepValues {
   std::string metric;
   std::vector<double> values;
+
+  bool operator==(const StepValues&) const = default;
 };
 
 // segment name ("digit=8") -> metric name -> value
@@ -121,12 +149,16 @@ struct Evaluation {
   SegmentMetrics segments;
   std::optional<FileRef> predictions;
   std::optional<StepValues> steps;
+
+  bool operator==(const Evaluation&) const = default;
 };
 
 struct Weights {
   std::string uri;
   std::string format = "safetensors";
   std::optional<std::string> tensor_sha256;  // tensor hash (DESIGN), 64 hex
+
+  bool operator==(const Weights&) const = default;
 };
 
 // Seed-only reruns, the raw material of every tolerance band.
@@ -143,6 +175,8 @@ struct ToleranceSpec {
   std::vector<double> steps_pairs_max_abs;
   // metric name -> lower bound on the band, for metrics with (near) zero seed spread
   std::map<std::string, double> floor;
+
+  bool operator==(const ToleranceSpec&) const = default;
 };
 
 struct Manifest {
@@ -164,6 +198,8 @@ struct Manifest {
   std::map<std::string, nlohmann::json> extra;
 
   std::string id() const { return model + "@" + version; }
+
+  bool operator==(const Manifest&) const = default;
 };
 
 }  // namespace reverify

@@ -1,0 +1,136 @@
+#include "core/manifest_json.hpp"
+
+namespace reverify {
+namespace {
+using nlohmann::json;
+
+template <class T>
+void put(json& object, const char* key, const std::optional<T>& value) {
+  if (value)
+    object[key] = *value;
+}
+
+template <class Map>
+void put_map(json& object, const char* key, const Map& map) {
+  if (!map.empty())
+    object[key] = map;
+}
+
+json file_ref(const FileRef& ref) {
+  json j = {{"uri", ref.uri}};
+  put(j, "sha256", ref.sha256);
+  return j;
+}
+
+json environment(const Environment& e) {
+  json j = json::object();
+  put(j, "image", e.image);
+  if (e.lockfile) {
+    j["lockfile"] = {{"path", e.lockfile->path}};
+    put(j["lockfile"], "sha256", e.lockfile->sha256);
+  }
+  put(j, "python", e.python);
+  if (e.framework)
+    j["framework"] = {{"name", e.framework->name}, {"version", e.framework->version}};
+  if (e.accelerator) {
+    json& a = j["accelerator"] = {{"model", e.accelerator->model}, {"count", e.accelerator->count}};
+    put(a, "driver", e.accelerator->driver);
+    put(a, "cuda", e.accelerator->cuda);
+    put(a, "cudnn", e.accelerator->cudnn);
+  }
+  put_map(j, "env", e.env);
+  if (e.determinism) {
+    json& d = j["determinism"] = json::object();
+    put(d, "deterministic_algorithms", e.determinism->deterministic_algorithms);
+    put(d, "cudnn_benchmark", e.determinism->cudnn_benchmark);
+    put(d, "tf32", e.determinism->tf32);
+  }
+  put(j, "world_size", e.world_size);
+  return j;
+}
+
+json data(const Data& d) {
+  json j = json::object();
+  if (d.snapshot) {
+    json& s = j["snapshot"] = {{"kind", d.snapshot->kind}, {"uri", d.snapshot->uri}};
+    put(s, "sha256", d.snapshot->sha256);
+    put(s, "id", d.snapshot->id);
+  }
+  if (d.split) {
+    j["split"] = {{"rule", d.split->rule}};
+    put(j["split"], "salt", d.split->salt);
+  }
+  if (d.labels) {
+    json& l = j["labels"] = json::object();
+    put(l, "version", d.labels->version);
+    put(l, "guidance_rev", d.labels->guidance_rev);
+  }
+  return j;
+}
+
+json run(const Run& r) {
+  json j = {{"entrypoint", r.entrypoint}};
+  put(j, "workdir", r.workdir);
+  put(j, "started_at", r.started_at);
+  put(j, "duration_s", r.duration_s);
+  put(j, "runner", r.runner);
+  put(j, "source_date_epoch", r.source_date_epoch);
+  return j;
+}
+
+json evaluation(const Evaluation& e) {
+  json j = json::object();
+  if (e.set)
+    j["set"] = file_ref(*e.set);
+  j["primary"] = {{"name", e.primary.name},
+                  {"value", e.primary.value},
+                  {"higher_is_better", e.primary.higher_is_better}};
+  put_map(j, "segments", e.segments);
+  if (e.predictions)
+    j["predictions"] = file_ref(*e.predictions);
+  if (e.steps)
+    j["steps"] = {{"metric", e.steps->metric}, {"values", e.steps->values}};
+  return j;
+}
+
+json tolerance(const ToleranceSpec& t) {
+  json j = json::object();
+  put_map(j, "seed_runs", t.seed_runs);
+  put_map(j, "segment_seed_runs", t.segment_seed_runs);
+  put_map(j, "distribution_pairs", t.distribution_pairs);
+  put_map(j, "steps_pairs_max_abs", t.steps_pairs_max_abs);
+  put_map(j, "floor", t.floor);
+  return j;
+}
+}  // namespace
+
+json to_json(const Manifest& m) {
+  json j = json::object();
+  for (const auto& [key, value] : m.extra)
+    j[key] = value;
+  j["schema"] = m.schema;
+  j["model"] = m.model;
+  j["version"] = m.version;
+  j["owner"] = m.owner;
+  j["level"] = to_string(m.level);
+  j["code"] = {{"commit", m.code.commit}, {"dirty", m.code.dirty}};
+  put(j["code"], "repo", m.code.repo);
+  put(j["code"], "diff_sha256", m.code.diff_sha256);
+  if (m.environment)
+    j["environment"] = environment(*m.environment);
+  if (m.data)
+    j["data"] = data(*m.data);
+  put(j, "config", m.config);
+  put_map(j, "seeds", m.seeds);
+  j["run"] = run(m.run);
+  j["evaluation"] = evaluation(m.evaluation);
+  if (m.weights) {
+    j["weights"] = {{"uri", m.weights->uri}, {"format", m.weights->format}};
+    put(j["weights"], "tensor_sha256", m.weights->tensor_sha256);
+  }
+  if (m.tolerance)
+    j["tolerance"] = tolerance(*m.tolerance);
+  return j;
+}
+
+}  // namespace reverify

@@ -1,0 +1,503 @@
+// Manifest v1 validation: one pass over the DOM that fills the typed model and collects every
+// problem. Field expectations are phrased once each, so an error reads "must be <expectation>,
+// got <value>" and a missing field "required field is missing (must be <expectation>)".
+
+#include "core/manifest_parse.hpp"
+
+#include <array>
+
+#include "core/manifest_fields.hpp"
+#include "core/manifest_path.hpp"
+#include "core/manifest_strict_json.hpp"
+#include "core/names.hpp"
+
+namespace reverify {
+namespace {
+using namespace manifest_fields;
+
+constexpr std::string_view kSha256 = "64 lowercase hex characters (sha256)";
+constexpr std::string_view kCommit = "40 lowercase hex characters (git commit)";
+constexpr std::string_view kName = "a name matching [A-Za-z0-9][A-Za-z0-9._-]{0,127}";
+constexpr std::string_view kImage = "referenced by digest (name@sha256:<64 hex>)";
+constexpr std::string_view kLevel = "one of rerunnable, equivalent, bitwise";
+constexpr std::string_view kSnapshotKind = "one of files, iceberg, delta, hudi, lakefs, dvc";
+constexpr std::string_view kTimestamp = "an RFC 3339 timestamp (2026-11-02T03:00:00Z)";
+constexpr std::array<std::string_view, 6> kSnapshotKinds = {"files", "iceberg", "delta",
+                                                            "hudi",  "lakefs",  "dvc"};
+constexpr std::array<std::string_view, 6> kDistributionStats = {
+    "ks", "psi", "wasserstein", "max_abs_diff", "mean_abs_diff", "flip_rate"};
+
+template <class T>
+void assign(std::optional<T>& target, std::optional<T> value) {
+  if (value)
+    target = std::move(value);
+}
+
+// Runs `read` on the object at `key` when present; the object's unknown keys are warned about.
+template <class Read>
+auto read_section(ObjectReader& parent, std::string_view key, Read read)
+    -> std::optional<decltype(read(std::declval<ObjectReader&>()))> {
+  const json* value = parent.optional(key);
+  if (!value || !is_object(parent.findings(), *value, parent.path(key)))
+    return std::nullopt;
+  ObjectReader reader(parent.findings(), *value, parent.path(key));
+  auto result = read(reader);
+  reader.warn_unknown_keys();
+  return result;
+}
+
+std::optional<std::string> optional_string(ObjectReader& r, std::string_view key) {
+  const json* v = r.optional(key);
+  return v ? read_string(r.findings(), *v, r.path(key)) : std::nullopt;
+}
+
+std::optional<std::string> required_string(ObjectReader& r, std::string_view key) {
+  const json* v = r.required(key, "a non-empty string");
+  return v ? read_string(r.findings(), *v, r.path(key)) : std::nullopt;
+}
+
+std::optional<std::string> optional_sha256(ObjectReader& r, std::string_view key) {
+  const json* v = r.optional(key);
+  return v ? read_hex(r.findings(), *v, r.path(key), 64, kSha256) : std::nullopt;
+}
+
+std::optional<bool> optional_bool(ObjectReader& r, std::string_view key) {
+  const json* v = r.optional(key);
+  return v ? read_bool(r.findings(), *v, r.path(key)) : std::nullopt;
+}
+
+std::optional<std::int64_t> optional_integer(ObjectReader& r, std::string_view key,
+                                             std::int64_t minimum, std::string_view expected) {
+  const json* v = r.optional(key);
+  return v ? read_integer(r.findings(), *v, r.path(key), minimum, expected) : std::nullopt;
+}
+
+template <class Predicate>
+std::optional<std::string> string_matching(ObjectReader& r, const json* v, std::string_view key,
+                                           std::string_view expected, Predicate ok) {
+  if (!v)
+    return std::nullopt;
+  if (!v->is_string() || !ok(v->get_ref<const std::string&>())) {
+    r.findings().mismatch(r.path(key), expected, *v);
+    return std::nullopt;
+  }
+  return v->get<std::string>();
+}
+
+template <std::size_t N>
+bool one_of(const std::array<std::string_view, N>& options, std::string_view text) {
+  for (auto option : options) {
+    if (option == text)
+      return true;
+  }
+  return false;
+}
+
+// Reads an object whose values all have the same shape, e.g. seeds or env.
+template <class T, class ReadValue>
+std::map<std::string, T> read_map(Findings& f, const json& object, const std::string& path,
+                                  ReadValue read_value) {
+  std::map<std::string, T> out;
+  if (!is_object(f, object, path))
+    return out;
+  for (const auto& [key, value] : object.items()) {
+    const std::string at = json_path_key(path, key);
+    if (key.empty()) {
+      f.error(at, "must be a non-empty key");
+      continue;
+    }
+    if (auto v = read_value(value, at))
+      out.emplace(key, std::move(*v));
+  }
+  return out;
+}
+
+template <class T, class ReadValue>
+std::map<std::string, T> optional_map(ObjectReader& r, std::string_view key, ReadValue read_value) {
+  const json* v = r.optional(key);
+  return v ? read_map<T>(r.findings(), *v, r.path(key), read_value) : std::map<std::string, T>{};
+}
+
+bool is_digest_reference(std::string_view image) {
+  constexpr std::string_view kAt = "@sha256:";
+  const auto at = image.find(kAt);
+  if (at == std::string_view::npos || at == 0)
+    return false;
+  for (char c : image.substr(0, at)) {
+    if (static_cast<unsigned char>(c) <= ' ' || c == '@' || c == 0x7f)
+      return false;
+  }
+  return is_lower_hex(image.substr(at + kAt.size()), 64);
+}
+
+bool all_digits(std::string_view text) {
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      return false;
+  }
+  return true;
+}
+
+int number_at(std::string_view text, std::size_t pos, std::size_t length) {
+  int n = 0;
+  for (std::size_t i = pos; i < pos + length; ++i)
+    n = n * 10 + (text[i] - '0');
+  return n;
+}
+
+// RFC 3339 date-time: 2026-11-02T03:00:00Z, optional fraction, Z or +hh:mm / -hh:mm.
+bool is_rfc3339(std::string_view t) {
+  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') ||
+      t[13] != ':' || t[16] != ':') {
+    return false;
+  }
+  for (std::size_t pos : {0, 5, 8, 11, 14, 17}) {
+    if (!all_digits(t.substr(pos, pos == 0 ? 4 : 2)))
+      return false;
+  }
+  const int month = number_at(t, 5, 2), day = number_at(t, 8, 2);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || number_at(t, 11, 2) > 23 ||
+      number_at(t, 14, 2) > 59 || number_at(t, 17, 2) > 60) {
+    return false;
+  }
+  std::string_view rest = t.substr(19);
+  if (rest.front() == '.') {
+    std::size_t digits = 1;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9')
+      ++digits;
+    if (digits == 1)
+      return false;
+    rest = rest.substr(digits);
+  }
+  if (rest == "Z" || rest == "z")
+    return true;
+  return rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && all_digits(rest.substr(1, 2)) &&
+         rest[3] == ':' && all_digits(rest.substr(4, 2)) && number_at(rest, 1, 2) <= 23 &&
+         number_at(rest, 4, 2) <= 59;
+}
+
+CodeInfo read_code(ObjectReader& r) {
+  CodeInfo code;
+  code.repo = optional_string(r, "repo");
+  if (const json* v = r.required("commit", kCommit)) {
+    code.commit = read_hex(r.findings(), *v, r.path("commit"), 40, kCommit).value_or("");
+  }
+  code.dirty = optional_bool(r, "dirty").value_or(false);
+  code.diff_sha256 = optional_sha256(r, "diff_sha256");
+  return code;
+}
+
+Environment read_environment(ObjectReader& r) {
+  Environment env;
+  env.image = string_matching(r, r.optional("image"), "image", kImage, is_digest_reference);
+  env.lockfile = read_section(r, "lockfile", [](ObjectReader& l) {
+    return Lockfile{required_string(l, "path").value_or(""), optional_sha256(l, "sha256")};
+  });
+  env.python = optional_string(r, "python");
+  env.framework = read_section(r, "framework", [](ObjectReader& fw) {
+    return Framework{required_string(fw, "name").value_or(""),
+                     required_string(fw, "version").value_or("")};
+  });
+  env.accelerator = read_section(r, "accelerator", [](ObjectReader& a) {
+    Accelerator acc;
+    acc.model = required_string(a, "model").value_or("");
+    acc.count = optional_integer(a, "count", 0, "a non-negative integer").value_or(0);
+    acc.driver = optional_string(a, "driver");
+    acc.cuda = optional_string(a, "cuda");
+    acc.cudnn = optional_string(a, "cudnn");
+    return acc;
+  });
+  Findings& f = r.findings();
+  env.env = optional_map<std::string>(r, "env", [&f](const json& v, const std::string& at) {
+    // Values reach a process environment: a NUL byte would silently truncate them.
+    if (!v.is_string() || v.get_ref<const std::string&>().find('\0') != std::string::npos) {
+      f.mismatch(at, "a string without NUL bytes", v);
+      return std::optional<std::string>();
+    }
+    return std::optional<std::string>(v.get<std::string>());
+  });
+  for (const auto& [name, value] : env.env) {
+    if (name.find_first_of(std::string_view("=\0", 2)) != std::string::npos) {
+      f.error(json_path_key(r.path("env"), name), "variable names must not contain '=' or NUL");
+    }
+  }
+  env.determinism = read_section(r, "determinism", [](ObjectReader& d) {
+    return Determinism{optional_bool(d, "deterministic_algorithms"),
+                       optional_bool(d, "cudnn_benchmark"), optional_bool(d, "tf32")};
+  });
+  env.world_size = optional_integer(r, "world_size", 1, "an integer >= 1");
+  return env;
+}
+
+Snapshot read_snapshot(ObjectReader& r) {
+  Snapshot s;
+  if (const json* kind = r.required("kind", kSnapshotKind)) {
+    s.kind = string_matching(r, kind, "kind", kSnapshotKind, [](const std::string& k) {
+               return one_of(kSnapshotKinds, k);
+             }).value_or("");
+  }
+  s.uri = required_string(r, "uri").value_or("");
+  s.sha256 = optional_sha256(r, "sha256");
+  s.id = optional_string(r, "id");
+  if (s.kind == "files" && !s.sha256 && !r.object().contains("sha256")) {
+    r.findings().error(r.path("sha256"), "required field is missing for kind \"files\" (must be " +
+                                             std::string(kSha256) +
+                                             ", the root hash of the file manifest)");
+  }
+  return s;
+}
+
+Data read_data(ObjectReader& r) {
+  Data data;
+  data.snapshot = read_section(r, "snapshot", read_snapshot);
+  data.split = read_section(r, "split", [](ObjectReader& s) {
+    return Split{required_string(s, "rule").value_or(""), optional_string(s, "salt")};
+  });
+  data.labels = read_section(r, "labels", [](ObjectReader& l) {
+    return Labels{optional_string(l, "version"), optional_string(l, "guidance_rev")};
+  });
+  return data;
+}
+
+Run read_run(ObjectReader& r) {
+  Run run;
+  constexpr std::string_view kArgv = "a non-empty array of strings (argv, never a shell string)";
+  if (const json* argv = r.required("entrypoint", kArgv)) {
+    const std::string path = r.path("entrypoint");
+    if (!argv->is_array() || argv->empty()) {
+      r.findings().mismatch(path, kArgv, *argv);
+    } else {
+      for (std::size_t i = 0; i < argv->size(); ++i) {
+        const json& arg = (*argv)[i];
+        const bool ok =
+            arg.is_string() && arg.get_ref<const std::string&>().find('\0') == std::string::npos;
+        if (!ok || (i == 0 && arg.get_ref<const std::string&>().empty())) {
+          r.findings().mismatch(
+              json_path_index(path, i),
+              i == 0 ? "a non-empty string (the program)" : "a string without NUL bytes", arg);
+        } else {
+          run.entrypoint.push_back(arg.get<std::string>());
+        }
+      }
+    }
+  }
+  run.workdir = optional_string(r, "workdir");
+  run.started_at = string_matching(r, r.optional("started_at"), "started_at", kTimestamp,
+                                   [](const std::string& t) { return is_rfc3339(t); });
+  if (const json* v = r.optional("duration_s")) {
+    run.duration_s = read_number(r.findings(), *v, r.path("duration_s"), "a non-negative number");
+    if (run.duration_s && *run.duration_s < 0) {
+      r.findings().mismatch(r.path("duration_s"), "a non-negative number", *v);
+      run.duration_s.reset();
+    }
+  }
+  run.runner = optional_string(r, "runner");
+  run.source_date_epoch =
+      optional_integer(r, "source_date_epoch", 0, "a non-negative integer (seconds since 1970)");
+  return run;
+}
+
+std::optional<FileRef> read_file_ref(ObjectReader& parent, std::string_view key) {
+  return read_section(parent, key, [](ObjectReader& r) {
+    return FileRef{required_string(r, "uri").value_or(""), optional_sha256(r, "sha256")};
+  });
+}
+
+Evaluation read_evaluation(ObjectReader& r) {
+  Evaluation e;
+  e.set = read_file_ref(r, "set");
+  constexpr std::string_view kPrimary = "an object {\"name\", \"value\", \"higher_is_better\"}";
+  if (const json* p = r.required("primary", kPrimary)) {
+    if (is_object(r.findings(), *p, r.path("primary"))) {
+      ObjectReader pr(r.findings(), *p, r.path("primary"));
+      e.primary.name = required_string(pr, "name").value_or("");
+      if (const json* v = pr.required("value", "a number")) {
+        e.primary.value = read_number(r.findings(), *v, pr.path("value")).value_or(0);
+      }
+      e.primary.higher_is_better = optional_bool(pr, "higher_is_better").value_or(true);
+      pr.warn_unknown_keys();
+    }
+  }
+  Findings& f = r.findings();
+  auto metric_values = [&f](const json& v, const std::string& at) {
+    return std::optional(read_map<double>(
+        f, v, at, [&f](const json& n, const std::string& p) { return read_number(f, n, p); }));
+  };
+  e.segments = optional_map<std::map<std::string, double>>(r, "segments", metric_values);
+  e.predictions = read_file_ref(r, "predictions");
+  e.steps = read_section(r, "steps", [](ObjectReader& s) {
+    StepValues steps;
+    steps.metric = required_string(s, "metric").value_or("");
+    if (const json* v = s.required("values", "an array of numbers")) {
+      steps.values =
+          read_numbers(s.findings(), *v, s.path("values")).value_or(std::vector<double>{});
+    }
+    return steps;
+  });
+  return e;
+}
+
+Weights read_weights(ObjectReader& r) {
+  Weights w;
+  w.uri = required_string(r, "uri").value_or("");
+  w.format = optional_string(r, "format").value_or("safetensors");
+  w.tensor_sha256 = optional_sha256(r, "tensor_sha256");
+  return w;
+}
+
+ToleranceSpec read_tolerance(ObjectReader& r) {
+  ToleranceSpec t;
+  Findings& f = r.findings();
+  auto runs = [&f](const json& v, const std::string& at) { return read_numbers(f, v, at); };
+  t.seed_runs = optional_map<std::vector<double>>(r, "seed_runs", runs);
+  t.segment_seed_runs = optional_map<std::map<std::string, std::vector<double>>>(
+      r, "segment_seed_runs", [&f, &runs](const json& v, const std::string& at) {
+        return std::optional(read_map<std::vector<double>>(f, v, at, runs));
+      });
+  t.distribution_pairs = optional_map<std::vector<double>>(
+      r, "distribution_pairs",
+      [&f, &runs](const json& v, const std::string& at) { return runs(v, at); });
+  for (const auto& [stat, values] : t.distribution_pairs) {
+    if (!one_of(kDistributionStats, stat)) {
+      f.error(json_path_key(r.path("distribution_pairs"), stat),
+              "unknown statistic (must be one of ks, psi, wasserstein, max_abs_diff, "
+              "mean_abs_diff, flip_rate)");
+    }
+  }
+  if (const json* v = r.optional("steps_pairs_max_abs")) {
+    t.steps_pairs_max_abs =
+        read_numbers(f, *v, r.path("steps_pairs_max_abs")).value_or(std::vector<double>{});
+  }
+  t.floor = optional_map<double>(r, "floor", [&f](const json& v, const std::string& at) {
+    auto n = read_number(f, v, at, "a non-negative number");
+    if (n && *n < 0) {
+      f.mismatch(at, "a non-negative number", v);
+      return std::optional<double>();
+    }
+    return n;
+  });
+  return t;
+}
+
+// Required sections whose absence is reported at their required leaf ("code.commit").
+template <class Read>
+auto read_required_section(ObjectReader& top, std::string_view key, std::string_view leaf,
+                           std::string_view leaf_expected, Read read) {
+  if (!top.object().contains(key)) {
+    top.optional(key);
+    top.findings().error(json_path_key(top.path(key), leaf),
+                         "required field is missing (must be " + std::string(leaf_expected) + ")");
+  }
+  return read_section(top, key, read);
+}
+
+void read_identity(ObjectReader& top, Manifest& m) {
+  auto name = [&top](std::string_view key) {
+    const json* v = top.required(key, kName);
+    return string_matching(top, v, key, kName,
+                           [](const std::string& n) { return is_valid_name(n); })
+        .value_or("");
+  };
+  m.model = name("model");
+  m.version = name("version");
+  m.owner = required_string(top, "owner").value_or("");
+  if (const json* v = top.required("level", kLevel)) {
+    auto level = string_matching(top, v, "level", kLevel, [](const std::string& l) {
+      return parse_repro_level(l).has_value();
+    });
+    if (level)
+      m.level = *parse_repro_level(*level);
+  }
+}
+
+void read_manifest(ObjectReader& top, Manifest& m) {
+  read_identity(top, m);
+  if (auto code = read_required_section(top, "code", "commit", kCommit, read_code))
+    m.code = *code;
+  m.environment = read_section(top, "environment", read_environment);
+  m.data = read_section(top, "data", read_data);
+  if (const json* config = top.optional("config")) {
+    if (is_object(top.findings(), *config, "config"))
+      m.config = *config;
+  }
+  Findings& f = top.findings();
+  m.seeds = optional_map<std::int64_t>(top, "seeds", [&f](const json& v, const std::string& at) {
+    return read_integer(f, v, at, std::numeric_limits<std::int64_t>::min(), "an integer");
+  });
+  constexpr std::string_view kArgv = "a non-empty array of strings (argv, never a shell string)";
+  if (auto run = read_required_section(top, "run", "entrypoint", kArgv, read_run))
+    m.run = *run;
+  constexpr std::string_view kPrimary = "an object {\"name\", \"value\", \"higher_is_better\"}";
+  if (auto evaluation =
+          read_required_section(top, "evaluation", "primary", kPrimary, read_evaluation)) {
+    m.evaluation = *evaluation;
+  }
+  m.weights = read_section(top, "weights", read_weights);
+  m.tolerance = read_section(top, "tolerance", read_tolerance);
+}
+}  // namespace
+
+const char* to_string(ReproLevel level) {
+  switch (level) {
+    case ReproLevel::rerunnable:
+      return "rerunnable";
+    case ReproLevel::equivalent:
+      return "equivalent";
+    case ReproLevel::bitwise:
+      return "bitwise";
+  }
+  return "unknown";
+}
+
+std::optional<ReproLevel> parse_repro_level(std::string_view text) {
+  if (text == "rerunnable")
+    return ReproLevel::rerunnable;
+  if (text == "equivalent")
+    return ReproLevel::equivalent;
+  if (text == "bitwise")
+    return ReproLevel::bitwise;
+  return std::nullopt;
+}
+
+std::string ValidationError::to_string() const {
+  return path.empty() ? message : path + ": " + message;
+}
+
+ManifestParse parse_manifest(std::string_view document, const ManifestLimits& limits) {
+  ManifestParse out;
+  StrictJson dom = parse_strict_json(document, limits);
+  if (dom.error) {
+    out.errors.push_back(std::move(*dom.error));
+    return out;
+  }
+  Findings findings;
+  if (!dom.value.is_object()) {
+    findings.mismatch("", "a JSON object (a reverify.manifest/v1 document)", dom.value);
+    out.errors = std::move(findings.errors());
+    return out;
+  }
+  ObjectReader top(findings, dom.value, "");
+  // Another schema means other fields: its v1 errors would only be noise.
+  if (const json* schema = top.required("schema", "\"reverify.manifest/v1\"")) {
+    if (*schema != kManifestSchemaV1) {
+      findings.mismatch("schema", "\"reverify.manifest/v1\" (the only schema this reverify reads)",
+                        *schema);
+      out.errors = std::move(findings.errors());
+      return out;
+    }
+  }
+  Manifest manifest;
+  read_manifest(top, manifest);
+  for (const std::string& key : top.unknown_keys()) {
+    manifest.extra.emplace(key, dom.value.at(key));
+    findings.warn(json_path_key("", key) + ": unknown top-level field, kept as is (not part of " +
+                  std::string(kManifestSchemaV1) + ")");
+  }
+  out.errors = std::move(findings.errors());
+  out.warnings = std::move(findings.warnings());
+  if (out.errors.empty())
+    out.manifest = std::move(manifest);
+  return out;
+}
+
+}  // namespace reverify

@@ -1,0 +1,205 @@
+#include "core/manifest_strict_json.hpp"
+
+#include <string>
+#include <vector>
+
+#include "core/manifest_path.hpp"
+
+namespace reverify {
+namespace {
+using nlohmann::json;
+
+// Builds the DOM from SAX events (as nlohmann's own DOM builder does), refusing what a manifest
+// must not contain. Returning false stops the parse at once.
+class StrictBuilder {
+ public:
+  explicit StrictBuilder(const ManifestLimits& limits) : limits_(limits) {}
+
+  bool null() { return add(json(nullptr)); }
+  bool boolean(bool v) { return add(json(v)); }
+  bool number_integer(json::number_integer_t v) { return add(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return add(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t&) { return add(json(v)); }
+  bool binary(json::binary_t&) { return fail(current_path(), "binary values are not JSON"); }
+  bool string(json::string_t& v) {
+    if (!string_fits(v, current_path()))
+      return false;
+    return add(json(std::move(v)));
+  }
+  bool start_object(std::size_t) { return open(json::object()); }
+  bool start_array(std::size_t) { return open(json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(json::string_t& k) {
+    Level& level = levels_.back();
+    const std::string path = json_path_key(level.path, k);
+    if (!string_fits(k, path))
+      return false;
+    if (level.node->contains(k)) {
+      return fail(path, "duplicate key \"" + shorten(k) + "\" (a key may appear once per object)");
+    }
+    level.pending_key = std::move(k);
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    std::string what = e.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep its line/column text.
+    if (auto close = what.find("] ");
+        what.rfind("[json.exception.", 0) == 0 && close != what.npos) {
+      what = what.substr(close + 2);
+    }
+    if (e.id == 406)
+      return fail(current_path(), what + " (must be a finite number)");
+    return fail("", "invalid JSON at byte offset " + std::to_string(position) + ": " + what);
+  }
+
+  StrictJson result() && {
+    StrictJson out;
+    out.error = std::move(error_);
+    if (!out.error)
+      out.value = std::move(root_);
+    return out;
+  }
+
+ private:
+  struct Level {
+    json* node;
+    std::string path;
+    std::string pending_key;     // objects: the key whose value comes next
+    std::size_t next_index = 0;  // arrays: the index of the next element
+  };
+
+  std::string current_path() const {
+    if (levels_.empty())
+      return "";
+    const Level& level = levels_.back();
+    return level.node->is_array() ? json_path_index(level.path, level.next_index)
+                                  : json_path_key(level.path, level.pending_key);
+  }
+
+  static std::string shorten(const std::string& text) {
+    return text.size() <= 64 ? text : text.substr(0, 64) + "...";
+  }
+
+  bool string_fits(const std::string& s, const std::string& path) {
+    if (s.size() <= limits_.max_string_bytes)
+      return true;
+    return fail(path, "string of " + std::to_string(s.size()) + " bytes exceeds the limit of " +
+                          std::to_string(limits_.max_string_bytes) + " bytes");
+  }
+
+  // Places a value in the current container (or as the root); returns where it now lives.
+  json* place(json value) {
+    if (levels_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Level& level = levels_.back();
+    if (level.node->is_array()) {
+      ++level.next_index;
+      level.node->push_back(std::move(value));
+      return &level.node->back();
+    }
+    json& slot = (*level.node)[level.pending_key];
+    slot = std::move(value);
+    return &slot;
+  }
+
+  bool add(json value) {
+    place(std::move(value));
+    return true;
+  }
+
+  bool open(json container) {
+    const std::string path = current_path();
+    if (levels_.size() >= limits_.max_depth) {
+      return fail(path, "nesting deeper than the limit of " + std::to_string(limits_.max_depth) +
+                            " levels");
+    }
+    json* node = place(std::move(container));
+    levels_.push_back(Level{node, path, {}, 0});
+    return true;
+  }
+
+  bool close() {
+    levels_.pop_back();
+    return true;
+  }
+
+  bool fail(std::string path, std::string message) {
+    if (!error_)
+      error_ = ValidationError{std::move(path), std::move(message)};
+    return false;
+  }
+
+  const ManifestLimits& limits_;
+  json root_;
+  std::vector<Level> levels_;
+  std::optional<ValidationError> error_;
+};
+
+// Length of the UTF-8 sequence starting at text[i], or 0 when it is invalid.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b0 = byte(i);
+  if (b0 < 0x80)
+    return 1;
+  std::size_t length;
+  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    length = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    length = 3;
+    if (b0 == 0xE0)
+      low = 0xA0;  // overlong
+    if (b0 == 0xED)
+      high = 0x9F;  // UTF-16 surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    length = 4;
+    if (b0 == 0xF0)
+      low = 0x90;  // overlong
+    if (b0 == 0xF4)
+      high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + length > text.size())
+    return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high)
+    return 0;
+  for (std::size_t k = 2; k < length; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF)
+      return 0;
+  }
+  return length;
+}
+}  // namespace
+
+std::optional<std::size_t> find_invalid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0)
+      return i;
+    i += length;
+  }
+  return std::nullopt;
+}
+
+StrictJson parse_strict_json(std::string_view text, const ManifestLimits& limits) {
+  if (text.size() > limits.max_bytes) {
+    return {{},
+            ValidationError{"", "document of " + std::to_string(text.size()) +
+                                    " bytes exceeds the limit of " +
+                                    std::to_string(limits.max_bytes) + " bytes"}};
+  }
+  if (auto offset = find_invalid_utf8(text)) {
+    return {{}, ValidationError{"", "invalid UTF-8 at byte offset " + std::to_string(*offset)}};
+  }
+  StrictBuilder builder(limits);
+  json::sax_parse(text.begin(), text.end(), &builder);
+  return std::move(builder).result();
+}
+
+}  // namespace reverify
