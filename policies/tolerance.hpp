@@ -39,6 +39,10 @@ struct Band {
 
 double student_t_quantile(double degrees_of_freedom, double p);
 
+// t * s * sqrt(1 + 1/n) for the runs, before the floor: the band formula without the quantile
+// look-up and power, for callers that evaluate many bands at one t (simulations).
+double prediction_half_width(std::span<const double> runs, double t_quantile);
+
 // Two-sided band; std::nullopt when runs.size() < kMinSeedRuns. REQUIRES: 0 < alpha < 1, floor >=
 // 0.
 std::optional<Band> metric_band(std::span<const double> runs, double alpha, double floor = 0);

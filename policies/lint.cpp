@@ -1,0 +1,219 @@
+#include "policies/lint.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+
+namespace reverify {
+namespace {
+using Findings = std::vector<LintFinding>;
+using RuleCheck = std::function<void(const Manifest&, const LintRule&, Findings&)>;
+
+void add(Findings& out, const LintRule& rule, LintSeverity severity, std::string path,
+         std::string message, std::string fix) {
+  const int weight = severity == LintSeverity::info ? 0 : rule.weight;
+  out.push_back({rule.id, severity, std::move(path), std::move(message), std::move(fix), weight});
+}
+
+void check_image(const Manifest& m, const LintRule& rule, Findings& out) {
+  if (m.environment && m.environment->image) return;
+  add(out, rule, LintSeverity::error, "environment.image",
+      "no container image recorded: the rebuild cannot use the original software stack",
+      "train in a container and record its image as name@sha256:<digest>");
+}
+
+void check_lockfile(const Manifest& m, const LintRule& rule, Findings& out) {
+  const auto* lock = m.environment && m.environment->lockfile ? &*m.environment->lockfile : nullptr;
+  if (!lock) {
+    add(out, rule, LintSeverity::error, "environment.lockfile",
+        "no lockfile recorded: dependency versions can drift between builds",
+        "pin dependencies in a lockfile and record its path and sha256");
+  } else if (!lock->sha256) {
+    add(out, rule, LintSeverity::error, "environment.lockfile.sha256",
+        "lockfile " + lock->path + " has no sha256: a changed lockfile would go unnoticed",
+        "record the lockfile's sha256");
+  }
+}
+
+void check_snapshot(const Manifest& m, const LintRule& rule, Findings& out) {
+  const auto* snapshot = m.data && m.data->snapshot ? &*m.data->snapshot : nullptr;
+  if (!snapshot) {
+    add(out, rule, LintSeverity::error, "data.snapshot",
+        "no data snapshot recorded: training read live data that can change under the rebuild",
+        "snapshot the training data and record its kind, uri and sha256 (files) or id (tables)");
+    return;
+  }
+  if (snapshot->kind == "files") return;  // validation already requires its root hash
+  if (!snapshot->id) {
+    add(out, rule, LintSeverity::error, "data.snapshot.id",
+        snapshot->kind + " snapshot without an id: the rebuild would read the table's latest state",
+        "record the " + snapshot->kind + " snapshot/commit id the job read");
+  } else {
+    add(out, rule, LintSeverity::info, "data.snapshot.kind",
+        snapshot->kind + " snapshot " + *snapshot->id +
+            " is passed to the job as recorded; reverify cannot recompute its hash",
+        "none needed; use kind \"files\" where the data can be hashed");
+  }
+}
+
+bool names_hash_function(std::string rule) {
+  std::transform(rule.begin(), rule.end(), rule.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* word : {"sha", "md5", "hash", "xxh", "murmur", "crc", "farm", "city", "blake"}) {
+    if (rule.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+void check_split(const Manifest& m, const LintRule& rule, Findings& out) {
+  const auto* split = m.data && m.data->split ? &*m.data->split : nullptr;
+  const std::string fix = "split by a hash of a stable record id plus a recorded salt, e.g. "
+                          "sha256(id + salt) % 100 < 20";
+  if (!split) {
+    add(out, rule, LintSeverity::warning, "data.split",
+        "no split rule recorded: a shuffled split changes with the seed and the data order", fix);
+  } else if (!names_hash_function(split->rule)) {
+    add(out, rule, LintSeverity::warning, "data.split.rule",
+        "split rule \"" + split->rule + "\" names no hash function: it likely depends on order",
+        fix);
+  } else if (!split->salt || split->salt->empty()) {
+    add(out, rule, LintSeverity::warning, "data.split.salt",
+        "split rule without a salt: the split cannot be recomputed exactly", fix);
+  }
+}
+
+void check_determinism(const Manifest& m, const LintRule& rule, Findings& out) {
+  const auto* d = m.environment && m.environment->determinism ? &*m.environment->determinism
+                                                              : nullptr;
+  if (!d) {
+    add(out, rule, LintSeverity::warning, "environment.determinism",
+        "determinism flags not recorded: autotuning may have chosen different kernels",
+        "record deterministic_algorithms, cudnn_benchmark and tf32 as the job set them");
+    return;
+  }
+  std::vector<std::string> on;
+  if (d->cudnn_benchmark.value_or(false)) on.push_back("cudnn_benchmark is true");
+  if (d->deterministic_algorithms && !*d->deterministic_algorithms) {
+    on.push_back("deterministic_algorithms is false");
+  }
+  if (d->tf32.value_or(false)) on.push_back("tf32 is true");
+  if (on.empty()) return;
+  std::string message;
+  for (const auto& item : on) message += (message.empty() ? "" : ", ") + item;
+  add(out, rule, LintSeverity::error, "environment.determinism",
+      message + ": autotuned or reduced-precision kernels vary between runs",
+      "release with deterministic_algorithms=true, cudnn_benchmark=false, tf32=false");
+}
+
+void check_machine_emitted(const Manifest& m, const LintRule& rule, Findings& out) {
+  std::string missing;
+  if (!m.run.runner) missing = "run.runner";
+  if (!m.run.started_at) missing += missing.empty() ? "run.started_at" : " and run.started_at";
+  if (missing.empty()) return;
+  add(out, rule, LintSeverity::warning, missing.find(' ') == std::string::npos ? missing : "run",
+      "no " + missing + ": the manifest looks hand-written, not emitted by the training job",
+      "emit the manifest from the job itself (reverify capture)");
+}
+
+void check_eval_set(const Manifest& m, const LintRule& rule, Findings& out) {
+  if (!m.evaluation.set) {
+    add(out, rule, LintSeverity::error, "evaluation.set",
+        "no evaluation set recorded: metrics cannot be recomputed on the same records",
+        "record the evaluation set's uri and sha256");
+  } else if (!m.evaluation.set->sha256) {
+    add(out, rule, LintSeverity::error, "evaluation.set.sha256",
+        "evaluation set without sha256: a changed eval set would move the metrics silently",
+        "record the evaluation set's sha256");
+  }
+}
+
+void check_dirty_tree(const Manifest& m, const LintRule& rule, Findings& out) {
+  if (!m.code.dirty || m.code.diff_sha256) return;
+  add(out, rule, LintSeverity::error, "code.diff_sha256",
+      "trained from a dirty tree without a diff hash: the exact code cannot be recovered",
+      "train from a clean commit, or record sha256 of `git diff HEAD` as code.diff_sha256");
+}
+
+void check_seeds(const Manifest& m, const LintRule& rule, Findings& out) {
+  if (!m.seeds.empty()) return;
+  add(out, rule, LintSeverity::warning, "seeds",
+      "no seeds recorded: the rebuild cannot replay the original randomness",
+      "record every seed the job set (python, numpy, framework, dataloader, ...)");
+}
+
+void check_world_size(const Manifest& m, const LintRule& rule, Findings& out) {
+  if (m.environment && m.environment->world_size) return;
+  add(out, rule, LintSeverity::warning, "environment.world_size",
+      "no world size recorded: a different device count changes reductions and batches",
+      "record the number of processes the job ran with as environment.world_size");
+}
+
+struct RuleEntry {
+  LintRule rule;
+  RuleCheck check;
+};
+
+const std::vector<RuleEntry>& rule_table() {
+  static const std::vector<RuleEntry> table = {
+      {{"image-digest", 15, "the container image is recorded by digest"}, check_image},
+      {{"lockfile-hash", 10, "a lockfile is recorded with its sha256"}, check_lockfile},
+      {{"data-snapshot", 15, "training data is a snapshot with a hash or id"}, check_snapshot},
+      {{"split-hash-rule", 10, "the split is a hash rule with a salt"}, check_split},
+      {{"determinism", 15, "no autotuning, nondeterministic or TF32 kernels"}, check_determinism},
+      {{"machine-emitted", 10, "run.runner and run.started_at are recorded"},
+       check_machine_emitted},
+      {{"eval-set-hash", 10, "the evaluation set is recorded with its sha256"}, check_eval_set},
+      {{"dirty-tree", 5, "a dirty tree has its diff hash"}, check_dirty_tree},
+      {{"seeds", 5, "seeds are recorded"}, check_seeds},
+      {{"world-size", 5, "the world size is recorded"}, check_world_size},
+  };
+  return table;
+}
+}  // namespace
+
+const char* to_string(LintSeverity severity) {
+  switch (severity) {
+    case LintSeverity::error: return "error";
+    case LintSeverity::warning: return "warning";
+    case LintSeverity::info: return "info";
+  }
+  return "unknown";
+}
+
+const std::vector<LintRule>& lint_rules() {
+  static const std::vector<LintRule> rules = [] {
+    std::vector<LintRule> out;
+    for (const auto& entry : rule_table()) out.push_back(entry.rule);
+    return out;
+  }();
+  return rules;
+}
+
+LintReport lint_manifest(const Manifest& manifest) {
+  LintReport report;
+  for (const auto& entry : rule_table()) entry.check(manifest, entry.rule, report.findings);
+  for (const auto& finding : report.findings) report.score -= finding.weight;
+  return report;
+}
+
+nlohmann::json to_json(const LintReport& report) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : report.findings) {
+    findings.push_back({{"rule", f.rule},
+                        {"severity", to_string(f.severity)},
+                        {"path", f.path},
+                        {"message", f.message},
+                        {"fix", f.fix},
+                        {"weight", f.weight}});
+  }
+  nlohmann::json rules = nlohmann::json::array();
+  for (const auto& rule : lint_rules()) {
+    const bool failed = std::any_of(report.findings.begin(), report.findings.end(),
+                                    [&](const LintFinding& f) { return f.rule == rule.id && f.weight > 0; });
+    rules.push_back(
+        {{"id", rule.id}, {"weight", rule.weight}, {"checks", rule.checks}, {"passed", !failed}});
+  }
+  return {{"score", report.score}, {"findings", findings}, {"rules", rules}};
+}
+
+}  // namespace reverify

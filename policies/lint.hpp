@@ -1,0 +1,61 @@
+#pragma once
+// Readiness lint: scores a valid manifest against the silent ways a build stops being
+// reproducible (DESIGN.md, "reverify lint"). Pure: no I/O.
+//
+// Rules and weights (the weights sum to 100; the score is 100 minus the weights of the rules that
+// produced a finding, so a manifest with no findings scores 100):
+//   image-digest      15  error    environment.image missing (a tag never validates at all)
+//   lockfile-hash     10  error    environment.lockfile missing, or without sha256
+//   data-snapshot     15  error    no data.snapshot, or a table snapshot without an id
+//   split-hash-rule   10  warning  no data.split, no salt, or a rule naming no hash function
+//   determinism       15  error    cudnn_benchmark true, deterministic_algorithms false or tf32 true
+//                         warning  determinism flags not recorded
+//   machine-emitted   10  warning  no run.runner or no run.started_at
+//   eval-set-hash     10  error    evaluation.set missing, or without sha256
+//   dirty-tree         5  error    code.dirty without code.diff_sha256
+//   seeds              5  warning  no seeds recorded
+//   world-size         5  warning  environment.world_size missing
+// One informational finding costs nothing: a snapshot kind reverify cannot re-hash (table formats
+// are passed through to the job) is reported as such (rule data-snapshot, severity info, weight 0).
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/manifest.hpp"
+
+namespace reverify {
+
+enum class LintSeverity { error, warning, info };
+const char* to_string(LintSeverity severity);
+
+struct LintRule {
+  const char* id;
+  int weight;
+  const char* checks;  // one line: what the rule looks for
+};
+// Every rule, in report order.
+const std::vector<LintRule>& lint_rules();
+
+struct LintFinding {
+  std::string rule;  // a LintRule id
+  LintSeverity severity = LintSeverity::warning;
+  std::string path;     // the JSON path concerned ("environment.image")
+  std::string message;  // what is wrong
+  std::string fix;      // one line: what to record
+  int weight = 0;       // points taken off the score
+};
+
+struct LintReport {
+  std::vector<LintFinding> findings;  // in lint_rules() order
+  int score = 100;                    // 0..100
+};
+
+LintReport lint_manifest(const Manifest& manifest);
+
+// {"score": N, "findings": [{"rule", "severity", "path", "message", "fix", "weight"}],
+//  "rules": [{"id", "weight", "checks", "passed"}]}
+nlohmann::json to_json(const LintReport& report);
+
+}  // namespace reverify

@@ -1,0 +1,219 @@
+#include "policies/rotation.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "policies/cron.hpp"
+#include "policies/number_text.hpp"
+
+namespace reverify {
+namespace {
+
+using namespace std::chrono;
+
+std::string date_text(sys_seconds t) {
+  const auto day = floor<days>(t);
+  const year_month_day ymd(day);
+  const hh_mm_ss time(t - day);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02dZ",
+                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()), static_cast<int>(time.hours().count()),
+                static_cast<int>(time.minutes().count()), static_cast<int>(time.seconds().count()));
+  return buffer;
+}
+
+std::string id_of(const std::string& model, const std::string& version) {
+  return model + "@" + version;
+}
+
+struct Record {
+  std::optional<sys_seconds> last_verified;
+  std::size_t steps_since_full = 0;  // completed steps verifications after the last full one
+};
+
+std::map<std::string, Record> records(const std::vector<HistoryItem>& history, sys_seconds now) {
+  std::vector<const HistoryItem*> done;
+  for (const auto& h : history)
+    if (h.completed && h.finished_at <= now)
+      done.push_back(&h);
+  std::stable_sort(done.begin(), done.end(), [](const HistoryItem* a, const HistoryItem* b) {
+    return a->finished_at < b->finished_at;
+  });
+  std::map<std::string, Record> out;
+  for (const auto* h : done) {
+    auto& r = out[id_of(h->model, h->version)];
+    r.last_verified = h->finished_at;
+    r.steps_since_full = h->steps_mode ? r.steps_since_full + 1 : 0;
+  }
+  return out;
+}
+
+struct Candidate {
+  const InventoryItem* item;
+  Record record;
+};
+
+// Never verified first, then least recently verified, then criticality, newer release, name.
+bool before(const Candidate& a, const Candidate& b) {
+  const auto& ra = a.record.last_verified;
+  const auto& rb = b.record.last_verified;
+  if (ra.has_value() != rb.has_value())
+    return !ra.has_value();
+  if (ra && *ra != *rb)
+    return *ra < *rb;
+  if (a.item->criticality != b.item->criticality)
+    return a.item->criticality > b.item->criticality;
+  const auto& da = a.item->released_at;
+  const auto& db = b.item->released_at;
+  if (da.has_value() != db.has_value())
+    return da.has_value();
+  if (da && *da != *db)
+    return *da > *db;
+  return std::tie(a.item->model, a.item->version) < std::tie(b.item->model, b.item->version);
+}
+
+// Large models: steps mode, a full rebuild every Nth verification.
+std::pair<bool, std::string> choose_mode(const InventoryItem& item, const Record& record,
+                                         std::size_t every_n) {
+  if (!item.large)
+    return {false, "full rebuild"};
+  if (record.steps_since_full + 1 >= every_n)
+    return {false, "full rebuild (large model: every " + std::to_string(every_n) +
+                       "th verification is full)"};
+  return {true, "steps mode (large model; full rebuild after " +
+                    std::to_string(every_n - 1 - record.steps_since_full) +
+                    " more steps verification(s))"};
+}
+
+std::string priority_text(const Candidate& c, sys_seconds now) {
+  std::string why =
+      c.record.last_verified
+          ? "last verified " + date_text(*c.record.last_verified) + " (" +
+                std::to_string(duration_cast<days>(now - *c.record.last_verified).count()) +
+                " days ago)"
+          : "never verified";
+  return why + ", criticality " + std::to_string(c.item->criticality);
+}
+
+}  // namespace
+
+Result<std::pair<sys_seconds, sys_seconds>> cycle_bounds(sys_seconds now,
+                                                         const RotationConfig& config) {
+  if (!config.cron) {
+    const year_month_day ymd(floor<days>(now));
+    const auto first = ymd.year() / ymd.month() / day(1);
+    return std::pair{sys_seconds(sys_days(first)), sys_seconds(sys_days(first + months(1)))};
+  }
+  auto schedule = CronSchedule::parse(*config.cron);
+  if (!schedule.ok())
+    return schedule.error();
+  const auto start = schedule->latest_at_or_before(now);
+  const auto end = schedule->next_after(now);
+  if (!start || !end)
+    return make_error(ErrorCode::invalid_argument,
+                      "cron expression \"" + *config.cron + "\" never fires");
+  return std::pair{*start, *end};
+}
+
+Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
+                        const std::vector<HistoryItem>& history,
+                        const std::vector<ManualTrigger>& triggers, sys_seconds now,
+                        const RotationConfig& config) {
+  if (config.max_concurrent == 0)
+    return make_error(ErrorCode::invalid_argument, "rotation.max_concurrent: must be at least 1");
+  if (config.full_every_n_cycles == 0)
+    return make_error(ErrorCode::invalid_argument,
+                      "rotation.full_every_n_cycles: must be at least 1");
+  if (config.gpu_budget_hours && *config.gpu_budget_hours < 0)
+    return make_error(ErrorCode::invalid_argument,
+                      "rotation.gpu_budget_hours: must not be negative");
+  auto bounds = cycle_bounds(now, config);
+  if (!bounds.ok())
+    return bounds.error();
+
+  Plan plan;
+  std::tie(plan.cycle_start, plan.cycle_end) = *bounds;
+  const auto history_by_id = records(history, now);
+  std::map<std::string, const InventoryItem*> by_id;
+  for (const auto& item : inventory)
+    by_id.emplace(id_of(item.model, item.version), &item);
+  auto record_of = [&](const std::string& id) {
+    auto it = history_by_id.find(id);
+    return it == history_by_id.end() ? Record{} : it->second;
+  };
+
+  // Manual triggers: always run, first, in request order; they still use up GPU budget.
+  std::vector<const ManualTrigger*> manual;
+  for (const auto& t : triggers)
+    manual.push_back(&t);
+  std::stable_sort(manual.begin(), manual.end(),
+                   [](const ManualTrigger* a, const ManualTrigger* b) {
+                     return a->requested_at < b->requested_at;
+                   });
+  std::set<std::string> planned;
+  for (const auto* t : manual) {
+    const auto id = id_of(t->model, t->version);
+    if (!planned.insert(id).second)
+      continue;
+    auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      plan.deferred.push_back(
+          {t->model, t->version, "manual trigger for a model version not in the inventory"});
+      continue;
+    }
+    const auto [policy_steps, mode_text] =
+        choose_mode(*it->second, record_of(id), config.full_every_n_cycles);
+    PlanEntry e{t->model, t->version, t->steps_mode.value_or(policy_steps), true, 0, 0, ""};
+    e.gpu_hours = e.steps_mode ? it->second->steps_gpu_hours : it->second->full_gpu_hours;
+    e.reason =
+        "manual trigger" + (t->requested_by.empty() ? std::string() : " by " + t->requested_by) +
+        " at " + date_text(t->requested_at) + "; " +
+        (t->steps_mode ? std::string(e.steps_mode ? "steps mode" : "full rebuild") + " as requested"
+                       : mode_text);
+    plan.gpu_hours_planned += e.gpu_hours;
+    plan.entries.push_back(std::move(e));
+  }
+
+  std::vector<Candidate> due;
+  for (const auto& item : inventory) {
+    const auto id = id_of(item.model, item.version);
+    const auto record = record_of(id);
+    if (planned.count(id) || (record.last_verified && *record.last_verified >= plan.cycle_start))
+      continue;
+    due.push_back({&item, record});
+  }
+  std::stable_sort(due.begin(), due.end(), before);
+  std::size_t scheduled = 0;
+  for (const auto& c : due) {
+    const auto [steps, mode_text] = choose_mode(*c.item, c.record, config.full_every_n_cycles);
+    const double cost = steps ? c.item->steps_gpu_hours : c.item->full_gpu_hours;
+    const std::string why = priority_text(c, now);
+    if (scheduled >= config.per_cycle) {
+      plan.deferred.push_back(
+          {c.item->model, c.item->version,
+           why + "; per_cycle limit of " + std::to_string(config.per_cycle) + " reached"});
+      continue;
+    }
+    if (config.gpu_budget_hours &&
+        plan.gpu_hours_planned + cost > *config.gpu_budget_hours + 1e-9) {
+      plan.deferred.push_back(
+          {c.item->model, c.item->version,
+           why + "; needs " + number_text(cost) + " GPU-hours, " +
+               number_text(std::max(0.0, *config.gpu_budget_hours - plan.gpu_hours_planned)) +
+               " left of the " + number_text(*config.gpu_budget_hours) + " budget"});
+      continue;
+    }
+    ++scheduled;
+    plan.gpu_hours_planned += cost;
+    plan.entries.push_back(
+        {c.item->model, c.item->version, steps, false, cost, 0, why + "; " + mode_text});
+  }
+  for (std::size_t i = 0; i < plan.entries.size(); ++i)
+    plan.entries[i].wave = i / config.max_concurrent;
+  return plan;
+}
+
+}  // namespace reverify

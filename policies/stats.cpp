@@ -1,0 +1,246 @@
+#include "policies/stats.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <thread>
+
+namespace reverify::stats {
+namespace {
+
+constexpr unsigned kDigitBits = 11;  // 6 passes of 2048 buckets: the scatter stays in cache
+constexpr unsigned kPasses = 6;
+constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
+constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
+
+// Order-preserving map from IEEE-754 doubles to unsigned integers.
+std::uint64_t to_key(double v) {
+  const auto u = std::bit_cast<std::uint64_t>(v);
+  return (u & kSignBit) ? ~u : (u | kSignBit);
+}
+double from_key(std::uint64_t k) {
+  return std::bit_cast<double>((k & kSignBit) ? (k & ~kSignBit) : ~k);
+}
+std::size_t digit(std::uint64_t key, unsigned pass) {
+  return (key >> (pass * kDigitBits)) & (kBuckets - 1);
+}
+
+using Histogram = std::vector<std::size_t>;
+
+// Runs fn(part, begin, end) for `parts` contiguous slices of [0, n), part 0 on this thread.
+template <class Fn>
+void for_parts(std::size_t n, unsigned parts, Fn fn) {
+  std::vector<std::thread> workers;
+  for (unsigned p = 1; p < parts; ++p)
+    workers.emplace_back(fn, p, n * p / parts, n * (p + 1) / parts);
+  fn(0, std::size_t{0}, n / parts);
+  for (auto& w : workers)
+    w.join();
+}
+
+}  // namespace
+
+void radix_sort(std::span<double> values, unsigned threads) {
+  const std::size_t n = values.size();
+  if (n < 2)
+    return;
+  if (n < 4096) {
+    std::sort(values.begin(), values.end(),
+              [](double a, double b) { return to_key(a) < to_key(b); });
+    return;
+  }
+  const unsigned parts = std::max(1u, std::min(threads, 16u));
+  std::vector<std::uint64_t> src(n), dst(n);
+  // One read computes the keys and every pass's histogram, so passes with a single populated
+  // bucket (e.g. the sign/exponent digits of probabilities) are skipped.
+  std::vector<std::vector<Histogram>> hist(parts,
+                                           std::vector<Histogram>(kPasses, Histogram(kBuckets)));
+  for_parts(n, parts, [&](unsigned p, std::size_t begin, std::size_t end) {
+    auto& h = hist[p];
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto key = to_key(values[i]);
+      src[i] = key;
+      for (unsigned pass = 0; pass < kPasses; ++pass)
+        ++h[pass][digit(key, pass)];
+    }
+  });
+  for (unsigned pass = 0; pass < kPasses; ++pass) {
+    Histogram total(kBuckets);
+    for (unsigned p = 0; p < parts; ++p)
+      for (std::size_t b = 0; b < kBuckets; ++b)
+        total[b] += hist[p][pass][b];
+    if (std::count(total.begin(), total.end(), n) == 1)
+      continue;
+    // Per-part histograms of the current order (part slices hold other elements than in the
+    // first read, so they are recounted unless there is one part).
+    if (parts > 1) {
+      for_parts(n, parts, [&](unsigned p, std::size_t begin, std::size_t end) {
+        auto& h = hist[p][pass];
+        std::fill(h.begin(), h.end(), 0);
+        for (std::size_t i = begin; i < end; ++i)
+          ++h[digit(src[i], pass)];
+      });
+    }
+    std::vector<Histogram> offset(parts, Histogram(kBuckets));
+    std::size_t running = 0;
+    for (std::size_t b = 0; b < kBuckets; ++b)
+      for (unsigned p = 0; p < parts; ++p) {
+        offset[p][b] = running;
+        running += hist[p][pass][b];
+      }
+    for_parts(n, parts, [&](unsigned p, std::size_t begin, std::size_t end) {
+      auto& o = offset[p];
+      for (std::size_t i = begin; i < end; ++i)
+        dst[o[digit(src[i], pass)]++] = src[i];
+    });
+    src.swap(dst);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = from_key(src[i]);
+}
+
+double ks_statistic_sorted(std::span<const double> a, std::span<const double> b) {
+  const std::size_t na = a.size(), nb = b.size();
+  std::size_t i = 0, j = 0;
+  // |i/na - j/nb| scaled by na*nb stays an exact integer up to 2^64.
+  std::uint64_t best = 0;
+  while (i < na && j < nb) {
+    const double x = std::min(a[i], b[j]);
+    while (i < na && a[i] == x)
+      ++i;
+    while (j < nb && b[j] == x)
+      ++j;
+    const std::uint64_t l = std::uint64_t{i} * nb, r = std::uint64_t{j} * na;
+    best = std::max(best, l > r ? l - r : r - l);
+  }
+  return static_cast<double>(best) / (static_cast<double>(na) * static_cast<double>(nb));
+}
+
+double wasserstein_sorted(std::span<const double> a, std::span<const double> b) {
+  const std::size_t na = a.size(), nb = b.size();
+  std::size_t i = 0, j = 0;
+  double sum = 0;  // of |i*nb - j*na| * gap; divided by na*nb once at the end
+  double x = std::min(a[0], b[0]);
+  while (i < na || j < nb) {
+    while (i < na && a[i] == x)
+      ++i;
+    while (j < nb && b[j] == x)
+      ++j;
+    if (i == na && j == nb)
+      break;
+    const double next = (i == na) ? b[j] : (j == nb) ? a[i] : std::min(a[i], b[j]);
+    const std::uint64_t l = std::uint64_t{i} * nb, r = std::uint64_t{j} * na;
+    sum += static_cast<double>(l > r ? l - r : r - l) * (next - x);
+    x = next;
+  }
+  return sum / (static_cast<double>(na) * static_cast<double>(nb));
+}
+
+double quantile_sorted(std::span<const double> sorted, double q) {
+  // numpy.quantile(method="linear"), including its virtual index and _lerp formulas, so results
+  // agree to the last bits.
+  const double n = static_cast<double>(sorted.size());
+  const double virtual_index = n * q + (1 + q * (1 - 1 - 1)) - 1;
+  const double below = std::floor(virtual_index);
+  const double gamma = virtual_index - below;
+  const auto last = static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::clamp(below, 0.0, last));
+  const auto hi = static_cast<std::size_t>(std::clamp(below + 1, 0.0, last));
+  const double a = sorted[lo], b = sorted[hi];
+  const double diff = b - a;
+  return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
+}
+
+double psi_sorted(std::span<const double> reference, std::span<const double> observed) {
+  std::array<double, kPsiBins - 1> edges{};
+  for (std::size_t k = 1; k < kPsiBins; ++k)
+    edges[k - 1] = quantile_sorted(reference, static_cast<double>(k) / kPsiBins);
+  // Bin k holds x with #{edges <= x} == k, i.e. edges[k-1] <= x < edges[k].
+  auto shares = [&](std::span<const double> xs) {
+    std::array<double, kPsiBins> out{};
+    std::size_t previous = 0;
+    for (std::size_t k = 0; k < kPsiBins; ++k) {
+      const std::size_t upto =
+          (k + 1 < kPsiBins) ? static_cast<std::size_t>(
+                                   std::lower_bound(xs.begin(), xs.end(), edges[k]) - xs.begin())
+                             : xs.size();
+      out[k] = std::max(static_cast<double>(upto - previous) / static_cast<double>(xs.size()),
+                        kPsiEpsilon);
+      previous = upto;
+    }
+    return out;
+  };
+  const auto p = shares(reference), q = shares(observed);
+  double psi = 0;
+  for (std::size_t k = 0; k < kPsiBins; ++k)
+    psi += (q[k] - p[k]) * std::log(q[k] / p[k]);
+  return psi;
+}
+
+Paired paired_stats(std::span<const double> a, std::span<const double> b, std::size_t cols,
+                    bool two_d, double threshold) {
+  Paired out;
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = std::abs(a[i] - b[i]);
+    out.max_abs_diff = std::max(out.max_abs_diff, d);
+    sum += d;
+  }
+  out.mean_abs_diff = a.empty() ? 0 : sum / static_cast<double>(a.size());
+  const std::size_t rows = a.size() / cols;
+  std::size_t flips = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto ra = a.subspan(r * cols, cols), rb = b.subspan(r * cols, cols);
+    if (two_d) {
+      flips += (std::max_element(ra.begin(), ra.end()) - ra.begin()) !=
+               (std::max_element(rb.begin(), rb.end()) - rb.begin());
+    } else {
+      flips += (ra[0] >= threshold) != (rb[0] >= threshold);
+    }
+  }
+  out.flip_rate = rows == 0 ? 0 : static_cast<double>(flips) / static_cast<double>(rows);
+  return out;
+}
+
+Comparison compare(std::span<const double> original, std::span<const double> rebuilt,
+                   std::size_t original_cols, std::size_t rebuilt_cols, bool two_d,
+                   double threshold, unsigned threads) {
+  Comparison c;
+  std::vector<double> sorted_original(original.begin(), original.end());
+  std::vector<double> sorted_rebuilt;
+  // One core sorts the original while this one computes the paired statistics and sorts the
+  // rebuild: the two sorts dominate and are independent.
+  std::thread helper;
+  if (threads >= 2)
+    helper = std::thread([&] { radix_sort(sorted_original, 1); });
+  if (original.size() == rebuilt.size() && original_cols == rebuilt_cols)
+    c.paired = paired_stats(original, rebuilt, original_cols, two_d, threshold);
+  sorted_rebuilt.assign(rebuilt.begin(), rebuilt.end());
+  radix_sort(sorted_rebuilt, 1);
+  if (helper.joinable())
+    helper.join();
+  else
+    radix_sort(sorted_original, 1);
+  c.ks = ks_statistic_sorted(sorted_original, sorted_rebuilt);
+  c.wasserstein = wasserstein_sorted(sorted_original, sorted_rebuilt);
+  c.psi = psi_sorted(sorted_original, sorted_rebuilt);
+  for (std::size_t k = 0; k < kQuantileLevels.size(); ++k) {
+    c.quantiles_original[k] = quantile_sorted(sorted_original, kQuantileLevels[k]);
+    c.quantiles_rebuilt[k] = quantile_sorted(sorted_rebuilt, kQuantileLevels[k]);
+  }
+  return c;
+}
+
+std::vector<std::pair<const char*, double>> banded_statistics(const Comparison& c) {
+  std::vector<std::pair<const char*, double>> out{
+      {"ks", c.ks}, {"psi", c.psi}, {"wasserstein", c.wasserstein}};
+  if (c.paired) {
+    out.emplace_back("max_abs_diff", c.paired->max_abs_diff);
+    out.emplace_back("mean_abs_diff", c.paired->mean_abs_diff);
+    out.emplace_back("flip_rate", c.paired->flip_rate);
+  }
+  return out;
+}
+
+}  // namespace reverify::stats

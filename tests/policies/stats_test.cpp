@@ -1,0 +1,103 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "policies/stats.hpp"
+
+using namespace reverify;
+
+TEST_CASE("radix sort orders doubles like std::sort, including negatives, zeros and extremes") {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0, 1e3);
+  for (std::size_t n : {0u, 1u, 2u, 100u, 5000u, 100000u}) {
+    std::vector<double> v(n);
+    for (auto& x : v)
+      x = normal(rng);
+    if (n > 10) {
+      v[0] = -0.0, v[1] = 0.0, v[2] = std::numeric_limits<double>::max(),
+      v[3] = -std::numeric_limits<double>::max();
+      v[4] = std::numeric_limits<double>::denorm_min(),
+      v[5] = -std::numeric_limits<double>::infinity();
+    }
+    for (unsigned threads : {1u, 2u, 3u}) {
+      auto expected = v, got = v;
+      std::sort(expected.begin(), expected.end());
+      stats::radix_sort(got, threads);
+      CHECK(std::equal(got.begin(), got.end(), expected.begin(), expected.end()));
+      if (n > 10) {
+        const auto zero = std::find(got.begin(), got.end(), 0.0);
+        CHECK(std::signbit(*zero));  // -0.0 sorts before +0.0
+      }
+    }
+  }
+}
+
+TEST_CASE("radix sort skips constant digits and still sorts values sharing high bits") {
+  std::vector<double> v(50000);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = 0.5 + static_cast<double>((i * 7919) % v.size()) * 1e-9;
+  auto expected = v;
+  std::sort(expected.begin(), expected.end());
+  stats::radix_sort(v, 2);
+  CHECK(v == expected);
+}
+
+TEST_CASE("KS and Wasserstein of simple cases") {
+  const std::vector<double> a{1, 2, 3, 4}, b{1, 2, 3, 4}, c{5, 6, 7, 8};
+  CHECK(stats::ks_statistic_sorted(a, b) == 0);
+  CHECK(stats::wasserstein_sorted(a, b) == 0);
+  CHECK(stats::ks_statistic_sorted(a, c) == 1);
+  CHECK(stats::wasserstein_sorted(a, c) == doctest::Approx(4));
+  const std::vector<double> one{0.3}, two{0.7};
+  CHECK(stats::ks_statistic_sorted(one, two) == 1);
+  CHECK(stats::wasserstein_sorted(one, two) == doctest::Approx(0.4));
+}
+
+TEST_CASE("quantiles follow numpy's linear interpolation") {
+  const std::vector<double> x{1, 2, 3, 4, 5};
+  CHECK(stats::quantile_sorted(x, 0.5) == 3);
+  CHECK(stats::quantile_sorted(x, 0.25) == 2);
+  CHECK(stats::quantile_sorted(x, 0.1) == doctest::Approx(1.4));
+  CHECK(stats::quantile_sorted(x, 1.0) == 5);
+  const std::vector<double> single{42};
+  CHECK(stats::quantile_sorted(single, 0.99) == 42);
+}
+
+TEST_CASE("PSI is 0 for identical samples and finite with empty bins") {
+  std::vector<double> x(1000);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<double>(i);
+  CHECK(stats::psi_sorted(x, x) == doctest::Approx(0).epsilon(1e-15));
+  std::vector<double> shifted(1000, 5000.0);  // everything lands in the top bin
+  const double psi = stats::psi_sorted(x, shifted);
+  CHECK(std::isfinite(psi));
+  // 9 bins at 0.1 -> epsilon and one at 0.1 -> 1.0.
+  const double expected = 9 * (stats::kPsiEpsilon - 0.1) * std::log(stats::kPsiEpsilon / 0.1) +
+                          (1.0 - 0.1) * std::log(1.0 / 0.1);
+  CHECK(psi == doctest::Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("paired statistics: argmax flips for 2-D, threshold flips for 1-D") {
+  const std::vector<double> a{0.9, 0.1, 0.2, 0.8}, b{0.4, 0.6, 0.2, 0.8};
+  const auto two_d = stats::paired_stats(a, b, 2, true, 0.5);
+  CHECK(two_d.flip_rate == 0.5);
+  CHECK(two_d.max_abs_diff == doctest::Approx(0.5));
+  CHECK(two_d.mean_abs_diff == doctest::Approx(0.25));
+  const std::vector<double> s{0.49, 0.5, 0.7}, t{0.5, 0.5, 0.2};
+  const auto one_d = stats::paired_stats(s, t, 1, false, 0.5);
+  CHECK(one_d.flip_rate == doctest::Approx(2.0 / 3));
+}
+
+TEST_CASE("compare: different shapes give no paired statistics") {
+  const std::vector<double> a{0.1, 0.2, 0.3}, b{0.1, 0.2};
+  const auto c = stats::compare(a, b, 1, 1, false, 0.5);
+  CHECK_FALSE(c.paired.has_value());
+  CHECK(stats::banded_statistics(c).size() == 3);
+  const auto same = stats::compare(a, a, 1, 1, false, 0.5);
+  REQUIRE(same.paired.has_value());
+  CHECK(stats::banded_statistics(same).size() == 6);
+  CHECK(same.ks == 0);
+}
