@@ -16,7 +16,8 @@ void add(Findings& out, const LintRule& rule, LintSeverity severity, std::string
 }
 
 void check_image(const Manifest& m, const LintRule& rule, Findings& out) {
-  if (m.environment && m.environment->image) return;
+  if (m.environment && m.environment->image)
+    return;
   add(out, rule, LintSeverity::error, "environment.image",
       "no container image recorded: the rebuild cannot use the original software stack",
       "train in a container and record its image as name@sha256:<digest>");
@@ -43,7 +44,8 @@ void check_snapshot(const Manifest& m, const LintRule& rule, Findings& out) {
         "snapshot the training data and record its kind, uri and sha256 (files) or id (tables)");
     return;
   }
-  if (snapshot->kind == "files") return;  // validation already requires its root hash
+  if (snapshot->kind == "files")
+    return;  // validation already requires its root hash
   if (!snapshot->id) {
     add(out, rule, LintSeverity::error, "data.snapshot.id",
         snapshot->kind + " snapshot without an id: the rebuild would read the table's latest state",
@@ -60,15 +62,17 @@ bool names_hash_function(std::string rule) {
   std::transform(rule.begin(), rule.end(), rule.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (const char* word : {"sha", "md5", "hash", "xxh", "murmur", "crc", "farm", "city", "blake"}) {
-    if (rule.find(word) != std::string::npos) return true;
+    if (rule.find(word) != std::string::npos)
+      return true;
   }
   return false;
 }
 
 void check_split(const Manifest& m, const LintRule& rule, Findings& out) {
   const auto* split = m.data && m.data->split ? &*m.data->split : nullptr;
-  const std::string fix = "split by a hash of a stable record id plus a recorded salt, e.g. "
-                          "sha256(id + salt) % 100 < 20";
+  const std::string fix =
+      "split by a hash of a stable record id plus a recorded salt, e.g. "
+      "sha256(id + salt) % 100 < 20";
   if (!split) {
     add(out, rule, LintSeverity::warning, "data.split",
         "no split rule recorded: a shuffled split changes with the seed and the data order", fix);
@@ -83,8 +87,8 @@ void check_split(const Manifest& m, const LintRule& rule, Findings& out) {
 }
 
 void check_determinism(const Manifest& m, const LintRule& rule, Findings& out) {
-  const auto* d = m.environment && m.environment->determinism ? &*m.environment->determinism
-                                                              : nullptr;
+  const auto* d =
+      m.environment && m.environment->determinism ? &*m.environment->determinism : nullptr;
   if (!d) {
     add(out, rule, LintSeverity::warning, "environment.determinism",
         "determinism flags not recorded: autotuning may have chosen different kernels",
@@ -92,14 +96,18 @@ void check_determinism(const Manifest& m, const LintRule& rule, Findings& out) {
     return;
   }
   std::vector<std::string> on;
-  if (d->cudnn_benchmark.value_or(false)) on.push_back("cudnn_benchmark is true");
+  if (d->cudnn_benchmark.value_or(false))
+    on.push_back("cudnn_benchmark is true");
   if (d->deterministic_algorithms && !*d->deterministic_algorithms) {
     on.push_back("deterministic_algorithms is false");
   }
-  if (d->tf32.value_or(false)) on.push_back("tf32 is true");
-  if (on.empty()) return;
+  if (d->tf32.value_or(false))
+    on.push_back("tf32 is true");
+  if (on.empty())
+    return;
   std::string message;
-  for (const auto& item : on) message += (message.empty() ? "" : ", ") + item;
+  for (const auto& item : on)
+    message += (message.empty() ? "" : ", ") + item;
   add(out, rule, LintSeverity::error, "environment.determinism",
       message + ": autotuned or reduced-precision kernels vary between runs",
       "release with deterministic_algorithms=true, cudnn_benchmark=false, tf32=false");
@@ -107,9 +115,12 @@ void check_determinism(const Manifest& m, const LintRule& rule, Findings& out) {
 
 void check_machine_emitted(const Manifest& m, const LintRule& rule, Findings& out) {
   std::string missing;
-  if (!m.run.runner) missing = "run.runner";
-  if (!m.run.started_at) missing += missing.empty() ? "run.started_at" : " and run.started_at";
-  if (missing.empty()) return;
+  if (!m.run.runner)
+    missing = "run.runner";
+  if (!m.run.started_at)
+    missing += missing.empty() ? "run.started_at" : " and run.started_at";
+  if (missing.empty())
+    return;
   add(out, rule, LintSeverity::warning, missing.find(' ') == std::string::npos ? missing : "run",
       "no " + missing + ": the manifest looks hand-written, not emitted by the training job",
       "emit the manifest from the job itself (reverify capture)");
@@ -128,21 +139,24 @@ void check_eval_set(const Manifest& m, const LintRule& rule, Findings& out) {
 }
 
 void check_dirty_tree(const Manifest& m, const LintRule& rule, Findings& out) {
-  if (!m.code.dirty || m.code.diff_sha256) return;
+  if (!m.code.dirty || m.code.diff_sha256)
+    return;
   add(out, rule, LintSeverity::error, "code.diff_sha256",
       "trained from a dirty tree without a diff hash: the exact code cannot be recovered",
       "train from a clean commit, or record sha256 of `git diff HEAD` as code.diff_sha256");
 }
 
 void check_seeds(const Manifest& m, const LintRule& rule, Findings& out) {
-  if (!m.seeds.empty()) return;
+  if (!m.seeds.empty())
+    return;
   add(out, rule, LintSeverity::warning, "seeds",
       "no seeds recorded: the rebuild cannot replay the original randomness",
       "record every seed the job set (python, numpy, framework, dataloader, ...)");
 }
 
 void check_world_size(const Manifest& m, const LintRule& rule, Findings& out) {
-  if (m.environment && m.environment->world_size) return;
+  if (m.environment && m.environment->world_size)
+    return;
   add(out, rule, LintSeverity::warning, "environment.world_size",
       "no world size recorded: a different device count changes reductions and batches",
       "record the number of processes the job ran with as environment.world_size");
@@ -173,9 +187,12 @@ const std::vector<RuleEntry>& rule_table() {
 
 const char* to_string(LintSeverity severity) {
   switch (severity) {
-    case LintSeverity::error: return "error";
-    case LintSeverity::warning: return "warning";
-    case LintSeverity::info: return "info";
+    case LintSeverity::error:
+      return "error";
+    case LintSeverity::warning:
+      return "warning";
+    case LintSeverity::info:
+      return "info";
   }
   return "unknown";
 }
@@ -183,7 +200,8 @@ const char* to_string(LintSeverity severity) {
 const std::vector<LintRule>& lint_rules() {
   static const std::vector<LintRule> rules = [] {
     std::vector<LintRule> out;
-    for (const auto& entry : rule_table()) out.push_back(entry.rule);
+    for (const auto& entry : rule_table())
+      out.push_back(entry.rule);
     return out;
   }();
   return rules;
@@ -191,8 +209,10 @@ const std::vector<LintRule>& lint_rules() {
 
 LintReport lint_manifest(const Manifest& manifest) {
   LintReport report;
-  for (const auto& entry : rule_table()) entry.check(manifest, entry.rule, report.findings);
-  for (const auto& finding : report.findings) report.score -= finding.weight;
+  for (const auto& entry : rule_table())
+    entry.check(manifest, entry.rule, report.findings);
+  for (const auto& finding : report.findings)
+    report.score -= finding.weight;
   return report;
 }
 
@@ -208,8 +228,9 @@ nlohmann::json to_json(const LintReport& report) {
   }
   nlohmann::json rules = nlohmann::json::array();
   for (const auto& rule : lint_rules()) {
-    const bool failed = std::any_of(report.findings.begin(), report.findings.end(),
-                                    [&](const LintFinding& f) { return f.rule == rule.id && f.weight > 0; });
+    const bool failed =
+        std::any_of(report.findings.begin(), report.findings.end(),
+                    [&](const LintFinding& f) { return f.rule == rule.id && f.weight > 0; });
     rules.push_back(
         {{"id", rule.id}, {"weight", rule.weight}, {"checks", rule.checks}, {"passed", !failed}});
   }

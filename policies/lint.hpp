@@ -8,7 +8,8 @@
 //   lockfile-hash     10  error    environment.lockfile missing, or without sha256
 //   data-snapshot     15  error    no data.snapshot, or a table snapshot without an id
 //   split-hash-rule   10  warning  no data.split, no salt, or a rule naming no hash function
-//   determinism       15  error    cudnn_benchmark true, deterministic_algorithms false or tf32 true
+//   determinism       15  error    cudnn_benchmark true, deterministic_algorithms false or tf32
+//   true
 //                         warning  determinism flags not recorded
 //   machine-emitted   10  warning  no run.runner or no run.started_at
 //   eval-set-hash     10  error    evaluation.set missing, or without sha256

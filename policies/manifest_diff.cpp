@@ -33,21 +33,26 @@ const std::vector<SectionSpec>& section_specs() {
 
 std::optional<json> member(const json& object, const std::string& key) {
   auto it = object.find(key);
-  if (it == object.end()) return std::nullopt;
+  if (it == object.end())
+    return std::nullopt;
   return *it;
 }
 
 void diff_values(const std::string& path, const std::optional<json>& a,
                  const std::optional<json>& b, std::vector<FieldChange>& out) {
-  if (a && b && *a == *b) return;
+  if (a && b && *a == *b)
+    return;
   if (a && b && a->is_object() && b->is_object()) {
     std::vector<std::string> keys;
-    for (const auto& [key, value] : a->items()) keys.push_back(key);
+    for (const auto& [key, value] : a->items())
+      keys.push_back(key);
     for (const auto& [key, value] : b->items()) {
-      if (!a->contains(key)) keys.push_back(key);
+      if (!a->contains(key))
+        keys.push_back(key);
     }
     std::sort(keys.begin(), keys.end());
-    for (const auto& key : keys) diff_values(json_path_key(path, key), member(*a, key), member(*b, key), out);
+    for (const auto& key : keys)
+      diff_values(json_path_key(path, key), member(*a, key), member(*b, key), out);
     return;
   }
   if (a && b && a->is_array() && b->is_array()) {
@@ -59,7 +64,8 @@ void diff_values(const std::string& path, const std::optional<json>& a,
     }
     return;
   }
-  if (!a && !b) return;
+  if (!a && !b)
+    return;
   out.push_back({path, a, b});
 }
 }  // namespace
@@ -67,7 +73,8 @@ void diff_values(const std::string& path, const std::optional<json>& a,
 std::vector<std::string> ManifestDiff::moved_inputs() const {
   std::vector<std::string> names;
   for (const auto& section : sections) {
-    if (section.input) names.push_back(section.section);
+    if (section.input)
+      names.push_back(section.section);
   }
   return names;
 }
@@ -76,7 +83,8 @@ ManifestDiff diff_manifests(const Manifest& a, const Manifest& b) {
   const json ja = to_json(a), jb = to_json(b);
   ManifestDiff diff;
   auto add_section = [&diff](SectionDiff section) {
-    if (!section.changes.empty()) diff.sections.push_back(std::move(section));
+    if (!section.changes.empty())
+      diff.sections.push_back(std::move(section));
   };
   for (const auto& spec : section_specs()) {
     SectionDiff section{spec.name, spec.input, {}};
@@ -87,8 +95,10 @@ ManifestDiff diff_manifests(const Manifest& a, const Manifest& b) {
   }
   SectionDiff extra{"extra", false, {}};
   json extra_a = json::object(), extra_b = json::object();
-  for (const auto& [key, value] : a.extra) extra_a[key] = value;
-  for (const auto& [key, value] : b.extra) extra_b[key] = value;
+  for (const auto& [key, value] : a.extra)
+    extra_a[key] = value;
+  for (const auto& [key, value] : b.extra)
+    extra_b[key] = value;
   diff_values("", extra_a, extra_b, extra.changes);
   add_section(std::move(extra));
   return diff;
@@ -100,8 +110,10 @@ json to_json(const ManifestDiff& diff) {
     json changes = json::array();
     for (const auto& change : section.changes) {
       json c = {{"path", change.path}};
-      if (change.old_value) c["old"] = *change.old_value;
-      if (change.new_value) c["new"] = *change.new_value;
+      if (change.old_value)
+        c["old"] = *change.old_value;
+      if (change.new_value)
+        c["new"] = *change.new_value;
       changes.push_back(std::move(c));
     }
     sections.push_back(

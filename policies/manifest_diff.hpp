@@ -16,7 +16,7 @@
 namespace reverify {
 
 struct FieldChange {
-  std::string path;                       // JSON path, "environment.image"
+  std::string path;                         // JSON path, "environment.image"
   std::optional<nlohmann::json> old_value;  // nullopt = absent in A
   std::optional<nlohmann::json> new_value;  // nullopt = absent in B
 };

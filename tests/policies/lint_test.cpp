@@ -1,0 +1,189 @@
+// Lint rules: one finding per silent-failure rule, with its weight taken off the score.
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <sstream>
+
+#include "core/manifest_parse.hpp"
+#include "policies/lint.hpp"
+
+using reverify::LintSeverity;
+using reverify::Manifest;
+
+namespace {
+Manifest fixture(const std::string& name) {
+  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  std::ifstream in(std::string(source) + "/tests/core/manifests/" + name, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto parse = reverify::parse_manifest(text.str());
+  REQUIRE(parse.ok());
+  return *parse.manifest;
+}
+
+struct Expected {
+  std::string rule;
+  LintSeverity severity;
+  std::string path;
+  int weight;
+};
+
+void check_findings(const reverify::LintReport& report, const std::vector<Expected>& expected) {
+  REQUIRE(report.findings.size() == expected.size());
+  int lost = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CAPTURE(i);
+    CHECK(report.findings[i].rule == expected[i].rule);
+    CHECK(report.findings[i].severity == expected[i].severity);
+    CHECK(report.findings[i].path == expected[i].path);
+    CHECK(report.findings[i].weight == expected[i].weight);
+    CHECK_FALSE(report.findings[i].message.empty());
+    CHECK_FALSE(report.findings[i].fix.empty());
+    lost += expected[i].weight;
+  }
+  CHECK(report.score == 100 - lost);
+}
+}  // namespace
+
+TEST_CASE("the rule weights sum to 100") {
+  const auto& rules = reverify::lint_rules();
+  CHECK(rules.size() == 10);
+  CHECK(std::accumulate(rules.begin(), rules.end(), 0, [](int sum, const reverify::LintRule& r) {
+          return sum + r.weight;
+        }) == 100);
+}
+
+TEST_CASE("the full fixture has no findings and scores 100") {
+  auto report = reverify::lint_manifest(fixture("valid_full.json"));
+  CHECK(report.findings.empty());
+  CHECK(report.score == 100);
+}
+
+TEST_CASE("the minimal manifest fails every rule it can, and scores 5") {
+  // Minimal: no image, lockfile, snapshot, split, determinism, runner, eval set, seeds, world
+  // size; clean tree (dirty-tree passes).
+  check_findings(reverify::lint_manifest(fixture("valid_minimal.json")),
+                 {{"image-digest", LintSeverity::error, "environment.image", 15},
+                  {"lockfile-hash", LintSeverity::error, "environment.lockfile", 10},
+                  {"data-snapshot", LintSeverity::error, "data.snapshot", 15},
+                  {"split-hash-rule", LintSeverity::warning, "data.split", 10},
+                  {"determinism", LintSeverity::warning, "environment.determinism", 15},
+                  {"machine-emitted", LintSeverity::warning, "run", 10},
+                  {"eval-set-hash", LintSeverity::error, "evaluation.set", 10},
+                  {"seeds", LintSeverity::warning, "seeds", 5},
+                  {"world-size", LintSeverity::warning, "environment.world_size", 5}});
+}
+
+TEST_CASE("each rule fires on its own silent failure") {
+  struct Case {
+    std::string name;
+    std::function<void(Manifest&)> mutate;
+    Expected expected;
+  };
+  const std::vector<Case> cases = {
+      {"no image",
+       [](Manifest& m) { m.environment->image.reset(); },
+       {"image-digest", LintSeverity::error, "environment.image", 15}},
+      {"no lockfile",
+       [](Manifest& m) { m.environment->lockfile.reset(); },
+       {"lockfile-hash", LintSeverity::error, "environment.lockfile", 10}},
+      {"lockfile without hash",
+       [](Manifest& m) { m.environment->lockfile->sha256.reset(); },
+       {"lockfile-hash", LintSeverity::error, "environment.lockfile.sha256", 10}},
+      {"live data",
+       [](Manifest& m) { m.data->snapshot.reset(); },
+       {"data-snapshot", LintSeverity::error, "data.snapshot", 15}},
+      {"table snapshot without id",
+       [](Manifest& m) {
+         m.data->snapshot = reverify::Snapshot{"delta", "s3://t", {}, {}};
+       },
+       {"data-snapshot", LintSeverity::error, "data.snapshot.id", 15}},
+      {"table snapshot with id is info only",
+       [](Manifest& m) {
+         m.data->snapshot = reverify::Snapshot{"iceberg", "s3://t", {}, "42"};
+       },
+       {"data-snapshot", LintSeverity::info, "data.snapshot.kind", 0}},
+      {"no split",
+       [](Manifest& m) { m.data->split.reset(); },
+       {"split-hash-rule", LintSeverity::warning, "data.split", 10}},
+      {"split without hash function",
+       [](Manifest& m) { m.data->split->rule = "random 80/20 after shuffle"; },
+       {"split-hash-rule", LintSeverity::warning, "data.split.rule", 10}},
+      {"split without salt",
+       [](Manifest& m) { m.data->split->salt.reset(); },
+       {"split-hash-rule", LintSeverity::warning, "data.split.salt", 10}},
+      {"cudnn benchmark on",
+       [](Manifest& m) { m.environment->determinism->cudnn_benchmark = true; },
+       {"determinism", LintSeverity::error, "environment.determinism", 15}},
+      {"nondeterministic algorithms",
+       [](Manifest& m) { m.environment->determinism->deterministic_algorithms = false; },
+       {"determinism", LintSeverity::error, "environment.determinism", 15}},
+      {"tf32 on",
+       [](Manifest& m) { m.environment->determinism->tf32 = true; },
+       {"determinism", LintSeverity::error, "environment.determinism", 15}},
+      {"determinism not recorded",
+       [](Manifest& m) { m.environment->determinism.reset(); },
+       {"determinism", LintSeverity::warning, "environment.determinism", 15}},
+      {"no runner",
+       [](Manifest& m) { m.run.runner.reset(); },
+       {"machine-emitted", LintSeverity::warning, "run.runner", 10}},
+      {"no timestamp",
+       [](Manifest& m) { m.run.started_at.reset(); },
+       {"machine-emitted", LintSeverity::warning, "run.started_at", 10}},
+      {"no eval set",
+       [](Manifest& m) { m.evaluation.set.reset(); },
+       {"eval-set-hash", LintSeverity::error, "evaluation.set", 10}},
+      {"eval set without hash",
+       [](Manifest& m) { m.evaluation.set->sha256.reset(); },
+       {"eval-set-hash", LintSeverity::error, "evaluation.set.sha256", 10}},
+      {"dirty tree without diff hash",
+       [](Manifest& m) { m.code.dirty = true; },
+       {"dirty-tree", LintSeverity::error, "code.diff_sha256", 5}},
+      {"no seeds",
+       [](Manifest& m) { m.seeds.clear(); },
+       {"seeds", LintSeverity::warning, "seeds", 5}},
+      {"no world size",
+       [](Manifest& m) { m.environment->world_size.reset(); },
+       {"world-size", LintSeverity::warning, "environment.world_size", 5}},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    Manifest m = fixture("valid_full.json");
+    c.mutate(m);
+    check_findings(reverify::lint_manifest(m), {c.expected});
+  }
+}
+
+TEST_CASE("a dirty tree with its diff hash passes") {
+  Manifest m = fixture("valid_full.json");
+  m.code.dirty = true;
+  m.code.diff_sha256 = std::string(64, 'd');
+  CHECK(reverify::lint_manifest(m).findings.empty());
+}
+
+TEST_CASE("every autotuning flag that is on is named in one finding") {
+  Manifest m = fixture("valid_full.json");
+  m.environment->determinism = reverify::Determinism{false, true, true};
+  auto report = reverify::lint_manifest(m);
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].message.find("cudnn_benchmark is true, deterministic_algorithms is "
+                                        "false, tf32 is true") == 0);
+}
+
+TEST_CASE("the JSON report lists findings and every rule with its outcome") {
+  Manifest m = fixture("valid_full.json");
+  m.seeds.clear();
+  auto j = reverify::to_json(reverify::lint_manifest(m));
+  CHECK(j["score"] == 95);
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["rule"] == "seeds");
+  CHECK(j["findings"][0]["severity"] == "warning");
+  REQUIRE(j["rules"].size() == 10);
+  for (const auto& rule : j["rules"])
+    CHECK(rule["passed"] == (rule["id"] != "seeds"));
+}

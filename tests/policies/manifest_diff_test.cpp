@@ -1,0 +1,122 @@
+// Manifest diff: sections and field paths that differ, with old and new values.
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "core/manifest_parse.hpp"
+#include "policies/manifest_diff.hpp"
+
+using nlohmann::json;
+using reverify::Manifest;
+
+namespace {
+Manifest fixture() {
+  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  std::ifstream in(std::string(source) + "/tests/core/manifests/valid_full.json", std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto parse = reverify::parse_manifest(text.str());
+  REQUIRE(parse.ok());
+  return *parse.manifest;
+}
+
+std::vector<std::string> section_names(const reverify::ManifestDiff& diff) {
+  std::vector<std::string> names;
+  for (const auto& s : diff.sections)
+    names.push_back(s.section);
+  return names;
+}
+}  // namespace
+
+TEST_CASE("identical manifests have an empty diff") {
+  const Manifest m = fixture();
+  auto diff = reverify::diff_manifests(m, m);
+  CHECK(diff.empty());
+  CHECK(reverify::to_json(diff) ==
+        json{{"same", true}, {"inputs_moved", json::array()}, {"sections", json::array()}});
+}
+
+TEST_CASE("each input section is reported with the field that moved") {
+  const Manifest a = fixture();
+  Manifest b = a;
+  b.data->snapshot->sha256 = std::string(64, 'b');
+  b.code.commit = std::string(40, 'c');
+  (*b.config)["optimizer"]["lr"] = 0.002;
+  b.environment->image = "registry.example/train@sha256:" + std::string(64, 'e');
+  b.seeds["python"] = 43;
+  auto diff = reverify::diff_manifests(a, b);
+  CHECK(section_names(diff) ==
+        std::vector<std::string>{"data", "code", "config", "environment", "seeds"});
+  CHECK(diff.moved_inputs() == section_names(diff));
+  const auto& config = diff.sections[2].changes;
+  REQUIRE(config.size() == 1);
+  CHECK(config[0].path == "config.optimizer.lr");
+  CHECK(*config[0].old_value == 0.001);
+  CHECK(*config[0].new_value == 0.002);
+  CHECK(diff.sections[0].changes[0].path == "data.snapshot.sha256");
+  CHECK(diff.sections[4].changes[0].path == "seeds.python");
+  CHECK(*diff.sections[4].changes[0].old_value == 42);
+}
+
+TEST_CASE("config is compared recursively, with added and removed keys") {
+  const Manifest a = fixture();
+  Manifest b = a;
+  (*b.config)["model"]["hidden"][1] = 64;
+  (*b.config)["model"]["hidden"].push_back(32);
+  (*b.config)["train"].erase("max_steps");
+  (*b.config)["scheduler"] = {{"name", "cosine"}};
+  auto diff = reverify::diff_manifests(a, b);
+  REQUIRE(section_names(diff) == std::vector<std::string>{"config"});
+  const auto& c = diff.sections[0].changes;
+  REQUIRE(c.size() == 4);
+  CHECK(c[0].path == "config.model.hidden[1]");
+  CHECK(c[1].path == "config.model.hidden[2]");
+  CHECK_FALSE(c[1].old_value.has_value());
+  CHECK(*c[1].new_value == 32);
+  CHECK(c[2].path == "config.scheduler");
+  CHECK(*c[2].new_value == json{{"name", "cosine"}});
+  CHECK(c[3].path == "config.train.max_steps");
+  CHECK(*c[3].old_value == 3000);
+  CHECK_FALSE(c[3].new_value.has_value());
+}
+
+TEST_CASE("evaluation, weights and non-input sections differ without moving inputs") {
+  const Manifest a = fixture();
+  Manifest b = a;
+  b.evaluation.primary.value = 0.95;
+  b.evaluation.segments["digit=8"]["accuracy"] = 0.91;
+  b.weights->tensor_sha256 = std::string(64, 'f');
+  b.run.started_at = "2026-12-02T03:00:00Z";
+  b.version = "2026.12.1";
+  b.extra["x-note"] = "rebuilt";
+  auto diff = reverify::diff_manifests(a, b);
+  CHECK(section_names(diff) ==
+        std::vector<std::string>{"evaluation", "weights", "run", "identity", "extra"});
+  CHECK(diff.moved_inputs().empty());
+  CHECK(diff.sections[0].changes[0].path == "evaluation.primary.value");
+  CHECK(diff.sections[0].changes[1].path == "evaluation.segments[\"digit=8\"].accuracy");
+  CHECK(diff.sections[4].changes[0].path == "[\"x-note\"]");
+  auto j = reverify::to_json(diff);
+  CHECK(j["same"] == false);
+  CHECK(j["sections"][1]["section"] == "weights");
+  CHECK(j["sections"][1]["input"] == false);
+  CHECK(j["sections"][1]["changes"][0]["path"] == "weights.tensor_sha256");
+  CHECK(j["sections"][1]["changes"][0]["new"] == std::string(64, 'f'));
+}
+
+TEST_CASE("a whole section present on one side only is one change") {
+  const Manifest a = fixture();
+  Manifest b = a;
+  b.environment.reset();
+  auto diff = reverify::diff_manifests(a, b);
+  REQUIRE(section_names(diff) == std::vector<std::string>{"environment"});
+  REQUIRE(diff.sections[0].changes.size() == 1);
+  CHECK(diff.sections[0].changes[0].path == "environment");
+  CHECK_FALSE(diff.sections[0].changes[0].new_value.has_value());
+  auto j = reverify::to_json(diff);
+  CHECK_FALSE(j["sections"][0]["changes"][0].contains("new"));
+}
