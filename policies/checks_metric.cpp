@@ -25,8 +25,10 @@ void judge(CheckResult& check, double observed, double reference, double toleran
   check.evidence["direction"] = direction(delta, higher_is_better);
   check.explanation = check.name + " " + number_text(observed) + " is " +
                       number_text(std::abs(delta)) + (delta >= 0 ? " above " : " below ") +
-                      band_origin + " " + number_text(reference) + " (" +
-                      direction(delta, higher_is_better) + "), " +
+                      band_origin + " " + number_text(reference) +
+                      (check.outcome == CheckOutcome::failed
+                           ? std::string(" (") + direction(delta, higher_is_better) + "), "
+                           : std::string(", ")) +
                       (check.outcome == CheckOutcome::passed ? "within" : "outside") +
                       " the band of ±" + number_text(tolerance);
 }

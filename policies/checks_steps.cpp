@@ -47,6 +47,7 @@ CheckResult check_steps(const StepsCheckSpec& spec) {
     origin = "from " + std::to_string(band->n) + " seed-run pairs (α=" + number_text(band->alpha) +
              " per check)";
     check.evidence["pairs"] = band->n;
+    check.evidence["alpha"] = band->alpha;
   } else {
     check.outcome = CheckOutcome::uncalibrated;
     check.explanation = check.name + ": max absolute deviation " + number_text(deviation) +
