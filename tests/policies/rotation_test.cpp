@@ -1,0 +1,172 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "policies/rotation.hpp"
+
+using namespace reverify;
+using namespace std::chrono;
+
+namespace {
+
+sys_seconds at(int y, unsigned mo, unsigned d, int h = 0) {
+  return sys_days(year(y) / month(mo) / day(d)) + hours(h);
+}
+
+InventoryItem item(const std::string& model, int criticality = 0, double cost = 1) {
+  InventoryItem i;
+  i.model = model;
+  i.version = "1";
+  i.criticality = criticality;
+  i.full_gpu_hours = cost;
+  i.steps_gpu_hours = cost / 10;
+  return i;
+}
+
+HistoryItem done(const std::string& model, sys_seconds when, bool steps = false) {
+  return {model, "1", when, steps, true};
+}
+
+std::vector<std::string> order(const Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& e : p.entries)
+    out.push_back(e.model);
+  return out;
+}
+
+Plan plan(const std::vector<InventoryItem>& inv, const std::vector<HistoryItem>& hist,
+          const std::vector<ManualTrigger>& triggers, sys_seconds now,
+          const RotationConfig& config = {}) {
+  auto p = plan_cycle(inv, hist, triggers, now, config);
+  REQUIRE(p.ok());
+  return *p;
+}
+
+}  // namespace
+
+TEST_CASE("monthly cycle bounds across year boundaries and leap February") {
+  RotationConfig monthly;
+  auto b = *cycle_bounds(at(2026, 12, 31, 23), monthly);
+  CHECK(b.first == at(2026, 12, 1));
+  CHECK(b.second == at(2027, 1, 1));
+  b = *cycle_bounds(at(2028, 2, 29, 12), monthly);
+  CHECK(b.first == at(2028, 2, 1));
+  CHECK(b.second == at(2028, 3, 1));
+  b = *cycle_bounds(at(2027, 1, 1), monthly);
+  CHECK(b.first == at(2027, 1, 1));
+}
+
+TEST_CASE("cron cycle bounds: the last fire time to the next one") {
+  RotationConfig weekly;
+  weekly.cron = "0 3 * * mon";
+  const auto b = *cycle_bounds(at(2026, 12, 31, 12), weekly);  // a Thursday
+  CHECK(b.first == at(2026, 12, 28, 3));
+  CHECK(b.second == at(2027, 1, 4, 3));
+  weekly.cron = "0 3 * *";
+  CHECK_FALSE(cycle_bounds(at(2026, 12, 31), weekly).ok());
+}
+
+TEST_CASE(
+    "never verified first, then least recently verified, ties by criticality then release date") {
+  auto a = item("a", 1), b = item("b", 5), c = item("c", 1), d = item("d", 1), e = item("e", 1);
+  c.released_at = at(2026, 1, 1);
+  d.released_at = at(2026, 6, 1);
+  const auto now = at(2026, 11, 15);
+  const auto p =
+      plan({a, b, c, d, e}, {done("a", at(2026, 9, 1)), done("b", at(2026, 9, 1))}, {}, now);
+  // c, d, e never verified: d (newer) before c (older) before e (no date); then b (critical) before
+  // a.
+  CHECK(order(p) == std::vector<std::string>{"d", "c", "e", "b", "a"});
+  CHECK(p.entries[0].reason.find("never verified") != std::string::npos);
+  CHECK(p.entries[3].reason.find("last verified 2026-09-01") != std::string::npos);
+}
+
+TEST_CASE(
+    "items verified in this cycle are not planned; failed-to-run verifications do not count") {
+  const auto now = at(2027, 1, 10);
+  HistoryItem errored = done("b", at(2027, 1, 2));
+  errored.completed = false;
+  const auto p = plan({item("a"), item("b")}, {done("a", at(2027, 1, 2)), errored}, {}, now);
+  CHECK(order(p) == std::vector<std::string>{"b"});
+  // Verified in December: due again in January.
+  const auto q = plan({item("a")}, {done("a", at(2026, 12, 31, 23))}, {}, now);
+  CHECK(order(q) == std::vector<std::string>{"a"});
+}
+
+TEST_CASE("per_cycle limit defers the rest with a reason") {
+  RotationConfig config;
+  config.per_cycle = 2;
+  const auto p = plan({item("a"), item("b"), item("c")}, {}, {}, at(2026, 11, 1), config);
+  CHECK(p.entries.size() == 2);
+  REQUIRE(p.deferred.size() == 1);
+  CHECK(p.deferred[0].model == "c");
+  CHECK(p.deferred[0].reason.find("per_cycle") != std::string::npos);
+}
+
+TEST_CASE("GPU budget packing is first-fit in priority order") {
+  RotationConfig config;
+  config.gpu_budget_hours = 10;
+  auto big = item("big", 9, 8), huge = item("huge", 8, 50), small = item("small", 7, 2),
+       tiny = item("tiny", 6, 1);
+  const auto p = plan({big, huge, small, tiny}, {}, {}, at(2026, 11, 1), config);
+  CHECK(order(p) == std::vector<std::string>{"big", "small"});
+  CHECK(p.gpu_hours_planned == doctest::Approx(10));
+  REQUIRE(p.deferred.size() == 2);
+  CHECK(p.deferred[0].model == "huge");
+  CHECK(p.deferred[0].reason.find("needs 50 GPU-hours, 2 left of the 10 budget") !=
+        std::string::npos);
+  CHECK(p.deferred[1].model == "tiny");
+}
+
+TEST_CASE("manual triggers run first, always, and use up budget") {
+  RotationConfig config;
+  config.gpu_budget_hours = 5;
+  config.per_cycle = 1;
+  const auto now = at(2026, 11, 20);
+  ManualTrigger t1{"late", "1", at(2026, 11, 19), std::nullopt, "cli:alice"};
+  ManualTrigger t0{"early", "1", at(2026, 11, 18), true, "api"};
+  ManualTrigger unknown{"ghost", "1", at(2026, 11, 18), std::nullopt, "api"};
+  const auto p = plan({item("a", 0, 1), item("late", 0, 4), item("early", 0, 10)},
+                      {done("late", at(2026, 11, 2))}, {t1, t0, unknown}, now, config);
+  REQUIRE(p.entries.size() >= 2);
+  CHECK(p.entries[0].model == "early");
+  CHECK(p.entries[0].manual);
+  CHECK(p.entries[0].steps_mode);  // as requested
+  CHECK(p.entries[0].reason.find("manual trigger by api") != std::string::npos);
+  CHECK(p.entries[1].model == "late");  // verified this cycle already, still runs: a human asked
+  // 1 + 4 = 5 GPU-hours of manual work leaves nothing for "a".
+  CHECK(p.entries.size() == 2);
+  CHECK(std::any_of(p.deferred.begin(), p.deferred.end(),
+                    [](const Deferred& d) { return d.model == "a"; }));
+  CHECK(std::any_of(p.deferred.begin(), p.deferred.end(),
+                    [](const Deferred& d) { return d.model == "ghost"; }));
+}
+
+TEST_CASE("large models: steps mode, a full rebuild every Nth verification") {
+  RotationConfig config;
+  config.full_every_n_cycles = 3;
+  auto big = item("big", 0, 100);
+  big.large = true;
+  const auto now = at(2026, 11, 5);
+  auto p = plan({big}, {}, {}, now, config);
+  CHECK(p.entries[0].steps_mode);
+  CHECK(p.entries[0].gpu_hours == doctest::Approx(10));
+  p = plan({big}, {done("big", at(2026, 9, 1), true), done("big", at(2026, 10, 1), true)}, {}, now,
+           config);
+  CHECK_FALSE(p.entries[0].steps_mode);
+  CHECK(p.entries[0].reason.find("full rebuild") != std::string::npos);
+  p = plan({big}, {done("big", at(2026, 9, 1), true), done("big", at(2026, 10, 1), false)}, {}, now,
+           config);
+  CHECK(p.entries[0].steps_mode);
+}
+
+TEST_CASE("waves follow max_concurrent; invalid config is an error") {
+  RotationConfig config;
+  config.max_concurrent = 2;
+  const auto p = plan({item("a"), item("b"), item("c")}, {}, {}, at(2026, 11, 1), config);
+  CHECK(p.entries[0].wave == 0);
+  CHECK(p.entries[1].wave == 0);
+  CHECK(p.entries[2].wave == 1);
+  config.max_concurrent = 0;
+  CHECK_FALSE(plan_cycle({}, {}, {}, at(2026, 11, 1), config).ok());
+}
