@@ -2,6 +2,8 @@
 
 namespace reverify {
 
-const char* to_string(RebuildMode mode) { return mode == RebuildMode::full ? "full" : "steps"; }
+const char* to_string(RebuildMode mode) {
+  return mode == RebuildMode::full ? "full" : "steps";
+}
 
 }  // namespace reverify

@@ -32,15 +32,15 @@ const char* to_string(RebuildMode mode);
 
 // Everything a runner needs to start one rebuild. Paths are on the daemon's machine.
 struct RebuildSpec {
-  std::string rebuild_id;                  // [A-Za-z0-9._-]+, unique per rebuild
+  std::string rebuild_id;  // [A-Za-z0-9._-]+, unique per rebuild
   Manifest manifest;
-  std::string manifest_location;           // where the manifest was read from (relative URIs)
+  std::string manifest_location;  // where the manifest was read from (relative URIs)
   RebuildMode mode = RebuildMode::full;
-  std::int64_t max_steps = 0;              // steps mode only
-  std::optional<std::int64_t> seed_override;  // calibration runs only
+  std::int64_t max_steps = 0;                      // steps mode only
+  std::optional<std::int64_t> seed_override;       // calibration runs only
   std::optional<std::filesystem::path> data_path;  // dataset snapshot (read-only to the job)
   std::optional<std::filesystem::path> eval_path;  // eval set (read-only to the job)
-  std::filesystem::path work_dir;          // scratch for this rebuild, owned by the runner
+  std::filesystem::path work_dir;                  // scratch for this rebuild, owned by the runner
   std::chrono::seconds timeout{3600};
 };
 
@@ -95,6 +95,10 @@ class Runner {
   // After a restart: the job labelled with this rebuild id, if it still exists.
   virtual Result<std::optional<JobHandle>> find_running(const std::string& rebuild_id) = 0;
 };
+
+// error:job (code job) unless the job exited 0 within its time: the message says which, with the
+// exit status or signal, and ends with the last lines of the log. Shared by every runner.
+Status job_exit_status(const JobExit& exit);
 
 // Validates a result.json document against the rebuild contract and resolves its file names
 // inside out_dir (names must not escape it). Shared by every runner.

@@ -1,0 +1,42 @@
+#pragma once
+// The `docker` runner: the Docker Engine API over its unix socket (core/http_client.hpp, never
+// the docker CLI). The image is pulled by digest and must carry exactly that digest; the
+// container gets the contract's environment, read-only data/eval binds, a writable out folder,
+// no capabilities, no new privileges, NetworkMode from config, GPUs through DeviceRequests. It is
+// labelled reverify.rebuild-id (and with its scratch folder and deadline) so that a restarted
+// daemon reattaches, and it is removed on every path by cleanup().
+//
+// Host scratch folder: in/ (config.json, seeds.json; mounted read-only at /reverify/in) and out/
+// (mounted read-write at /reverify/out). Data and eval sets are mounted at /reverify/data and
+// /reverify/eval.
+
+#include "runners/runner.hpp"
+#include "runners/runner_config.hpp"
+
+namespace reverify {
+
+class DockerRunner final : public Runner {
+ public:
+  explicit DockerRunner(DockerRunnerConfig config);
+
+  std::string kind() const override { return "docker"; }
+  // Negotiates the API version, pulls environment.image by digest (error:provision when the
+  // image is not referenced by digest, the registry is down or lacks the digest, or the engine
+  // has no GPU runtime for accelerator.count > 0).
+  Status prepare(const RebuildSpec& spec) override;
+  Result<JobHandle> start(const RebuildSpec& spec) override;
+  // Streams the demultiplexed logs until the container stops or its deadline passes (then it is
+  // stopped: SIGTERM, SIGKILL after kill_grace). An engine that stops answering for longer than
+  // reconnect_grace, or loses the container, is error:runner-lost.
+  Result<JobExit> wait(const JobHandle& job, const LogSink& logs) override;
+  Result<JobOutputs> collect(const JobHandle& job, const std::filesystem::path& dest) override;
+  // Removes the container (forced) and the scratch folder.
+  void cleanup(const JobHandle& job) override;
+  void cancel(const JobHandle& job) override;
+  Result<std::optional<JobHandle>> find_running(const std::string& rebuild_id) override;
+
+ private:
+  DockerRunnerConfig config_;
+};
+
+}  // namespace reverify

@@ -1,0 +1,83 @@
+#include "runners/job_contract.hpp"
+
+#include <fstream>
+
+namespace reverify {
+namespace {
+
+Status write_json(const std::filesystem::path& path, const nlohmann::json& doc) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << doc.dump(2) << '\n';
+  out.close();
+  if (!out)
+    return make_error(ErrorCode::io, path.string() + ": cannot write");
+  return {};
+}
+
+bool is_valid_rebuild_id(const std::string& id) {
+  if (id.empty() || id == "." || id == ".." || id.size() > 200)
+    return false;
+  for (char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status write_contract_inputs(const RebuildSpec& spec, const std::filesystem::path& in_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(in_dir, ec);
+  if (ec)
+    return make_error(ErrorCode::io, in_dir.string() + ": cannot create: " + ec.message());
+  const nlohmann::json config = spec.manifest.config.value_or(nlohmann::json::object());
+  if (auto s = write_json(in_dir / "config.json", config); !s)
+    return s;
+  return write_json(in_dir / "seeds.json", nlohmann::json(spec.manifest.seeds));
+}
+
+std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
+                                                        const ContractPaths& paths) {
+  std::map<std::string, std::string> env;
+  if (spec.manifest.environment)
+    env = spec.manifest.environment->env;
+  env["REVERIFY_MODE"] = to_string(spec.mode);
+  if (spec.mode == RebuildMode::steps)
+    env["REVERIFY_MAX_STEPS"] = std::to_string(spec.max_steps);
+  else
+    env.erase("REVERIFY_MAX_STEPS");
+  env["REVERIFY_CONFIG"] = paths.config;
+  env["REVERIFY_SEEDS"] = paths.seeds;
+  env["REVERIFY_OUT"] = paths.out;
+  const auto set_or_erase = [&env](const char* name, const std::string& value) {
+    if (value.empty())
+      env.erase(name);
+    else
+      env[name] = value;
+  };
+  set_or_erase("REVERIFY_DATA", paths.data);
+  set_or_erase("REVERIFY_EVAL", paths.eval);
+  set_or_erase("REVERIFY_SEED_OVERRIDE",
+               spec.seed_override ? std::to_string(*spec.seed_override) : "");
+  if (spec.manifest.run.source_date_epoch) {
+    env["SOURCE_DATE_EPOCH"] = std::to_string(*spec.manifest.run.source_date_epoch);
+  }
+  return env;
+}
+
+Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
+                                          const std::filesystem::path& work_dir,
+                                          const std::filesystem::path& scratch_root) {
+  if (!is_valid_rebuild_id(rebuild_id)) {
+    return make_error(ErrorCode::invalid_argument,
+                      "rebuild id: expected [A-Za-z0-9._-]{1,200}, got \"" + rebuild_id + "\"");
+  }
+  if (!work_dir.empty())
+    return work_dir;
+  return scratch_root / rebuild_id;
+}
+
+}  // namespace reverify

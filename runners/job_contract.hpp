@@ -1,0 +1,38 @@
+#pragma once
+// The runner side of the rebuild contract (DESIGN.md, "The rebuild contract"), shared by every
+// runner: the input files a job reads and the environment it gets.
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "core/result.hpp"
+#include "runners/runner.hpp"
+
+namespace reverify {
+
+// Where the job sees each contract path: host paths for the process runner, container paths for
+// docker. data and eval stay unset when the spec has none.
+struct ContractPaths {
+  std::string config;  // REVERIFY_CONFIG
+  std::string seeds;   // REVERIFY_SEEDS
+  std::string out;     // REVERIFY_OUT
+  std::string data;    // REVERIFY_DATA, "" = not given
+  std::string eval;    // REVERIFY_EVAL, "" = not given
+};
+
+// Writes in_dir/config.json (the manifest's resolved config, {} when absent) and in_dir/seeds.json.
+Status write_contract_inputs(const RebuildSpec& spec, const std::filesystem::path& in_dir);
+
+// The job's whole environment: the manifest's environment.env, then the contract's variables,
+// which win over a manifest entry of the same name (a manifest cannot redirect REVERIFY_OUT).
+std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
+                                                        const ContractPaths& paths);
+
+// The scratch folder of a rebuild: spec.work_dir, or scratch_root/<rebuild id> when it is empty.
+// An id that is not [A-Za-z0-9._-]+ (or is "." / "..") is an invalid_argument error.
+Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
+                                          const std::filesystem::path& work_dir,
+                                          const std::filesystem::path& scratch_root);
+
+}  // namespace reverify

@@ -1,0 +1,161 @@
+#include "runners/job_outputs.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace reverify {
+namespace {
+
+constexpr std::uintmax_t kMaxResultBytes = 16 * 1024 * 1024;
+
+Error invalid(const std::string& path, const std::string& expected, const nlohmann::json& got) {
+  std::string shown = got.dump();
+  if (shown.size() > 80)
+    shown = shown.substr(0, 77) + "...";
+  return make_error(ErrorCode::job,
+                    "result.json: " + path + ": expected " + expected + ", got " + shown);
+}
+
+Result<double> finite_number(const nlohmann::json& value, const std::string& path) {
+  if (!value.is_number() || !std::isfinite(value.get<double>()))
+    return invalid(path, "a finite number", value);
+  return value.get<double>();
+}
+
+// A file named by result.json: a relative path that stays inside out_dir and is a regular file.
+Result<std::filesystem::path> output_file(const std::filesystem::path& out_dir,
+                                          const nlohmann::json& value, const std::string& path) {
+  if (!value.is_string() || value.get<std::string>().empty())
+    return invalid(path, "a file name", value);
+  const std::filesystem::path name(value.get<std::string>());
+  if (name.is_absolute())
+    return invalid(path, "a path relative to $REVERIFY_OUT", value);
+  std::error_code ec;
+  const auto root = std::filesystem::weakly_canonical(out_dir, ec);
+  const auto file = std::filesystem::weakly_canonical(out_dir / name, ec);
+  const auto rel = file.lexically_relative(root);
+  if (ec || rel.empty() || *rel.begin() == "..") {
+    return invalid(path, "a file inside $REVERIFY_OUT", value);
+  }
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    return make_error(ErrorCode::job, "result.json: " + path + ": names " + name.string() +
+                                          ", which the job did not write to $REVERIFY_OUT");
+  }
+  return file;
+}
+
+Status read_segments(const nlohmann::json& doc, JobOutputs& outputs) {
+  if (!doc.contains("segments"))
+    return {};
+  const auto& segments = doc["segments"];
+  if (!segments.is_object())
+    return invalid("segments", "an object of segment -> {metric: number}", segments);
+  for (const auto& [segment, metrics] : segments.items()) {
+    const std::string where = "segments[\"" + segment + "\"]";
+    if (!metrics.is_object())
+      return invalid(where, "an object of metric -> number", metrics);
+    for (const auto& [metric, value] : metrics.items()) {
+      auto number = finite_number(value, where + "." + metric);
+      if (!number)
+        return number.error();
+      outputs.segments[segment][metric] = *number;
+    }
+  }
+  return {};
+}
+
+Status read_steps(const nlohmann::json& doc, JobOutputs& outputs) {
+  if (!doc.contains("steps"))
+    return {};
+  const auto& steps = doc["steps"];
+  if (!steps.is_object() || !steps.contains("metric") || !steps["metric"].is_string() ||
+      !steps.contains("values") || !steps["values"].is_array()) {
+    return invalid("steps", "{\"metric\": string, \"values\": [numbers]}", steps);
+  }
+  outputs.steps_metric = steps["metric"].get<std::string>();
+  for (std::size_t i = 0; i < steps["values"].size(); ++i) {
+    auto number = finite_number(steps["values"][i], "steps.values[" + std::to_string(i) + "]");
+    if (!number)
+      return number.error();
+    outputs.steps_values.push_back(*number);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<JobOutputs> read_job_outputs(const std::filesystem::path& out_dir) {
+  const auto path = out_dir / "result.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return make_error(
+        ErrorCode::job,
+        "the job wrote no result.json to $REVERIFY_OUT (the rebuild contract requires it)");
+  }
+  if (std::filesystem::file_size(path, ec) > kMaxResultBytes) {
+    return make_error(ErrorCode::job,
+                      "result.json: larger than " + std::to_string(kMaxResultBytes) + " bytes");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded())
+    return make_error(ErrorCode::job, "result.json: not valid JSON");
+  if (!doc.is_object())
+    return invalid("(document)", "an object", doc);
+
+  JobOutputs outputs;
+  outputs.out_dir = out_dir;
+  if (!doc.contains("primary") || !doc["primary"].is_object()) {
+    return invalid("primary", "{\"name\": string, \"value\": number}",
+                   doc.value("primary", nlohmann::json()));
+  }
+  const auto& primary = doc["primary"];
+  if (!primary.contains("name") || !primary["name"].is_string() ||
+      primary["name"].get<std::string>().empty()) {
+    return invalid("primary.name", "a metric name", primary.value("name", nlohmann::json()));
+  }
+  outputs.primary_name = primary["name"].get<std::string>();
+  auto value = finite_number(primary.value("value", nlohmann::json()), "primary.value");
+  if (!value)
+    return value.error();
+  outputs.primary_value = *value;
+  if (auto s = read_segments(doc, outputs); !s)
+    return s.error();
+  if (auto s = read_steps(doc, outputs); !s)
+    return s.error();
+  for (const char* key : {"predictions", "weights"}) {
+    if (!doc.contains(key) || doc[key].is_null())
+      continue;
+    auto file = output_file(out_dir, doc[key], key);
+    if (!file)
+      return file.error();
+    (std::string(key) == "predictions" ? outputs.predictions : outputs.weights) = *file;
+  }
+  outputs.result = std::move(doc);
+  return outputs;
+}
+
+Result<JobOutputs> collect_outputs(const std::filesystem::path& out_dir,
+                                   const std::filesystem::path& dest) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(out_dir, ec)) {
+    return make_error(ErrorCode::job, out_dir.string() + ": the job's out folder is missing");
+  }
+  std::filesystem::create_directories(dest, ec);
+  if (!ec) {
+    std::filesystem::copy(out_dir, dest,
+                          std::filesystem::copy_options::recursive |
+                              std::filesystem::copy_options::skip_symlinks |
+                              std::filesystem::copy_options::overwrite_existing,
+                          ec);
+  }
+  if (ec)
+    return make_error(ErrorCode::io,
+                      "copying " + out_dir.string() + " to " + dest.string() + ": " + ec.message());
+  return read_job_outputs(dest);
+}
+
+}  // namespace reverify

@@ -1,0 +1,37 @@
+#pragma once
+// The `process` runner (the embedded default, no infrastructure): a fresh scratch folder per
+// rebuild, a git checkout of code.commit, the job run as its own process group with a cleared
+// environment. Scratch layout (scratch_dir() in job_contract.hpp):
+//   src/ the checkout    in/ config.json, seeds.json    out/ $REVERIFY_OUT
+//   job.log (stdout+stderr)    job.json (pid, start time, deadline)    exit_status
+// job.json is what find_running() reads after a daemon restart.
+
+#include "runners/runner.hpp"
+#include "runners/runner_config.hpp"
+
+namespace reverify {
+
+class ProcessRunner final : public Runner {
+ public:
+  explicit ProcessRunner(ProcessRunnerConfig config);
+
+  std::string kind() const override { return "process"; }
+  // Checks the code out into a fresh scratch folder (see checkout_code() for the errors) and
+  // resolves the entrypoint's argv[0] on the configured PATH.
+  Status prepare(const RebuildSpec& spec) override;
+  // Prepares first when prepare() was not called for this scratch folder.
+  Result<JobHandle> start(const RebuildSpec& spec) override;
+  Result<JobExit> wait(const JobHandle& job, const LogSink& logs) override;
+  // dest must lie outside the scratch folder, which cleanup() deletes.
+  Result<JobOutputs> collect(const JobHandle& job, const std::filesystem::path& dest) override;
+  void cleanup(const JobHandle& job) override;
+  void cancel(const JobHandle& job) override;
+  // Looks in scratch_root/<rebuild id>: a job that was started there and not cleaned up yet,
+  // running or already ended (wait() then returns its recorded exit status at once).
+  Result<std::optional<JobHandle>> find_running(const std::string& rebuild_id) override;
+
+ private:
+  ProcessRunnerConfig config_;
+};
+
+}  // namespace reverify

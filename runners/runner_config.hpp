@@ -1,0 +1,49 @@
+#pragma once
+// The runner section of reverify.yaml as a typed struct with defaults (the daemon's config loader
+// maps YAML onto it; make_runner() in runner_factory.hpp builds a Runner from it).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace reverify {
+
+struct ProcessRunnerConfig {
+  // PATH given to the job, and searched for an entrypoint's argv[0] without a '/' ("python3").
+  // /usr/bin first: Debian's numpy belongs to /usr/bin/python3.
+  std::string path_env = "/usr/bin:/bin";
+  // Scratch folders live in scratch_root/<rebuild id> when RebuildSpec::work_dir is empty; that is
+  // also where find_running() looks after a restart.
+  std::filesystem::path scratch_root = "/var/lib/reverify/scratch";
+  std::size_t log_cap_bytes = 1024 * 1024;       // log tail kept in JobExit::log_tail
+  std::chrono::milliseconds kill_grace{10000};   // SIGTERM -> SIGKILL
+  std::chrono::milliseconds poll_interval{100};  // how often wait() looks at the job and its log
+};
+
+struct DockerRunnerConfig {
+  std::string socket = "/var/run/docker.sock";  // the Engine API's unix socket
+  std::string network_mode = "none";            // HostConfig.NetworkMode
+  std::int64_t memory_bytes = 0;                // HostConfig.Memory; 0 = no limit
+  std::int64_t nano_cpus = 0;                   // HostConfig.NanoCpus (1e9 = one CPU); 0 = no limit
+  // Container user "uid:gid"; empty = the daemon's own ids, so the out folder stays the daemon's.
+  std::string user;
+  // Host-side scratch (bind-mounted in/ and out/ folders): scratch_root/<rebuild id> when
+  // RebuildSpec::work_dir is empty.
+  std::filesystem::path scratch_root = "/var/lib/reverify/scratch";
+  std::size_t log_cap_bytes = 1024 * 1024;
+  std::chrono::seconds kill_grace{10};      // POST /containers/{id}/stop?t=
+  std::chrono::seconds pull_timeout{1800};  // whole image pull
+  // How long wait() keeps trying an engine that stopped answering before error:runner-lost.
+  std::chrono::milliseconds reconnect_grace{30000};
+  std::string min_api_version = "1.41";  // Docker 20.10; DeviceRequests needs >= 1.40
+};
+
+struct RunnerConfig {
+  std::string kind = "process";  // "process" | "docker" | "kubernetes"
+  ProcessRunnerConfig process;
+  DockerRunnerConfig docker;
+};
+
+}  // namespace reverify
