@@ -63,6 +63,8 @@ struct TensorHash {
   std::vector<TensorDigest> tensors;  // sorted by name
   std::string root;
   std::uint64_t total_bytes = 0;
+  // "<name>\t<dtype>\t<dims joined by ,>\t<sha256>\n" per tensor; root is its sha256.
+  std::string text() const;
 };
 
 // Strict header validation; each violation an error naming the tensor and the rule.

@@ -37,13 +37,6 @@ Result<std::string> read_exact(int fd, std::uint64_t offset, std::uint64_t lengt
   return bytes;
 }
 
-std::string dims_joined(const std::vector<std::uint64_t>& shape) {
-  std::string out;
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    out += (i ? "," : "") + std::to_string(shape[i]);
-  return out;
-}
-
 }  // namespace
 
 Result<TensorHash> hash_safetensors(const std::filesystem::path& file, const HashOptions& options) {
@@ -114,12 +107,16 @@ Result<TensorHash> hash_safetensors(const std::filesystem::path& file, const Has
   if (!status)
     return status.error();
 
-  std::string lines;
-  for (const TensorDigest& t : result.tensors) {
-    lines += t.name + '\t' + t.dtype + '\t' + dims_joined(t.shape) + '\t' + t.sha256 + '\n';
-  }
-  result.root = sha256_hex(lines);
+  result.root = sha256_hex(result.text());
   return result;
+}
+
+std::string TensorHash::text() const {
+  std::string lines;
+  for (const TensorDigest& t : tensors) {
+    lines += t.name + '\t' + t.dtype + '\t' + join_dims(t.shape) + '\t' + t.sha256 + '\n';
+  }
+  return lines;
 }
 
 }  // namespace reverify

@@ -31,10 +31,7 @@ Error tensor_error(const std::string& name, const std::string& what) {
 }
 
 std::string dims_text(const std::vector<std::uint64_t>& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + "]";
+  return "[" + join_dims(shape) + "]";
 }
 
 std::string range_text(const SafetensorsTensor& t) {
@@ -194,6 +191,13 @@ Status check_coverage(std::vector<const SafetensorsTensor*> by_offset, std::uint
 }
 
 }  // namespace
+
+std::string join_dims(const std::vector<std::uint64_t>& shape) {
+  std::string out;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "," : "") + std::to_string(shape[i]);
+  return out;
+}
 
 unsigned safetensors_dtype_bits(std::string_view dtype) {
   for (const DtypeWidth& known : kDtypes) {

@@ -20,6 +20,9 @@ struct SafetensorsTensor {
   std::uint64_t begin = 0, end = 0;  // data_offsets, relative to the start of the data section
 };
 
+// "2,3" for shape [2, 3]; "" for a scalar.
+std::string join_dims(const std::vector<std::uint64_t>& shape);
+
 // Element width in bits of a dtype of the official list (safetensors 0.6), 0 for unknown names.
 unsigned safetensors_dtype_bits(std::string_view dtype);
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Benchmark of `reverify hash` against named baselines, in one run (issue 2, "Benchmark"):
+#   - a ~2 GiB corpus of ~2000 files of mixed sizes: reverify vs `find | sort | xargs sha256sum`;
+#   - a single ~2 GiB safetensors file (tensor hash, parallel over tensors);
+#   - the limit: `openssl speed -evp sha256` 16 KiB row x cores.
+# Every timed run starts with the data re-read into the page cache; each tool's best of 3 runs
+# counts (the machine is shared). The corpus lives in a temp folder outside the repo, removed at exit.
+# Usage: bench/hash_bench.sh [REVERIFY_BINARY]   (default: build/hashing-rel/cli/reverify, built
+# with `cmake --preset release -B build/hashing-rel && cmake --build build/hashing-rel --target reverify`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=$(realpath "${1:-build/hashing-rel/cli/reverify}")
+work=$(mktemp -d /tmp/reverify-hash-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cores=$(nproc)
+runs=3
+
+/usr/bin/python3 bench/hash_bench_data.py "$work"
+corpus_bytes=$(du -sb --apparent-size "$work/corpus" | cut -f1)
+corpus_files=$(find "$work/corpus" -type f | wc -l)
+weights_bytes=$(stat -c %s "$work/model.safetensors")
+
+warm() { find "$1" -type f -exec cat {} + >/dev/null; }
+now() { date +%s.%N; }
+# best_of SECONDS_VAR PATH_TO_WARM COMMAND...: fastest wall time over $runs runs.
+best_of() {
+  local -n best=$1
+  local warm_path=$2
+  shift 2
+  best=
+  for _ in $(seq "$runs"); do
+    warm "$warm_path"
+    local start end
+    start=$(now)
+    "$@" >"$work/out" 2>/dev/null
+    end=$(now)
+    best=$(echo "$start $end ${best:-}" | awk '{t = $2 - $1; if ($3 != "" && $3 < t) t = $3; printf "%.4f", t}')
+  done
+}
+mbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", b / s / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+sha256sum_corpus() { (cd "$work/corpus" && find . -type f -printf '%P\n' | LC_ALL=C sort | xargs -d '\n' sha256sum); }
+
+# The limit first, while nothing of ours runs.
+openssl_core=$(openssl speed -evp sha256 -bytes 16384 -seconds 3 2>/dev/null |
+  awk '/^sha256/ { sub(/k$/, "", $2); printf "%.0f", $2 * 1000 / 1e6 }')
+limit=$((openssl_core * cores))
+
+best_of t_sum "$work/corpus" sha256sum_corpus
+cp "$work/out" "$work/sha256sum.out"
+best_of t_rev "$work/corpus" "$cli" hash "$work/corpus"
+# Cross-check: reverify's manifest lines carry the same digests as sha256sum's.
+head -n -1 "$work/out" | awk '{ print $1 "  " substr($0, index($0, $3)) }' |
+  cmp -s - "$work/sha256sum.out" || { echo "MISMATCH between reverify and sha256sum digests" >&2; exit 1; }
+best_of t_st "$work/model.safetensors" "$cli" hash "$work/model.safetensors"
+
+sum_rate=$(mbps "$corpus_bytes" "$t_sum")
+rev_rate=$(mbps "$corpus_bytes" "$t_rev")
+st_rate=$(mbps "$weights_bytes" "$t_st")
+echo "machine: $cores cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "limit (openssl speed -evp sha256, 16 KiB row): $openssl_core MB/s a core x $cores = $limit MB/s"
+echo "corpus: $corpus_files files, $corpus_bytes bytes"
+echo "  sha256sum (find|sort|xargs sha256sum): ${t_sum}s  $sum_rate MB/s"
+echo "  reverify hash DIR:                      ${t_rev}s  $rev_rate MB/s  = $(ratio "$rev_rate" "$limit") of limit (target 0.85), $(ratio "$rev_rate" "$sum_rate")x sha256sum"
+echo "safetensors: 1 file, $weights_bytes bytes"
+echo "  reverify hash FILE.safetensors:         ${t_st}s  $st_rate MB/s  = $(ratio "$st_rate" "$limit") of limit (target 0.80)"

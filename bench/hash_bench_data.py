@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+"""Generates the hash benchmark's data in OUT: corpus/ (~2 GiB, ~2000 files of mixed sizes, in
+nested folders) and model.safetensors (~2 GiB, tensors of model-like mixed sizes). Deterministic."""
+import json
+import os
+import random
+import struct
+import sys
+
+GIB = 1 << 30
+out = sys.argv[1]
+rng = random.Random(2026)
+pool = os.urandom(64 << 20)  # content does not change SHA-256 speed; slices of one pool suffice
+
+
+def write_bytes(f, size):
+    while size > 0:
+        offset = rng.randrange(0, len(pool) - (1 << 20))
+        chunk = pool[offset:offset + min(size, len(pool) - offset)]
+        f.write(chunk)
+        size -= len(chunk)
+
+
+# Mixed sizes: many small files, a body of medium ones, a few large ones (log-uniform in bands).
+sizes = [int(2 ** rng.uniform(10, 16)) for _ in range(1400)]            # 1 KiB .. 64 KiB
+sizes += [int(2 ** rng.uniform(17, 21)) for _ in range(560)]            # 128 KiB .. 2 MiB
+sizes += [int(2 ** rng.uniform(23, 26)) for _ in range(40)]             # 8 MiB .. 64 MiB
+scale = 2 * GIB / sum(sizes)
+for i, size in enumerate(sizes):
+    folder = os.path.join(out, "corpus", f"part-{i % 17:02d}", f"shard-{i % 5}")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, f"file-{i:05d}.bin"), "wb") as f:
+        write_bytes(f, max(1, int(size * scale)))
+
+# A model-like safetensors file: two large embeddings, then 52 layers of mixed tensors, to 2 GiB.
+tensors = [("embed.weight", [50000, 4096]), ("lm_head.weight", [50000, 4096])]
+for layer in range(52):
+    for name, shape in [("attn.qkv", [3072, 1024]), ("attn.out", [1024, 1024]),
+                        ("mlp.up", [4096, 1024]), ("mlp.down", [1024, 4096]), ("norm", [1024])]:
+        tensors.append((f"layers.{layer}.{name}.weight", shape))
+header, offset = {"__metadata__": {"format": "pt"}}, 0
+for name, shape in tensors:
+    size = 2
+    for dim in shape:
+        size *= dim
+    header[name] = {"dtype": "BF16", "shape": shape, "data_offsets": [offset, offset + size]}
+    offset += size
+text = json.dumps(header).encode()
+text += b" " * ((8 - len(text) % 8) % 8)
+with open(os.path.join(out, "model.safetensors"), "wb") as f:
+    f.write(struct.pack("<Q", len(text)))
+    f.write(text)
+    write_bytes(f, offset)

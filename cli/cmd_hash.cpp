@@ -1,0 +1,183 @@
+// reverify hash PATH: the file manifest of a folder, the tensor hash of a .safetensors file, or the
+// sha256 of any other file (DESIGN.md, "Manifest v1"). The root hash is always stdout's last line.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/command.hpp"
+#include "cli/hash_progress.hpp"
+#include "core/hashing.hpp"
+
+namespace reverify::cli {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+constexpr const char* kName = "hash";
+
+int input_error(const Error& error) {
+  std::cerr << "reverify hash: " << error.message << "\n";
+  return 2;
+}
+
+Result<std::string> read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return make_error(ErrorCode::not_found, path.string() + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Written beside the destination and renamed over it, so a reader never sees half a manifest.
+Status write_text(const fs::path& path, const std::string& text) {
+  const fs::path temp = path.string() + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush())
+      return make_error(ErrorCode::io, temp.string() + ": cannot write");
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec)
+    return make_error(ErrorCode::io, path.string() + ": cannot write: " + ec.message());
+  return Status::success();
+}
+
+int hash_folder(const fs::path& dir, const Args& args) {
+  std::optional<FileManifest> expected;
+  if (auto verify =
+          args.option("verify")) {  // read first: a bad file fails before hours of hashing
+    auto text = read_text(*verify);
+    if (!text)
+      return input_error(text.error());
+    auto parsed = parse_file_manifest(*text);
+    if (!parsed)
+      return input_error(make_error(parsed.error().code, *verify + ": " + parsed.error().message));
+    expected = std::move(parsed).value();
+  }
+  Result<FileManifest> manifest = [&] {
+    HashProgressLine progress(stderr);
+    return hash_directory(dir, HashOptions{0, progress.callback()});
+  }();
+  if (!manifest)
+    return input_error(manifest.error());
+  if (auto write = args.option("write")) {
+    Status written = write_text(*write, manifest->text());
+    if (!written)
+      return input_error(written.error());
+  }
+  FileManifestDiff diff;
+  if (expected)
+    diff = diff_file_manifests(*expected, *manifest);
+
+  if (args.flag("json")) {
+    json out = {{"kind", "files"},
+                {"root", manifest->root},
+                {"files", manifest->files.size()},
+                {"bytes", manifest->total_bytes}};
+    if (expected) {
+      out["verify"] = {{"manifest", *args.option("verify")},
+                       {"matches", diff.empty()},
+                       {"added", diff.added},
+                       {"removed", diff.removed},
+                       {"changed", diff.changed}};
+    }
+    std::cout << out.dump() << "\n";
+  } else if (expected) {
+    for (const auto& path : diff.added)
+      std::cout << "added: " << path << "\n";
+    for (const auto& path : diff.removed)
+      std::cout << "removed: " << path << "\n";
+    for (const auto& path : diff.changed)
+      std::cout << "changed: " << path << "\n";
+    std::cout << manifest->root << "\n";
+  } else {
+    std::cout << manifest->text() << manifest->root << "\n";
+  }
+  if (expected && !diff.empty()) {
+    std::cerr << "reverify hash: " << dir.string() << " differs from " << *args.option("verify")
+              << ": " << diff.added.size() << " added, " << diff.removed.size() << " removed, "
+              << diff.changed.size() << " changed\n";
+    return 1;
+  }
+  return 0;
+}
+
+int hash_safetensors_file(const fs::path& file, const Args& args) {
+  Result<TensorHash> hash = [&] {
+    HashProgressLine progress(stderr);
+    return hash_safetensors(file, HashOptions{0, progress.callback()});
+  }();
+  if (!hash)
+    return input_error(hash.error());
+  if (args.flag("json")) {
+    json tensors = json::array();
+    for (const TensorDigest& t : hash->tensors) {
+      tensors.push_back(
+          {{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}, {"sha256", t.sha256}});
+    }
+    std::cout << json{{"kind", "safetensors"},
+                      {"root", hash->root},
+                      {"files", 1},
+                      {"bytes", hash->total_bytes},
+                      {"tensors", tensors}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
+  std::cout << hash->text() << hash->root << "\n";
+  return 0;
+}
+
+int hash_plain_file(const fs::path& file, const Args& args) {
+  auto digest = sha256_file(file);
+  if (!digest)
+    return input_error(digest.error());
+  if (args.flag("json")) {
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    std::cout
+        << json{{"kind", "file"}, {"root", *digest}, {"files", 1}, {"bytes", ec ? 0 : size}}.dump()
+        << "\n";
+  } else {
+    std::cout << *digest << "\n";
+  }
+  return 0;
+}
+
+int run_hash(Args& args) {
+  if (args.positionals().size() != 1)
+    return usage_error(kName, "expects exactly one PATH");
+  const fs::path path = args.positionals()[0];
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status))
+    return input_error(make_error(ErrorCode::not_found, path.string() + ": does not exist"));
+  if (fs::is_directory(status))
+    return hash_folder(path, args);
+  if (args.option("write") || args.option("verify")) {
+    return usage_error(kName, "--write and --verify apply to a folder's file manifest");
+  }
+  if (!fs::is_regular_file(status)) {
+    return input_error(make_error(ErrorCode::invalid_argument,
+                                  path.string() + ": not a folder or a regular file"));
+  }
+  if (path.extension() == ".safetensors")
+    return hash_safetensors_file(path, args);
+  return hash_plain_file(path, args);
+}
+
+const Registrar kHash{
+    {kName,
+     "DIR|FILE [--write FILE] [--verify FILE] [--json]",
+     "file manifest of a folder, tensor hash of a .safetensors file, sha256 of any "
+     "other file; the root hash is the last line",
+     {"write", "verify"},
+     {"json"},
+     run_hash}};
+
+}  // namespace
+}  // namespace reverify::cli
