@@ -29,11 +29,12 @@ using PageLogFn = std::function<void(const std::string& line)>;
 PageLogFn stderr_page_log();  // "reverify pager: <line>" on stderr
 
 struct DrainStats {
-  std::size_t delivered = 0;  // rows marked sent
-  std::size_t retrying = 0;   // transient failures, to be tried again
-  std::size_t failed = 0;     // rejected for good (400, unknown sender)
-  std::size_t resent = 0;     // open alerts kept alive
-  bool more = false;          // the batch limit was reached: drain again
+  std::size_t delivered = 0;   // rows marked sent
+  std::size_t retrying = 0;    // transient failures, to be tried again
+  std::size_t failed = 0;      // rejected for good (400, unknown sender)
+  std::size_t resent = 0;      // open alerts kept alive
+  std::size_t unrecorded = 0;  // outcomes the outbox could not record (attempted again later)
+  bool more = false;           // the batch limit was reached: drain again
 };
 
 class Dispatcher {

@@ -45,17 +45,6 @@ std::string describe_moved(const MovedInput& moved) {
   return text;
 }
 
-// Cuts at a UTF-8 character boundary so the summary stays valid text.
-std::string truncate_utf8(const std::string& text, std::size_t max_bytes) {
-  if (text.size() <= max_bytes)
-    return text;
-  const std::string ellipsis = "…";
-  std::size_t cut = max_bytes - ellipsis.size();
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return text.substr(0, cut) + ellipsis;
-}
-
 std::string tail_utf8(const std::string& text, std::size_t max_bytes) {
   if (text.size() <= max_bytes)
     return text;
@@ -159,6 +148,16 @@ nlohmann::json build_details(const PageInput& input) {
 }
 
 }  // namespace
+
+std::string truncate_utf8(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes)
+    return text;
+  const std::string ellipsis = "…";
+  std::size_t cut = max_bytes - ellipsis.size();
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return text.substr(0, cut) + ellipsis;
+}
 
 std::string page_dedup_key(const std::string& model, const std::string& version) {
   return "reverify/" + model + "/" + version;

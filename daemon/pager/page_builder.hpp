@@ -43,6 +43,9 @@ struct PageInput {
   std::string created_at;            // RFC 3339 UTC
 };
 
+// At most max_bytes, cut at a UTF-8 character boundary, "…" marking a cut.
+std::string truncate_utf8(const std::string& text, std::size_t max_bytes);
+
 // "reverify/<model>/<version>" (names are validated, so it always fits in 255 chars).
 std::string page_dedup_key(const std::string& model, const std::string& version);
 

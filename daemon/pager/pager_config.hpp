@@ -25,6 +25,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/result.hpp"
+#include "core/verdict_class.hpp"
 
 namespace reverify {
 
@@ -39,6 +40,9 @@ struct SeverityMap {
   std::string error = "warning";  // error:* (reverify or its infrastructure failed)
   std::string notice = "info";    // uncalibrated notices and pass notices
 };
+
+// The severity word for a verdict class: failed:* -> failed, error:* -> error, else notice.
+const std::string& severity_of(const SeverityMap& map, VerdictClass cls);
 
 struct SenderConfig {
   std::string name;

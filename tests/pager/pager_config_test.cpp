@@ -1,0 +1,154 @@
+#include <doctest/doctest.h>
+
+#include "daemon/pager/pager_config.hpp"
+
+using namespace reverify;
+
+namespace {
+
+Result<PagerConfig> parse(const std::string& yaml) {
+  return parse_pager_config(YAML::Load(yaml)["pager"], "pager");
+}
+
+std::string error_of(const std::string& yaml) {
+  auto config = parse(yaml);
+  REQUIRE_FALSE(config.ok());
+  return config.error().message;
+}
+
+const char* kGood = R"(
+pager:
+  public_url: https://reverify.example/
+  senders:
+    pd: {kind: pagerduty, routing_key_file: /etc/reverify/pd.key, severity: {error: info}}
+    am: {kind: alertmanager, url: "http://127.0.0.1:9093", resend_interval: 2m, timeout: 5s}
+    chat: {kind: slack, url_file: slack.url}
+    hook: {kind: webhook, url: "https://hooks.example/reverify", token_file: hook.token}
+    sink: {kind: file, path: pages.jsonl}
+  routes:
+    - {owner: team-vision, senders: [pd, chat], notify_on_pass: true}
+    - {owner: "*", senders: [am, sink]}
+  retry: {initial: 10s, max_backoff: 10m, max_attempts: 7}
+)";
+
+}  // namespace
+
+TEST_CASE("a complete pager section parses into typed values with defaults") {
+  auto config = parse(kGood);
+  REQUIRE(config.ok());
+  CHECK(config->public_url == "https://reverify.example");
+  REQUIRE(config->senders.size() == 5);
+  const auto& pd = config->senders.at("pd");
+  CHECK(pd.kind == SenderKind::pagerduty);
+  CHECK(pd.url == "https://events.pagerduty.com/v2/enqueue");
+  CHECK(pd.routing_key_file == "/etc/reverify/pd.key");
+  CHECK(pd.severity.failed == "error");
+  CHECK(pd.severity.error == "info");
+  const auto& am = config->senders.at("am");
+  CHECK(am.resend_interval == std::chrono::seconds(120));
+  CHECK(am.timeout == std::chrono::seconds(5));
+  CHECK(config->senders.at("chat").url_file == "slack.url");
+  CHECK(config->senders.at("sink").path == "pages.jsonl");
+  REQUIRE(config->routes.size() == 2);
+  CHECK(config->routes[0].owner == "team-vision");
+  CHECK(config->routes[0].senders == std::vector<std::string>{"pd", "chat"});
+  CHECK(config->routes[0].notify_on_pass);
+  CHECK_FALSE(config->routes[1].notify_on_pass);
+  CHECK(config->retry.initial == std::chrono::seconds(10));
+  CHECK(config->retry.max_backoff == std::chrono::seconds(600));
+  CHECK(config->retry.max_attempts == 7);
+}
+
+TEST_CASE("relative secret and sink paths resolve against the config folder") {
+  auto config = parse(kGood);
+  REQUIRE(config.ok());
+  resolve_pager_paths(*config, "/etc/reverify");
+  CHECK(config->senders.at("chat").url_file == "/etc/reverify/slack.url");
+  CHECK(config->senders.at("hook").token_file == "/etc/reverify/hook.token");
+  CHECK(config->senders.at("sink").path == "/etc/reverify/pages.jsonl");
+  CHECK(config->senders.at("pd").routing_key_file == "/etc/reverify/pd.key");
+}
+
+TEST_CASE("a missing pager section is an empty config") {
+  auto config = parse("other: 1\n");
+  REQUIRE(config.ok());
+  CHECK(config->senders.empty());
+  CHECK(config->routes.empty());
+}
+
+TEST_CASE("errors name the YAML path and what was expected") {
+  CHECK(error_of(R"(
+pager:
+  senders: {pd: {kind: pagerduty, routing_key_file: k}}
+  routes:
+    - {owner: a, senders: [pd]}
+    - {owner: b, senders: [pd]}
+    - {owner: c, senders: [pdx]}
+)") == "pager.routes[2].senders[0]: unknown sender \"pdx\"");
+  CHECK(error_of("pager: {senders: {x: {kind: sms}}}") ==
+        "pager.senders.x.kind: expected pagerduty, alertmanager, slack, webhook or file, got "
+        "\"sms\"");
+  CHECK(error_of("pager: {senders: {pd: {kind: pagerduty}}}") ==
+        "pager.senders.pd.routing_key_file: required for a pagerduty sender");
+  CHECK(error_of("pager: {senders: {am: {kind: alertmanager, url: x}}}") ==
+        "pager.senders.am.url: expected an http:// or https:// URL, got \"x\"");
+  CHECK(error_of("pager: {senders: {f: {kind: file, path: p, colour: red}}}")
+            .starts_with("pager.senders.f.colour: unknown key (expected one of: kind, timeout"));
+  CHECK(
+      error_of("pager: {senders: {pd: {kind: pagerduty, routing_key_file: k, severity: {failed: "
+               "loud}}}}") ==
+      "pager.senders.pd.severity.failed: expected critical, error, warning or info, got \"loud\"");
+  CHECK(error_of("pager: {retry: {initial: 1h, max_backoff: 1m}}") ==
+        "pager.retry.max_backoff: must not be shorter than pager.retry.initial");
+  CHECK(error_of("pager: {retry: {max_attempts: 0}}") ==
+        "pager.retry.max_attempts: expected a whole number >= 1");
+  CHECK(
+      error_of("pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: a, senders: []}]}") ==
+      "pager.routes[0].senders: expected a non-empty list of sender names");
+  CHECK(error_of("pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: a, senders: [f]}, "
+                 "{owner: a, senders: [f]}]}") ==
+        "pager.routes[1].owner: \"a\" is already routed by pager.routes[0]");
+  CHECK(error_of(
+            "pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: ../x, senders: [f]}]}")
+            .starts_with("pager.routes[0].owner: expected \"*\" or a name"));
+  CHECK(error_of(
+            "pager: {senders: {am: {kind: alertmanager, url: 'http://a', resend_interval: 0s}}}") ==
+        "pager.senders.am.resend_interval: must be longer than 0s, got \"0s\"");
+}
+
+TEST_CASE("secrets are accepted only through *_file keys") {
+  CHECK(error_of("pager: {senders: {pd: {kind: pagerduty, routing_key: R0123}}}") ==
+        "pager.senders.pd.routing_key: secrets are read from files only; use routing_key_file");
+  CHECK(error_of("pager: {senders: {h: {kind: webhook, url: 'http://a', token: T}}}") ==
+        "pager.senders.h.token: secrets are read from files only; use token_file");
+  CHECK(
+      error_of(
+          "pager: {senders: {s: {kind: slack, url: 'https://hooks.slack.com/services/T/B/X'}}}") ==
+      "pager.senders.s.url: a Slack webhook URL is a secret; put it in a file named by url_file");
+  // The secret itself never appears in the message.
+  CHECK(error_of("pager: {senders: {pd: {kind: pagerduty, routing_key: R0123}}}").find("R0123") ==
+        std::string::npos);
+}
+
+TEST_CASE("every owner must be routed, by name or by the wildcard") {
+  auto named =
+      parse("pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: a, senders: [f]}]}");
+  REQUIRE(named.ok());
+  CHECK(check_owner_routed(*named, "a").ok());
+  auto unrouted = check_owner_routed(*named, "team-x");
+  REQUIRE_FALSE(unrouted.ok());
+  CHECK(unrouted.error().message.find("no route for owner \"team-x\"") != std::string::npos);
+
+  auto wildcard =
+      parse("pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: '*', senders: [f]}]}");
+  REQUIRE(wildcard.ok());
+  CHECK(check_owner_routed(*wildcard, "team-x").ok());
+}
+
+TEST_CASE("severity follows whose fault the verdict is") {
+  SeverityMap map;
+  CHECK(severity_of(map, VerdictClass::failed_input_drift) == "error");
+  CHECK(severity_of(map, VerdictClass::error_job) == "warning");
+  CHECK(severity_of(map, VerdictClass::uncalibrated) == "info");
+  CHECK(severity_of(map, VerdictClass::passed) == "info");
+}
