@@ -1,0 +1,67 @@
+#include "runners/kubernetes_api.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "runners/kubernetes_job_status.hpp"
+
+namespace reverify {
+
+std::string KubernetesApi::jobs_path() const {
+  return "/apis/batch/v1/namespaces/" + url_encode(endpoint_.namespace_name) + "/jobs";
+}
+
+std::string KubernetesApi::pods_path() const {
+  return "/api/v1/namespaces/" + url_encode(endpoint_.namespace_name) + "/pods";
+}
+
+Result<HttpResponse> KubernetesApi::call(const std::string& method, const std::string& path,
+                                         const std::optional<nlohmann::json>& body,
+                                         std::function<bool(std::string_view)> on_body,
+                                         long timeout_ms) const {
+  HttpRequest request;
+  request.method = method;
+  request.url = endpoint_.api_server + path;
+  request.ca_file = endpoint_.ca_file.string();
+  request.timeout_ms = timeout_ms;
+  request.on_body = std::move(on_body);
+  request.headers.emplace_back("Accept", "application/json");
+  if (body) {
+    request.headers.emplace_back("Content-Type", "application/json");
+    request.body = body->dump();
+  }
+  if (!endpoint_.token_file.empty()) {
+    std::ifstream in(endpoint_.token_file, std::ios::binary);
+    if (!in) {
+      return make_error(ErrorCode::io,
+                        "kubernetes.token_file: cannot read " + endpoint_.token_file.string());
+    }
+    std::ostringstream token;
+    token << in.rdbuf();
+    request.bearer_token = token.str();
+    while (!request.bearer_token.empty() &&
+           (request.bearer_token.back() == '\n' || request.bearer_token.back() == '\r')) {
+      request.bearer_token.pop_back();
+    }
+  }
+  return http_request(request);
+}
+
+Result<nlohmann::json> KubernetesApi::get_json(const std::string& path, ErrorCode on_error) const {
+  auto response = call("GET", path);
+  if (!response)
+    return make_error(on_error, response.error().message);
+  if (response->status / 100 != 2)
+    return api_error(on_error, "GET " + path, *response);
+  auto doc = nlohmann::json::parse(response->body, nullptr, false);
+  if (doc.is_discarded())
+    return make_error(on_error, "GET " + path + ": the API server sent a body that is not JSON");
+  return doc;
+}
+
+Error api_error(ErrorCode code, const std::string& what, const HttpResponse& response) {
+  return make_error(code, what + ": HTTP " + std::to_string(response.status) + ": " +
+                              status_message(response.body));
+}
+
+}  // namespace reverify

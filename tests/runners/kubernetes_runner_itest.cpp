@@ -1,0 +1,396 @@
+// The kubernetes runner against tests/k8s/fake_apiserver.py over HTTPS (a CA made for the test),
+// through every scenario the fake simulates. The fake enforces request shapes and records each
+// violation; every test requires none (except where a wrong request is the point).
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include "core/http_client.hpp"
+#include "runners/kubernetes_job_spec.hpp"
+#include "runners/kubernetes_runner.hpp"
+
+using namespace reverify;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+pid_t spawn(const std::vector<std::string>& argv, bool quiet = false) {
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (quiet)
+      freopen("/dev/null", "w", stderr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int run(const std::vector<std::string>& argv) {
+  int status = 0;
+  waitpid(spawn(argv, true), &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+// One fake API server on a free loopback port, stopped by pid.
+class FakeApiServer {
+ public:
+  FakeApiServer() {
+    char tmpl[] = "/tmp/reverify-k8s-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    fs::create_directories(dir_ / "pvc");
+    fs::create_directories(dir_ / "datasets" / "digits");
+    write_file(dir_ / "token", "s3cret-token\n");
+    REQUIRE(run({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
+                 (dir_ / "key.pem").string(), "-out", (dir_ / "cert.pem").string()}) == 0);
+    const std::string source = std::getenv("REVERIFY_SOURCE_DIR");
+    pid_ = spawn({"/usr/bin/python3", source + "/tests/k8s/fake_apiserver.py", "--port-file",
+                  (dir_ / "port").string(), "--token-file", (dir_ / "token").string(),
+                  "--namespace", "ml", "--out-claim", "reverify-out=" + (dir_ / "pvc").string(),
+                  "--cert", (dir_ / "cert.pem").string(), "--key", (dir_ / "key.pem").string()});
+    for (int i = 0; i < 300 && !fs::exists(dir_ / "port"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // start-up, not a timing check
+    }
+    REQUIRE(fs::exists(dir_ / "port"));
+    std::ifstream(dir_ / "port") >> port_;
+  }
+  ~FakeApiServer() {
+    stop();
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  void stop() {
+    if (pid_ <= 0)
+      return;
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+  const fs::path& dir() const { return dir_; }
+  std::string url() const { return "https://127.0.0.1:" + std::to_string(port_); }
+
+  KubernetesConfig config() const {
+    KubernetesConfig config;
+    config.api_server = url();
+    config.namespace_name = "ml";
+    config.token_file = dir_ / "token";
+    config.ca_file = dir_ / "cert.pem";
+    config.input_volumes = {{"datasets", dir_ / "datasets"}};
+    config.outputs.volume = {"reverify-out", dir_ / "pvc"};
+    config.reconnect_grace = std::chrono::milliseconds(1500);
+    return config;
+  }
+
+  void scenario(const std::string& name) const {
+    auto r = control("POST", "/_fake/scenario", json{{"scenario", name}}.dump());
+    REQUIRE(r.status == 200);
+  }
+  json violations() const { return json::parse(control("GET", "/_fake/violations", "").body); }
+  std::vector<std::string> requests() const {
+    return json::parse(control("GET", "/_fake/requests", "").body);
+  }
+
+ private:
+  HttpResponse control(const std::string& method, const std::string& path,
+                       const std::string& body) const {
+    HttpRequest request;
+    request.method = method;
+    request.url = url() + path;
+    request.ca_file = (dir_ / "cert.pem").string();
+    request.body = body;
+    auto response = http_request(request);
+    REQUIRE(response.ok());
+    return *response;
+  }
+
+  fs::path dir_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+RebuildSpec spec_for(const FakeApiServer& fake, const std::string& id) {
+  RebuildSpec spec;
+  spec.rebuild_id = id;
+  spec.manifest.model = "digits-mlp";
+  spec.manifest.version = "2026.11.1";
+  spec.manifest.environment = Environment{};
+  spec.manifest.environment->image = "127.0.0.1:5000/trainer@sha256:" + std::string(64, 'b');
+  spec.manifest.environment->accelerator = Accelerator{};
+  spec.manifest.environment->accelerator->model = "NVIDIA H100 80GB HBM3";
+  spec.manifest.environment->accelerator->count = 1;
+  spec.manifest.run.entrypoint = {"python3", "train.py"};
+  spec.data_path = fake.dir() / "datasets" / "digits";
+  spec.work_dir = fake.dir() / "work" / id;
+  spec.timeout = std::chrono::seconds(600);
+  return spec;
+}
+
+std::unique_ptr<Runner> runner_for(const KubernetesConfig& config) {
+  auto runner = make_kubernetes_runner(config);
+  REQUIRE(runner.ok());
+  return std::move(*runner);
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& needle) {
+  for (const auto& l : lines) {
+    if (l.find(needle) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+// start + wait for one rebuild in the given scenario.
+Result<JobExit> run_scenario(const FakeApiServer& fake, Runner& runner, const std::string& scenario,
+                             const std::string& id, std::string* streamed = nullptr) {
+  fake.scenario(scenario);
+  auto spec = spec_for(fake, id);
+  REQUIRE(runner.prepare(spec).ok());
+  auto job = runner.start(spec);
+  REQUIRE(job.ok());
+  CHECK(job->runner_kind == "kubernetes");
+  return runner.wait(*job, [&](std::string_view chunk) {
+    if (streamed)
+      streamed->append(chunk);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("success: the Job completes, logs and outputs come back, cleanup deletes it") {
+  FakeApiServer fake;
+  auto runner = runner_for(fake.config());
+  std::string streamed;
+  auto exit = run_scenario(fake, *runner, "success", "ok-1", &streamed);
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 0);
+  CHECK_FALSE(exit->timed_out);
+  CHECK(exit->log_tail.find("attempt 1: done") != std::string::npos);
+  CHECK(streamed.find("attempt 1: done") != std::string::npos);
+  CHECK(job_exit_status(*exit).ok());
+
+  const JobHandle job{"ok-1", "kubernetes", kubernetes_job_name("ok-1"),
+                      fake.dir() / "work" / "ok-1"};
+  auto outputs = runner->collect(job, fake.dir() / "collected");
+  REQUIRE(outputs.ok());
+  CHECK(outputs->primary_name == "accuracy");
+  CHECK(outputs->primary_value == doctest::Approx(0.9609));
+  CHECK(fs::exists(fake.dir() / "collected" / "result.json"));
+
+  runner->cleanup(job);
+  runner->cleanup(job);  // idempotent: the second DELETE gets a 404
+  CHECK_FALSE(fs::exists(fake.dir() / "pvc" / "reverify" / "ok-1"));
+  auto found = runner->find_running("ok-1");
+  REQUIRE(found.ok());
+  CHECK_FALSE(found->has_value());
+  const auto requests = fake.requests();
+  CHECK(contains(requests, "POST /apis/batch/v1/namespaces/ml/jobs?fieldValidation=Strict"));
+  CHECK(contains(requests, "watch=1"));
+  CHECK(contains(requests, "DELETE /apis/batch/v1/namespaces/ml/jobs/" + job.ref));
+  CHECK(fake.violations() == json::array());
+}
+
+TEST_CASE("failure: the container's exit status and log reach the verdict") {
+  FakeApiServer fake;
+  auto runner = runner_for(fake.config());
+  auto exit = run_scenario(fake, *runner, "failure", "fail-1");
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 3);
+  CHECK_FALSE(exit->timed_out);
+  CHECK(exit->log_tail.find("ValueError: boom") != std::string::npos);
+  CHECK(exit->log_tail.find("BackoffLimitExceeded") != std::string::npos);
+  auto status = job_exit_status(*exit);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().code == ErrorCode::job);
+  CHECK(fake.violations() == json::array());
+}
+
+TEST_CASE("deadline exceeded reads as a timeout") {
+  FakeApiServer fake;
+  auto runner = runner_for(fake.config());
+  auto exit = run_scenario(fake, *runner, "deadline", "slow-1");
+  REQUIRE(exit.ok());
+  CHECK(exit->timed_out);
+  CHECK(exit->log_tail.find("DeadlineExceeded") != std::string::npos);
+  CHECK_FALSE(job_exit_status(*exit).ok());
+  CHECK(fake.violations() == json::array());
+}
+
+TEST_CASE("preemption: the disrupted pod is ignored, the replacement's outcome and log count") {
+  FakeApiServer fake;
+  auto runner = runner_for(fake.config());
+  auto exit = run_scenario(fake, *runner, "preemption", "pre-1");
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 0);
+  CHECK(exit->log_tail.find("attempt 2: done") != std::string::npos);
+  CHECK(exit->log_tail.find("attempt 1") == std::string::npos);
+  CHECK(contains(fake.requests(), "/pods/" + kubernetes_job_name("pre-1") + "-00002/log"));
+  CHECK(fake.violations() == json::array());
+}
+
+TEST_CASE(
+    "410 Gone on a watch: the runner lists again instead of reusing the old resourceVersion") {
+  for (const std::string scenario : {"expired", "expired-http"}) {
+    CAPTURE(scenario);
+    FakeApiServer fake;
+    auto runner = runner_for(fake.config());
+    auto exit = run_scenario(fake, *runner, scenario, "gone-1");
+    REQUIRE(exit.ok());
+    CHECK(exit->exit_code == 0);
+    // list, watch (410), list again, watch ...
+    const auto requests = fake.requests();
+    int lists_after_first_watch = 0;
+    bool watched = false;
+    for (const auto& r : requests) {
+      const bool is_job_get =
+          r.rfind("GET /apis/batch/v1/namespaces/ml/jobs?labelSelector=", 0) == 0;
+      if (is_job_get && r.find("watch=1") != std::string::npos)
+        watched = true;
+      else if (is_job_get && watched)
+        ++lists_after_first_watch;
+    }
+    CHECK(lists_after_first_watch >= 1);
+    CHECK(fake.violations() == json::array());
+  }
+}
+
+TEST_CASE("a pod that can never pull its image is error:provision and the Job is deleted") {
+  FakeApiServer fake;
+  auto runner = runner_for(fake.config());
+  auto exit = run_scenario(fake, *runner, "image-pull", "pull-1");
+  REQUIRE_FALSE(exit.ok());
+  CHECK(exit.error().code == ErrorCode::provision);
+  CHECK(exit.error().message.find("ImagePullBackOff") != std::string::npos);
+  CHECK(contains(fake.requests(),
+                 "DELETE /apis/batch/v1/namespaces/ml/jobs/" + kubernetes_job_name("pull-1")));
+  CHECK(fake.violations() == json::array());
+}
+
+TEST_CASE("a Job deleted behind the runner's back is error:runner-lost") {
+  FakeApiServer fake;
+  auto runner = runner_for(fake.config());
+  auto exit = run_scenario(fake, *runner, "deleted", "del-1");
+  REQUIRE_FALSE(exit.ok());
+  CHECK(exit.error().code == ErrorCode::runner_lost);
+  CHECK(exit.error().message.find("deleted") != std::string::npos);
+  CHECK(fake.violations() == json::array());
+}
+
+TEST_CASE("the API server going away mid-run is error:runner-lost after the reconnect grace") {
+  FakeApiServer fake;
+  auto runner = runner_for(fake.config());
+  fake.scenario("hang");
+  auto spec = spec_for(fake, "lost-1");
+  auto job = runner->start(spec);
+  REQUIRE(job.ok());
+  auto waiting = std::async(std::launch::async, [&] { return runner->wait(*job, nullptr); });
+  while (!contains(fake.requests(), "watch=1"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(fake.violations() == json::array());
+  fake.stop();
+  auto exit = waiting.get();
+  REQUIRE_FALSE(exit.ok());
+  CHECK(exit.error().code == ErrorCode::runner_lost);
+}
+
+TEST_CASE("reattach: a new runner finds the Job by label and waits it out") {
+  FakeApiServer fake;
+  fake.scenario("success");
+  auto spec = spec_for(fake, "re-1");
+  std::string ref;
+  {
+    auto first = runner_for(fake.config());
+    auto job = first->start(spec);
+    REQUIRE(job.ok());
+    ref = job->ref;
+  }  // the daemon restarts
+  auto second = runner_for(fake.config());
+  auto found = second->find_running("re-1");
+  REQUIRE(found.ok());
+  REQUIRE(found->has_value());
+  CHECK((*found)->ref == ref);
+  CHECK((*found)->work_dir == spec.work_dir);
+  auto exit = second->wait(**found, nullptr);
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 0);
+  auto none = second->find_running("other-id");
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());
+  // Starting the same rebuild again is a conflict, not a second Job.
+  auto again = second->start(spec);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.error().code == ErrorCode::conflict);
+  CHECK(fake.violations() == json::array());
+}
+
+TEST_CASE(
+    "credentials and trust: a wrong token or an unknown CA fail prepare with error:provision") {
+  FakeApiServer fake;
+  auto spec = spec_for(fake, "auth-1");
+  SUBCASE("wrong token") {
+    auto config = fake.config();
+    write_file(fake.dir() / "other-token", "wrong\n");
+    config.token_file = fake.dir() / "other-token";
+    auto status = runner_for(config)->prepare(spec);
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.error().code == ErrorCode::provision);
+    CHECK(status.error().message.find("401") != std::string::npos);
+    CHECK(fake.violations().dump().find("bearer token") != std::string::npos);  // the fake saw it
+  }
+  SUBCASE("system trust store instead of the cluster CA") {
+    auto config = fake.config();
+    config.ca_file.clear();
+    auto status = runner_for(config)->prepare(spec);
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.error().code == ErrorCode::provision);
+  }
+  SUBCASE("a rotated token is picked up without a restart") {
+    auto runner = runner_for(fake.config());
+    REQUIRE(runner->prepare(spec).ok());
+    write_file(fake.dir() / "token", "rotated-token\n");  // both sides read this file
+    CHECK(runner->prepare(spec).ok());
+    CHECK(fake.violations() == json::array());
+  }
+}
+
+TEST_CASE("in-cluster: token, CA and namespace come from the service account folder") {
+  FakeApiServer fake;
+  const fs::path sa = fake.dir() / "serviceaccount";
+  fs::create_directories(sa);
+  fs::copy_file(fake.dir() / "token", sa / "token");
+  fs::copy_file(fake.dir() / "cert.pem", sa / "ca.crt");
+  write_file(sa / "namespace", "ml\n");
+  auto config = fake.config();
+  config.in_cluster = true;
+  config.service_account_dir = sa;
+  config.token_file.clear();
+  config.ca_file.clear();
+  config.namespace_name = "default";  // the service account's namespace wins
+  auto runner = runner_for(config);
+  auto exit = run_scenario(fake, *runner, "success", "incluster-1");
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 0);
+  CHECK(fake.violations() == json::array());
+
+  config.service_account_dir = fake.dir() / "missing";
+  auto broken = make_kubernetes_runner(config);
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().message.find("kubernetes.in_cluster") != std::string::npos);
+}
