@@ -70,14 +70,20 @@ Result<JobRecord> require_record(const JobHandle& job) {
   return *record;
 }
 
-// Whether the supervisor has ended, without reaping it: while it stays a zombie its pid (the
-// process group id) cannot be reused, so the group can still be killed safely.
-bool has_ended(const ProcessIdentity& supervisor) {
+// nullopt while the supervisor runs; once it ended, its exit status as the shell shows it (N, or
+// 128 + signal), or -1 when it is not this process's child (started before a restart). It is not
+// reaped here: while it stays a zombie its pid (the process group id) cannot be reused, so the
+// group can still be killed safely.
+std::optional<int> supervisor_ended(const ProcessIdentity& supervisor) {
   siginfo_t info{};
   if (::waitid(P_PID, static_cast<id_t>(supervisor.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0) {
-    return info.si_pid == supervisor.pid;
+    if (info.si_pid != supervisor.pid)
+      return std::nullopt;
+    return info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
   }
-  return !is_alive(supervisor);  // not our child: started before a restart
+  if (is_alive(supervisor))
+    return std::nullopt;
+  return -1;
 }
 
 void signal_group(const ProcessIdentity& supervisor, int sig) {
@@ -221,9 +227,10 @@ Result<JobExit> ProcessRunner::wait(const JobHandle& job, const LogSink& logs) {
   JobExit exit;
   std::optional<std::int64_t> term_sent_ms;
   bool kill_sent = false;
+  std::optional<int> supervisor_status;
   while (true) {
     log.drain(logs);
-    if (has_ended(supervisor))
+    if ((supervisor_status = supervisor_ended(supervisor)))
       break;
     const std::int64_t now = now_unix_ms();
     if (!term_sent_ms && now >= record->deadline_unix_ms) {
@@ -238,7 +245,8 @@ Result<JobExit> ProcessRunner::wait(const JobHandle& job, const LogSink& logs) {
   }
   end_group(supervisor);
   log.drain(logs);
-  exit.exit_code = read_exit_status(job.work_dir / "exit_status").value_or(-1);
+  // The supervisor's own status stands in when SIGKILL took it down with the job.
+  exit.exit_code = read_exit_status(job.work_dir / "exit_status").value_or(*supervisor_status);
   exit.log_tail = log.text();
   return exit;
 }
@@ -253,7 +261,7 @@ void ProcessRunner::cancel(const JobHandle& job) {
     return;
   signal_group(record->supervisor, SIGTERM);
   const auto kill_at = std::chrono::steady_clock::now() + config_.kill_grace;
-  while (!has_ended(record->supervisor) && std::chrono::steady_clock::now() < kill_at) {
+  while (!supervisor_ended(record->supervisor) && std::chrono::steady_clock::now() < kill_at) {
     std::this_thread::sleep_for(config_.poll_interval);
   }
   signal_group(record->supervisor, SIGKILL);

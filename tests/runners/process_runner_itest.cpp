@@ -1,0 +1,287 @@
+// The process runner against real git repositories and real processes (fixtures/trainer.py).
+#include <signal.h>
+
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "core/hashing.hpp"
+#include "runner_test_support.hpp"
+#include "runners/process_runner.hpp"
+#include "runners/process_spawn.hpp"
+
+using namespace reverify;
+using namespace reverify::test;
+
+namespace {
+
+void git(const std::filesystem::path& repo, const std::string& args) {
+  const std::string command = "git -C '" + repo.string() + "' -c user.name=t -c user.email=t@t " +
+                              args + " >/dev/null 2>&1";
+  REQUIRE_MESSAGE(std::system(command.c_str()) == 0, command);
+}
+
+std::string head_commit(const std::filesystem::path& repo) {
+  const auto file = repo / ".git" / "rv-head";
+  REQUIRE(std::system(("git -C '" + repo.string() + "' rev-parse HEAD > '" + file.string() + "'")
+                          .c_str()) == 0);
+  auto text = read_file(file);
+  std::filesystem::remove(file);
+  return text.substr(0, 40);
+}
+
+// A git repository holding the test trainer, a scratch root, and a spec that runs it.
+struct Fixture {
+  TempDir tmp;
+  std::filesystem::path repo = tmp.path / "repo";
+  ProcessRunnerConfig config;
+  RebuildSpec spec;
+
+  explicit Fixture(const std::string& behaviour) {
+    std::filesystem::create_directories(repo);
+    git(repo, "init -q");
+    std::filesystem::copy_file(source_dir() / "tests/runners/fixtures/trainer.py",
+                               repo / "trainer.py");
+    git(repo, "add trainer.py");
+    git(repo, "commit -q -m trainer");
+    config.scratch_root = tmp.path / "scratch";
+    config.kill_grace = std::chrono::milliseconds(1000);
+    config.poll_interval = std::chrono::milliseconds(20);
+    spec.rebuild_id = "rb-" + behaviour;
+    spec.manifest = trainer_manifest(behaviour);
+    spec.manifest.code.repo = repo.string();
+    spec.manifest.code.commit = head_commit(repo);
+    spec.manifest_location = (tmp.path / "registry" / "manifest.json").string();
+    spec.timeout = std::chrono::seconds(60);
+  }
+};
+
+bool pid_alive(const std::string& pid_text) {
+  const pid_t pid = std::stoi(pid_text);
+  const auto stat = read_proc_stat(pid);
+  return stat && stat->state != 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("a clean rebuild: checkout, cleared environment, outputs, cleanup") {
+  Fixture f("ok");
+  f.spec.mode = RebuildMode::steps;
+  f.spec.max_steps = 5;
+  ProcessRunner runner(f.config);
+  REQUIRE(runner.prepare(f.spec).ok());
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->exit_code == 0);
+  CHECK_FALSE(outcome.exit->timed_out);
+  CHECK(job_exit_status(*outcome.exit).ok());
+  CHECK(outcome.streamed.find("trainer: done") != std::string::npos);
+  CHECK(outcome.exit->log_tail.find("trainer-first-instruction") != std::string::npos);
+
+  auto outputs = runner.collect(job, f.tmp.path / "collected");
+  REQUIRE_MESSAGE(outputs.ok(), (outputs.ok() ? "" : outputs.error().to_string()));
+  CHECK(outputs->primary_name == "accuracy");
+  CHECK(outputs->steps_values.size() == 5);
+  REQUIRE(outputs->predictions);
+  CHECK(std::filesystem::file_size(*outputs->predictions) > 0);
+
+  // Only the contract's variables, the manifest's env and PATH reach the job.
+  const auto env = nlohmann::json::parse(read_file(f.tmp.path / "collected" / "env.json"));
+  std::set<std::string> names;
+  for (const auto& [name, value] : env.items())
+    names.insert(name);
+  const std::set<std::string> expected = {
+      "PATH",           "PYTHONHASHSEED",     "TRAINER_BEHAVIOUR",
+      "REVERIFY_MODE",  "REVERIFY_MAX_STEPS", "REVERIFY_CONFIG",
+      "REVERIFY_SEEDS", "REVERIFY_OUT",       "SOURCE_DATE_EPOCH",
+      "LC_CTYPE"};  // python3 adds LC_CTYPE itself
+  for (const auto& name : names)
+    CHECK_MESSAGE(expected.count(name) == 1, "unexpected variable " << name);
+  CHECK(env["PATH"] == "/usr/bin:/bin");
+  CHECK(env["REVERIFY_MAX_STEPS"] == "5");
+  CHECK(nlohmann::json::parse(read_file(env["REVERIFY_SEEDS"].get<std::string>())) ==
+        nlohmann::json{{"numpy", 42}});
+
+  runner.cleanup(job);
+  CHECK_FALSE(std::filesystem::exists(job.work_dir));
+  CHECK(runner.find_running(f.spec.rebuild_id).value() == std::nullopt);
+}
+
+TEST_CASE("a job that exits 3 is error:job with its status and log") {
+  Fixture f("exit3");
+  ProcessRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->exit_code == 3);
+  const auto status = job_exit_status(*outcome.exit);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().code == ErrorCode::job);
+  CHECK(status.error().message.find("exited with status 3") != std::string::npos);
+  CHECK(status.error().message.find("failing on purpose") != std::string::npos);
+  runner.cleanup(job);
+}
+
+TEST_CASE("a timeout kills the whole process group, with SIGKILL when SIGTERM is ignored") {
+  for (const std::string behaviour : {"sleep", "sleep_ignore_term"}) {
+    CAPTURE(behaviour);
+    Fixture f(behaviour);
+    f.spec.timeout = std::chrono::seconds(4);
+    ProcessRunner runner(f.config);
+    JobHandle job;
+    auto outcome = start_and_wait(runner, f.spec, job);
+    REQUIRE(outcome.exit.ok());
+    CHECK(outcome.exit->timed_out);
+    CHECK(outcome.exit->exit_code == (behaviour == "sleep" ? 128 + SIGTERM : 128 + SIGKILL));
+    const auto status = job_exit_status(*outcome.exit);
+    CHECK(status.error().code == ErrorCode::job);
+    CHECK(status.error().message.find("timeout") != std::string::npos);
+    const std::string child = read_file(job.work_dir / "out" / "child.pid");
+    REQUIRE_FALSE(child.empty());
+    CHECK_FALSE(pid_alive(child));  // the grandchild went with the group
+    runner.cleanup(job);
+  }
+}
+
+TEST_CASE("a long log keeps its tail behind a TRUNCATED marker") {
+  Fixture f("chatty");
+  f.spec.manifest.environment->env["TRAINER_LOG_LINES"] = "5000";
+  f.config.log_cap_bytes = 4096;
+  ProcessRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  const std::string& tail = outcome.exit->log_tail;
+  CHECK(tail.find("TRUNCATED") != std::string::npos);
+  CHECK(tail.size() < 4096 + 200);
+  CHECK(tail.find("log line 004999") != std::string::npos);
+  CHECK(tail.find("log line 000001") == std::string::npos);
+  CHECK(outcome.streamed.find("log line 000001") !=
+        std::string::npos);  // the stream saw everything
+  runner.cleanup(job);
+}
+
+TEST_CASE("a commit missing from the repository is a clear input-drift error") {
+  Fixture f("ok");
+  f.spec.manifest.code.commit = std::string(40, 'a');
+  ProcessRunner runner(f.config);
+  const auto status = runner.prepare(f.spec);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().code == ErrorCode::input_drift);
+  CHECK(status.error().message.find("code.commit: " + std::string(40, 'a') + " is not in") !=
+        std::string::npos);
+}
+
+TEST_CASE("a dirty manifest applies code.diff only when its sha256 matches") {
+  Fixture f("ok");
+  // The uncommitted change: the trainer reports a different primary metric value.
+  const auto trainer = read_file(f.repo / "trainer.py");
+  std::ofstream(f.repo / "trainer.py")
+      << std::regex_replace(trainer, std::regex("0\\.9609"), "0.5");
+  REQUIRE(std::system(("git -C '" + f.repo.string() + "' diff HEAD > '" +
+                       (f.tmp.path / "registry.diff").string() + "'")
+                          .c_str()) == 0);
+  git(f.repo, "checkout -- trainer.py");
+  std::filesystem::create_directories(f.tmp.path / "registry");
+  std::filesystem::rename(f.tmp.path / "registry.diff", f.tmp.path / "registry" / "code.diff");
+  const std::string diff = read_file(f.tmp.path / "registry" / "code.diff");
+  f.spec.manifest.code.dirty = true;
+  ProcessRunner runner(f.config);
+
+  SUBCASE("no diff hash recorded") {
+    const auto status = runner.prepare(f.spec);
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.error().code == ErrorCode::manifest_invalid);
+    CHECK(status.error().message.find("code.diff_sha256") != std::string::npos);
+  }
+  SUBCASE("a diff that does not match its hash") {
+    f.spec.manifest.code.diff_sha256 = std::string(64, 'b');
+    const auto status = runner.prepare(f.spec);
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.error().code == ErrorCode::input_drift);
+    CHECK(status.error().message.find("has sha256 " + sha256_hex(diff)) != std::string::npos);
+  }
+  SUBCASE("the recorded diff is applied") {
+    f.spec.manifest.code.diff_sha256 = sha256_hex(diff);
+    REQUIRE(runner.prepare(f.spec).ok());
+    JobHandle job;
+    auto outcome = start_and_wait(runner, f.spec, job);
+    REQUIRE(outcome.exit.ok());
+    auto outputs = runner.collect(job, f.tmp.path / "collected");
+    REQUIRE(outputs.ok());
+    CHECK(outputs->primary_value == doctest::Approx(0.5));
+    runner.cleanup(job);
+  }
+}
+
+TEST_CASE("missing or invalid result.json is error:job") {
+  for (const std::string behaviour : {"no_result", "bad_result", "escape_result"}) {
+    CAPTURE(behaviour);
+    Fixture f(behaviour);
+    ProcessRunner runner(f.config);
+    JobHandle job;
+    auto outcome = start_and_wait(runner, f.spec, job);
+    REQUIRE(outcome.exit.ok());
+    CHECK(outcome.exit->exit_code == 0);
+    auto outputs = runner.collect(job, f.tmp.path / "collected");
+    REQUIRE_FALSE(outputs.ok());
+    CHECK(outputs.error().code == ErrorCode::job);
+    CHECK(outputs.error().message.find("result.json") != std::string::npos);
+    runner.cleanup(job);
+  }
+}
+
+TEST_CASE("an entrypoint that is not on the configured PATH is error:provision") {
+  Fixture f("ok");
+  f.spec.manifest.run.entrypoint = {"no-such-trainer", "x"};
+  ProcessRunner runner(f.config);
+  const auto status = runner.prepare(f.spec);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().code == ErrorCode::provision);
+  CHECK(status.error().message.find(
+            "run.entrypoint[0]: no-such-trainer: not found on the PATH /usr/bin:/bin") !=
+        std::string::npos);
+}
+
+TEST_CASE("a runner destroyed mid-run is replaced by one that reattaches and finishes") {
+  Fixture f("slow");
+  f.spec.manifest.environment->env["TRAINER_SLEEP_S"] = "2";
+  JobHandle first;
+  {
+    ProcessRunner runner(f.config);
+    auto started = runner.start(f.spec);
+    REQUIRE(started.ok());
+    first = *started;
+  }  // the daemon's runner goes away; the job does not
+  ProcessRunner again(f.config);
+  auto found = again.find_running(f.spec.rebuild_id);
+  REQUIRE(found.ok());
+  REQUIRE(found->has_value());
+  CHECK((*found)->ref == first.ref);
+  auto exit = again.wait(**found, {});
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 0);
+  CHECK(exit->log_tail.find("trainer: done") != std::string::npos);
+  CHECK(again.collect(**found, f.tmp.path / "collected").ok());
+  again.cleanup(**found);
+  CHECK(again.find_running(f.spec.rebuild_id).value() == std::nullopt);
+}
+
+TEST_CASE("cancel stops a running job and its group") {
+  Fixture f("sleep");
+  ProcessRunner runner(f.config);
+  auto started = runner.start(f.spec);
+  REQUIRE(started.ok());
+  const auto child_pid = started->work_dir / "out" / "child.pid";
+  for (int i = 0; i < 500 && read_file(child_pid).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::string child = read_file(child_pid);
+  REQUIRE_FALSE(child.empty());
+  runner.cancel(*started);
+  auto exit = runner.wait(*started, {});
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 128 + SIGTERM);
+  CHECK_FALSE(pid_alive(child));
+  runner.cleanup(*started);
+}

@@ -1,0 +1,69 @@
+#pragma once
+// Helpers shared by the runner integration tests: temp folders, a manifest for the test trainer
+// (fixtures/trainer.py), and running one rebuild through a Runner end to end.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "runners/runner.hpp"
+
+namespace reverify::test {
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "rv-runner-XXXXXX").string();
+    path = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+inline std::filesystem::path source_dir() {
+  const char* dir = std::getenv("REVERIFY_SOURCE_DIR");
+  REQUIRE(dir != nullptr);
+  return dir;
+}
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A manifest whose entrypoint is the test trainer, acting out `behaviour`.
+inline Manifest trainer_manifest(const std::string& behaviour) {
+  Manifest m;
+  m.model = "runner-test";
+  m.version = "1";
+  m.owner = "team-test";
+  m.code.commit = std::string(40, '0');
+  m.environment = Environment{};
+  m.environment->env = {{"TRAINER_BEHAVIOUR", behaviour}, {"PYTHONHASHSEED", "0"}};
+  m.seeds = {{"numpy", 42}};
+  m.config = nlohmann::json{{"lr", 0.1}};
+  m.run.entrypoint = {"python3", "trainer.py"};
+  m.run.source_date_epoch = 1793000000;
+  m.evaluation.primary = {"accuracy", 0.96, true};
+  return m;
+}
+
+struct RunOutcome {
+  Result<JobExit> exit = make_error(ErrorCode::job, "not run");
+  std::string streamed;  // what the LogSink received
+};
+
+inline RunOutcome start_and_wait(Runner& runner, const RebuildSpec& spec, JobHandle& handle) {
+  RunOutcome outcome;
+  auto started = runner.start(spec);
+  REQUIRE_MESSAGE(started.ok(), (started.ok() ? "" : started.error().to_string()));
+  handle = *started;
+  outcome.exit =
+      runner.wait(handle, [&](std::string_view chunk) { outcome.streamed.append(chunk); });
+  return outcome;
+}
+
+}  // namespace reverify::test
