@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "runners/kubernetes_config.hpp"
+
 namespace reverify {
 
 struct ProcessRunnerConfig {
@@ -44,6 +46,7 @@ struct RunnerConfig {
   std::string kind = "process";  // "process" | "docker" | "kubernetes"
   ProcessRunnerConfig process;
   DockerRunnerConfig docker;
+  KubernetesConfig kubernetes;  // runners/kubernetes_config.hpp
 };
 
 }  // namespace reverify

@@ -11,7 +11,7 @@ packages=(
   python3 python3-numpy python3-scipy python3-sklearn
   docker.io docker-registry mmdebstrap
   prometheus-alertmanager prometheus
-  nginx-light wrk systemd coreutils curl procps
+  nginx-light wrk systemd coreutils curl procps openssl
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "runners/kubernetes_job_spec.hpp"
+#include "runners/runner_factory.hpp"
 
 using namespace reverify;
 using nlohmann::json;
@@ -265,4 +266,18 @@ TEST_CASE("label values and Job names are valid and stable for any rebuild id") 
   CHECK(rebuild_id_selector("r1") == "reverify.rebuild-id=r1");
   // Ids differing only in case still get different Job names.
   CHECK(kubernetes_job_name("Run-A") != kubernetes_job_name("run-a"));
+}
+
+TEST_CASE("make_runner builds the kubernetes runner; a bad api_server names the field") {
+  RunnerConfig config;
+  config.kind = "kubernetes";
+  config.kubernetes = test_config();
+  config.kubernetes.api_server = "https://10.0.0.1:6443/";
+  auto runner = make_runner(config);
+  REQUIRE(runner.ok());
+  CHECK((*runner)->kind() == "kubernetes");
+  config.kubernetes.api_server = "10.0.0.1:6443";
+  auto bad = make_runner(config);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("kubernetes.api_server") != std::string::npos);
 }
