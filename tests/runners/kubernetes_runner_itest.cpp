@@ -301,8 +301,10 @@ TEST_CASE("the API server going away mid-run is error:runner-lost after the reco
   auto job = runner->start(spec);
   REQUIRE(job.ok());
   auto waiting = std::async(std::launch::async, [&] { return runner->wait(*job, nullptr); });
-  while (!contains(fake.requests(), "watch=1"))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Until the runner is inside a watch (or wait() ended early, which the checks below report).
+  while (!contains(fake.requests(), "watch=1") &&
+         waiting.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+  }
   CHECK(fake.violations() == json::array());
   fake.stop();
   auto exit = waiting.get();
