@@ -42,24 +42,11 @@ Result<ToleranceSpec> tolerance_from_outputs(const std::vector<JobOutputs>& runs
   return calibrate_from_runs(runs[0].primary_name, seed_runs, flip_threshold);
 }
 
-nlohmann::json tolerance_to_json(const ToleranceSpec& spec) {
-  nlohmann::json j = {{"seed_runs", spec.seed_runs}};
-  if (!spec.segment_seed_runs.empty())
-    j["segment_seed_runs"] = spec.segment_seed_runs;
-  if (!spec.distribution_pairs.empty())
-    j["distribution_pairs"] = spec.distribution_pairs;
-  if (!spec.steps_pairs_max_abs.empty())
-    j["steps_pairs_max_abs"] = spec.steps_pairs_max_abs;
-  if (!spec.floor.empty())
-    j["floor"] = spec.floor;
-  return j;
-}
-
 CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDeps& deps) {
   CalibrationOutcome outcome;
   const VerificationRequest& base = request.base;
   report_progress(deps, "preflight", base.manifest.id());
-  PreflightReport preflight = run_preflight(base.manifest, base.manifest_location);
+  PreflightReport preflight = run_preflight(mirrored_manifest(base), base.manifest_location);
   if (preflight.drifted()) {
     outcome.failure = verdict_for_input_drift(preflight.checks);
     return outcome;

@@ -35,6 +35,6 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
 Result<ToleranceSpec> tolerance_from_outputs(const std::vector<JobOutputs>& runs,
                                              double flip_threshold = 0.5);
 
-nlohmann::json tolerance_to_json(const ToleranceSpec& spec);
+// As JSON (the manifest's `tolerance` keys): tolerance_to_json in daemon/store_tolerance_json.hpp.
 
 }  // namespace reverify

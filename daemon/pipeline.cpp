@@ -50,29 +50,10 @@ nlohmann::json differing_tensors(const VerificationRequest& request, const Tenso
   return names;
 }
 
-VerificationOutcome job_error(VerificationOutcome outcome, const std::string& message) {
-  outcome.verdict = verdict_for_error(VerdictClass::error_job, message);
-  return outcome;
-}
-
-// Hashes and reads the rebuilt outputs ourselves, then asks the verdict engine.
-VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt attempt,
-                            PipelineDeps& deps, nlohmann::json evidence) {
-  VerificationOutcome outcome;
-  outcome.job = attempt.job;
-  outcome.log_tail = std::move(attempt.log_tail);
-  evidence["durations"].update(attempt.durations);
-  outcome.evidence = std::move(evidence);
-  if (attempt.error) {
-    outcome.verdict = std::move(*attempt.error);
-    return outcome;
-  }
-  report_progress(deps, "compare", request.manifest.id());
-  StageTimer timer(outcome.evidence["durations"], "compare");
-  const JobOutputs& out = *attempt.outputs;
-  nlohmann::json& produced = outcome.evidence["outputs"];
-  produced = nlohmann::json::object();
-
+// Hashes and reads the rebuilt outputs ourselves, then asks the verdict engine. What was
+// produced (hashes, differing tensors) goes into `produced`.
+Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out, PipelineDeps& deps,
+                      nlohmann::json& produced) {
   RebuildObservation observation;
   observation.steps_mode = request.mode == RebuildMode::steps;
   if (observation.steps_mode)
@@ -86,8 +67,10 @@ VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt a
   std::optional<Predictions> rebuilt;
   if (out.predictions) {
     auto read = read_predictions(*out.predictions);
-    if (!read.ok())
-      return job_error(std::move(outcome), "rebuilt predictions: " + read.error().message);
+    if (!read.ok()) {
+      return verdict_for_error(VerdictClass::error_job,
+                               "rebuilt predictions: " + read.error().message);
+    }
     rebuilt = std::move(read).value();
     observation.predictions = &*rebuilt;
     auto digest = sha256_file(*out.predictions);
@@ -96,8 +79,10 @@ VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt a
   }
   if (out.weights) {
     auto tensors = hash_safetensors(*out.weights);
-    if (!tensors.ok())
-      return job_error(std::move(outcome), "rebuilt weights: " + tensors.error().message);
+    if (!tensors.ok()) {
+      return verdict_for_error(VerdictClass::error_job,
+                               "rebuilt weights: " + tensors.error().message);
+    }
     observation.tensor_sha256 = tensors->root;
     produced["tensor_sha256"] = tensors->root;
     const auto& weights = request.manifest.weights;
@@ -118,7 +103,25 @@ VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt a
   }
   VerdictInputs inputs{request.manifest, observation, original ? &*original : nullptr,
                        request.calibration ? &*request.calibration : nullptr};
-  outcome.verdict = decide_verdict(inputs, deps.policy);
+  return decide_verdict(inputs, deps.policy);
+}
+
+VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt attempt,
+                            PipelineDeps& deps, nlohmann::json evidence) {
+  VerificationOutcome outcome;
+  outcome.job = attempt.job;
+  outcome.log_tail = std::move(attempt.log_tail);
+  evidence["durations"].update(attempt.durations);
+  if (attempt.error) {
+    outcome.verdict = std::move(*attempt.error);
+  } else {
+    report_progress(deps, "compare", request.manifest.id());
+    nlohmann::json produced = nlohmann::json::object();
+    StageTimer timer(evidence["durations"], "compare");
+    outcome.verdict = judge_outputs(request, *attempt.outputs, deps, produced);
+    evidence["outputs"] = std::move(produced);
+  }
+  outcome.evidence = std::move(evidence);
   return outcome;
 }
 
@@ -139,7 +142,7 @@ VerificationOutcome run_verification(const VerificationRequest& request, Pipelin
   report_progress(deps, "preflight", request.manifest.id());
   PreflightReport preflight = [&] {
     StageTimer timer(evidence["durations"], "preflight");
-    return run_preflight(request.manifest, request.manifest_location);
+    return run_preflight(mirrored_manifest(request), request.manifest_location);
   }();
   evidence["inputs"] = preflight.evidence;
   if (preflight.drifted()) {

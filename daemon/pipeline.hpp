@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,9 @@ struct VerificationRequest {
   std::optional<std::int64_t> seed_override;  // calibration rebuilds only
   std::chrono::seconds timeout{3600};
   std::filesystem::path work_root;  // scratch; this verification uses <work_root>/<id>/
+  // code.repo as recorded (a URL) -> where to clone it from here (a local mirror path or another
+  // URL). Exact match; used by the checkout and by the preflight's lockfile check.
+  std::map<std::string, std::string> code_mirrors;
 };
 
 struct PipelineDeps {

@@ -31,10 +31,20 @@ fs::path outputs_dir(const VerificationRequest& request) {
   return request.work_root / request.verification_id / "outputs";
 }
 
+Manifest mirrored_manifest(const VerificationRequest& request) {
+  Manifest manifest = request.manifest;
+  if (manifest.code.repo) {
+    auto mirror = request.code_mirrors.find(*manifest.code.repo);
+    if (mirror != request.code_mirrors.end())
+      manifest.code.repo = mirror->second;
+  }
+  return manifest;
+}
+
 RebuildSpec rebuild_spec(const VerificationRequest& request, const PreflightReport& preflight) {
   RebuildSpec spec;
   spec.rebuild_id = request.verification_id;
-  spec.manifest = request.manifest;
+  spec.manifest = mirrored_manifest(request);
   spec.manifest_location = request.manifest_location;
   spec.mode = request.mode;
   spec.max_steps = request.max_steps;

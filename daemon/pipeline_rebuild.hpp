@@ -44,6 +44,9 @@ struct RebuildAttempt {
   nlohmann::json durations = nlohmann::json::object();  // stage -> seconds
 };
 
+// The manifest with code.repo replaced by its mirror (request.code_mirrors), when it has one.
+Manifest mirrored_manifest(const VerificationRequest& request);
+
 // The runner's view of a request; the job's data and eval paths come from preflight.
 RebuildSpec rebuild_spec(const VerificationRequest& request, const PreflightReport& preflight);
 

@@ -28,18 +28,6 @@ CheckResult input_check(std::string name, bool passed, std::string explanation,
   return check;
 }
 
-// A file hashes to its sha256, a folder to its file-manifest root.
-Result<std::string> hash_path(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    auto manifest = hash_directory(path);
-    if (!manifest.ok())
-      return manifest.error();
-    return manifest->root;
-  }
-  return sha256_file(path);
-}
-
 // The local path of a manifest URI, or why there is none.
 Result<fs::path> local_input(const std::string& location, const std::string& uri) {
   std::string resolved = resolve_uri(location, uri);
@@ -163,7 +151,7 @@ void check_file(const std::string& name, const std::string& what, const std::opt
     return;
   }
   evidence["recorded"] = *ref->sha256;
-  auto actual = hash_path(*path);
+  auto actual = hash_input(*path);
   if (!actual.ok()) {
     report.checks.push_back(
         input_check(name, false, what + " cannot be hashed: " + actual.error().message, evidence));
@@ -223,6 +211,17 @@ void check_lockfile(const Manifest& manifest, PreflightReport& report) {
 }
 
 }  // namespace
+
+Result<std::string> hash_input(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    auto manifest = hash_directory(path);
+    if (!manifest.ok())
+      return manifest.error();
+    return manifest->root;
+  }
+  return sha256_file(path);
+}
 
 bool PreflightReport::drifted() const {
   return std::any_of(checks.begin(), checks.end(),

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/manifest.hpp"
+#include "core/result.hpp"
 #include "policies/check.hpp"
 
 namespace reverify {
@@ -25,6 +26,9 @@ struct PreflightReport {
 
   bool drifted() const;  // any check failed
 };
+
+// A file hashes to its sha256, a folder to its file-manifest root (the eval set may be either).
+Result<std::string> hash_input(const std::filesystem::path& path);
 
 // Checks, in order: dataset snapshot (kind "files": file-manifest root; the changed files are
 // named from `snapshot.sha256` beside the manifest), eval set (file sha256 or folder root),

@@ -11,6 +11,7 @@
 #   DATA_DIR (examples/digits/data)  EVAL_FILE (examples/digits/eval/digits-eval.csv)
 #   PATCH     a patch applied to the trainer (the demo's variant), TRAINER_REPO where to build it
 #   REPO_URL  recorded as code.repo (https://git.example/vision/digits-trainer.git)
+#   IMAGE     the training image (name@sha256:...) when the job ran in a container
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 reverify="$(realpath "$1")"
@@ -48,10 +49,10 @@ mkdir -p "$out"
 salt="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["split_salt"])' "$repo/config.json")"
 (cd "$repo" && "${job_env[@]}" REVERIFY_OUT="$work/out" "$reverify" capture \
   --out "$out" --model "$model" --version "$version" --owner "$owner" --level "$level" \
-  --code "$repo" --repo "$repo_url" --runner "release.sh@$(hostname)" \
+  --code "$repo" --repo "$repo_url" --ci-runner "release.sh@$(hostname)" \
   --data-uri "$(realpath -m --relative-to="$out" "$data")" \
   --eval-uri "$(realpath -m --relative-to="$out" "$eval_file")" \
   --split-rule "sha256(id + salt) % 100 < 20" --split-salt "$salt" \
   --lockfile requirements.lock --python /usr/bin/python3 --framework numpy \
   --workdir /src --started-at "$started_at" --duration-s "$duration" \
-  --seed-runs "$work/seed-runs" -- python3 train.py)
+  ${IMAGE:+--image "$IMAGE"} --seed-runs "$work/seed-runs" -- python3 train.py)

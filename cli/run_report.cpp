@@ -1,0 +1,124 @@
+#include "cli/run_report.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace reverify::cli {
+namespace {
+
+std::string number(const std::optional<double>& value, bool signed_value = false) {
+  if (!value)
+    return "-";
+  char buffer[32];
+  double v = *value;
+  if (v != 0 && std::fabs(v) < 1e-3) {
+    std::snprintf(buffer, sizeof buffer, signed_value ? "%+.2e" : "%.2e", v);
+  } else {
+    std::snprintf(buffer, sizeof buffer, signed_value ? "%+.4f" : "%.4f", v);
+  }
+  return buffer;
+}
+
+const char* mark(CheckOutcome outcome) {
+  switch (outcome) {
+    case CheckOutcome::passed:
+      return "PASS";
+    case CheckOutcome::failed:
+      return "FAIL";
+    case CheckOutcome::uncalibrated:
+      return "UNCAL";
+  }
+  return "?";
+}
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width)
+    text.append(width - text.size(), ' ');
+  return text;
+}
+
+void print_check(std::ostream& out, const CheckResult& check) {
+  out << "  " << pad(mark(check.outcome), 6) << pad(check.name, 34);
+  if (check.kind != CheckKind::input) {
+    out << pad(number(check.observed), 11) << pad(number(check.reference), 11)
+        << pad(check.tolerance
+                   ? (check.kind == CheckKind::distribution || check.kind == CheckKind::steps
+                          ? "<= "
+                          : "± ") +
+                         number(check.tolerance)
+                   : "-",
+               13)
+        << pad(number(check.margin, true), 11);
+  }
+  out << "\n";
+  if (!check.explanation.empty())
+    out << "        " << check.explanation << "\n";
+}
+
+}  // namespace
+
+void print_report(std::ostream& out, const VerificationRequest& request,
+                  const std::string& runner_kind, const VerificationOutcome& outcome) {
+  const Manifest& m = request.manifest;
+  out << "reverify run " << m.id() << " (level " << to_string(m.level) << ", " << runner_kind
+      << " runner, " << to_string(request.mode) << " rebuild";
+  if (request.mode == RebuildMode::steps)
+    out << ", first " << request.max_steps << " steps";
+  out << ")\n";
+  bool header = false;
+  for (const auto& check : outcome.verdict.checks) {
+    if (check.kind != CheckKind::input && !header) {
+      out << "\n  " << pad("", 6) << pad("check", 34) << pad("observed", 11) << pad("reference", 11)
+          << pad("tolerance", 13) << pad("margin", 11) << "\n";
+      header = true;
+    }
+    print_check(out, check);
+  }
+  const auto& unverified = outcome.evidence.value("inputs", nlohmann::json::object())
+                               .value("unverified", nlohmann::json::array());
+  for (const auto& note : unverified)
+    out << "  NOTE  " << note.get<std::string>() << "\n";
+  if (outcome.evidence.contains("outputs") &&
+      outcome.evidence["outputs"].contains("tensors_differing")) {
+    out << "  NOTE  tensors that differ from the released weights: "
+        << outcome.evidence["outputs"]["tensors_differing"].dump() << "\n";
+  }
+  if (is_error(outcome.verdict.cls) && !outcome.log_tail.empty()) {
+    out << "\njob log (tail):\n" << outcome.log_tail << "\n";
+  }
+  if (outcome.evidence.contains("durations")) {
+    out << "\ntimings:";
+    for (const auto& [stage, seconds] : outcome.evidence["durations"].items()) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, " %s %.2fs", stage.c_str(), seconds.get<double>());
+      out << buffer;
+    }
+    out << "\n";
+  }
+  out << "\nverdict: " << to_string(outcome.verdict.cls) << "\n";
+  if (!outcome.verdict.explanation.empty())
+    out << "  " << outcome.verdict.explanation << "\n";
+}
+
+int exit_status(VerdictClass cls) {
+  if (cls == VerdictClass::passed)
+    return 0;
+  if (is_failure(cls))
+    return 1;
+  if (cls == VerdictClass::uncalibrated)
+    return 3;
+  return 2;
+}
+
+std::function<void(std::string_view, std::string_view)> stage_printer(bool always) {
+  if (!always && !isatty(STDERR_FILENO))
+    return {};
+  return [](std::string_view stage, std::string_view detail) {
+    std::cerr << "[" << stage << "] " << detail << std::endl;
+  };
+}
+
+}  // namespace reverify::cli

@@ -1,0 +1,23 @@
+#pragma once
+// The human report of one verification (`reverify run`): every check with observed value,
+// reference, tolerance and margin, then the verdict and what to do about it.
+
+#include <functional>
+#include <ostream>
+#include <string_view>
+
+#include "daemon/pipeline.hpp"
+
+namespace reverify::cli {
+
+void print_report(std::ostream& out, const VerificationRequest& request,
+                  const std::string& runner_kind, const VerificationOutcome& outcome);
+
+// `reverify run` exit status: 0 passed, 1 failed:*, 2 error:*, 3 uncalibrated.
+int exit_status(VerdictClass cls);
+
+// Progress lines on stderr ("[preflight] digits-mlp@2026.11.1") when stderr is a terminal or
+// `always`; a no-op otherwise, so logs and pipes stay clean.
+std::function<void(std::string_view, std::string_view)> stage_printer(bool always);
+
+}  // namespace reverify::cli

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The example digits-mlp verified through the `docker` runner: a private dockerd + registry
+# (tests/services/docker_up.sh), an image = the mmdebstrap python3/numpy base + the example
+# trainer at /src, pushed and pulled by digest. The release is made by release.sh with that image
+# recorded (IMAGE=...); `reverify run --runner docker` must then rebuild it inside a container
+# (network none, read-only data and eval binds) and reach `passed`.
+set -euo pipefail
+src="$REVERIFY_SOURCE_DIR"
+cli="$REVERIFY_CLI"
+svc="$(mktemp -d)"
+t="$(mktemp -d)"
+cleanup() {
+  bash "$src/tests/services/docker_down.sh" "$svc" >/dev/null 2>&1 || true
+  rm -rf "$t" "$svc"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+bash "$src/tests/services/docker_up.sh" "$svc" >/dev/null
+# shellcheck disable=SC1091
+source "$svc/docker.env"
+export DOCKER_HOST="unix://$DOCKER_SOCK"
+
+mkdir -p "$t/context"
+cp "$src"/examples/digits/trainer/{train.py,config.json,seeds.json,requirements.lock} "$t/context/"
+cat >"$t/context/Dockerfile" <<'DOCKERFILE'
+ARG BASE
+FROM ${BASE}
+COPY train.py config.json seeds.json requirements.lock /src/
+WORKDIR /src
+DOCKERFILE
+tag="$REGISTRY/digits-trainer:test"
+DOCKER_BUILDKIT=0 docker build -q --network none --build-arg "BASE=$BASE_IMAGE" -t "$tag" \
+  "$t/context" >/dev/null
+docker push -q "$tag" >/dev/null
+image="$(docker inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "$tag" |
+  grep -m1 "^$REGISTRY/digits-trainer@")"
+docker rmi "$tag" >/dev/null  # the runner must pull it by digest
+echo "trainer image: $image"
+
+IMAGE="$image" TRAINER_REPO="$t/trainer" \
+  "$src/examples/digits/release.sh" "$cli" "$t/registry" >/dev/null
+grep -q "\"image\": \"$image\"" "$t/registry/digits-mlp/2026.11.1/manifest.json" ||
+  fail "the release does not record the image"
+
+cat >"$t/docker.yaml" <<YAML
+state_dir: $t/state
+runner:
+  kind: docker
+  docker: {socket: $DOCKER_SOCK, network_mode: none}
+YAML
+status=0
+"$cli" run digits-mlp@2026.11.1 --config "$t/docker.yaml" --registry "$t/registry" \
+  >"$t/report.txt" 2>&1 || status=$?
+cat "$t/report.txt"
+[[ "$status" == 0 ]] || fail "expected passed (exit 0), got exit $status"
+grep -q "docker runner" "$t/report.txt" || fail "not run by the docker runner"
+grep -Eq "PASS +primary:accuracy" "$t/report.txt" || fail "primary check missing"
+echo "the example passed through the docker runner"

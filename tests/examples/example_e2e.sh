@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The example digits-mlp@2026.11.1 verified end to end with `reverify run` and the process runner:
+#  1. full rebuild -> passed, every check printed;
+#  2. steps mode (first 50 steps) -> the steps check passes against the manifest's recorded losses;
+#  3. a copy with one data shard changed -> failed:input-drift naming it, no job started;
+#  4. release.sh re-run into a temp registry reproduces the committed release's hashes (the
+#     released manifest is what the script emits, not something edited by hand).
+set -euo pipefail
+src="$REVERIFY_SOURCE_DIR"
+cli="$REVERIFY_CLI"
+t="$(mktemp -d)"
+trap 'rm -rf "$t"' EXIT
+url="https://git.example/vision/digits-trainer.git"
+"$src/examples/digits/build_trainer_repo.sh" "$t/trainer" >/dev/null
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+run() {  # EXPECTED_STATUS OUTPUT_FILE ARGS...
+  local want="$1" out="$2" got=0
+  shift 2
+  "$cli" run digits-mlp@2026.11.1 --code-mirror "$url=$t/trainer" --work-dir "$t/work" "$@" \
+    >"$out" 2>&1 || got=$?
+  cat "$out"
+  [[ "$got" == "$want" ]] || fail "expected exit status $want, got $got"
+}
+
+echo "== 1. full rebuild"
+run 0 "$t/full.txt" --registry "$src/examples/registry"
+grep -q "^verdict: passed" "$t/full.txt" || fail "no passed verdict"
+grep -Eq "PASS +input:dataset" "$t/full.txt" || fail "dataset input check missing"
+grep -Eq "PASS +primary:accuracy" "$t/full.txt" || fail "primary check missing"
+grep -Eq "PASS +segment:digit=8:accuracy" "$t/full.txt" || fail "segment check missing"
+grep -Eq "PASS +distribution:" "$t/full.txt" || fail "distribution checks missing"
+
+echo "== 2. steps mode"
+run 0 "$t/steps.txt" --registry "$src/examples/registry" --mode steps --max-steps 50
+grep -Eq "PASS +steps" "$t/steps.txt" || fail "steps check missing"
+grep -q "first 50 steps" "$t/steps.txt" || fail "steps mode not reported"
+
+echo "== 3. one data shard changed"
+mkdir -p "$t/copy/examples"
+cp -r "$src/examples/registry" "$src/examples/digits" "$t/copy/examples/"
+sed -i '2s/^\(optdigits-[0-9]*\),[0-9]*,/\1,7,/' "$t/copy/examples/digits/data/shard-05.csv"
+run 1 "$t/drift.txt" --registry "$t/copy/examples/registry"
+grep -q "^verdict: failed:input-drift" "$t/drift.txt" || fail "no input-drift verdict"
+grep -q "shard-05.csv (changed)" "$t/drift.txt" || fail "the changed shard is not named"
+grep -q "timings: preflight" "$t/drift.txt" || fail "no timings"
+if grep -q "timings:.* run " "$t/drift.txt"; then fail "a job ran despite the drift"; fi
+
+echo "== 4. release.sh reproduces the committed release"
+TRAINER_REPO="$t/release-trainer" "$src/examples/digits/release.sh" "$cli" "$t/registry" >/dev/null
+/usr/bin/python3 - "$src/examples/registry/digits-mlp/2026.11.1/manifest.json" \
+  "$t/registry/digits-mlp/2026.11.1/manifest.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+same = {
+    "code.commit": (a["code"]["commit"], b["code"]["commit"]),
+    "data.snapshot.sha256": (a["data"]["snapshot"]["sha256"], b["data"]["snapshot"]["sha256"]),
+    "evaluation.set.sha256": (a["evaluation"]["set"]["sha256"], b["evaluation"]["set"]["sha256"]),
+    "evaluation.predictions.sha256": (a["evaluation"]["predictions"]["sha256"], b["evaluation"]["predictions"]["sha256"]),
+    "weights.tensor_sha256": (a["weights"]["tensor_sha256"], b["weights"]["tensor_sha256"]),
+    "evaluation.primary.value": (a["evaluation"]["primary"]["value"], b["evaluation"]["primary"]["value"]),
+    "tolerance": (a["tolerance"], b["tolerance"]),
+}
+bad = [k for k, (x, y) in same.items() if x != y]
+if bad:
+    sys.exit("release.sh output differs from the committed release in: " + ", ".join(bad))
+print("release.sh reproduces the committed release (" + ", ".join(same) + ")")
+PY
+echo "all example checks passed"

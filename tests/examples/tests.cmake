@@ -1,0 +1,10 @@
+# The released example model, end to end through the `reverify` CLI and the process runner
+# (no services needed). Real training runs: a few seconds each.
+add_test(NAME examples_example_e2e COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/example_e2e.sh)
+set_tests_properties(examples_example_e2e PROPERTIES LABELS integration TIMEOUT 600)
+set_property(TEST examples_example_e2e APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# The same example through the docker runner: starts its own private dockerd and registry.
+add_test(NAME examples_example_docker COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/example_docker.sh)
+set_tests_properties(examples_example_docker PROPERTIES LABELS integration TIMEOUT 900 RUN_SERIAL TRUE)
+set_property(TEST examples_example_docker APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})

@@ -1,0 +1,72 @@
+#pragma once
+// A Runner that records what the pipeline asked of it and returns scripted results. Its collect()
+// writes real output files (predictions .npy) so the pipeline's own hashing and reading run.
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/predictions.hpp"
+#include "runners/runner.hpp"
+
+namespace reverify::test {
+
+class FakeRunner final : public Runner {
+ public:
+  std::vector<std::string> calls;       // "prepare", "start", "wait", "collect", "cleanup"
+  std::vector<RebuildSpec> started;     // specs given to start()
+  Status prepare_status;                // returned by prepare()
+  std::optional<Error> start_error;     // start() fails with it
+  std::optional<Error> wait_error;      // wait() fails with it
+  JobExit exit{0, false, "trained\n"};  // wait() returns it
+  std::optional<Error> collect_error;   // collect() fails with it
+  // The primary value the job "computed", from the spec (seed override for calibration).
+  std::function<double(const RebuildSpec&)> primary = [](const RebuildSpec&) { return 0.96; };
+  std::vector<double> predictions{0.1, 0.9, 0.8, 0.2};
+
+  std::string kind() const override { return "fake"; }
+  Status prepare(const RebuildSpec&) override {
+    calls.push_back("prepare");
+    return prepare_status;
+  }
+  Result<JobHandle> start(const RebuildSpec& spec) override {
+    calls.push_back("start");
+    started.push_back(spec);
+    if (start_error)
+      return *start_error;
+    return JobHandle{spec.rebuild_id, "fake", "job-" + spec.rebuild_id, spec.work_dir};
+  }
+  Result<JobExit> wait(const JobHandle&, const LogSink& logs) override {
+    calls.push_back("wait");
+    if (wait_error)
+      return *wait_error;
+    logs(exit.log_tail);
+    return exit;
+  }
+  Result<JobOutputs> collect(const JobHandle&, const std::filesystem::path& dest) override {
+    calls.push_back("collect");
+    if (collect_error)
+      return *collect_error;
+    JobOutputs out;
+    out.primary_name = "accuracy";
+    out.primary_value = primary(started.back());
+    out.out_dir = dest;
+    Predictions p;
+    p.rows = predictions.size();
+    p.values = predictions;
+    out.predictions = dest / "predictions.npy";
+    if (Status s = write_npy(*out.predictions, p); !s.ok())
+      return s.error();
+    return out;
+  }
+  void cleanup(const JobHandle&) override { calls.push_back("cleanup"); }
+  void cancel(const JobHandle&) override { calls.push_back("cancel"); }
+  Result<std::optional<JobHandle>> find_running(const std::string&) override {
+    return std::optional<JobHandle>{};
+  }
+};
+
+}  // namespace reverify::test
