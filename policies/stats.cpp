@@ -100,41 +100,48 @@ void radix_sort(std::span<double> values, unsigned threads) {
     values[i] = from_key(src[i]);
 }
 
-double ks_statistic_sorted(std::span<const double> a, std::span<const double> b) {
+namespace {
+
+struct MergeStatistics {
+  double ks = 0;
+  double wasserstein = 0;
+};
+
+// One merge over both sorted samples yields both: after all values <= x are consumed (i from a,
+// j from b), |F_a - F_b| = |i*nb - j*na| / (na*nb), exact in integers up to 2^64; KS is its
+// maximum and W1 its integral over the gaps between consecutive distinct values.
+MergeStatistics merge_statistics(std::span<const double> a, std::span<const double> b) {
   const std::size_t na = a.size(), nb = b.size();
   std::size_t i = 0, j = 0;
-  // |i/na - j/nb| scaled by na*nb stays an exact integer up to 2^64.
   std::uint64_t best = 0;
-  while (i < na && j < nb) {
-    const double x = std::min(a[i], b[j]);
+  double area = 0;
+  double x = std::min(a[0], b[0]);
+  for (;;) {
     while (i < na && a[i] == x)
       ++i;
     while (j < nb && b[j] == x)
       ++j;
     const std::uint64_t l = std::uint64_t{i} * nb, r = std::uint64_t{j} * na;
-    best = std::max(best, l > r ? l - r : r - l);
-  }
-  return static_cast<double>(best) / (static_cast<double>(na) * static_cast<double>(nb));
-}
-
-double wasserstein_sorted(std::span<const double> a, std::span<const double> b) {
-  const std::size_t na = a.size(), nb = b.size();
-  std::size_t i = 0, j = 0;
-  double sum = 0;  // of |i*nb - j*na| * gap; divided by na*nb once at the end
-  double x = std::min(a[0], b[0]);
-  while (i < na || j < nb) {
-    while (i < na && a[i] == x)
-      ++i;
-    while (j < nb && b[j] == x)
-      ++j;
+    const std::uint64_t gap = l > r ? l - r : r - l;
+    best = std::max(best, gap);
     if (i == na && j == nb)
       break;
     const double next = (i == na) ? b[j] : (j == nb) ? a[i] : std::min(a[i], b[j]);
-    const std::uint64_t l = std::uint64_t{i} * nb, r = std::uint64_t{j} * na;
-    sum += static_cast<double>(l > r ? l - r : r - l) * (next - x);
+    area += static_cast<double>(gap) * (next - x);
     x = next;
   }
-  return sum / (static_cast<double>(na) * static_cast<double>(nb));
+  const double scale = static_cast<double>(na) * static_cast<double>(nb);
+  return {static_cast<double>(best) / scale, area / scale};
+}
+
+}  // namespace
+
+double ks_statistic_sorted(std::span<const double> a, std::span<const double> b) {
+  return merge_statistics(a, b).ks;
+}
+
+double wasserstein_sorted(std::span<const double> a, std::span<const double> b) {
+  return merge_statistics(a, b).wasserstein;
 }
 
 double quantile_sorted(std::span<const double> sorted, double q) {
@@ -222,8 +229,9 @@ Comparison compare(std::span<const double> original, std::span<const double> reb
     helper.join();
   else
     radix_sort(sorted_original, 1);
-  c.ks = ks_statistic_sorted(sorted_original, sorted_rebuilt);
-  c.wasserstein = wasserstein_sorted(sorted_original, sorted_rebuilt);
+  const auto merged = merge_statistics(sorted_original, sorted_rebuilt);
+  c.ks = merged.ks;
+  c.wasserstein = merged.wasserstein;
   c.psi = psi_sorted(sorted_original, sorted_rebuilt);
   for (std::size_t k = 0; k < kQuantileLevels.size(); ++k) {
     c.quantiles_original[k] = quantile_sorted(sorted_original, kQuantileLevels[k]);

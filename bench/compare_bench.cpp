@@ -1,0 +1,151 @@
+// compare_bench: the full distribution comparison (KS + PSI + W1 + quantiles + paired) of 10M vs
+// 10M float64 predictions, against scipy.stats.ks_2samp alone and scipy.stats.wasserstein_distance
+// alone on the same arrays in the same run (bench/compare_bench.py, Debian's /usr/bin/python3).
+// Also prints the sorting floor: std::sort of one array vs the LSD radix sort.
+//
+// Usage: compare_bench [N] [SOURCE_DIR]   (defaults: 10000000 and "."; run from the repository
+// root)
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/predictions.hpp"
+#include "policies/stats.hpp"
+
+extern char** environ;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+template <class Fn>
+double best_of(int runs, Fn fn) {
+  double best = 1e300;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = Clock::now();
+    fn();
+    best = std::min(best, seconds_since(start));
+  }
+  return best;
+}
+
+// Runs argv with stdout to `out`; returns the exit status (no shell).
+int run(const std::vector<std::string>& argv, const std::filesystem::path& out) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t n = argc > 1 ? std::stoul(argv[1]) : 10'000'000;
+  const std::filesystem::path source = argc > 2 ? argv[2] : ".";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("reverify_compare_bench_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+
+  // Predictions-like data: probabilities, and a rebuild that moved each one a little.
+  std::mt19937_64 rng(42);
+  std::normal_distribution<double> logit(0, 2), noise(0, 0.05);
+  reverify::Predictions original, rebuilt;
+  original.rows = rebuilt.rows = n;
+  original.values.resize(n);
+  rebuilt.values.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double z = logit(rng);
+    original.values[i] = 1 / (1 + std::exp(-z));
+    rebuilt.values[i] = 1 / (1 + std::exp(-(z + noise(rng))));
+  }
+  if (!reverify::write_npy(dir / "original.npy", original).ok() ||
+      !reverify::write_npy(dir / "rebuilt.npy", rebuilt).ok()) {
+    std::cerr << "compare_bench: cannot write arrays under " << dir << "\n";
+    return 2;
+  }
+
+  std::printf("compare_bench: n = %zu float64 per side, %u hardware threads\n", n,
+              std::thread::hardware_concurrency());
+  reverify::stats::Comparison result;
+  const double ours = best_of(3, [&] {
+    result = reverify::stats::compare(original.values, rebuilt.values, 1, 1, false, 0.5, 2);
+  });
+  const double ours_one_core = best_of(
+      1, [&] { reverify::stats::compare(original.values, rebuilt.values, 1, 1, false, 0.5, 1); });
+  const double std_sort = best_of(1, [&] {
+    auto copy = original.values;
+    std::sort(copy.begin(), copy.end());
+  });
+  const double radix_one = best_of(3, [&] {
+    auto copy = original.values;
+    reverify::stats::radix_sort(copy, 1);
+  });
+
+  const auto script = source / "bench/compare_bench.py";
+  const int rc = run({"/usr/bin/python3", script.string(), (dir / "original.npy").string(),
+                      (dir / "rebuilt.npy").string()},
+                     dir / "scipy.json");
+  nlohmann::json scipy_result;
+  if (rc == 0) {
+    std::ifstream in(dir / "scipy.json");
+    scipy_result = nlohmann::json::parse(in, nullptr, false);
+  }
+  std::filesystem::remove_all(dir);
+  if (rc != 0 || scipy_result.is_discarded()) {
+    std::cerr << "compare_bench: " << script << " failed (exit " << rc << ")\n";
+    return 2;
+  }
+
+  const double ks_s = scipy_result["ks_seconds"], w1_s = scipy_result["wasserstein_seconds"];
+  std::printf("reverify full comparison (KS+PSI+W1+quantiles+paired), 2 threads: %8.3f s\n", ours);
+  std::printf("reverify full comparison, 1 thread:                                %8.3f s\n",
+              ours_one_core);
+  std::printf("scipy %s ks_2samp alone:                                      %8.3f s  -> %.1fx\n",
+              scipy_result["scipy"].get<std::string>().c_str(), ks_s, ks_s / ours);
+  std::printf(
+      "scipy wasserstein_distance alone:                                  %8.3f s  -> %.1fx\n",
+      w1_s, w1_s / ours);
+  std::printf("sorting floor, one array: std::sort %.3f s, radix sort %.3f s (%.1fx)\n", std_sort,
+              radix_one, std_sort / radix_one);
+  std::printf("agreement: ks %.17g vs scipy %.17g; wasserstein %.17g vs scipy %.17g\n", result.ks,
+              scipy_result["ks"].get<double>(), result.wasserstein,
+              scipy_result["wasserstein"].get<double>());
+  std::printf("psi %.6g, p50 %.6g / %.6g, max_abs_diff %.6g, flip_rate %.6g\n", result.psi,
+              result.quantiles_original[3], result.quantiles_rebuilt[3],
+              result.paired->max_abs_diff, result.paired->flip_rate);
+  const bool agrees = std::abs(result.ks - scipy_result["ks"].get<double>()) <= 1e-12 &&
+                      std::abs(result.wasserstein - scipy_result["wasserstein"].get<double>()) <=
+                          1e-9 * std::abs(scipy_result["wasserstein"].get<double>());
+  std::printf("target (>= 10x faster than scipy's KS alone): %s; statistics agree: %s\n",
+              ks_s / ours >= 10 ? "met" : "NOT met", agrees ? "yes" : "NO");
+  return agrees ? 0 : 1;
+}

@@ -1,0 +1,181 @@
+// reverify compare ORIGINAL REBUILT: the distribution and paired checks on two prediction files,
+// for pipeline owners investigating a page.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "core/predictions.hpp"
+#include "policies/checks_distribution.hpp"
+#include "policies/stats.hpp"
+#include "policies/tolerance.hpp"
+
+namespace {
+
+using reverify::CheckOutcome;
+using reverify::DistributionBands;
+using reverify::Error;
+using reverify::ErrorCode;
+using reverify::Result;
+
+constexpr double kFalsePageRate =
+    0.01;  // the daemon's default, split over the calibrated statistics
+const char* const kStatistics[] = {"ks",           "psi",           "wasserstein",
+                                   "max_abs_diff", "mean_abs_diff", "flip_rate"};
+
+// --tolerances FILE: {"ks": 0.05, "psi": [pair values...]} or {"distribution_pairs": {...}}, or a
+// manifest/calibration whose "tolerance" holds "distribution_pairs". A number is an explicit upper
+// bound; an array holds the statistic between seed-run pairs (a calibrated band, >= 3 values).
+Result<DistributionBands> read_tolerances(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    return reverify::make_error(ErrorCode::io, path + ": cannot open");
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return reverify::make_error(ErrorCode::parse, path + ": not a JSON object");
+  if (j.contains("tolerance"))
+    j = j["tolerance"];
+  if (j.is_object() && j.contains("distribution_pairs"))
+    j = j["distribution_pairs"];
+  DistributionBands bands;
+  bands.fixed_source = "from " + path;
+  bands.how_to_calibrate = "add it to " + path;
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(std::begin(kStatistics), std::end(kStatistics), key) == std::end(kStatistics)) {
+      return reverify::make_error(ErrorCode::parse,
+                                  path + ": \"" + key +
+                                      "\" is not a statistic (expected ks, psi, wasserstein, "
+                                      "max_abs_diff, mean_abs_diff or flip_rate)");
+    }
+    if (value.is_number()) {
+      bands.fixed[key] = value.get<double>();
+    } else if (value.is_array() && std::all_of(value.begin(), value.end(),
+                                               [](const auto& v) { return v.is_number(); })) {
+      bands.pairs[key] = value.get<std::vector<double>>();
+    } else {
+      return reverify::make_error(ErrorCode::parse,
+                                  path + ": \"" + key +
+                                      "\" must be a number (upper bound) or an array of numbers "
+                                      "(seed-run pair values)");
+    }
+  }
+  return bands;
+}
+
+nlohmann::json shape_json(const std::string& path, const reverify::Predictions& p) {
+  return {{"path", path}, {"rows", p.rows}, {"cols", p.cols}};
+}
+
+void print_table(const std::string& original_path, const std::string& rebuilt_path,
+                 const reverify::Predictions& o, const reverify::Predictions& r,
+                 const reverify::stats::Comparison& c,
+                 const std::vector<reverify::CheckResult>& checks) {
+  std::printf("%-14s %-24s %-24s\n", "", "original", "rebuilt");
+  std::printf("%-14s %-24s %-24s\n", "file", original_path.c_str(), rebuilt_path.c_str());
+  std::printf("%-14s %-24s %-24s\n", "shape",
+              (std::to_string(o.rows) + " x " + std::to_string(o.cols)).c_str(),
+              (std::to_string(r.rows) + " x " + std::to_string(r.cols)).c_str());
+  for (std::size_t k = 0; k < reverify::stats::kQuantileLevels.size(); ++k) {
+    std::printf("p%-13d %-24.10g %-24.10g\n",
+                static_cast<int>(reverify::stats::kQuantileLevels[k] * 100 + 0.5),
+                c.quantiles_original[k], c.quantiles_rebuilt[k]);
+  }
+  std::printf("\n%-14s %-16s %-16s %s\n", "statistic", "value", "bound", "outcome");
+  for (const auto& [name, value] : reverify::stats::banded_statistics(c)) {
+    const std::string full = std::string("distribution:") + name;
+    auto check =
+        std::find_if(checks.begin(), checks.end(), [&](const auto& x) { return x.name == full; });
+    const bool judged = check != checks.end() && check->tolerance.has_value();
+    char bound[32] = "-";
+    if (judged)
+      std::snprintf(bound, sizeof bound, "%.8g", *check->tolerance);
+    std::printf("%-14s %-16.8g %-16s %s\n", name, value, bound,
+                check == checks.end() ? "" : reverify::to_string(check->outcome));
+  }
+  if (!c.paired)
+    std::printf("(paired statistics need the same shape on both sides)\n");
+}
+
+int run_compare(reverify::cli::Args& args) {
+  if (args.positionals().size() != 2)
+    return reverify::cli::usage_error("compare", "expected ORIGINAL and REBUILT");
+  const auto& original_path = args.positionals()[0];
+  const auto& rebuilt_path = args.positionals()[1];
+  double threshold = 0.5;
+  if (auto t = args.option("threshold")) {
+    char* end = nullptr;
+    threshold = std::strtod(t->c_str(), &end);
+    if (t->empty() || *end != '\0' || !std::isfinite(threshold))
+      return reverify::cli::usage_error("compare",
+                                        "--threshold: expected a number, got \"" + *t + "\"");
+  }
+  std::optional<DistributionBands> bands;
+  if (auto file = args.option("tolerances")) {
+    auto read = read_tolerances(*file);
+    if (!read.ok())
+      return reverify::cli::usage_error("compare", read.error().message);
+    bands = std::move(read).value();
+  }
+  auto original = reverify::read_predictions(original_path);
+  if (!original.ok())
+    return reverify::cli::usage_error("compare", original.error().message);
+  auto rebuilt = reverify::read_predictions(rebuilt_path);
+  if (!rebuilt.ok())
+    return reverify::cli::usage_error("compare", rebuilt.error().message);
+  const auto& o = *original;
+  const auto& r = *rebuilt;
+  const auto c =
+      reverify::stats::compare(o.view(), r.view(), o.cols, r.cols, o.two_d && r.two_d, threshold);
+
+  std::vector<reverify::CheckResult> checks;
+  if (bands) {
+    bands->alpha = kFalsePageRate / static_cast<double>(std::max<std::size_t>(
+                                        1, reverify::calibrated_distribution_checks(c, *bands)));
+    checks = reverify::distribution_checks(c, *bands);
+  }
+  const bool failed = std::any_of(checks.begin(), checks.end(),
+                                  [](const auto& x) { return x.outcome == CheckOutcome::failed; });
+  if (args.flag("json")) {
+    nlohmann::json out = {{"original", shape_json(original_path, o)},
+                          {"rebuilt", shape_json(rebuilt_path, r)},
+                          {"ks", c.ks},
+                          {"psi", c.psi},
+                          {"psi_epsilon", reverify::stats::kPsiEpsilon},
+                          {"wasserstein", c.wasserstein},
+                          {"quantiles", reverify::quantiles_json(c)},
+                          {"threshold", threshold},
+                          {"paired", nullptr}};
+    if (c.paired) {
+      out["paired"] = {{"max_abs_diff", c.paired->max_abs_diff},
+                       {"mean_abs_diff", c.paired->mean_abs_diff},
+                       {"flip_rate", c.paired->flip_rate}};
+    }
+    if (bands) {
+      out["checks"] = nlohmann::json::array();
+      for (const auto& check : checks)
+        out["checks"].push_back(reverify::to_json(check));
+      out["outcome"] = failed ? "failed" : "passed";
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    print_table(original_path, rebuilt_path, o, r, c, checks);
+    for (const auto& check : checks)
+      if (check.outcome != CheckOutcome::passed)
+        std::cout << "  " << check.explanation << "\n";
+  }
+  return failed ? 1 : 0;
+}
+
+const reverify::cli::Registrar kCompare{
+    {"compare",
+     "ORIGINAL REBUILT [--json] [--tolerances FILE] [--threshold X]",
+     "distribution and paired checks between two prediction files (.npy or CSV); exit 1 if a check "
+     "fails",
+     {"tolerances", "threshold"},
+     {"json"},
+     run_compare}};
+
+}  // namespace
