@@ -14,5 +14,10 @@ if ! alive "$dir/dockerd.pid" && alive "$containerd_pid"; then
 fi
 stop_pid "$dir/dockerd.pid" 60
 stop_pid "$containerd_pid" 20
-# vfs layers can hold read-only files; the engine is gone, so plain removal is safe now.
+# dockerd bind-mounts its data root onto itself; an engine that was killed leaves that mount
+# behind (a restarted one stacks a second). Unmount them, deepest first, before removing DIR.
+dir=$(cd "$dir" && pwd)
+while read -r target; do
+  umount "$target"
+done < <(awk -v d="$dir" 'index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -r)
 rm -rf "$dir"

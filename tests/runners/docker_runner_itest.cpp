@@ -1,0 +1,314 @@
+// The docker runner against a real engine and registry started by the `docker` CTest fixture
+// (tests/services/docker_up.sh, coordinates in $REVERIFY_SERVICES_DIR/docker.env), with the test
+// trainer image pulled by digest. Each failure case checks its error class, its message and
+// that no container is left behind.
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+#include <thread>
+
+#include "core/http_client.hpp"
+#include "runner_test_support.hpp"
+#include "runners/docker_runner.hpp"
+
+using namespace reverify;
+using namespace reverify::test;
+
+namespace {
+
+std::map<std::string, std::string> docker_env() {
+  const char* dir = std::getenv("REVERIFY_SERVICES_DIR");
+  REQUIRE_MESSAGE(dir != nullptr, "run through ctest: the docker fixture provides the services");
+  std::ifstream in(std::filesystem::path(dir) / "docker.env");
+  REQUIRE_MESSAGE(in.good(), "no docker.env: the docker fixture (services_docker_up) did not run");
+  std::map<std::string, std::string> env;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto eq = line.find('=');
+    if (eq != std::string::npos)
+      env[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  REQUIRE(env.count("DOCKER_SOCK") == 1);
+  REQUIRE(env.count("TRAINER_IMAGE") == 1);
+  return env;
+}
+
+// Containers on the engine carrying this rebuild's label, running or not.
+std::size_t containers_labelled(const std::string& socket, const std::string& rebuild_id) {
+  HttpRequest request;
+  request.url =
+      "http://localhost/containers/json?all=1&filters=" +
+      url_encode(
+          nlohmann::json{{"label", {std::string(kRebuildIdLabel) + "=" + rebuild_id}}}.dump());
+  request.unix_socket = socket;
+  auto response = http_request(request);
+  REQUIRE(response.ok());
+  REQUIRE(response->status == 200);
+  return nlohmann::json::parse(response->body).size();
+}
+
+struct Fixture {
+  std::map<std::string, std::string> env = docker_env();
+  TempDir tmp;
+  DockerRunnerConfig config;
+  RebuildSpec spec;
+
+  explicit Fixture(const std::string& behaviour) {
+    config.socket = env["DOCKER_SOCK"];
+    config.scratch_root = tmp.path / "scratch";
+    config.kill_grace = std::chrono::seconds(1);
+    config.reconnect_grace = std::chrono::milliseconds(3000);
+    spec.rebuild_id = "dk-" + behaviour;
+    spec.manifest = trainer_manifest(behaviour);
+    spec.manifest.environment->image = env["TRAINER_IMAGE"];
+    spec.manifest.run.workdir = "/src";
+    spec.timeout = std::chrono::seconds(120);
+    // A read-only eval set, as the pipeline gives it.
+    std::filesystem::create_directories(tmp.path / "eval");
+    std::ofstream(tmp.path / "eval" / "eval.npy") << "eval";
+    spec.eval_path = tmp.path / "eval" / "eval.npy";
+  }
+
+  std::string image_with_digest(const std::string& digest) const {
+    const auto& image = env.at("TRAINER_IMAGE");
+    return image.substr(0, image.find('@')) + "@" + digest;
+  }
+
+  void expect_nothing_left(const JobHandle* job = nullptr) {
+    CHECK(containers_labelled(config.socket, spec.rebuild_id) == 0);
+    if (job)
+      CHECK_FALSE(std::filesystem::exists(job->work_dir));
+  }
+};
+
+Error prepare_error(Fixture& f) {
+  DockerRunner runner(f.config);
+  const auto status = runner.prepare(f.spec);
+  REQUIRE_FALSE(status.ok());
+  return status.error();
+}
+
+}  // namespace
+
+TEST_CASE("a rebuild in a container pulled by digest: env, binds, outputs, removal") {
+  Fixture f("ok");
+  DockerRunner runner(f.config);
+  REQUIRE(runner.prepare(f.spec).ok());
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE_MESSAGE(outcome.exit.ok(), (outcome.exit.ok() ? "" : outcome.exit.error().to_string()));
+  CHECK(outcome.exit->exit_code == 0);
+  CHECK(outcome.streamed.find("trainer: done") != std::string::npos);
+  CHECK(outcome.exit->log_tail.find("trainer-first-instruction") != std::string::npos);
+  CHECK(containers_labelled(f.config.socket, f.spec.rebuild_id) == 1);  // until cleanup
+
+  auto outputs = runner.collect(job, f.tmp.path / "collected");
+  REQUIRE_MESSAGE(outputs.ok(), (outputs.ok() ? "" : outputs.error().to_string()));
+  CHECK(outputs->primary_value == doctest::Approx(0.9609));
+  REQUIRE(outputs->predictions);
+  const auto env = nlohmann::json::parse(read_file(f.tmp.path / "collected" / "env.json"));
+  CHECK(env["REVERIFY_OUT"] == "/reverify/out");
+  CHECK(env["REVERIFY_EVAL"] == "/reverify/eval/eval.npy");
+  CHECK(env["REVERIFY_SEEDS"] == "/reverify/in/seeds.json");
+  CHECK(env["TRAINER_BEHAVIOUR"] == "ok");
+  CHECK(env["SOURCE_DATE_EPOCH"] == "1793000000");
+  CHECK_FALSE(env.contains("REVERIFY_SERVICES_DIR"));  // nothing of the daemon's environment
+
+  runner.cleanup(job);
+  f.expect_nothing_left(&job);
+}
+
+TEST_CASE("a job that exits 3 is error:job and its container is removed") {
+  Fixture f("exit3");
+  DockerRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->exit_code == 3);
+  const auto status = job_exit_status(*outcome.exit);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().code == ErrorCode::job);
+  CHECK(status.error().message.find("exited with status 3") != std::string::npos);
+  CHECK(status.error().message.find("failing on purpose") != std::string::npos);
+  runner.cleanup(job);
+  f.expect_nothing_left(&job);
+}
+
+TEST_CASE("a job past its timeout is stopped and reported as timed out") {
+  Fixture f("sleep");
+  f.spec.timeout = std::chrono::seconds(3);
+  DockerRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->timed_out);
+  const auto status = job_exit_status(*outcome.exit);
+  CHECK(status.error().code == ErrorCode::job);
+  CHECK(status.error().message.find("timeout") != std::string::npos);
+  runner.cleanup(job);
+  f.expect_nothing_left(&job);
+}
+
+TEST_CASE("no or invalid result.json is error:job") {
+  for (const std::string behaviour : {"no_result", "bad_result"}) {
+    CAPTURE(behaviour);
+    Fixture f(behaviour);
+    DockerRunner runner(f.config);
+    JobHandle job;
+    auto outcome = start_and_wait(runner, f.spec, job);
+    REQUIRE(outcome.exit.ok());
+    CHECK(outcome.exit->exit_code == 0);
+    auto outputs = runner.collect(job, f.tmp.path / "collected");
+    REQUIRE_FALSE(outputs.ok());
+    CHECK(outputs.error().code == ErrorCode::job);
+    CHECK(outputs.error().message.find("result.json") != std::string::npos);
+    runner.cleanup(job);
+    f.expect_nothing_left(&job);
+  }
+}
+
+TEST_CASE("an image digest the registry does not have is error:provision") {
+  Fixture f("ok");
+  f.spec.manifest.environment->image = f.image_with_digest("sha256:" + std::string(64, '0'));
+  const auto error = prepare_error(f);
+  CHECK(error.code == ErrorCode::provision);
+  CHECK(error.message.find("pulling " + *f.spec.manifest.environment->image) != std::string::npos);
+  f.expect_nothing_left();
+}
+
+TEST_CASE("an image by tag is refused before anything is pulled") {
+  Fixture f("ok");
+  const auto& image = f.env["TRAINER_IMAGE"];
+  f.spec.manifest.environment->image = image.substr(0, image.find('@')) + ":test";
+  const auto error = prepare_error(f);
+  CHECK(error.code == ErrorCode::manifest_invalid);
+  CHECK(error.message.find("environment.image: must be referenced by digest") != std::string::npos);
+}
+
+TEST_CASE("a registry that is down is error:provision naming the image") {
+  Fixture f("ok");
+  // Port 9 (discard) on loopback: no registry answers there.
+  const auto& image = f.env["TRAINER_IMAGE"];
+  const auto digest = image.substr(image.find('@') + 1);
+  f.spec.manifest.environment->image = "127.0.0.1:9/reverify-trainer@" + digest;
+  const auto error = prepare_error(f);
+  CHECK(error.code == ErrorCode::provision);
+  CHECK(error.message.find("127.0.0.1:9") != std::string::npos);
+  f.expect_nothing_left();
+}
+
+TEST_CASE("one GPU on an engine without a GPU runtime is error:provision naming the runtime") {
+  Fixture f("ok");
+  f.spec.manifest.environment->accelerator = Accelerator{"NVIDIA H100", 1, {}, {}, {}};
+  DockerRunner runner(f.config);
+  auto started = runner.start(f.spec);
+  REQUIRE_FALSE(started.ok());
+  CHECK(started.error().code == ErrorCode::provision);
+  CHECK(started.error().message.find("no GPU runtime") != std::string::npos);
+  CHECK(started.error().message.find("nvidia-container-runtime-hook") != std::string::npos);
+  f.expect_nothing_left();
+}
+
+TEST_CASE("a runner destroyed mid-run is replaced by one that reattaches by label and finishes") {
+  Fixture f("slow");
+  f.spec.manifest.environment->env["TRAINER_SLEEP_S"] = "3";
+  std::string container;
+  {
+    DockerRunner runner(f.config);
+    auto started = runner.start(f.spec);
+    REQUIRE(started.ok());
+    container = started->ref;
+  }
+  DockerRunner again(f.config);
+  auto found = again.find_running(f.spec.rebuild_id);
+  REQUIRE(found.ok());
+  REQUIRE(found->has_value());
+  const JobHandle job = **found;
+  CHECK(job.ref == container);
+  CHECK(job.work_dir == f.config.scratch_root / f.spec.rebuild_id);
+  auto exit = again.wait(job, {});
+  REQUIRE(exit.ok());
+  CHECK(exit->exit_code == 0);
+  CHECK(exit->log_tail.find("trainer: done") != std::string::npos);
+  CHECK(again.collect(job, f.tmp.path / "collected").ok());
+  again.cleanup(job);
+  f.expect_nothing_left(&job);
+}
+
+TEST_CASE("dockerd killed mid-run is error:runner-lost, and a restarted engine is cleaned up") {
+  Fixture f("sleep");
+  // A private engine: killing the shared one would break the other tests.
+  const auto engine = std::filesystem::path("/tmp") / ("rv-dk-" + std::to_string(::getpid()));
+  const auto services = source_dir() / "tests/services";
+  REQUIRE(std::system(("bash '" + (services / "dockerd_start.sh").string() + "' " + engine.string())
+                          .c_str()) == 0);
+  struct Stop {
+    std::string command;
+    ~Stop() { (void)std::system(command.c_str()); }
+  } stop{"bash '" + (services / "dockerd_stop.sh").string() + "' " + engine.string()};
+  f.config.socket = (engine / "docker.sock").string();
+  DockerRunner runner(f.config);
+  auto started = runner.start(f.spec);
+  REQUIRE_MESSAGE(started.ok(), (started.ok() ? "" : started.error().to_string()));
+  const auto child_pid = started->work_dir / "out" / "child.pid";
+  for (int i = 0; i < 600 && read_file(child_pid).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE_FALSE(read_file(child_pid).empty());
+
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ::kill(std::stoi(read_file(engine / "dockerd.pid")), SIGKILL);
+  });
+  auto exit = runner.wait(*started, {});
+  killer.join();
+  REQUIRE_FALSE(exit.ok());
+  CHECK(exit.error().code == ErrorCode::runner_lost);
+  CHECK(exit.error().message.find("stopped answering") != std::string::npos);
+
+  // The engine comes back (dockerd_start.sh on the same folder): the container is removed.
+  REQUIRE(std::system(("bash '" + (services / "dockerd_start.sh").string() + "' " + engine.string())
+                          .c_str()) == 0);
+  runner.cleanup(*started);
+  CHECK(containers_labelled(f.config.socket, f.spec.rebuild_id) == 0);
+}
+
+TEST_CASE("overhead: start request to the job's first instruction, against docker run") {
+  Fixture f("no_result");
+  DockerRunner runner(f.config);
+  REQUIRE(runner.prepare(f.spec).ok());  // the image is local from here on, for both
+  const auto stamp = [](const std::string& log) {
+    const auto at = log.find("trainer-first-instruction ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(log.substr(at + 26));
+  };
+  const auto now_s = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  std::vector<double> ours, cli;
+  for (int i = 0; i < 5; ++i) {
+    f.spec.rebuild_id = "dk-overhead-" + std::to_string(i);
+    const double t0 = now_s();
+    JobHandle job;
+    auto outcome = start_and_wait(runner, f.spec, job);
+    REQUIRE(outcome.exit.ok());
+    ours.push_back(stamp(outcome.exit->log_tail) - t0);
+    runner.cleanup(job);
+
+    const auto log = f.tmp.path / "cli.log";
+    const std::string command = "DOCKER_HOST=unix://" + f.config.socket +
+                                " docker run --rm --network none -e TRAINER_BEHAVIOUR=no_result -e "
+                                "REVERIFY_OUT=/tmp -w /src " +
+                                f.env["TRAINER_IMAGE"] + " python3 trainer.py > " + log.string() +
+                                " 2>&1";
+    const double t1 = now_s();
+    REQUIRE(std::system(command.c_str()) == 0);
+    cli.push_back(stamp(read_file(log)) - t1);
+  }
+  std::sort(ours.begin(), ours.end());
+  std::sort(cli.begin(), cli.end());
+  MESSAGE("start -> first instruction, median of 5: docker runner "
+          << ours[2] * 1000 << " ms, `docker run` " << cli[2] * 1000 << " ms");
+  CHECK(ours[2] > 0);
+}
