@@ -80,19 +80,30 @@ double prediction_half_width(std::span<const double> runs, double t_quantile) {
   return t_quantile * moments(runs).sd * std::sqrt(1 + 1.0 / static_cast<double>(runs.size()));
 }
 
-std::optional<Band> metric_band(std::span<const double> runs, double alpha, double floor) {
-  if (runs.size() < kMinSeedRuns)
-    return std::nullopt;
-  const auto m = moments(runs);
+namespace {
+
+// The common part of both bands: moments, alpha and the t quantile at p, for n - 1 degrees of
+// freedom.
+Band t_band(std::span<const double> values, double alpha, double p) {
+  const auto m = moments(values);
   Band band;
-  band.n = runs.size();
+  band.n = values.size();
   band.mean = m.mean;
   band.sd = m.sd;
   band.alpha = alpha;
-  band.t_quantile = student_t_quantile(static_cast<double>(band.n - 1), 1 - alpha / 2);
-  const double t_band = prediction_half_width(runs, band.t_quantile);
-  band.floor_applied = floor > t_band;
-  band.tolerance = std::max(t_band, floor);
+  band.t_quantile = student_t_quantile(static_cast<double>(band.n - 1), p);
+  return band;
+}
+
+}  // namespace
+
+std::optional<Band> metric_band(std::span<const double> runs, double alpha, double floor) {
+  if (runs.size() < kMinSeedRuns)
+    return std::nullopt;
+  Band band = t_band(runs, alpha, 1 - alpha / 2);
+  const double half_width = prediction_half_width(runs, band.t_quantile);
+  band.floor_applied = floor > half_width;
+  band.tolerance = std::max(half_width, floor);
   band.power = band_power(band.n, band.sd, alpha, band.tolerance);
   return band;
 }
@@ -100,21 +111,14 @@ std::optional<Band> metric_band(std::span<const double> runs, double alpha, doub
 std::optional<Band> upper_bound_band(std::span<const double> pair_values, double alpha) {
   if (pair_values.size() < kMinSeedRuns)
     return std::nullopt;
-  const auto m = moments(pair_values);
-  Band band;
-  band.n = pair_values.size();
-  band.mean = m.mean;
-  band.sd = m.sd;
-  band.alpha = alpha;
-  band.t_quantile = student_t_quantile(static_cast<double>(band.n - 1), 1 - alpha);
-  const double t_bound =
-      m.mean + band.t_quantile * m.sd * std::sqrt(1 + 1.0 / static_cast<double>(band.n));
+  Band band = t_band(pair_values, alpha, 1 - alpha);
+  const double t_bound = band.mean + prediction_half_width(pair_values, band.t_quantile);
   const double largest = *std::max_element(pair_values.begin(), pair_values.end());
   band.max_applied = largest > t_bound;
   band.tolerance = std::max(t_bound, largest);
-  band.power.shift_units = band.tolerance - m.mean;
-  if (m.sd > 0)
-    band.power.shift_sigma = band.power.shift_units / m.sd;
+  band.power.shift_units = band.tolerance - band.mean;
+  if (band.sd > 0)
+    band.power.shift_sigma = band.power.shift_units / band.sd;
   return band;
 }
 
