@@ -345,6 +345,17 @@ Weights read_weights(ObjectReader& r) {
   return w;
 }
 
+// The "tolerance" section maps onto ToleranceSpec; every key is optional:
+//   "tolerance": {
+//     "seed_runs": {"accuracy": [0.9605, 0.9622, ...]},       metric -> its value in each seed run
+//     "segment_seed_runs": {"digit=8": {"accuracy": [...]}},  segment -> metric -> values
+//     "distribution_pairs": {"ks": [...], "psi": [...]},      statistic -> its value per pair of
+//                                 seed runs' predictions (ks, psi, wasserstein, max_abs_diff,
+//                                 mean_abs_diff, flip_rate)
+//     "steps_pairs_max_abs": [0.0, ...],                      per pair of seed runs: max |step
+//                                                             value difference| over the first N
+//     "floor": {"accuracy": 0.0005}                           metric -> smallest band (>= 0)
+//   }
 ToleranceSpec read_tolerance(ObjectReader& r) {
   ToleranceSpec t;
   Findings& f = r.findings();
