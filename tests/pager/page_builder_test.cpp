@@ -1,0 +1,164 @@
+#include <doctest/doctest.h>
+
+#include "daemon/pager/page_builder.hpp"
+
+using namespace reverify;
+
+namespace {
+
+CheckResult check(std::string name, CheckOutcome outcome, double observed, double reference,
+                  double tolerance) {
+  CheckResult c;
+  c.name = std::move(name);
+  c.outcome = outcome;
+  c.observed = observed;
+  c.reference = reference;
+  c.tolerance = tolerance;
+  c.margin = tolerance - std::abs(observed - reference);
+  c.explanation = c.name + " explained";
+  return c;
+}
+
+PageInput failing_input() {
+  PageInput in;
+  in.model = "digits-mlp";
+  in.version = "2026.11.1";
+  in.owner = "team-vision";
+  in.verdict.cls = VerdictClass::failed_out_of_tolerance;
+  in.verdict.explanation = "primary:accuracy left its band";
+  in.verdict.checks = {check("primary:accuracy", CheckOutcome::failed, 0.9412, 0.9611, 0.0031),
+                       check("segment:digit=8:accuracy", CheckOutcome::passed, 0.93, 0.93, 0.01)};
+  in.log_tail = "epoch 3 loss 0.41\n";
+  in.public_url = "https://reverify.example";
+  in.verification_id = 42;
+  in.created_at = "2026-11-29T08:00:00Z";
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("a failed verdict triggers a page that names the model's fault and the failed check") {
+  PageEvent event = build_page(failing_input());
+  CHECK(event.action == PageAction::trigger);
+  CHECK(event.dedup_key == "reverify/digits-mlp/2026.11.1");
+  CHECK(event.cls == VerdictClass::failed_out_of_tolerance);
+  CHECK(event.summary ==
+        "digits-mlp@2026.11.1 failed:out-of-tolerance — the model's inputs or numbers moved: "
+        "primary:accuracy 0.9412 vs 0.9611 ±0.0031 (margin -0.0168)");
+  CHECK(event.details["fault"] == "model");
+  REQUIRE(event.details["failed_checks"].size() == 1);
+  CHECK(event.details["failed_checks"][0]["name"] == "primary:accuracy");
+  CHECK(event.details["verdict"]["checks"].size() == 2);
+  CHECK(event.details["log_tail"] == "epoch 3 loss 0.41\n");
+  CHECK(event.details["verification_id"] == 42);
+  REQUIRE(event.links.size() == 3);
+  CHECK(event.links[0].href == "https://reverify.example/v1/verifications/42");
+  CHECK(event.links[1].href == "https://reverify.example/v1/models/digits-mlp/versions/2026.11.1");
+  CHECK(event.links[2].href == "https://reverify.example/");
+  CHECK(event.created_at == "2026-11-29T08:00:00Z");
+}
+
+TEST_CASE("input drift names the moved input and the changed files") {
+  PageInput in = failing_input();
+  in.verdict.cls = VerdictClass::failed_input_drift;
+  CheckResult drift;
+  drift.name = "input:dataset";
+  drift.kind = CheckKind::input;
+  drift.outcome = CheckOutcome::failed;
+  drift.explanation = "dataset root hash differs";
+  in.verdict.checks = {drift};
+  in.moved_inputs = {{"dataset",
+                      std::string(64, 'a'),
+                      std::string(64, 'b'),
+                      {"shard-1.csv", "shard-2.csv", "shard-3.csv", "shard-4.csv"}}};
+  PageEvent event = build_page(in);
+  CHECK(event.summary ==
+        "digits-mlp@2026.11.1 failed:input-drift — the model's inputs or numbers moved: dataset "
+        "moved: recorded aaaaaaaaaaaa…, now bbbbbbbbbbbb…; changed shard-1.csv, shard-2.csv, "
+        "shard-3.csv +1 more");
+  CHECK(event.details["moved_inputs"][0]["changed"].size() == 4);
+}
+
+TEST_CASE("an error verdict is the system's fault") {
+  PageInput in = failing_input();
+  in.verdict.cls = VerdictClass::error_job;
+  in.verdict.checks.clear();
+  in.verdict.explanation = "the job exited with status 137 (killed: out of memory?)";
+  PageEvent event = build_page(in);
+  CHECK(event.action == PageAction::trigger);
+  CHECK(event.details["fault"] == "system");
+  CHECK(event.summary ==
+        "digits-mlp@2026.11.1 error:job — reverify or its infrastructure failed, not the model: "
+        "the job exited with status 137 (killed: out of memory?)");
+}
+
+TEST_CASE("a pass resolves and says how many checks held") {
+  PageInput in = failing_input();
+  in.verdict.cls = VerdictClass::passed;
+  in.verdict.checks[0].outcome = CheckOutcome::passed;
+  PageEvent event = build_page(in);
+  CHECK(event.action == PageAction::resolve);
+  CHECK(event.summary == "digits-mlp@2026.11.1 verified: 2/2 checks inside tolerance");
+  CHECK(event.details["fault"] == "");
+}
+
+TEST_CASE("uncalibrated is a notice that says how to calibrate") {
+  PageInput in = failing_input();
+  in.verdict.cls = VerdictClass::uncalibrated;
+  in.verdict.checks[0].outcome = CheckOutcome::uncalibrated;
+  PageEvent event = build_page(in);
+  CHECK(event.action == PageAction::notice);
+  CHECK(event.summary.find("1 of 2 checks have no measured seed spread") != std::string::npos);
+  CHECK(event.summary.find("reverify calibrate digits-mlp@2026.11.1 --seeds 5") !=
+        std::string::npos);
+}
+
+TEST_CASE("the summary stays one phone-sized line, the log tail keeps its end") {
+  PageInput in = failing_input();
+  in.verdict.checks.clear();
+  for (int i = 0; i < 200; ++i) {
+    in.verdict.checks.push_back(check("segment:é" + std::to_string(i) + ":accuracy\nx",
+                                      CheckOutcome::failed, 0.5, 0.9, 0.01));
+  }
+  in.log_tail = std::string(20000, 'x') + "THE END";
+  PageEvent event = build_page(in);
+  CHECK(event.summary.size() <= kMaxSummaryChars);
+  CHECK(event.summary.find('\n') == std::string::npos);
+  CHECK(event.summary.ends_with("…"));
+  CHECK(nlohmann::json(event.summary).dump().size() > 0);  // valid UTF-8 after the cut
+  CHECK(event.details["failed_checks"].size() == 200);     // complete in details
+  const std::string tail = event.details["log_tail"];
+  CHECK(tail.ends_with("THE END"));
+  CHECK(tail.size() <= kMaxLogTailChars + 32);
+}
+
+TEST_CASE("no public URL, no links") {
+  PageInput in = failing_input();
+  in.public_url.clear();
+  CHECK(build_page(in).links.empty());
+}
+
+TEST_CASE("a page event survives its JSON form") {
+  PageEvent event = build_page(failing_input());
+  event.id = 7;
+  auto back = page_event_from_json(to_json(event));
+  REQUIRE(back.has_value());
+  CHECK(back->id == 7);
+  CHECK(back->dedup_key == event.dedup_key);
+  CHECK(back->action == event.action);
+  CHECK(back->cls == event.cls);
+  CHECK(back->model == event.model);
+  CHECK(back->owner == event.owner);
+  CHECK(back->summary == event.summary);
+  CHECK(back->details == event.details);
+  REQUIRE(back->links.size() == event.links.size());
+  CHECK(back->links[1].href == event.links[1].href);
+  CHECK(back->created_at == event.created_at);
+
+  auto broken = to_json(event);
+  broken["action"] = "explode";
+  CHECK_FALSE(page_event_from_json(broken).has_value());
+  broken.erase("action");
+  CHECK_FALSE(page_event_from_json(broken).has_value());
+  CHECK_FALSE(page_event_from_json(nlohmann::json::array()).has_value());
+}
