@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Generates the hash benchmark's data in OUT: corpus/ (~2 GiB, ~2000 files of mixed sizes, in
-nested folders) and model.safetensors (~2 GiB, tensors of model-like mixed sizes). Deterministic."""
+nested folders) and model.safetensors (~2 GiB, tensors of model-like mixed sizes). Deterministic.
+HASH_BENCH_GIB (default 2) scales both, for a quick smoke run."""
 import json
 import os
 import random
@@ -8,6 +9,7 @@ import struct
 import sys
 
 GIB = 1 << 30
+scale_gib = float(os.environ.get("HASH_BENCH_GIB", "2"))
 out = sys.argv[1]
 rng = random.Random(2026)
 pool = os.urandom(64 << 20)  # content does not change SHA-256 speed; slices of one pool suffice
@@ -25,7 +27,7 @@ def write_bytes(f, size):
 sizes = [int(2 ** rng.uniform(10, 16)) for _ in range(1400)]            # 1 KiB .. 64 KiB
 sizes += [int(2 ** rng.uniform(17, 21)) for _ in range(560)]            # 128 KiB .. 2 MiB
 sizes += [int(2 ** rng.uniform(23, 26)) for _ in range(40)]             # 8 MiB .. 64 MiB
-scale = 2 * GIB / sum(sizes)
+scale = scale_gib * GIB / sum(sizes)
 for i, size in enumerate(sizes):
     folder = os.path.join(out, "corpus", f"part-{i % 17:02d}", f"shard-{i % 5}")
     os.makedirs(folder, exist_ok=True)
@@ -33,8 +35,9 @@ for i, size in enumerate(sizes):
         write_bytes(f, max(1, int(size * scale)))
 
 # A model-like safetensors file: two large embeddings, then 52 layers of mixed tensors, to 2 GiB.
-tensors = [("embed.weight", [50000, 4096]), ("lm_head.weight", [50000, 4096])]
-for layer in range(52):
+vocab = round(50000 * scale_gib / 2)
+tensors = [("embed.weight", [vocab, 4096]), ("lm_head.weight", [vocab, 4096])]
+for layer in range(round(52 * scale_gib / 2)):
     for name, shape in [("attn.qkv", [3072, 1024]), ("attn.out", [1024, 1024]),
                         ("mlp.up", [4096, 1024]), ("mlp.down", [1024, 4096]), ("norm", [1024])]:
         tensors.append((f"layers.{layer}.{name}.weight", shape))

@@ -66,7 +66,7 @@ TEST_CASE("an empty folder has an empty manifest") {
 TEST_CASE("files larger than one read buffer hash whole, on any thread count, with progress") {
   TempDir dir;
   std::string big;
-  for (int i = 0; big.size() < 3 * 1024 * 1024 + 7; ++i)
+  for (std::uint64_t i = 0; big.size() < 3 * 1024 * 1024 + 7; ++i)
     big += std::to_string(i * 7919) + ",";
   write_file(dir.path() / "big.bin", big);
   for (int i = 0; i < 20; ++i)
