@@ -213,6 +213,19 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
     end_group(*supervisor);
     return s.error();
   }
+  // A scratch folder chosen by the caller is found again after a restart through a link at
+  // scratch_root/<rebuild id>.
+  const auto index = config_.scratch_root / spec.rebuild_id;
+  if (*dir != index) {
+    std::filesystem::create_directories(config_.scratch_root, ec);
+    std::filesystem::remove(index, ec);
+    std::filesystem::create_directory_symlink(std::filesystem::absolute(*dir), index, ec);
+    if (ec) {
+      end_group(*supervisor);
+      return make_error(ErrorCode::io,
+                        index.string() + ": cannot link the scratch folder: " + ec.message());
+    }
+  }
   return JobHandle{spec.rebuild_id, kind(),
                    std::to_string(supervisor->pid) + ":" + std::to_string(supervisor->start_ticks),
                    *dir};
@@ -274,19 +287,25 @@ void ProcessRunner::cleanup(const JobHandle& job) {
   }
   std::error_code ec;
   std::filesystem::remove_all(job.work_dir, ec);
+  const auto index = config_.scratch_root / job.rebuild_id;
+  if (std::filesystem::is_symlink(index, ec))
+    std::filesystem::remove(index, ec);
 }
 
 Result<std::optional<JobHandle>> ProcessRunner::find_running(const std::string& rebuild_id) {
   auto dir = scratch_dir(rebuild_id, {}, config_.scratch_root);
   if (!dir)
     return dir.error();
-  const auto record = read_record(*dir);
+  std::error_code ec;
+  const auto work_dir =
+      std::filesystem::is_symlink(*dir, ec) ? std::filesystem::read_symlink(*dir, ec) : *dir;
+  const auto record = read_record(work_dir);
   if (!record)
     return std::optional<JobHandle>();
   return std::optional<JobHandle>(JobHandle{
       rebuild_id, kind(),
       std::to_string(record->supervisor.pid) + ":" + std::to_string(record->supervisor.start_ticks),
-      *dir});
+      work_dir});
 }
 
 }  // namespace reverify

@@ -26,7 +26,8 @@ class ProcessRunner final : public Runner {
   Result<JobOutputs> collect(const JobHandle& job, const std::filesystem::path& dest) override;
   void cleanup(const JobHandle& job) override;
   void cancel(const JobHandle& job) override;
-  // Looks in scratch_root/<rebuild id>: a job that was started there and not cleaned up yet,
+  // Looks in scratch_root/<rebuild id> (a link to RebuildSpec::work_dir when the caller chose the
+  // folder): a job that was started there and not cleaned up yet,
   // running or already ended (wait() then returns its recorded exit status at once).
   Result<std::optional<JobHandle>> find_running(const std::string& rebuild_id) override;
 

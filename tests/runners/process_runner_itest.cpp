@@ -247,6 +247,7 @@ TEST_CASE("an entrypoint that is not on the configured PATH is error:provision")
 TEST_CASE("a runner destroyed mid-run is replaced by one that reattaches and finishes") {
   Fixture f("slow");
   f.spec.manifest.environment->env["TRAINER_SLEEP_S"] = "2";
+  f.spec.work_dir = f.tmp.path / "work" / f.spec.rebuild_id / "job";  // as the pipeline sets it
   JobHandle first;
   {
     ProcessRunner runner(f.config);
@@ -259,6 +260,7 @@ TEST_CASE("a runner destroyed mid-run is replaced by one that reattaches and fin
   REQUIRE(found.ok());
   REQUIRE(found->has_value());
   CHECK((*found)->ref == first.ref);
+  CHECK((*found)->work_dir == f.spec.work_dir);
   auto exit = again.wait(**found, {});
   REQUIRE(exit.ok());
   CHECK(exit->exit_code == 0);
@@ -266,6 +268,8 @@ TEST_CASE("a runner destroyed mid-run is replaced by one that reattaches and fin
   CHECK(again.collect(**found, f.tmp.path / "collected").ok());
   again.cleanup(**found);
   CHECK(again.find_running(f.spec.rebuild_id).value() == std::nullopt);
+  CHECK_FALSE(std::filesystem::exists(f.spec.work_dir));
+  CHECK_FALSE(std::filesystem::is_symlink(f.config.scratch_root / f.spec.rebuild_id));
 }
 
 TEST_CASE("cancel stops a running job and its group") {
