@@ -311,6 +311,58 @@ void read_ms(Section& s, const std::string& key, std::chrono::milliseconds& out)
   out = std::chrono::milliseconds(seconds * 1000);
 }
 
+// runner.kubernetes: maps onto KubernetesConfig (runners/kubernetes_config.hpp).
+void read_kubernetes(Section s, KubernetesConfig& k) {
+  s.read("api_server", k.api_server);
+  s.read("namespace", k.namespace_name);
+  std::string path;
+  s.read("token_file", path);
+  k.token_file = path;
+  path.clear();
+  s.read("ca_file", path);
+  k.ca_file = path;
+  s.read("in_cluster", k.in_cluster);
+  s.read("service_account", k.service_account);
+  s.read("image_pull_secret", k.image_pull_secret);
+  s.read("node_selector", k.node_selector);
+  s.read_optional("cpu", k.resources.cpu);
+  s.read_optional("memory", k.resources.memory);
+  s.read_optional("run_as_user", k.run_as_user);
+  s.read("run_as_non_root", k.run_as_non_root);
+  s.read_optional("fs_group", k.fs_group);
+  auto read_volume = [](Section& v, KubernetesVolume& volume) {
+    v.read("claim", volume.claim_name);
+    std::string daemon_path;
+    v.read("daemon_path", daemon_path);
+    volume.daemon_path = daemon_path;
+    if (volume.claim_name.empty() || !volume.daemon_path.is_absolute())
+      v.fail(v.child_path("claim"), "needs claim and an absolute daemon_path");
+  };
+  auto inputs = s.get("input_volumes");
+  if (inputs && inputs.IsSequence()) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      Section v(inputs[i], s.child_path("input_volumes[" + std::to_string(i) + "]"), s.errors());
+      read_volume(v, k.input_volumes.emplace_back());
+      v.reject_unknown();
+    }
+  } else if (inputs && !inputs.IsNull()) {
+    s.fail(s.child_path("input_volumes"), "must be a list of {claim, daemon_path}");
+  }
+  auto outputs = s.section("outputs");
+  if (outputs.node() && !outputs.node().IsNull()) {
+    read_volume(outputs, k.outputs.volume);
+    outputs.read("sub_dir", k.outputs.sub_dir);
+  }
+  outputs.reject_unknown();
+  s.read_duration("ttl_after_finished", k.ttl_seconds_after_finished);
+  s.read_duration("termination_grace", k.termination_grace_period_s);
+  s.read_duration("watch_timeout", k.watch_timeout_s);
+  s.read("log_tail_lines", k.log_tail_lines);
+  s.read("log_cap_bytes", k.log_cap_bytes);
+  read_ms(s, "reconnect_grace", k.reconnect_grace);
+  s.reject_unknown();
+}
+
 // runner: maps onto the runners' RunnerConfig. Scratch folders default to <state_dir>/scratch so
 // the unit's StateDirectory is the only writable place the daemon needs.
 void read_runner(Section s, Config& config) {
@@ -349,6 +401,7 @@ void read_runner(Section s, Config& config) {
   docker.read_duration("pull_timeout", pull);
   runner.docker.pull_timeout = std::chrono::seconds(pull);
   docker.reject_unknown();
+  read_kubernetes(s.section("kubernetes"), runner.kubernetes);
   s.reject_unknown();
 }
 
