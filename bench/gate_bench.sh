@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The gate endpoint under load, against nginx serving the same JSON as a static file, in the
+# same run on the same machine: `wrk -t2 -c64 -d10s` each (Debian's nginx-light and wrk, both on
+# 127.0.0.1, nginx with a config of our own, stopped by pid). Prints requests/s and p99 for both
+# and the ratios. Targets: reverifyd >= 70% of nginx's requests/s, p99 <= 2x nginx's p99.
+# Usage: [NGINX_WORKERS=auto|N] bench/gate_bench.sh [BUILD_DIR]   (default build/release; release preset)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/release}
+for bin in "$build/daemon/reverifyd" "$build/bench/gate_bench_seed"; do
+  [[ -x $bin ]] || { echo "missing $bin: cmake --preset release && cmake --build build/release"; exit 2; }
+done
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; sleep 0.2; rm -rf "$tmp"; }
+trap cleanup EXIT
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+"$build/bench/gate_bench_seed" "$tmp/state"
+port=$(free_port)
+cat > "$tmp/reverify.yaml" <<YAML
+state_dir: state
+api: {port: $port}
+YAML
+"$build/daemon/reverifyd" --config "$tmp/reverify.yaml" 2> "$tmp/reverifyd.log" &
+pids+=($!)
+path="/v1/gate/digits-mlp/2026.11.1?max_age=40d"
+for _ in $(seq 100); do
+  code=$(curl -s -o "$tmp/gate.json" -w '%{http_code}' "http://127.0.0.1:$port$path" || true)
+  [[ $code == 200 ]] && break
+  sleep 0.1
+done
+[[ $code == 200 ]] || { echo "gate did not answer 200 (got $code)"; cat "$tmp/reverifyd.log"; exit 1; }
+
+mkdir -p "$tmp/www" "$tmp/nginx"
+cp "$tmp/gate.json" "$tmp/www/gate.json"
+nport=$(free_port)
+cat > "$tmp/nginx.conf" <<NGINX
+worker_processes ${NGINX_WORKERS:-auto};
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $tmp/nginx; proxy_temp_path $tmp/nginx; fastcgi_temp_path $tmp/nginx;
+  uwsgi_temp_path $tmp/nginx; scgi_temp_path $tmp/nginx;
+  server {
+    listen 127.0.0.1:$nport;
+    location / { root $tmp/www; default_type application/json; }
+  }
+}
+NGINX
+nginx -c "$tmp/nginx.conf" -g 'daemon off;' &
+pids+=($!)
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$nport/gate.json" >/dev/null && break; sleep 0.1; done
+
+run_wrk() {  # URL -> "req_per_s p99_ms"
+  local out
+  out=$(wrk -t2 -c64 -d10s --latency "$1")
+  echo "$out" >&2
+  local rps p99
+  rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v=v*1000}; print v}' <<<"$out")
+  echo "$rps $p99"
+}
+echo "== nginx (static file, worker_processes ${NGINX_WORKERS:-auto}) =="
+read -r nginx_rps nginx_p99 < <(run_wrk "http://127.0.0.1:$nport/gate.json")
+echo "== reverifyd gate =="
+read -r rv_rps rv_p99 < <(run_wrk "http://127.0.0.1:$port$path")
+/usr/bin/python3 - "$nginx_rps" "$nginx_p99" "$rv_rps" "$rv_p99" <<'PY'
+import sys
+n_rps, n_p99, r_rps, r_p99 = map(float, sys.argv[1:])
+print(f"nginx:     {n_rps:,.0f} req/s, p99 {n_p99:.3f} ms")
+print(f"reverifyd: {r_rps:,.0f} req/s, p99 {r_p99:.3f} ms")
+print(f"ratio req/s reverifyd/nginx = {r_rps / n_rps:.2f} (target >= 0.70)")
+print(f"ratio p99   reverifyd/nginx = {r_p99 / n_p99:.2f} (target <= 2.00)")
+PY

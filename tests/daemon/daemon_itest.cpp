@@ -1,0 +1,231 @@
+// reverifyd as a process: --check-config, HTTP limits (malformed, oversized, slow requests) with
+// the daemon still serving afterwards, bearer token on POST, a manual trigger verified end to
+// end with its page, the gate, and SIGTERM draining within the stop timeout.
+
+#include <doctest/doctest.h>
+
+#include "daemon/store.hpp"
+#include "tests/daemon/daemon_fixture.hpp"
+
+using namespace reverify;
+using namespace reverify::testing;
+
+namespace {
+
+struct Setup {
+  TempDir temp;
+  DaemonUnderTest daemon;
+  std::string commit;
+
+  explicit Setup(int versions, double trainer_seconds, const std::string& extra_yaml = "") {
+    commit = make_trainer_repo(temp.path / "trainer");
+    for (int i = 1; i <= versions; ++i) {
+      const std::string version = "1." + std::to_string(i);
+      write_file(
+          temp.path / "registry/slow" / version / "manifest.json",
+          slow_manifest("slow", version, temp.path / "trainer", commit, trainer_seconds).dump(2));
+    }
+    write_file(temp.path / "api.token", "test-token\n");
+    daemon.dir = temp.path;
+    daemon.port = free_port();
+    daemon.config = temp.path / "reverify.yaml";
+    write_file(daemon.config,
+               R"(state_dir: state
+stop_timeout: 20s
+api: {port: )" + std::to_string(daemon.port) +
+                   R"(, token_file: api.token, request_timeout: 1s, max_body_bytes: 1024}
+sources: [{name: local, kind: directory, root: registry}]
+sync_interval: 1s
+schedule: {per_cycle: 1, max_concurrent: 1, jitter: 0s, retry: {initial: 1s, max: 2s, max_attempts: 20}}
+models: {default: {timeout: 2m}}
+runner: {kind: process, process: {path_env: /usr/bin:/bin, kill_grace: 1s}}
+pager:
+  senders: {sink: {kind: file, path: pages.jsonl}}
+  routes: [{owner: "*", senders: [sink]}]
+)" + extra_yaml);
+  }
+
+  std::unique_ptr<Store> store() const {
+    auto opened = Store::open(temp.path / "state/reverify.db", system_now, true);
+    REQUIRE(opened.ok());
+    return std::move(*opened);
+  }
+
+  // Polls the store until every verification has its verdict (or the limit passes).
+  bool wait_all_done(std::size_t at_least, std::chrono::seconds limit) const {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (fs::exists(temp.path / "state/reverify.db")) {
+        auto s = store();
+        auto all = s->verifications("", "", 1000);
+        auto unfinished = s->unfinished();
+        if (all.ok() && unfinished.ok() && all->size() >= at_least && unfinished->empty()) {
+          return true;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("--check-config accepts a good config and names the path of a bad one") {
+  Setup setup(1, 0.1);
+  const std::string binary =
+      (fs::path(env_or_fail("REVERIFY_BUILD_DIR")) / "daemon/reverifyd").string();
+  CHECK(run_command(binary + " --config " + setup.daemon.config.string() +
+                    " --check-config > /dev/null") == 0);
+  write_file(setup.temp.path / "bad.yaml", "schedule: {per_cycle: 0}\n");
+  const auto out = setup.temp.path / "out.txt";
+  int status = run_command(binary + " --config " + (setup.temp.path / "bad.yaml").string() +
+                           " --check-config 2> " + out.string());
+  CHECK(WEXITSTATUS(status) == 2);
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("schedule.per_cycle: must be >= 1, got 0") != std::string::npos);
+}
+
+TEST_CASE("malformed, oversized and slow requests get 4xx or are cut; the daemon keeps serving") {
+  Setup setup(1, 0.1);
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+  const auto port = setup.daemon.port;
+  using std::chrono::milliseconds;
+
+  auto garbage = raw_exchange(port, "THIS IS NOT HTTP\r\n\r\n", milliseconds(3000));
+  CHECK(garbage.rfind("HTTP/1.1 400", 0) == 0);
+
+  const std::string huge_header =
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n";
+  CHECK(raw_exchange(port, huge_header, milliseconds(3000)).rfind("HTTP/1.1 431", 0) == 0);
+
+  const std::string big_body =
+      "POST /v1/verifications HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n"
+      "Authorization: Bearer test-token\r\n\r\n" +
+      std::string(5000, '{');
+  CHECK(raw_exchange(port, big_body, milliseconds(3000)).rfind("HTTP/1.1 413", 0) == 0);
+
+  // Slow loris: half a request, then silence. The daemon closes it after request_timeout (1 s)
+  // and sends nothing: recv returns because the peer closed, well before our 8 s wait.
+  auto started = std::chrono::steady_clock::now();
+  auto slow = raw_exchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n", milliseconds(8000));
+  CHECK(slow.empty());
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(7));
+
+  CHECK(raw_exchange(port, "GET /v1/gate/..%2f..%2fetc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+                     milliseconds(3000))
+            .rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(raw_exchange(port, "GET /v1/models/../../etc/versions/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+                     milliseconds(3000))
+            .rfind("HTTP/1.1 400", 0) == 0);
+
+  auto health = get(setup.daemon.url() + "/healthz");
+  REQUIRE(health.ok());
+  CHECK(health->status == 200);
+  CHECK(setup.daemon.pid > 0);
+  CHECK(setup.daemon.wait_exit(milliseconds(10)) == -1);  // still running
+}
+
+TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified, paged, gated") {
+  // per_cycle 1 with 2 versions: the cycle verifies one, the trigger the other.
+  Setup setup(2, 0.2);
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+  // Wait for the cycle to queue its one verification, then trigger the other version.
+  std::string scheduled;
+  for (int i = 0; i < 300 && scheduled.empty(); ++i) {
+    auto list = get(setup.daemon.url() + "/v1/verifications");
+    if (list.ok() && list->status == 200) {
+      auto j = nlohmann::json::parse(list->body);
+      if (!j["verifications"].empty())
+        scheduled = j["verifications"][0]["version"];
+    }
+    if (scheduled.empty())
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  REQUIRE_FALSE(scheduled.empty());
+  const std::string manual = scheduled == "1.1" ? "1.2" : "1.1";
+  const std::string body = R"({"model": "slow", "version": ")" + manual + R"("})";
+  auto post = [&](const std::string& token) {
+    HttpRequest request;
+    request.method = "POST";
+    request.url = setup.daemon.url() + "/v1/verifications";
+    request.body = body;
+    request.bearer_token = token;
+    return http_request(request);
+  };
+  CHECK(post("")->status == 401);
+  CHECK(post("wrong-token")->status == 401);
+  auto accepted = post("test-token");
+  REQUIRE(accepted.ok());
+  CHECK(accepted->status == 202);
+  REQUIRE(setup.wait_all_done(2, std::chrono::seconds(120)));
+
+  auto s = setup.store();
+  auto runs = s->verifications("slow", manual, 10);
+  REQUIRE(runs.ok());
+  REQUIRE_FALSE(runs->empty());
+  CHECK(runs->back().trigger == "manual");
+  INFO(runs->back().explanation);
+  INFO(setup.daemon.log());
+  CHECK(runs->back().cls.has_value());
+
+  // The gate answers from the daemon's memory once the verdict is in.
+  nlohmann::json gate;
+  for (int i = 0; i < 50; ++i) {
+    auto answer = get(setup.daemon.url() + "/v1/gate/slow/" + manual + "?max_age=1d");
+    REQUIRE(answer.ok());
+    gate = nlohmann::json::parse(answer->body);
+    if (gate.contains("class"))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(gate["class"] == *runs->back().cls);
+  CHECK(gate["ok"] == (*runs->back().cls == "passed"));
+  // The CLI gate agrees with the endpoint.
+  const std::string cli = env_or_fail("REVERIFY_CLI") + " gate slow@" + manual +
+                          " --max-age 1d --url " + setup.daemon.url() + " > /dev/null";
+  CHECK(WEXITSTATUS(run_command(cli)) == (gate["ok"] == true ? 0 : 1));
+  CHECK(WEXITSTATUS(run_command(env_or_fail("REVERIFY_CLI") + " gate slow@9.9 --url " +
+                                setup.daemon.url() + " 2> /dev/null")) == 2);
+
+  // Every verdict recorded a page (resolve for a pass, trigger otherwise) for the file sink.
+  for (int i = 0; i < 50 && s->delivery_counts()->pending > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(s->delivery_counts()->sent >= 2);
+  CHECK(fs::exists(setup.temp.path / "pages.jsonl"));
+}
+
+TEST_CASE("SIGTERM drains: the running verification finishes, then the daemon exits 0") {
+  Setup setup(1, 3.0);
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+  // Wait until the cycle's verification is running.
+  bool running = false;
+  for (int i = 0; i < 300 && !running; ++i) {
+    auto list = get(setup.daemon.url() + "/v1/verifications");
+    if (list.ok() && list->status == 200) {
+      for (const auto& v : nlohmann::json::parse(list->body)["verifications"]) {
+        running = running || v["state"] == "running";
+      }
+    }
+    if (!running)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  REQUIRE(running);
+  ::kill(setup.daemon.pid, SIGTERM);
+  const int status = setup.daemon.wait_exit(std::chrono::seconds(25));  // stop_timeout 20 s
+  INFO(setup.daemon.log());
+  CHECK(status == 0);
+  auto s = setup.store();
+  auto unfinished = s->unfinished();
+  REQUIRE(unfinished.ok());
+  CHECK(unfinished->empty());
+  auto all = s->verifications("", "", 10);
+  REQUIRE(all.ok());
+  REQUIRE(all->size() == 1);
+  CHECK(all->front().cls.has_value());
+}
