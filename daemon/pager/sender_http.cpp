@@ -6,7 +6,7 @@
 namespace reverify {
 namespace {
 
-constexpr std::size_t kMaxBodyInDetail = 512;
+constexpr std::size_t kMaxDetailChars = 1024;
 
 std::string trim(std::string text) {
   const char* space = " \t\r\n";
@@ -50,7 +50,7 @@ DeliveryResult classify_response(const Result<HttpResponse>& response) {
     return result;
   }
   const long status = response->status;
-  std::string body = response->body.substr(0, kMaxBodyInDetail);
+  const std::string& body = response->body;
   result.detail = "HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + body);
   if (status >= 200 && status < 300) {
     result.delivered = true;
@@ -69,7 +69,8 @@ DeliveryResult post_json(HttpRequest request, const std::vector<std::string>& se
   // Transport errors name the URL, which is itself secret for Slack: name the receiver instead.
   std::vector<std::string> hidden = secrets;
   hidden.push_back(url);
-  result.detail = what + ": " + redact(result.detail, hidden);
+  // Redact before cutting, so that no fragment of a secret survives the cut.
+  result.detail = what + ": " + redact(result.detail, hidden).substr(0, kMaxDetailChars);
   return result;
 }
 

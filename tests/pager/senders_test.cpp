@@ -1,0 +1,209 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/pager/alertmanager_sender.hpp"
+#include "daemon/pager/file_sender.hpp"
+#include "daemon/pager/pagerduty_sender.hpp"
+#include "daemon/pager/sender_http.hpp"
+#include "daemon/pager/senders.hpp"
+#include "daemon/pager/slack_sender.hpp"
+#include "tests/pager/temp_dir.hpp"
+
+using namespace reverify;
+using reverify::testing::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+PageEvent failing_event() {
+  PageEvent e;
+  e.id = 3;
+  e.dedup_key = "reverify/digits-mlp/2026.11.1";
+  e.action = PageAction::trigger;
+  e.model = "digits-mlp";
+  e.version = "2026.11.1";
+  e.owner = "team-vision";
+  e.cls = VerdictClass::failed_out_of_tolerance;
+  e.summary = "digits-mlp@2026.11.1 failed:out-of-tolerance — <accuracy> & more";
+  e.details = {{"explanation", "accuracy left its band"}, {"log_tail", "tail"}};
+  e.links = {{"status page", "https://reverify.example/"}};
+  e.created_at = "2026-11-29T08:00:00Z";
+  return e;
+}
+
+SenderConfig config(SenderKind kind) {
+  SenderConfig c;
+  c.name = "s";
+  c.kind = kind;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("PagerDuty trigger: Events v2 fields, severity by whose fault it is") {
+  auto body = pagerduty_event(failing_event(), config(SenderKind::pagerduty), "R0UTINGKEY");
+  CHECK(body["routing_key"] == "R0UTINGKEY");
+  CHECK(body["event_action"] == "trigger");
+  CHECK(body["dedup_key"] == "reverify/digits-mlp/2026.11.1");
+  CHECK(body["payload"]["summary"] == failing_event().summary);
+  CHECK(body["payload"]["source"] == "reverify");
+  CHECK(body["payload"]["severity"] == "error");
+  CHECK(body["payload"]["timestamp"] == "2026-11-29T08:00:00Z");
+  CHECK(body["payload"]["custom_details"]["explanation"] == "accuracy left its band");
+  CHECK(body["links"][0]["href"] == "https://reverify.example/");
+
+  auto error_event = failing_event();
+  error_event.cls = VerdictClass::error_provision;
+  CHECK(pagerduty_event(error_event, config(SenderKind::pagerduty), "k")["payload"]["severity"] ==
+        "warning");
+}
+
+TEST_CASE("PagerDuty resolve carries only the key fields") {
+  auto event = failing_event();
+  event.action = PageAction::resolve;
+  auto body = pagerduty_event(event, config(SenderKind::pagerduty), "k");
+  CHECK(body == nlohmann::json{{"routing_key", "k"},
+                               {"event_action", "resolve"},
+                               {"dedup_key", "reverify/digits-mlp/2026.11.1"}});
+}
+
+TEST_CASE("PagerDuty events stay under 512 KB, shedding the log tail first") {
+  auto event = failing_event();
+  event.details["log_tail"] = std::string(600 * 1024, 'x');
+  event.details["failed_checks"] = nlohmann::json::array({{{"name", "primary:accuracy"}}});
+  auto body = pagerduty_event(event, config(SenderKind::pagerduty), "k");
+  CHECK(body.dump().size() < kPagerDutyMaxBytes);
+  CHECK_FALSE(body["payload"]["custom_details"].contains("log_tail"));
+  CHECK(body["payload"]["custom_details"]["truncated"] == true);
+  CHECK(body["payload"]["custom_details"]["failed_checks"].size() == 1);
+}
+
+TEST_CASE("Alertmanager alert: labels identify the model version, annotations explain") {
+  const auto ends = std::chrono::system_clock::time_point{} + std::chrono::seconds(1'795'000'000);
+  auto alert = alertmanager_alert(failing_event(), config(SenderKind::alertmanager), ends);
+  CHECK(alert["labels"] == nlohmann::json{{"alertname", kAlertName},
+                                          {"model", "digits-mlp"},
+                                          {"version", "2026.11.1"},
+                                          {"owner", "team-vision"},
+                                          {"class", "failed:out-of-tolerance"},
+                                          {"severity", "error"}});
+  CHECK(alert["annotations"]["summary"] == failing_event().summary);
+  CHECK(alert["annotations"]["description"] == "accuracy left its band");
+  CHECK(alert["annotations"]["links"] == "status page: https://reverify.example/");
+  CHECK(alert["startsAt"] == "2026-11-29T08:00:00Z");
+  CHECK(alert["endsAt"] == "2026-11-18T11:06:40Z");
+  CHECK(alert["generatorURL"] == "https://reverify.example/");
+}
+
+TEST_CASE("Slack message: header, escaped mrkdwn, links, within Block Kit limits") {
+  auto message = slack_message(failing_event());
+  REQUIRE(message["blocks"].size() == 3);
+  CHECK(message["blocks"][0]["type"] == "header");
+  CHECK(message["blocks"][0]["text"]["text"] ==
+        "Rebuild failed: digits-mlp@2026.11.1 (failed:out-of-tolerance)");
+  const std::string section = message["blocks"][1]["text"]["text"];
+  CHECK(section.find("&lt;accuracy&gt; &amp; more") != std::string::npos);
+  CHECK(section.find("*Whose problem:* the model's") != std::string::npos);
+  CHECK(message["blocks"][2]["elements"][0]["text"] == "<https://reverify.example/|status page>");
+  CHECK(message["text"].get<std::string>().starts_with("Rebuild failed: digits-mlp@2026.11.1"));
+
+  auto long_event = failing_event();
+  long_event.model = std::string(128, 'm');
+  long_event.summary = std::string(5000, 's');
+  auto long_message = slack_message(long_event);
+  CHECK(long_message["blocks"][0]["text"]["text"].get<std::string>().size() <= kSlackHeaderMax);
+  CHECK(long_message["blocks"][1]["text"]["text"].get<std::string>().size() <= kSlackSectionMax);
+}
+
+TEST_CASE("redaction removes every occurrence of every secret") {
+  CHECK(redact("key=abc, again abc", {"abc", ""}) == "key=[redacted], again [redacted]");
+  CHECK(redact("nothing", {"zzz"}) == "nothing");
+}
+
+TEST_CASE("answers are classified: 2xx delivered, 400 never retried, 429/5xx/network retried") {
+  auto answer = [](long status) {
+    HttpResponse r;
+    r.status = status;
+    r.body = "body";
+    return classify_response(Result<HttpResponse>(r));
+  };
+  CHECK(answer(202).delivered);
+  CHECK(answer(200).delivered);
+  CHECK(answer(400).permanent_failure);
+  CHECK(answer(400).detail == "HTTP 400: body");
+  for (long transient : {408L, 429L, 500L, 502L, 503L, 404L}) {
+    CHECK_FALSE(answer(transient).delivered);
+    CHECK_FALSE(answer(transient).permanent_failure);
+  }
+  auto down = classify_response(Result<HttpResponse>(make_error(ErrorCode::network, "refused")));
+  CHECK_FALSE(down.delivered);
+  CHECK_FALSE(down.permanent_failure);
+}
+
+TEST_CASE("secret files: read and trimmed; missing or empty is an error naming the key") {
+  TempDir dir{"pager-test-"};
+  std::ofstream(dir.path / "key") << "  R0UTING\n";
+  std::ofstream(dir.path / "empty") << "\n";
+  auto key = read_secret_file((dir.path / "key").string(), "pager.senders.pd.routing_key_file");
+  REQUIRE(key.ok());
+  CHECK(*key == "R0UTING");
+  auto missing =
+      read_secret_file((dir.path / "nope").string(), "pager.senders.pd.routing_key_file");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.starts_with("pager.senders.pd.routing_key_file: cannot read"));
+  auto empty = read_secret_file((dir.path / "empty").string(), "x.token_file");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().message.ends_with("is empty"));
+
+  SenderConfig pd = config(SenderKind::pagerduty);
+  pd.name = "pd";
+  pd.routing_key_file = (dir.path / "nope").string();
+  auto notifier = make_notifier(pd);
+  REQUIRE_FALSE(notifier.ok());
+  CHECK(notifier.error().message.starts_with("pager.senders.pd.routing_key_file: cannot read"));
+}
+
+TEST_CASE("the file sink appends one JSON line per page, once even across restarts") {
+  TempDir dir{"pager-test-"};
+  SenderConfig sink = config(SenderKind::file);
+  sink.name = "sink";
+  sink.path = (dir.path / "pages.jsonl").string();
+  auto event = failing_event();
+  {
+    FileNotifier notifier(sink);
+    CHECK(notifier.deliver(event).delivered);
+    CHECK(notifier.deliver(event).delivered);  // a re-delivery of the same row
+  }
+  FileNotifier restarted(sink);  // a new process after a crash before mark_sent
+  CHECK(restarted.deliver(event).delivered);
+  auto resolve = event;
+  resolve.id = 4;
+  resolve.action = PageAction::resolve;
+  CHECK(restarted.deliver(resolve).delivered);
+
+  std::ifstream in(sink.path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(nlohmann::json::parse(line));
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0]["id"] == 3);
+  CHECK(lines[0]["action"] == "trigger");
+  CHECK(lines[0]["sender"] == "sink");
+  CHECK(lines[0]["severity"] == "error");
+  CHECK(lines[0]["summary"] == event.summary);
+  CHECK(lines[1]["action"] == "resolve");
+}
+
+TEST_CASE("the file sink reports a path it cannot write as a transient failure") {
+  SenderConfig sink = config(SenderKind::file);
+  sink.path = "/nonexistent-dir/pages.jsonl";
+  FileNotifier notifier(sink);
+  auto result = notifier.deliver(failing_event());
+  CHECK_FALSE(result.delivered);
+  CHECK_FALSE(result.permanent_failure);
+  CHECK(result.detail.find("cannot open") != std::string::npos);
+}
