@@ -430,6 +430,7 @@ Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& b
     errors.push_back(pager.error().message);
   } else {
     config.pager = std::move(*pager);
+    resolve_pager_paths(config.pager, base);
   }
   s.reject_unknown();
   if (!errors.empty()) {

@@ -134,6 +134,11 @@ Status configure_connection(sqlite3* db, bool read_only) {
 
 Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& db_path, ClockFn clock,
                                            bool read_only) {
+  if (!read_only && db_path.has_parent_path()) {
+    // A fresh state_dir is normal on first start; SQLite creates the file but not its folder.
+    std::error_code ec;
+    std::filesystem::create_directories(db_path.parent_path(), ec);
+  }
   sqlite3* db = nullptr;
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   flags |= SQLITE_OPEN_FULLMUTEX;
