@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
@@ -350,13 +351,18 @@ void DaemonImpl::start_verification(const VerificationRow& row, bool recovering)
   log_info(std::string(recovering ? "reconciling" : "starting") + " verification " +
            std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" + row.mode + ")");
   jobs_.emplace(row.id, std::thread([this, row, recovering] {
+                  // The first stage means the row is committed as running: show it in /v1.
+                  auto shown = std::make_shared<std::once_flag>();
+                  auto on_stage = [this, shown](std::string_view, std::string_view) {
+                    std::call_once(*shown, [this] { net::post(io_, [this] { refresh(); }); });
+                  };
                   Result<VerificationRow> result =
-                      recovering ? service_->recover(row) : service_->execute(row.id);
+                      recovering ? service_->recover(row) : service_->execute(row.id, on_stage);
                   net::post(io_, [this, id = row.id, result = std::move(result)] {
                     on_verification_done(id, result);
                   });
                 }));
-  refresh();  // the row is running now: /v1 shows it
+  refresh();
 }
 
 void DaemonImpl::on_verification_done(std::int64_t id, const Result<VerificationRow>& result) {
