@@ -97,6 +97,7 @@ class DaemonImpl {
   std::set<std::int64_t> started_;            // started since the last read model
   std::set<std::string> triggering_;          // manual triggers being written
   bool refreshing_ = false, refresh_again_ = false;
+  bool drained_ = false;
   bool syncing_ = false, planning_ = false, draining_ = false, recovered_ = false;
   bool synced_once_ = false;  // no cycle is planned over an inventory not yet read
   std::optional<UnixSeconds> planned_period_;
@@ -239,7 +240,7 @@ void DaemonImpl::on_signal(int signal) {
       if (!ec)
         on_signal(next);
     });
-  } else {
+  } else if (!drained_) {
     // A second signal while draining exits at once (sample-controller: first cancels, second
     // exits).
     signals_.async_wait([this](auto ec, int) {
@@ -275,6 +276,7 @@ void DaemonImpl::begin_drain(const std::string& why) {
 void DaemonImpl::finish_if_drained() {
   if (!draining_ || !jobs_.empty())
     return;
+  drained_ = true;  // nothing may re-arm a wait now, or io_.run() never returns
   drain_timer_.cancel();
   watchdog_timer_.cancel();
   signals_.cancel();
@@ -457,6 +459,8 @@ void DaemonImpl::sync_sources() {
       syncing_ = false;
       synced_once_ = true;
       refresh();
+      if (draining_)
+        return;  // a sync that finishes after SIGTERM must not keep the loop alive
       sync_timer_.expires_after(std::chrono::seconds(this->config()->sync_interval_s));
       sync_timer_.async_wait([this](auto ec) {
         if (!ec)
