@@ -295,9 +295,9 @@ const Registrar kCapture{
      "[--duration-s S] [--ci-runner NAME] [--seed-runs DIR] -- ENTRYPOINT...",
      "emit a training run's manifest (hashes, environment, metrics) from "
      "inside the job",
-     {"out",        "model",      "version",    "owner",  "level",     "code",   "repo",
-      "result",     "data",       "data-uri",   "eval",   "eval-uri",  "config", "seeds",
-      "split-rule", "split-salt", "lockfile",   "python", "framework", "image",  "world-size",
+     {"out",        "model",      "version",    "owner",     "level",     "code",   "repo",
+      "result",     "data",       "data-uri",   "eval",      "eval-uri",  "config", "seeds",
+      "split-rule", "split-salt", "lockfile",   "python",    "framework", "image",  "world-size",
       "workdir",    "started-at", "duration-s", "ci-runner", "seed-runs"},
      {"lower-is-better"},
      run_capture}};

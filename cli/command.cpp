@@ -58,7 +58,8 @@ bool Args::flag(const std::string& name) const {
 
 std::optional<std::string> Args::option(const std::string& name) const {
   auto it = named_.find(name);
-  if (it == named_.end()) return std::nullopt;
+  if (it == named_.end())
+    return std::nullopt;
   return it->second;
 }
 
@@ -67,7 +68,9 @@ Registrar::Registrar(Command command) {
   registry().emplace(std::move(name), std::move(command));
 }
 
-const std::map<std::string, Command>& registered_commands() { return registry(); }
+const std::map<std::string, Command>& registered_commands() {
+  return registry();
+}
 
 int usage_error(const std::string& command, const std::string& message) {
   std::cerr << "reverify " << command << ": " << message << "\n";

@@ -36,10 +36,10 @@ class Args {
 
 struct Command {
   std::string name;
-  std::string usage;    // arguments after the name
-  std::string summary;  // one line
+  std::string usage;                       // arguments after the name
+  std::string summary;                     // one line
   std::vector<std::string> value_options;  // options that take a value, without "--"
-  std::vector<std::string> flags;          // options without a value, without "--" ("help" is implied)
+  std::vector<std::string> flags;  // options without a value, without "--" ("help" is implied)
   std::function<int(Args&)> run;
 };
 

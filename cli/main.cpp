@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
               << command.summary << "\n";
     return 0;
   }
-  if (!parsed.error().empty()) return reverify::cli::usage_error(command.name, parsed.error());
+  if (!parsed.error().empty())
+    return reverify::cli::usage_error(command.name, parsed.error());
   try {
     return command.run(parsed);
   } catch (const std::exception& e) {

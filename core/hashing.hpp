@@ -19,11 +19,12 @@ struct HashProgress {
   std::uint64_t files_done = 0, files_total = 0;
   std::uint64_t bytes_done = 0, bytes_total = 0;
 };
-using ProgressFn = std::function<void(const HashProgress&)>;  // called from worker threads, serialised
+using ProgressFn =
+    std::function<void(const HashProgress&)>;  // called from worker threads, serialised
 
 struct HashOptions {
-  unsigned threads = 0;    // 0 = all cores
-  ProgressFn progress;     // optional
+  unsigned threads = 0;  // 0 = all cores
+  ProgressFn progress;   // optional
 };
 
 Result<std::string> sha256_file(const std::filesystem::path& path);  // lowercase hex
@@ -32,18 +33,20 @@ std::string sha256_hex(std::string_view bytes);
 struct FileEntry {
   std::string relative_path;  // '/'-separated, relative to the folder
   std::uint64_t size = 0;
-  std::string sha256;         // lowercase hex
+  std::string sha256;  // lowercase hex
 };
 
 struct FileManifest {
   std::vector<FileEntry> files;  // sorted bytewise by relative_path
   std::string root;              // sha256 of text()
   std::uint64_t total_bytes = 0;
-  std::string text() const;      // "<sha256>  <size>  <path>\n" per file
+  std::string text() const;  // "<sha256>  <size>  <path>\n" per file
 };
 
-// Symlinks that leave the folder and special files (fifo, socket, device) are errors naming the path.
-Result<FileManifest> hash_directory(const std::filesystem::path& dir, const HashOptions& options = {});
+// Symlinks that leave the folder and special files (fifo, socket, device) are errors naming the
+// path.
+Result<FileManifest> hash_directory(const std::filesystem::path& dir,
+                                    const HashOptions& options = {});
 Result<FileManifest> parse_file_manifest(const std::string& text);
 
 struct FileManifestDiff {
@@ -68,6 +71,7 @@ struct TensorHash {
 };
 
 // Strict header validation; each violation an error naming the tensor and the rule.
-Result<TensorHash> hash_safetensors(const std::filesystem::path& file, const HashOptions& options = {});
+Result<TensorHash> hash_safetensors(const std::filesystem::path& file,
+                                    const HashOptions& options = {});
 
 }  // namespace reverify

@@ -51,12 +51,14 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     return n;
   }
   auto colon = line.find(':');
-  if (colon == std::string_view::npos) return n;
+  if (colon == std::string_view::npos)
+    return n;
   std::string name(line.substr(0, colon));
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   std::string_view value = line.substr(colon + 1);
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+    value.remove_prefix(1);
   while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
     value.remove_suffix(1);
   }
@@ -81,7 +83,8 @@ std::string HttpResponse::header(const std::string& lowercase_name) const {
 Result<HttpResponse> http_request(const HttpRequest& request) {
   init_curl_once();
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-  if (!curl) return make_error(ErrorCode::network, "curl_easy_init failed");
+  if (!curl)
+    return make_error(ErrorCode::network, "curl_easy_init failed");
   CURL* c = curl.get();
 
   HttpResponse response;
@@ -102,7 +105,8 @@ Result<HttpResponse> http_request(const HttpRequest& request) {
 
   curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  if (request.method == "HEAD") curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  if (request.method == "HEAD")
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
   if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
       request.method == "PATCH") {
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
@@ -112,7 +116,8 @@ Result<HttpResponse> http_request(const HttpRequest& request) {
   if (!request.unix_socket.empty()) {
     curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, request.unix_socket.c_str());
   }
-  if (!request.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, request.ca_file.c_str());
+  if (!request.ca_file.empty())
+    curl_easy_setopt(c, CURLOPT_CAINFO, request.ca_file.c_str());
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, request.timeout_ms);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // worker threads: no SIGALRM for timeouts

@@ -19,11 +19,11 @@ struct HttpRequest {
   std::string url;  // for a unix socket: "http://localhost/v1.41/..." plus unix_socket
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  std::string unix_socket;        // Docker: path of the engine socket
-  std::string ca_file;            // TLS trust anchor (Kubernetes); empty = system store
-  std::string bearer_token;       // sent as "Authorization: Bearer ..."; never logged
+  std::string unix_socket;   // Docker: path of the engine socket
+  std::string ca_file;       // TLS trust anchor (Kubernetes); empty = system store
+  std::string bearer_token;  // sent as "Authorization: Bearer ..."; never logged
   long connect_timeout_ms = 5000;
-  long timeout_ms = 30000;        // whole request; 0 = none (streams such as watches, waits)
+  long timeout_ms = 30000;  // whole request; 0 = none (streams such as watches, waits)
   std::size_t max_body_bytes = 64 * 1024 * 1024;  // a larger body is an error, not a truncation
   // Streaming: when set, body chunks go here instead of HttpResponse::body. Return false to stop.
   std::function<bool(std::string_view)> on_body;

@@ -22,9 +22,9 @@ struct ValidationError {
 };
 
 struct ManifestParse {
-  std::optional<Manifest> manifest;      // set iff errors is empty
-  std::vector<ValidationError> errors;   // all of them
-  std::vector<std::string> warnings;     // e.g. unknown top-level keys
+  std::optional<Manifest> manifest;     // set iff errors is empty
+  std::vector<ValidationError> errors;  // all of them
+  std::vector<std::string> warnings;    // e.g. unknown top-level keys
   bool ok() const { return manifest.has_value(); }
 };
 

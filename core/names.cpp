@@ -8,9 +8,11 @@ bool is_alnum(char c) {
 }  // namespace
 
 bool is_valid_name(std::string_view name) {
-  if (name.empty() || name.size() > 128 || !is_alnum(name.front())) return false;
+  if (name.empty() || name.size() > 128 || !is_alnum(name.front()))
+    return false;
   for (char c : name) {
-    if (!is_alnum(c) && c != '.' && c != '_' && c != '-') return false;
+    if (!is_alnum(c) && c != '.' && c != '_' && c != '-')
+      return false;
   }
   return true;
 }

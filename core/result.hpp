@@ -13,20 +13,20 @@ namespace reverify {
 
 // Error codes shared across layers. Runner and pipeline errors map onto DESIGN's verdict classes.
 enum class ErrorCode {
-  invalid_argument,   // bad input from a user, a file or a request
-  not_found,          // a file, commit, image, model version that does not exist
-  io,                 // reading or writing a local file failed
-  parse,              // malformed JSON, YAML, npy, safetensors, ...
-  manifest_invalid,   // the manifest failed validation -> error:manifest-invalid
-  input_drift,        // a recorded input hash no longer matches -> failed:input-drift
-  provision,          // no image, no GPU runtime, runner unreachable -> error:provision
-  job,                // the training job failed: exit code, timeout, bad result.json -> error:job
-  runner_lost,        // the runner lost track of a started job -> error:runner-lost
-  network,            // an HTTP peer could not be reached or answered badly
-  timeout,            // an operation ran past its deadline
-  cancelled,          // cancelled on request (shutdown)
-  conflict,           // state does not allow the operation (e.g. already running)
-  unauthorized,       // missing or wrong credentials
+  invalid_argument,  // bad input from a user, a file or a request
+  not_found,         // a file, commit, image, model version that does not exist
+  io,                // reading or writing a local file failed
+  parse,             // malformed JSON, YAML, npy, safetensors, ...
+  manifest_invalid,  // the manifest failed validation -> error:manifest-invalid
+  input_drift,       // a recorded input hash no longer matches -> failed:input-drift
+  provision,         // no image, no GPU runtime, runner unreachable -> error:provision
+  job,               // the training job failed: exit code, timeout, bad result.json -> error:job
+  runner_lost,       // the runner lost track of a started job -> error:runner-lost
+  network,           // an HTTP peer could not be reached or answered badly
+  timeout,           // an operation ran past its deadline
+  cancelled,         // cancelled on request (shutdown)
+  conflict,          // state does not allow the operation (e.g. already running)
+  unauthorized,      // missing or wrong credentials
 };
 
 const char* to_string(ErrorCode code);
@@ -38,13 +38,15 @@ struct Error {
   std::string to_string() const;  // "<code>: <message>"
 };
 
-inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+inline Error make_error(ErrorCode code, std::string message) {
+  return Error{code, std::move(message)};
+}
 
 // Result<T>: a value or an Error. Check ok() before value(); value() on an error is a bug (assert).
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : state_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return std::holds_alternative<T>(state_); }

@@ -20,14 +20,16 @@ constexpr std::array<std::pair<VerdictClass, const char*>, 9> kNames{{
 
 const char* to_string(VerdictClass cls) {
   for (const auto& [c, name] : kNames) {
-    if (c == cls) return name;
+    if (c == cls)
+      return name;
   }
   return "unknown";
 }
 
 std::optional<VerdictClass> parse_verdict_class(std::string_view text) {
   for (const auto& [c, name] : kNames) {
-    if (text == name) return c;
+    if (text == name)
+      return c;
   }
   return std::nullopt;
 }
