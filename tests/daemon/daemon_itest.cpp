@@ -205,16 +205,22 @@ TEST_CASE("SIGTERM drains: the running verification finishes, then the daemon ex
   REQUIRE(setup.daemon.wait_ready());
   // Wait until the cycle's verification is running.
   bool running = false;
+  std::string last_list;
   for (int i = 0; i < 300 && !running; ++i) {
     auto list = get(setup.daemon.url() + "/v1/verifications");
     if (list.ok() && list->status == 200) {
-      for (const auto& v : nlohmann::json::parse(list->body)["verifications"]) {
+      last_list = list->body;
+      // Named: a range-for over a member of the temporary parse() result would dangle.
+      const auto body = nlohmann::json::parse(list->body);
+      for (const auto& v : body["verifications"]) {
         running = running || v["state"] == "running";
       }
     }
     if (!running)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+  INFO("last /v1/verifications: " << last_list);
+  INFO(setup.daemon.log());
   REQUIRE(running);
   ::kill(setup.daemon.pid, SIGTERM);
   const int status = setup.daemon.wait_exit(std::chrono::seconds(25));  // stop_timeout 20 s
