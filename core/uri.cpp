@@ -55,8 +55,10 @@ std::string remove_dot_segments(std::string_view path) {
     pos = end + 1;
   }
   std::string out;
-  for (auto segment : kept)
-    out += "/" + std::string(segment);
+  for (auto segment : kept) {
+    out += '/';
+    out += segment;
+  }
   if (trailing_slash || out.empty())
     out += "/";
   return out;

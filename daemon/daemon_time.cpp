@@ -19,7 +19,7 @@ std::string rfc3339(UnixSeconds t) {
   auto day = floor<days>(tp);
   year_month_day ymd{day};
   hh_mm_ss hms{tp - day};
-  char buf[32];
+  char buf[64];  // room for any year the format could print
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02ld:%02ld:%02ldZ", int(ymd.year()),
                 unsigned(ymd.month()), unsigned(ymd.day()), long(hms.hours().count()),
                 long(hms.minutes().count()), long(hms.seconds().count()));
@@ -45,7 +45,7 @@ Result<UnixSeconds> parse_rfc3339(std::string_view text) {
         ErrorCode::parse,
         "expected an RFC 3339 time like 2026-11-02T03:00:00Z, got \"" + std::string(text) + "\"");
   };
-  int y, mo, d, h, mi, s;
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
   if (text.size() < 20 || !read_int(text, 0, 4, y) || text[4] != '-' || !read_int(text, 5, 2, mo) ||
       text[7] != '-' || !read_int(text, 8, 2, d) || (text[10] != 'T' && text[10] != 't') ||
       !read_int(text, 11, 2, h) || text[13] != ':' || !read_int(text, 14, 2, mi) ||
@@ -62,7 +62,7 @@ Result<UnixSeconds> parse_rfc3339(std::string_view text) {
   if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z') && pos + 1 == text.size()) {
     offset = 0;
   } else if (pos + 6 == text.size() && (text[pos] == '+' || text[pos] == '-')) {
-    int oh, om;
+    int oh = 0, om = 0;
     if (!read_int(text, pos + 1, 2, oh) || text[pos + 3] != ':' ||
         !read_int(text, pos + 4, 2, om)) {
       return bad();

@@ -194,14 +194,16 @@ Result<JobHandle> KubernetesRunner::start(const RebuildSpec& spec) {
 
 Result<JobState> KubernetesRunner::watch_to_end(const JobHandle& job) const {
   JobWatch watch(api_, config_, job);
-  std::optional<Clock::time_point> failing_since;
+  bool failing = false;
+  Clock::time_point failing_since;
   for (;;) {
     auto round = watch.round();
     if (!round) {
       const auto now = Clock::now();
-      if (!failing_since)
+      if (!failing)
         failing_since = now;
-      if (now - *failing_since >= config_.reconnect_grace) {
+      failing = true;
+      if (now - failing_since >= config_.reconnect_grace) {
         return make_error(ErrorCode::runner_lost,
                           "lost the kubernetes API server while waiting for Job " + job.ref + ": " +
                               round.error().message);
@@ -209,7 +211,7 @@ Result<JobState> KubernetesRunner::watch_to_end(const JobHandle& job) const {
       std::this_thread::sleep_for(std::min<Clock::duration>(kRetryDelay, config_.reconnect_grace));
       continue;
     }
-    failing_since.reset();
+    failing = false;
     if (*round == RoundEnd::deleted) {
       return make_error(ErrorCode::runner_lost, "Job " + job.ref + " in namespace " +
                                                     config_.namespace_name +
