@@ -61,7 +61,7 @@ int run_calibrate(Args& args) {
               << run["primary"] << "\n";
   }
   std::cout << nlohmann::json{{"tolerance", spec}}.dump(2) << "\n";
-  if (ctx->store) {
+  if (!ctx->store_is_throwaway) {
     Status stored = ctx->store->put_calibration(m.model, m.version, *outcome.spec, *seeds);
     if (!stored.ok())
       return usage_error(kName, "storing the calibration: " + stored.error().message);

@@ -1,14 +1,17 @@
-// reverify run MODEL@VERSION: one verification in the foreground, through the same pipeline as
-// the daemon, with a readable report of every check.
+// reverify run MODEL@VERSION: one verification in the foreground, through the daemon's own
+// VerificationService (store, pipeline, outbox), with a readable report of every check. With
+// --config the verdict is recorded in the state_dir, where `gate` and reverifyd see it.
 // Exit status: 0 passed, 1 failed:*, 2 error:* or usage, 3 uncalibrated.
 
 #include <iostream>
+#include <stdexcept>
 
 #include "cli/command.hpp"
 #include "cli/run_context.hpp"
 #include "cli/run_pages.hpp"
 #include "cli/run_report.hpp"
 #include "daemon/pipeline.hpp"
+#include "daemon/verification_service.hpp"
 #include "policies/check.hpp"
 #include "policies/verdict.hpp"
 
@@ -16,6 +19,20 @@ namespace reverify::cli {
 namespace {
 
 constexpr const char* kName = "run";
+
+// The row's verdict, evidence and log, for the report.
+VerificationOutcome outcome_of(const VerificationRow& row) {
+  VerificationOutcome outcome;
+  auto verdict = verdict_from_json(row.verdict);
+  if (!verdict)
+    throw std::logic_error("the store returned an unreadable verdict for verification " +
+                           std::to_string(row.id));
+  outcome.verdict = std::move(*verdict);
+  if (row.evidence.is_object())
+    outcome.evidence = row.evidence;
+  outcome.log_tail = row.log_tail;
+  return outcome;
+}
 
 int run_run(Args& args) {
   auto ctx = make_run_context(args);
@@ -25,21 +42,42 @@ int run_run(Args& args) {
     }
     return usage_error(kName, ctx.error().message);
   }
-  PipelineDeps deps{
-      *ctx->runner, ctx->config.verdict, stage_printer(args.flag("progress")), {}, {}};
-  VerificationOutcome outcome = run_verification(ctx->request, deps);
+  // The daemon's settings for this model, with this command's options on top.
+  const VerificationRequest& request = ctx->request;
+  VerificationSettings settings = verification_settings(ctx->config, request.manifest.model);
+  settings.max_steps = request.max_steps;
+  settings.timeout_s = request.timeout.count();
+  settings.work_root = request.work_root;
+  settings.code_mirrors = request.code_mirrors;
+  settings.retry_max_attempts = 1;  // a foreground run reports its error; it queues no retry
+  VerificationService service(*ctx->store, *ctx->runner,
+                              [&settings](const std::string&) { return settings; });
+  auto row = service.run_now(request.manifest_location, request.mode, "cli",
+                             stage_printer(args.flag("progress")));
+  if (!row.ok()) {
+    std::cerr << "reverify run: " << row.error().message << "\n";
+    return 2;
+  }
+  VerificationOutcome outcome = outcome_of(*row);
   if (args.flag("json")) {
-    std::cout << nlohmann::json{{"model", ctx->request.manifest.model},
-                                {"version", ctx->request.manifest.version},
+    std::cout << nlohmann::json{{"model", request.manifest.model},
+                                {"version", request.manifest.version},
+                                {"verification_id", ctx->store_is_throwaway
+                                                        ? nlohmann::json(nullptr)
+                                                        : nlohmann::json(row->id)},
                                 {"verdict", to_json(outcome.verdict)},
                                 {"evidence", outcome.evidence},
                                 {"log_tail", outcome.log_tail}}
                      .dump(2)
               << "\n";
   } else {
-    print_report(std::cout, ctx->request, ctx->runner->kind(), outcome);
+    print_report(std::cout, request, ctx->runner->kind(), outcome);
+    if (!ctx->store_is_throwaway) {
+      std::cout << "recorded as verification " << row->id << " in "
+                << ctx->config.db_path().string() << "\n";
+    }
   }
-  deliver_pages(std::cout, ctx->config.pager, ctx->request.manifest, outcome);
+  deliver_recorded_pages(std::cout, *ctx->store, ctx->config.pager, ctx->store_is_throwaway);
   return exit_status(outcome.verdict.cls);
 }
 

@@ -96,6 +96,15 @@ Status apply_options(const Args& args, VerificationRequest& request) {
   return {};
 }
 
+Result<fs::path> make_temp_dir(RunContext& ctx, const std::string& prefix) {
+  std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!mkdtemp(pattern.data()))
+    return make_error(ErrorCode::io,
+                      "cannot create a folder in " + fs::temp_directory_path().string());
+  ctx.temp_dirs.emplace_back(pattern);
+  return ctx.temp_dirs.back();
+}
+
 }  // namespace
 
 std::vector<std::string> run_context_options() {
@@ -104,9 +113,10 @@ std::vector<std::string> run_context_options() {
 }
 
 RunContext::~RunContext() {
-  if (!temp_work_root.empty()) {
+  store.reset();  // closed before its folder goes
+  for (const auto& dir : temp_dirs) {
     std::error_code ec;
-    fs::remove_all(temp_work_root, ec);
+    fs::remove_all(dir, ec);
   }
 }
 
@@ -127,6 +137,15 @@ Result<RunContext> make_run_context(const Args& args) {
     if (!store.ok())
       return make_error(store.error().code, "state_dir: " + store.error().message);
     ctx.store = std::move(store).value();
+  } else {
+    auto dir = make_temp_dir(ctx, "reverify-state");
+    if (!dir.ok())
+      return dir.error();
+    auto store = Store::open(*dir / "reverify.db", system_now);
+    if (!store.ok())
+      return store.error();
+    ctx.store = std::move(store).value();
+    ctx.store_is_throwaway = true;
   }
   if (auto kind = args.option("runner"))
     ctx.config.runner.kind = *kind;
@@ -156,23 +175,19 @@ Result<RunContext> make_run_context(const Args& args) {
   if (Status applied = apply_options(args, request); !applied.ok())
     return applied.error();
 
-  if (ctx.store) {
-    auto stored = ctx.store->calibration(id->model, id->version);
-    if (!stored.ok())
-      return stored.error();
-    request.calibration = *stored;
-  }
+  auto stored = ctx.store->calibration(id->model, id->version);
+  if (!stored.ok())
+    return stored.error();
+  request.calibration = *stored;
   if (auto dir = args.option("work-dir")) {
     request.work_root = *dir;
   } else if (args.option("config")) {
     request.work_root = ctx.config.work_root();
   } else {
-    std::string pattern = (fs::temp_directory_path() / "reverify-run-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-      return make_error(ErrorCode::io,
-                        "cannot create a work folder in " + fs::temp_directory_path().string());
-    ctx.temp_work_root = pattern;
-    request.work_root = pattern;
+    auto dir = make_temp_dir(ctx, "reverify-run");
+    if (!dir.ok())
+      return dir.error();
+    request.work_root = *dir;
   }
   request.verification_id =
       "cli-" + id->model + "-" + id->version + "-" + std::to_string(system_now());

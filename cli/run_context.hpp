@@ -22,9 +22,12 @@ std::vector<std::string> run_context_options();
 struct RunContext {
   Config config;
   std::unique_ptr<Runner> runner;
-  std::unique_ptr<Store> store;  // opened when --config names a state_dir; null otherwise
+  // The state_dir's store with --config; otherwise a throwaway one in a temp folder, so that a
+  // run always goes through the same store-backed path as the daemon's.
+  std::unique_ptr<Store> store;
+  bool store_is_throwaway = false;
   VerificationRequest request;
-  std::filesystem::path temp_work_root;  // a work root made for this command; removed by the dtor
+  std::vector<std::filesystem::path> temp_dirs;  // made for this command; removed by the dtor
 
   RunContext() = default;
   RunContext(RunContext&&) = default;

@@ -1,46 +1,34 @@
 #include "cli/run_pages.hpp"
 
-#include "daemon/daemon_time.hpp"
-#include "daemon/pager/page_builder.hpp"
-#include "daemon/pager/router.hpp"
+#include "daemon/pager/dispatcher.hpp"
 #include "daemon/pager/senders.hpp"
-#include "daemon/pipeline_pages.hpp"
 
 namespace reverify::cli {
 
-void deliver_pages(std::ostream& out, const PagerConfig& pager, const Manifest& manifest,
-                   const VerificationOutcome& outcome) {
-  if (pager.senders.empty() || !find_route(pager, manifest.owner))
+void deliver_recorded_pages(std::ostream& out, Store& store, const PagerConfig& pager,
+                            bool store_is_throwaway) {
+  if (pager.senders.empty())
     return;
-  PageInput input;
-  input.model = manifest.model;
-  input.version = manifest.version;
-  input.owner = manifest.owner;
-  input.verdict = outcome.verdict;
-  input.moved_inputs = moved_inputs(outcome);
-  input.evidence = outcome.evidence;
-  input.log_tail = outcome.log_tail;
-  input.public_url = pager.public_url;
-  input.created_at = rfc3339(system_now());
-  PageEvent event = build_page(input);
-  auto senders = route_page(pager, event);
-  if (!senders.ok()) {
-    out << "page not sent: " << senders.error().message << "\n";
-    return;
-  }
   auto notifiers = make_notifiers(pager);
   if (!notifiers.ok()) {
-    out << "page not sent: " << notifiers.error().message << "\n";
+    out << "pages not sent: " << notifiers.error().message << "\n";
     return;
   }
-  for (const auto& name : *senders) {
-    auto it = notifiers->find(name);
-    if (it == notifiers->end())
-      continue;
-    DeliveryResult result = it->second->deliver(event);
-    out << "page " << to_string(event.action) << " " << event.dedup_key << " -> " << name << ": "
-        << (result.delivered ? "delivered" : "NOT delivered (" + result.detail + ")") << "\n";
+  store.set_outbox_retry(pager.retry);
+  Dispatcher dispatcher(store, std::move(*notifiers),
+                        [&out](const std::string& line) { out << "page " << line << "\n"; });
+  auto stats = dispatcher.drain_once(PageClock::now());
+  if (!stats.ok()) {
+    out << "pages not sent: " << stats.error().message << "\n";
+    return;
   }
+  out << "pages: " << stats->delivered << " delivered, " << stats->retrying << " to retry, "
+      << stats->failed << " failed";
+  if (stats->retrying > 0) {
+    out << (store_is_throwaway ? " (no --config: nothing keeps the undelivered ones)"
+                               : " (kept in the outbox; reverifyd retries them)");
+  }
+  out << "\n";
 }
 
 }  // namespace reverify::cli

@@ -1,16 +1,18 @@
 #pragma once
-// `reverify run` outside the daemon: the verdict's page goes straight to the senders the
-// configured route picks (one attempt each, no outbox), so a foreground run pages like the daemon.
+// `reverify run` sends the pages its verdict recorded in the outbox, with one pass of the daemon's
+// dispatcher: at least once, like the daemon (receivers deduplicate by the page's key). A page
+// that cannot be delivered stays in the outbox of a --config state_dir for the daemon to retry.
 
 #include <ostream>
 
 #include "daemon/pager/pager_config.hpp"
-#include "daemon/pipeline.hpp"
+#include "daemon/store.hpp"
 
 namespace reverify::cli {
 
-// Prints one line per delivery ("page trigger -> sink: delivered"). Nothing when no route.
-void deliver_pages(std::ostream& out, const PagerConfig& pager, const Manifest& manifest,
-                   const VerificationOutcome& outcome);
+// Prints one summary line ("pages: 1 delivered, 0 to retry, 0 failed"), and the dispatcher's
+// lines for each failed attempt. Nothing when no sender is configured.
+void deliver_recorded_pages(std::ostream& out, Store& store, const PagerConfig& pager,
+                            bool store_is_throwaway);
 
 }  // namespace reverify::cli

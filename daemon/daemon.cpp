@@ -4,8 +4,10 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -38,16 +40,16 @@ class DaemonImpl {
   DaemonImpl(std::shared_ptr<const Config> config, DaemonOptions options)
       : options_(std::move(options)),
         config_(std::move(config)),
-        signals_(io_),
-        tick_(io_),
-        sync_timer_(io_),
-        watchdog_timer_(io_),
-        drain_timer_(io_) {}
+        signals_(loop_),
+        tick_(loop_),
+        sync_timer_(loop_),
+        watchdog_timer_(loop_),
+        drain_timer_(loop_) {}
 
   Status init();
   int run();
   void stop() {
-    net::post(io_, [this] { begin_drain("stop requested"); });
+    net::post(loop_, [this] { begin_drain("stop requested"); });
   }
 
  private:
@@ -55,7 +57,6 @@ class DaemonImpl {
     std::lock_guard lock(config_mutex_);
     return config_;
   }
-  VerificationSettings settings_for(const std::string& model) const;
   void install_dispatcher(const Config& config);
 
   // --- on the io thread ---
@@ -86,38 +87,42 @@ class DaemonImpl {
   SdNotifier sd_;
 
   net::io_context io_;
+  // The daemon's own state below is touched only on this strand; HTTP connections run on strands
+  // of their own, so both threads that run io_ serve requests.
+  net::strand<net::io_context::executor_type> loop_{net::make_strand(io_)};
   net::thread_pool pool_{2};
   net::signal_set signals_;
   net::steady_timer tick_, sync_timer_, watchdog_timer_, drain_timer_;
   std::unique_ptr<HttpServer> http_;
 
-  // io-thread state
+  // The read model: replaced on loop_, read by request handlers on any thread.
+  std::shared_ptr<const ReadModel> snapshot() const {
+    std::lock_guard lock(model_mutex_);
+    return model_;
+  }
+  void publish(std::shared_ptr<const ReadModel> model) {
+    std::lock_guard lock(model_mutex_);
+    model_ = std::move(model);
+  }
+  mutable std::mutex model_mutex_;
   std::shared_ptr<const ReadModel> model_;
+
+  // Shared with request handlers (manual triggers).
+  std::mutex trigger_mutex_;
+  std::set<std::string> triggering_;  // manual triggers being written
+  std::atomic<bool> draining_{false};
+  std::atomic<std::size_t> running_count_{0};  // jobs_.size()
+
+  // loop_ state
   std::map<std::int64_t, std::thread> jobs_;  // running verifications
   std::set<std::int64_t> started_;            // started since the last read model
-  std::set<std::string> triggering_;          // manual triggers being written
   bool refreshing_ = false, refresh_again_ = false;
   bool drained_ = false;
-  bool syncing_ = false, planning_ = false, draining_ = false, recovered_ = false;
+  bool syncing_ = false, planning_ = false, recovered_ = false;
   bool synced_once_ = false;  // no cycle is planned over an inventory not yet read
   std::optional<UnixSeconds> planned_period_;
   std::mt19937_64 rng_{std::random_device{}()};
 };
-
-VerificationSettings DaemonImpl::settings_for(const std::string& model) const {
-  auto config = this->config();
-  const auto& policy = config->model_policy(model);
-  VerificationSettings settings;
-  settings.policy = config->verdict;
-  settings.pager = config->pager;
-  settings.work_root = config->work_root();
-  settings.max_steps = policy.max_steps;
-  settings.timeout_s = policy.timeout_s;
-  settings.retry_initial_s = config->schedule.retry_initial_s;
-  settings.retry_max_s = config->schedule.retry_max_s;
-  settings.retry_max_attempts = config->schedule.retry_max_attempts;
-  return settings;
-}
 
 void DaemonImpl::install_dispatcher(const Config& config) {
   auto senders = make_notifiers(config.pager);
@@ -157,7 +162,8 @@ Status DaemonImpl::init() {
   runner_ = std::move(*runner);
   install_dispatcher(*config);
   service_ = std::make_unique<VerificationService>(
-      *store_, *runner_, [this](const std::string& model) { return settings_for(model); },
+      *store_, *runner_,
+      [this](const std::string& model) { return verification_settings(*this->config(), model); },
       [this] {
         std::lock_guard lock(dispatcher_mutex_);
         if (dispatcher_)
@@ -188,14 +194,14 @@ int DaemonImpl::run() {
   // An empty model until the first build, so every endpoint answers from the first request.
   auto empty = std::make_shared<ReadModel>();
   empty->built_at = options_.clock();
-  model_ = empty;
+  publish(empty);
   ping_watchdog();
-  net::post(io_, [this] {
+  net::post(loop_, [this] {
     // Reconcile first: verifications left running by a previous process get their verdict
     // (reattached or runner-lost) before anything new starts.
     net::post(pool_, [this] {
       auto unfinished = store_->unfinished();
-      net::post(io_, [this, unfinished = std::move(unfinished)] {
+      net::post(loop_, [this, unfinished = std::move(unfinished)] {
         if (!unfinished.ok()) {
           log_error("recovery: " + unfinished.error().message);
         } else {
@@ -209,7 +215,9 @@ int DaemonImpl::run() {
       });
     });
   });
+  std::thread second_loop_thread([this] { io_.run(); });
   io_.run();
+  second_loop_thread.join();
   pool_.join();
   {
     std::lock_guard lock(dispatcher_mutex_);
@@ -320,7 +328,7 @@ void DaemonImpl::tick() {
                                        std::to_string(plan->entries.size()) + " verification(s)"
                                  : "starting the cycle: " + started.error().message;
         }
-        net::post(io_, [this, period, outcome] {
+        net::post(loop_, [this, period, outcome] {
           planning_ = false;
           planned_period_ = period;
           if (!outcome.empty())
@@ -332,7 +340,7 @@ void DaemonImpl::tick() {
   }
   // Start due verifications up to max_concurrent, manual triggers first.
   std::vector<VerificationRow> queued;
-  for (const auto& row : model_->unfinished) {
+  for (const auto& row : snapshot()->unfinished) {
     if (row.state == VerificationState::queued && !started_.count(row.id))
       queued.push_back(row);
   }
@@ -352,15 +360,16 @@ void DaemonImpl::start_verification(const VerificationRow& row, bool recovering)
   started_.insert(row.id);
   log_info(std::string(recovering ? "reconciling" : "starting") + " verification " +
            std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" + row.mode + ")");
+  running_count_ = jobs_.size() + 1;
   jobs_.emplace(row.id, std::thread([this, row, recovering] {
                   // The first stage means the row is committed as running: show it in /v1.
                   auto shown = std::make_shared<std::once_flag>();
                   auto on_stage = [this, shown](std::string_view, std::string_view) {
-                    std::call_once(*shown, [this] { net::post(io_, [this] { refresh(); }); });
+                    std::call_once(*shown, [this] { net::post(loop_, [this] { refresh(); }); });
                   };
                   Result<VerificationRow> result =
                       recovering ? service_->recover(row) : service_->execute(row.id, on_stage);
-                  net::post(io_, [this, id = row.id, result = std::move(result)] {
+                  net::post(loop_, [this, id = row.id, result = std::move(result)] {
                     on_verification_done(id, result);
                   });
                 }));
@@ -372,6 +381,7 @@ void DaemonImpl::on_verification_done(std::int64_t id, const Result<Verification
   if (it != jobs_.end()) {
     it->second.join();  // it posted this as its last act
     jobs_.erase(it);
+    running_count_ = jobs_.size();
   }
   if (result.ok()) {
     log_info("verification " + std::to_string(id) + ": " + result->cls.value_or("?") + " " +
@@ -382,7 +392,7 @@ void DaemonImpl::on_verification_done(std::int64_t id, const Result<Verification
   refresh();
   finish_if_drained();
   if (!draining_)
-    net::post(io_, [this] { tick(); });
+    net::post(loop_, [this] { tick(); });
 }
 
 void DaemonImpl::refresh() {
@@ -397,10 +407,10 @@ void DaemonImpl::refresh() {
     auto plan = plan_current_cycle(*store_, *config, options_.clock());
     auto built = build_read_model(*store_, plan.ok() ? plan_to_json(*plan) : nlohmann::json(),
                                   options_.clock());
-    net::post(io_, [this, built = std::move(built), started_before] {
+    net::post(loop_, [this, built = std::move(built), started_before] {
       refreshing_ = false;
       if (built.ok()) {
-        model_ = *built;
+        publish(*built);
         // Rows started before this build are in it with their new state.
         for (auto id : started_before)
           started_.erase(id);
@@ -453,7 +463,7 @@ void DaemonImpl::sync_sources() {
                               " version(s), " + std::to_string(*changed) + " new or changed"
                         : "source " + source->name() + ": " + changed.error().message);
     }
-    net::post(io_, [this, log = std::move(log)] {
+    net::post(loop_, [this, log = std::move(log)] {
       for (const auto& line : log)
         log_info(line);
       syncing_ = false;
@@ -482,7 +492,7 @@ void DaemonImpl::reload() {
     }
     auto config = std::make_shared<const Config>(std::move(*next));
     install_dispatcher(*config);
-    net::post(io_, [this, config] {
+    net::post(loop_, [this, config] {
       // Sources are rebuilt between syncs; address, state_dir and runner need a restart.
       if (!syncing_) {
         sources_.clear();
@@ -504,7 +514,9 @@ Result<nlohmann::json> DaemonImpl::accept_trigger(const TriggerRequest& trigger)
   if (draining_)
     return make_error(ErrorCode::conflict, "the daemon is shutting down");
   const auto key = trigger.model + "@" + trigger.version;
-  const auto* view = model_->find(trigger.model, trigger.version);
+  const auto model = snapshot();
+  const auto* view = model->find(trigger.model, trigger.version);
+  std::unique_lock lock(trigger_mutex_);
   if (triggering_.count(key) || (view && view->active_id)) {
     return make_error(ErrorCode::conflict,
                       key + " already has a verification queued or running" +
@@ -518,10 +530,14 @@ Result<nlohmann::json> DaemonImpl::accept_trigger(const TriggerRequest& trigger)
       to_string(trigger.mode.value_or(large ? RebuildMode::steps : RebuildMode::full)), "manual"};
   item.not_before = options_.clock();
   triggering_.insert(key);
+  lock.unlock();
   net::post(pool_, [this, item, key] {
     auto id = store_->enqueue(item);
-    net::post(io_, [this, id, key] {
-      triggering_.erase(key);
+    net::post(loop_, [this, id, key] {
+      {
+        std::lock_guard erase_lock(trigger_mutex_);
+        triggering_.erase(key);
+      }
       if (!id.ok())
         log_error("manual trigger of " + key + ": " + id.error().message);
       else
@@ -529,7 +545,7 @@ Result<nlohmann::json> DaemonImpl::accept_trigger(const TriggerRequest& trigger)
       refresh();
     });
   });
-  std::size_t running = jobs_.size();
+  const std::size_t running = running_count_;
   return nlohmann::json{
       {"status", "queued"},      {"model", item.model},
       {"version", item.version}, {"mode", item.mode},
@@ -539,7 +555,7 @@ Result<nlohmann::json> DaemonImpl::accept_trigger(const TriggerRequest& trigger)
 ApiResponse DaemonImpl::handle(const ApiRequest& request) {
   auto config = this->config();
   ApiContext context;
-  context.model = model_;
+  context.model = snapshot();
   context.api = &config->api;
   context.now = options_.clock();
   context.trigger = [this](const TriggerRequest& t) { return accept_trigger(t); };

@@ -1,5 +1,8 @@
 #include "daemon/http_server.hpp"
 
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -16,19 +19,31 @@ using tcp = net::ip::tcp;
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket socket, HttpServer& server)
-      : stream_(std::move(socket)), server_(server) {
-    server_.sessions_.insert(this);
+      : stream_(std::move(socket)), server_(server) {}
+  ~HttpSession() {
+    std::lock_guard lock(server_.sessions_mutex_);
+    server_.sessions_.erase(this);
   }
-  ~HttpSession() { server_.sessions_.erase(this); }
 
-  void start() { read(); }
+  void start() {
+    {
+      std::lock_guard lock(server_.sessions_mutex_);
+      server_.sessions_.emplace(this, weak_from_this());
+    }
+    read();
+  }
+  // From any thread: the close runs on the connection's strand.
+  void close_soon() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->close(); });
+  }
+
+ private:
   void close() {
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.close();
   }
 
- private:
   void read() {
     parser_.emplace();
     parser_->header_limit(std::uint32_t(server_.limits_.max_header_bytes));
@@ -102,7 +117,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 };
 
 HttpServer::HttpServer(net::io_context& io, ApiConfig limits, Handler handler)
-    : limits_(std::move(limits)), handler_(std::move(handler)), acceptor_(io) {}
+    : limits_(std::move(limits)),
+      handler_(std::move(handler)),
+      io_(io),
+      acceptor_(net::make_strand(io)) {}
 
 HttpServer::~HttpServer() {
   stop();
@@ -133,7 +151,9 @@ Result<tcp::endpoint> HttpServer::listen(const std::string& address, std::uint16
 }
 
 void HttpServer::accept() {
-  acceptor_.async_accept([this](beast::error_code ec, tcp::socket socket) {
+  // Each connection gets a strand of its own: its operations never run concurrently, while
+  // different connections are served by every thread that runs the io_context.
+  acceptor_.async_accept(net::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
     if (stopped_ || !acceptor_.is_open())
       return;
     if (!ec) {
@@ -146,15 +166,22 @@ void HttpServer::accept() {
 }
 
 void HttpServer::stop() {
-  if (stopped_)
+  if (stopped_.exchange(true))
     return;
-  stopped_ = true;
-  beast::error_code ec;
-  acceptor_.close(ec);
-  // Copy: closing a session may destroy it, which erases it from the set.
-  auto sessions = sessions_;
-  for (auto* session : sessions)
-    session->close();
+  net::dispatch(acceptor_.get_executor(), [this] {
+    beast::error_code ec;
+    acceptor_.close(ec);
+  });
+  std::vector<std::shared_ptr<HttpSession>> open;
+  {
+    std::lock_guard lock(sessions_mutex_);
+    for (const auto& [raw, weak] : sessions_) {
+      if (auto session = weak.lock())
+        open.push_back(std::move(session));
+    }
+  }
+  for (const auto& session : open)
+    session->close_soon();
 }
 
 }  // namespace reverify

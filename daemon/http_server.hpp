@@ -4,11 +4,15 @@
 // the response. Limits (ApiConfig): header bytes (431), body bytes (413), whole-request read
 // time (the connection is closed), malformed requests (400). Keep-alive is honoured.
 //
-// Thread-safety: construct, listen and stop on the io_context's thread (or before run()).
+// Thread-safety: the io_context may be run by several threads. Each connection lives on its own
+// strand and the acceptor on another, so the handler is called concurrently for different
+// connections: it must be thread-safe. stop() may be called from any thread.
 
+#include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
-#include <set>
+#include <mutex>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -41,9 +45,11 @@ class HttpServer {
 
   ApiConfig limits_;
   Handler handler_;
-  boost::asio::ip::tcp::acceptor acceptor_;
-  std::set<HttpSession*> sessions_;
-  bool stopped_ = false;
+  boost::asio::io_context& io_;
+  boost::asio::ip::tcp::acceptor acceptor_;  // on a strand of its own
+  std::mutex sessions_mutex_;
+  std::map<HttpSession*, std::weak_ptr<HttpSession>> sessions_;
+  std::atomic<bool> stopped_{false};
 };
 
 }  // namespace reverify

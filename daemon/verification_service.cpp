@@ -15,6 +15,20 @@ std::string rebuild_id_for(std::int64_t verification_id) {
   return "verification-" + std::to_string(verification_id);
 }
 
+VerificationSettings verification_settings(const Config& config, const std::string& model) {
+  const auto& policy = config.model_policy(model);
+  VerificationSettings settings;
+  settings.policy = config.verdict;
+  settings.pager = config.pager;
+  settings.work_root = config.work_root();
+  settings.max_steps = policy.max_steps;
+  settings.timeout_s = policy.timeout_s;
+  settings.retry_initial_s = config.schedule.retry_initial_s;
+  settings.retry_max_s = config.schedule.retry_max_s;
+  settings.retry_max_attempts = config.schedule.retry_max_attempts;
+  return settings;
+}
+
 std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictClass cls,
                                             const VerificationSettings& settings, UnixSeconds now) {
   if (!is_error(cls) || cls == VerdictClass::error_manifest_invalid ||
@@ -70,6 +84,7 @@ Result<VerificationService::Prepared> VerificationService::prepare(const Verific
   request.max_steps = prepared.settings.max_steps;
   request.timeout = std::chrono::seconds(prepared.settings.timeout_s);
   request.work_root = prepared.settings.work_root;
+  request.code_mirrors = prepared.settings.code_mirrors;
   auto loaded = load_manifest((*version)->location);
   if (!loaded.ok() || !loaded->parse.ok()) {
     prepared.early = verdict_for_error(

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "daemon/config.hpp"
 #include "daemon/pager/pager_config.hpp"
 #include "daemon/pipeline.hpp"
 #include "daemon/store.hpp"
@@ -31,12 +32,16 @@ struct VerificationSettings {
   std::filesystem::path work_root;  // each verification works in <work_root>/<rebuild id>
   std::int64_t max_steps = 100;     // steps mode
   std::int64_t timeout_s = 3600;    // one rebuild
+  std::map<std::string, std::string> code_mirrors;  // code.repo URL -> local clone (the CLI)
   // error:* verdicts (except manifest-invalid, which only a new manifest fixes) queue a retry
   // after min(retry_initial_s * 2^(attempt - 1), retry_max_s), up to retry_max_attempts.
   std::int64_t retry_initial_s = 600;
   std::int64_t retry_max_s = 86'400;
   int retry_max_attempts = 1;  // 1 = no retry (the CLI); the daemon passes its schedule's
 };
+
+// What the config says for one model's verifications (the daemon's schedule sets the retries).
+VerificationSettings verification_settings(const Config& config, const std::string& model);
 
 // The retry a verdict calls for, if any.
 std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictClass cls,
