@@ -33,6 +33,11 @@ class Git {
     env_["GIT_CONFIG_NOSYSTEM"] = "1";
     env_["GIT_TERMINAL_PROMPT"] = "0";
     env_["LC_ALL"] = "C";
+    // A stalled remote must not hang a verification before its job even starts: ssh gives up on
+    // an unanswered connect or a silent server, HTTP on a transfer under 1 KB/s for 60 s.
+    env_["GIT_SSH_COMMAND"] =
+        "ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 "
+        "-o ServerAliveCountMax=4";
   }
 
   bool found() const { return !exe_.empty(); }
@@ -125,7 +130,8 @@ Status checkout_code(const RebuildSpec& spec, const std::filesystem::path& dest,
   const std::string repo = repo_location(spec);
   // "--" keeps a repo that starts with '-' from being read as an option.
   auto cloned = git.run(
-      {"-c", "safe.directory=*", "clone", "--quiet", "--no-checkout", "--", repo, dest.string()},
+      {"-c", "safe.directory=*", "-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=60",
+       "clone", "--quiet", "--no-checkout", "--", repo, dest.string()},
       parent);
   if (!cloned)
     return cloned.error();
