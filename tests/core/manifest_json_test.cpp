@@ -8,21 +8,13 @@
 
 #include "core/manifest_json.hpp"
 #include "core/manifest_parse.hpp"
+#include "tests/support/manifest_fixture.hpp"
+
+using reverify::testing::manifest_fixture;
 
 using nlohmann::json;
 
 namespace {
-reverify::Manifest fixture(const std::string& name) {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  std::ifstream in(std::string(source) + "/tests/core/manifests/" + name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto parse = reverify::parse_manifest(text.str());
-  REQUIRE(parse.ok());
-  return *parse.manifest;
-}
-
 reverify::Manifest round_trip(const reverify::Manifest& m) {
   auto parse = reverify::parse_manifest(reverify::to_json(m).dump(2));
   REQUIRE(parse.errors.empty());
@@ -31,12 +23,12 @@ reverify::Manifest round_trip(const reverify::Manifest& m) {
 }  // namespace
 
 TEST_CASE("the full fixture round-trips through to_json") {
-  const auto m = fixture("valid_full.json");
+  const auto m = manifest_fixture("valid_full.json");
   CHECK(round_trip(m) == m);
 }
 
 TEST_CASE("the minimal fixture round-trips and gains no optional sections") {
-  const auto m = fixture("valid_minimal.json");
+  const auto m = manifest_fixture("valid_minimal.json");
   const json j = reverify::to_json(m);
   CHECK_FALSE(j.contains("environment"));
   CHECK_FALSE(j.contains("seeds"));
@@ -44,7 +36,7 @@ TEST_CASE("the minimal fixture round-trips and gains no optional sections") {
 }
 
 TEST_CASE("extra top-level keys and edited fields survive the round trip") {
-  auto m = fixture("valid_full.json");
+  auto m = manifest_fixture("valid_full.json");
   m.extra["x-provenance"] = json{{"builder", "ci"}, {"n", 3}};
   m.level = reverify::ReproLevel::bitwise;
   m.code.dirty = true;
@@ -60,7 +52,7 @@ TEST_CASE("extra top-level keys and edited fields survive the round trip") {
 }
 
 TEST_CASE("a change in any section makes manifests unequal") {
-  const auto m = fixture("valid_full.json");
+  const auto m = manifest_fixture("valid_full.json");
   auto changed = m;
   changed.seeds["python"] = 43;
   CHECK_FALSE(changed == m);

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "core/manifest_parse.hpp"
+#include "tests/support/manifest_fixture.hpp"
+
+using reverify::testing::manifest_fixture_text;
 
 namespace doctest {
 template <>
@@ -28,18 +31,8 @@ using reverify::ManifestLimits;
 using reverify::parse_manifest;
 
 namespace {
-std::string read_fixture(const std::string& name) {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  std::ifstream in(std::string(source) + "/tests/core/manifests/" + name, std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 json full() {
-  return json::parse(read_fixture("valid_full.json"));
+  return json::parse(manifest_fixture_text("valid_full.json"));
 }
 
 std::vector<std::string> error_texts(const reverify::ManifestParse& parse) {
@@ -72,7 +65,7 @@ struct Case {
 }  // namespace
 
 TEST_CASE("the full and minimal fixtures are valid") {
-  auto parse = parse_manifest(read_fixture("valid_full.json"));
+  auto parse = parse_manifest(manifest_fixture_text("valid_full.json"));
   REQUIRE(error_texts(parse).empty());
   CHECK(parse.warnings.empty());
   const auto& m = *parse.manifest;
@@ -92,7 +85,7 @@ TEST_CASE("the full and minimal fixtures are valid") {
   CHECK(m.tolerance->floor.at("accuracy") == doctest::Approx(0.0005));
   CHECK(m.config->at("optimizer").at("name") == "adamw");
 
-  auto minimal = parse_manifest(read_fixture("valid_minimal.json"));
+  auto minimal = parse_manifest(manifest_fixture_text("valid_minimal.json"));
   REQUIRE(error_texts(minimal).empty());
   CHECK_FALSE(minimal.manifest->environment.has_value());
   CHECK(minimal.manifest->evaluation.primary.higher_is_better == false);
@@ -347,7 +340,7 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
 }
 
 TEST_CASE("malformed documents: exact errors, never a crash") {
-  const std::string valid = read_fixture("valid_minimal.json");
+  const std::string valid = manifest_fixture_text("valid_minimal.json");
   struct TextCase {
     std::string name;
     std::string text;
@@ -419,7 +412,7 @@ TEST_CASE("nesting deeper than the limit is refused before it can exhaust the st
 }
 
 TEST_CASE("a 100 MB string is rejected without crashing") {
-  const std::string valid = read_fixture("valid_minimal.json");
+  const std::string valid = manifest_fixture_text("valid_minimal.json");
   const std::string big(100 * 1024 * 1024, 'x');
   const std::string owner = "\"team-x\"";
   std::string doc = valid;

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# The example digits-mlp verified through the `docker` runner: a private dockerd + registry
-# (tests/services/docker_up.sh), an image = the mmdebstrap python3/numpy base + the example
+# The example digits-mlp verified through the `docker` runner: the private dockerd + registry of
+# the CTest fixture `docker` ($REVERIFY_SERVICES_DIR/docker.env), or, run by hand without it, its
+# own (tests/services/docker_up.sh); an image = the mmdebstrap python3/numpy base + the example
 # trainer at /src, pushed and pulled by digest. The release is made by release.sh with that image
 # recorded (IMAGE=...); `reverify run --runner docker` must then rebuild it inside a container
 # (network none, read-only data and eval binds) and reach `passed`.
 set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
 cli="$REVERIFY_CLI"
-svc="$(mktemp -d)"
 t="$(mktemp -d)"
+svc="${REVERIFY_SERVICES_DIR:-}"
+own_services=0
+if [[ -z "$svc" || ! -s "$svc/docker.env" ]]; then
+  svc="$t/services"
+  own_services=1
+fi
 cleanup() {
-  bash "$src/tests/services/docker_down.sh" "$svc" >/dev/null 2>&1 || true
-  rm -rf "$t" "$svc"
+  ((own_services == 0)) || bash "$src/tests/services/docker_down.sh" "$svc" >/dev/null 2>&1 || true
+  rm -rf "$t"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-bash "$src/tests/services/docker_up.sh" "$svc" >/dev/null
+((own_services == 0)) || bash "$src/tests/services/docker_up.sh" "$svc" >/dev/null
 # shellcheck disable=SC1091
 source "$svc/docker.env"
 export DOCKER_HOST="unix://$DOCKER_SOCK"

@@ -4,7 +4,9 @@ add_test(NAME examples_example_e2e COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/exampl
 set_tests_properties(examples_example_e2e PROPERTIES LABELS integration TIMEOUT 600)
 set_property(TEST examples_example_e2e APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
 
-# The same example through the docker runner: starts its own private dockerd and registry.
+# The same example through the docker runner, on the private dockerd and registry of the `docker`
+# fixture (tests/runners/tests.cmake).
 add_test(NAME examples_example_docker COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/example_docker.sh)
-set_tests_properties(examples_example_docker PROPERTIES LABELS integration TIMEOUT 900 RUN_SERIAL TRUE)
+set_tests_properties(examples_example_docker PROPERTIES LABELS integration TIMEOUT 900
+                     FIXTURES_REQUIRED docker)
 set_property(TEST examples_example_docker APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})

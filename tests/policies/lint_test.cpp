@@ -10,22 +10,14 @@
 
 #include "core/manifest_parse.hpp"
 #include "policies/lint.hpp"
+#include "tests/support/manifest_fixture.hpp"
+
+using reverify::testing::manifest_fixture;
 
 using reverify::LintSeverity;
 using reverify::Manifest;
 
 namespace {
-Manifest fixture(const std::string& name) {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  std::ifstream in(std::string(source) + "/tests/core/manifests/" + name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto parse = reverify::parse_manifest(text.str());
-  REQUIRE(parse.ok());
-  return *parse.manifest;
-}
-
 struct Expected {
   std::string rule;
   LintSeverity severity;
@@ -59,7 +51,7 @@ TEST_CASE("the rule weights sum to 100") {
 }
 
 TEST_CASE("the full fixture has no findings and scores 100") {
-  auto report = reverify::lint_manifest(fixture("valid_full.json"));
+  auto report = reverify::lint_manifest(manifest_fixture("valid_full.json"));
   CHECK(report.findings.empty());
   CHECK(report.score == 100);
 }
@@ -67,7 +59,7 @@ TEST_CASE("the full fixture has no findings and scores 100") {
 TEST_CASE("the minimal manifest fails every rule it can, and scores 5") {
   // Minimal: no image, lockfile, snapshot, split, determinism, runner, eval set, seeds, world
   // size; clean tree (dirty-tree passes).
-  check_findings(reverify::lint_manifest(fixture("valid_minimal.json")),
+  check_findings(reverify::lint_manifest(manifest_fixture("valid_minimal.json")),
                  {{"image-digest", LintSeverity::error, "environment.image", 15},
                   {"lockfile-hash", LintSeverity::error, "environment.lockfile", 10},
                   {"data-snapshot", LintSeverity::error, "data.snapshot", 15},
@@ -153,21 +145,21 @@ TEST_CASE("each rule fires on its own silent failure") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
-    Manifest m = fixture("valid_full.json");
+    Manifest m = manifest_fixture("valid_full.json");
     c.mutate(m);
     check_findings(reverify::lint_manifest(m), {c.expected});
   }
 }
 
 TEST_CASE("a dirty tree with its diff hash passes") {
-  Manifest m = fixture("valid_full.json");
+  Manifest m = manifest_fixture("valid_full.json");
   m.code.dirty = true;
   m.code.diff_sha256 = std::string(64, 'd');
   CHECK(reverify::lint_manifest(m).findings.empty());
 }
 
 TEST_CASE("every autotuning flag that is on is named in one finding") {
-  Manifest m = fixture("valid_full.json");
+  Manifest m = manifest_fixture("valid_full.json");
   m.environment->determinism = reverify::Determinism{false, true, true};
   auto report = reverify::lint_manifest(m);
   REQUIRE(report.findings.size() == 1);
@@ -176,7 +168,7 @@ TEST_CASE("every autotuning flag that is on is named in one finding") {
 }
 
 TEST_CASE("the JSON report lists findings and every rule with its outcome") {
-  Manifest m = fixture("valid_full.json");
+  Manifest m = manifest_fixture("valid_full.json");
   m.seeds.clear();
   auto j = reverify::to_json(reverify::lint_manifest(m));
   CHECK(j["score"] == 95);

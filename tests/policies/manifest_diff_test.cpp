@@ -8,20 +8,14 @@
 
 #include "core/manifest_parse.hpp"
 #include "policies/manifest_diff.hpp"
+#include "tests/support/manifest_fixture.hpp"
 
 using nlohmann::json;
 using reverify::Manifest;
 
 namespace {
 Manifest fixture() {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  std::ifstream in(std::string(source) + "/tests/core/manifests/valid_full.json", std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto parse = reverify::parse_manifest(text.str());
-  REQUIRE(parse.ok());
-  return *parse.manifest;
+  return reverify::testing::manifest_fixture("valid_full.json");
 }
 
 std::vector<std::string> section_names(const reverify::ManifestDiff& diff) {
