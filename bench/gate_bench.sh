@@ -52,21 +52,29 @@ http {
 NGINX
 nginx -c "$tmp/nginx.conf" -g 'daemon off;' &
 pids+=($!)
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$nport/gate.json" >/dev/null && break; sleep 0.1; done
+# nginx's workers run as an unprivileged user: they need to read the file (mktemp -d is 0700).
+chmod 0755 "$tmp" "$tmp/www"
+chmod 0644 "$tmp/www/gate.json"
+ok=
+for _ in $(seq 50); do curl -sf -o "$tmp/nginx.json" "http://127.0.0.1:$nport/gate.json" && { ok=1; break; }; sleep 0.1; done
+[[ -n $ok ]] || { echo "nginx did not serve gate.json"; cat "$tmp/nginx/error.log"; exit 1; }
+cmp -s "$tmp/nginx.json" "$tmp/gate.json" || { echo "nginx serves a different body"; exit 1; }
 
-run_wrk() {  # URL -> "req_per_s p99_ms"
+run_wrk() {  # URL -> "req_per_s p99_ms non_2xx_responses"
   local out
   out=$(wrk -t2 -c64 -d10s --latency "$1")
   echo "$out" >&2
   local rps p99
   rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
   p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v=v*1000}; print v}' <<<"$out")
-  echo "$rps $p99"
+  echo "$rps $p99 $(awk '/Non-2xx/ {print $NF}' <<<"$out")"
 }
 echo "== nginx (static file, worker_processes ${NGINX_WORKERS:-auto}) =="
-read -r nginx_rps nginx_p99 < <(run_wrk "http://127.0.0.1:$nport/gate.json")
+read -r nginx_rps nginx_p99 nginx_bad < <(run_wrk "http://127.0.0.1:$nport/gate.json")
 echo "== reverifyd gate =="
-read -r rv_rps rv_p99 < <(run_wrk "http://127.0.0.1:$port$path")
+read -r rv_rps rv_p99 rv_bad < <(run_wrk "http://127.0.0.1:$port$path")
+# A server answering errors fast is no baseline: every response must have been a 200.
+[[ -z $nginx_bad && -z $rv_bad ]] || { echo "non-2xx responses: nginx ${nginx_bad:-0}, reverifyd ${rv_bad:-0}"; exit 1; }
 /usr/bin/python3 - "$nginx_rps" "$nginx_p99" "$rv_rps" "$rv_p99" <<'PY'
 import sys
 n_rps, n_p99, r_rps, r_p99 = map(float, sys.argv[1:])

@@ -6,11 +6,11 @@
 # Every timed run starts with the data re-read into the page cache; each tool's best of 3 runs
 # counts (the machine is shared). The corpus lives in a temp folder outside the repo, removed at exit.
 # HASH_BENCH_GIB=0.1 makes a quick smoke run.
-# Usage: bench/hash_bench.sh [REVERIFY_BINARY]   (default: build/hashing-rel/cli/reverify, built
-# with `cmake --preset release -B build/hashing-rel && cmake --build build/hashing-rel --target reverify`)
+# Usage: bench/hash_bench.sh [REVERIFY_BINARY]   (default: build/release/cli/reverify, built with
+# `cmake --preset release && cmake --build build/release --target reverify`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cli=$(realpath "${1:-build/hashing-rel/cli/reverify}")
+cli=$(realpath "${1:-build/release/cli/reverify}")
 work=$(mktemp -d /tmp/reverify-hash-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cores=$(nproc)

@@ -83,6 +83,10 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   std::printf("generating %d manifests in %s ...\n", versions, dir.c_str());
   generate(dir / "registry", versions);
+  // The generator's writeback is not the sync's cost: flush it first (the files stay cached, as a
+  // registry the daemon syncs every few minutes would be). stdout too, or the child repeats it.
+  ::sync();
+  std::fflush(stdout);
 
   pid_t child = fork();
   if (child == 0) {
