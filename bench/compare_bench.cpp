@@ -1,7 +1,7 @@
 // compare_bench: the full distribution comparison (KS + PSI + W1 + quantiles + paired) of 10M vs
 // 10M float64 predictions, against scipy.stats.ks_2samp alone and scipy.stats.wasserstein_distance
 // alone on the same arrays in the same run (bench/compare_bench.py, Debian's /usr/bin/python3).
-// Also prints the sorting floor: std::sort of one array vs the LSD radix sort.
+// Also prints the sorting floor: std::sort of one array vs the radix sort.
 //
 // Usage: compare_bench [N] [SOURCE_DIR]   (defaults: 10000000 and "."; run from the repository
 // root)
@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/predictions.hpp"
+#include "policies/radix_sort.hpp"
 #include "policies/stats.hpp"
 
 extern char** environ;

@@ -119,15 +119,7 @@ std::map<std::string, T> optional_map(ObjectReader& r, std::string_view key, Rea
 }
 
 bool is_digest_reference(std::string_view image) {
-  constexpr std::string_view kAt = "@sha256:";
-  const auto at = image.find(kAt);
-  if (at == std::string_view::npos || at == 0)
-    return false;
-  for (char c : image.substr(0, at)) {
-    if (static_cast<unsigned char>(c) <= ' ' || c == '@' || c == 0x7f)
-      return false;
-  }
-  return is_lower_hex(image.substr(at + kAt.size()), 64);
+  return parse_digest_reference(image).has_value();
 }
 
 bool all_digits(std::string_view text) {

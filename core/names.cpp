@@ -7,6 +7,25 @@ bool is_alnum(char c) {
 }
 }  // namespace
 
+std::optional<DigestReference> parse_digest_reference(std::string_view image) {
+  constexpr std::string_view kAt = "@sha256:";
+  const auto at = image.find(kAt);
+  if (at == std::string_view::npos || at == 0)
+    return std::nullopt;
+  for (char c : image.substr(0, at)) {
+    if (static_cast<unsigned char>(c) <= ' ' || c == '@' || c == 0x7f)
+      return std::nullopt;
+  }
+  const auto hex = image.substr(at + kAt.size());
+  if (hex.size() != 64)
+    return std::nullopt;
+  for (char c : hex) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return std::nullopt;
+  }
+  return DigestReference{std::string(image.substr(0, at)), std::string(image.substr(at + 1))};
+}
+
 bool is_valid_name(std::string_view name) {
   if (name.empty() || name.size() > 128 || !is_alnum(name.front()))
     return false;

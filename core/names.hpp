@@ -3,6 +3,7 @@
 // [A-Za-z0-9][A-Za-z0-9._-]{0,127} (DESIGN.md, "Vocabulary"). ".." is impossible by construction
 // of the first character, but "a..b" is allowed; names never contain '/'.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,5 +21,13 @@ struct ModelVersion {
 
 // "digits-mlp@2026.11.1" -> {model, version}; an error naming what is wrong otherwise.
 Result<ModelVersion> parse_model_version(std::string_view text);
+
+// An image referenced by digest: "NAME@sha256:<64 lowercase hex>", NAME non-empty and free of
+// whitespace, control characters and '@' (it may carry a tag: "repo:tag@sha256:...").
+struct DigestReference {
+  std::string name;
+  std::string digest;  // "sha256:<hex>"
+};
+std::optional<DigestReference> parse_digest_reference(std::string_view image);
 
 }  // namespace reverify

@@ -1,104 +1,13 @@
 #include "policies/stats.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <thread>
 
+#include "policies/radix_sort.hpp"
+
 namespace reverify::stats {
-namespace {
-
-constexpr unsigned kDigitBits = 11;  // 6 passes of 2048 buckets: the scatter stays in cache
-constexpr unsigned kPasses = 6;
-constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
-constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
-
-// Order-preserving map from IEEE-754 doubles to unsigned integers.
-std::uint64_t to_key(double v) {
-  const auto u = std::bit_cast<std::uint64_t>(v);
-  return (u & kSignBit) ? ~u : (u | kSignBit);
-}
-double from_key(std::uint64_t k) {
-  return std::bit_cast<double>((k & kSignBit) ? (k & ~kSignBit) : ~k);
-}
-std::size_t digit(std::uint64_t key, unsigned pass) {
-  return (key >> (pass * kDigitBits)) & (kBuckets - 1);
-}
-
-using Histogram = std::vector<std::size_t>;
-
-// Runs fn(part, begin, end) for `parts` contiguous slices of [0, n), part 0 on this thread.
-template <class Fn>
-void for_parts(std::size_t n, unsigned parts, Fn fn) {
-  std::vector<std::thread> workers;
-  for (unsigned p = 1; p < parts; ++p)
-    workers.emplace_back(fn, p, n * p / parts, n * (p + 1) / parts);
-  fn(0, std::size_t{0}, n / parts);
-  for (auto& w : workers)
-    w.join();
-}
-
-}  // namespace
-
-void radix_sort(std::span<double> values, unsigned threads) {
-  const std::size_t n = values.size();
-  if (n < 2)
-    return;
-  if (n < 4096) {
-    std::sort(values.begin(), values.end(),
-              [](double a, double b) { return to_key(a) < to_key(b); });
-    return;
-  }
-  const unsigned parts = std::max(1u, std::min(threads, 16u));
-  std::vector<std::uint64_t> src(n), dst(n);
-  // One read computes the keys and every pass's histogram, so passes with a single populated
-  // bucket (e.g. the sign/exponent digits of probabilities) are skipped.
-  std::vector<std::vector<Histogram>> hist(parts,
-                                           std::vector<Histogram>(kPasses, Histogram(kBuckets)));
-  for_parts(n, parts, [&](unsigned p, std::size_t begin, std::size_t end) {
-    auto& h = hist[p];
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto key = to_key(values[i]);
-      src[i] = key;
-      for (unsigned pass = 0; pass < kPasses; ++pass)
-        ++h[pass][digit(key, pass)];
-    }
-  });
-  for (unsigned pass = 0; pass < kPasses; ++pass) {
-    Histogram total(kBuckets);
-    for (unsigned p = 0; p < parts; ++p)
-      for (std::size_t b = 0; b < kBuckets; ++b)
-        total[b] += hist[p][pass][b];
-    if (std::count(total.begin(), total.end(), n) == 1)
-      continue;
-    // Per-part histograms of the current order (part slices hold other elements than in the
-    // first read, so they are recounted unless there is one part).
-    if (parts > 1) {
-      for_parts(n, parts, [&](unsigned p, std::size_t begin, std::size_t end) {
-        auto& h = hist[p][pass];
-        std::fill(h.begin(), h.end(), 0);
-        for (std::size_t i = begin; i < end; ++i)
-          ++h[digit(src[i], pass)];
-      });
-    }
-    std::vector<Histogram> offset(parts, Histogram(kBuckets));
-    std::size_t running = 0;
-    for (std::size_t b = 0; b < kBuckets; ++b)
-      for (unsigned p = 0; p < parts; ++p) {
-        offset[p][b] = running;
-        running += hist[p][pass][b];
-      }
-    for_parts(n, parts, [&](unsigned p, std::size_t begin, std::size_t end) {
-      auto& o = offset[p];
-      for (std::size_t i = begin; i < end; ++i)
-        dst[o[digit(src[i], pass)]++] = src[i];
-    });
-    src.swap(dst);
-  }
-  for (std::size_t i = 0; i < n; ++i)
-    values[i] = from_key(src[i]);
-}
 
 namespace {
 

@@ -28,10 +28,6 @@ inline constexpr double kPsiEpsilon = 1e-4;
 inline constexpr std::size_t kPsiBins = 10;
 inline constexpr std::array<double, 7> kQuantileLevels{0.01, 0.05, 0.25, 0.50, 0.75, 0.95, 0.99};
 
-// Ascending sort of doubles by LSD radix sort on their order-preserving bit patterns
-// (-0.0 sorts before +0.0). REQUIRES: no NaN. `threads` > 1 splits the histogram/scatter work.
-void radix_sort(std::span<double> values, unsigned threads = 1);
-
 // All of the following REQUIRE ascending, non-empty inputs.
 double ks_statistic_sorted(std::span<const double> a, std::span<const double> b);
 double wasserstein_sorted(std::span<const double> a, std::span<const double> b);

@@ -3,10 +3,10 @@
 #include <unistd.h>
 
 #include <limits>
-#include <regex>
 #include <thread>
 
 #include "core/http_client.hpp"
+#include "core/names.hpp"
 #include "runners/docker_api.hpp"
 #include "runners/docker_log_stream.hpp"
 #include "runners/job_contract.hpp"
@@ -39,20 +39,19 @@ Result<ImageRef> parse_image(const RebuildSpec& spec) {
     return make_error(ErrorCode::provision, "environment.image: the docker runner needs an image");
   }
   const std::string& image = *spec.manifest.environment->image;
-  static const std::regex digest_ref(R"(^([^@\s]+)@(sha256:[0-9a-f]{64})$)");
-  std::smatch match;
-  if (!std::regex_match(image, match, digest_ref)) {
+  const auto reference = parse_digest_reference(image);
+  if (!reference) {
     return make_error(
         ErrorCode::manifest_invalid,
         "environment.image: must be referenced by digest (name@sha256:<64 hex>), got \"" + image +
             "\"");
   }
-  std::string repository = match[1];
+  std::string repository = reference->name;
   const auto slash = repository.rfind('/');
   const auto colon = repository.rfind(':');
   if (colon != std::string::npos && (slash == std::string::npos || colon > slash))
     repository.erase(colon);
-  return ImageRef{repository, match[2]};
+  return ImageRef{repository, reference->digest};
 }
 
 Error engine_error(ErrorCode code, const std::string& what, const HttpResponse& response) {

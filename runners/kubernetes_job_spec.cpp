@@ -1,12 +1,13 @@
 #include "runners/kubernetes_job_spec.hpp"
 
+#include "core/names.hpp"
 #include "runners/job_contract.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <map>
-#include <regex>
 
 namespace reverify {
 namespace {
@@ -70,13 +71,16 @@ std::string join_name(const std::string& prefix, const std::string& hash) {
 }
 
 bool is_valid_rebuild_id(std::string_view id) {
-  static const std::regex pattern("[A-Za-z0-9._-]{1,200}");
-  return std::regex_match(id.begin(), id.end(), pattern);
+  if (id.empty() || id.size() > 200)
+    return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
 }
 
 bool is_image_digest(const std::string& image) {
-  static const std::regex pattern(R"([^@\s]+@sha256:[0-9a-f]{64})");
-  return std::regex_match(image, pattern);
+  return parse_digest_reference(image).has_value();
 }
 
 // The claim holding a daemon-side path and the path relative to the claim's root.

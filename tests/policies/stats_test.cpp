@@ -5,6 +5,7 @@
 #include <limits>
 #include <random>
 
+#include "policies/radix_sort.hpp"
 #include "policies/stats.hpp"
 
 using namespace reverify;
