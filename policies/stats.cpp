@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "policies/radix_sort.hpp"
 
@@ -12,45 +14,70 @@ namespace reverify::stats {
 namespace {
 
 struct MergeStatistics {
-  double ks = 0;
-  double wasserstein = 0;
+  std::uint64_t widest = 0;  // max |i*nb - j*na|
+  double area = 0;           // the integral of |i*nb - j*na| over x
 };
 
-// One merge over both sorted samples yields both: after all values <= x are consumed (i from a,
-// j from b), |F_a - F_b| = |i*nb - j*na| / (na*nb), exact in integers up to 2^64; KS is its
-// maximum and W1 its integral over the gaps between consecutive distinct values.
-MergeStatistics merge_statistics(std::span<const double> a, std::span<const double> b) {
+// One merge over both sorted samples yields both KS and W1: after all values <= x are consumed
+// (i from a, j from b), |F_a - F_b| = |i*nb - j*na| / (na*nb), exact in integers up to 2^64; KS
+// is its maximum and W1 its integral over the gaps between consecutive distinct values.
+// This merges a[i, i_end) with b[j, j_end), every value below those of the ranges after them;
+// i and j count from the samples' starts, so ranges merged apart combine by max and sum.
+MergeStatistics merge_range(std::span<const double> a, std::span<const double> b, std::size_t i,
+                            std::size_t i_end, std::size_t j, std::size_t j_end) {
   const std::size_t na = a.size(), nb = b.size();
-  std::size_t i = 0, j = 0;
-  std::uint64_t best = 0;
-  double area = 0;
-  double x = std::min(a[0], b[0]);
+  MergeStatistics out;
+  if (i == i_end && j == j_end)
+    return out;
+  double x = (i == i_end) ? b[j] : (j == j_end) ? a[i] : std::min(a[i], b[j]);
   for (;;) {
-    while (i < na && a[i] == x)
+    while (i < i_end && a[i] == x)
       ++i;
-    while (j < nb && b[j] == x)
+    while (j < j_end && b[j] == x)
       ++j;
     const std::uint64_t l = std::uint64_t{i} * nb, r = std::uint64_t{j} * na;
     const std::uint64_t gap = l > r ? l - r : r - l;
-    best = std::max(best, gap);
+    out.widest = std::max(out.widest, gap);
     if (i == na && j == nb)
       break;
     const double next = (i == na) ? b[j] : (j == nb) ? a[i] : std::min(a[i], b[j]);
-    area += static_cast<double>(gap) * (next - x);
+    out.area += static_cast<double>(gap) * (next - x);
+    if (i == i_end && j == j_end)
+      break;  // `next` opens the following range
     x = next;
   }
+  return out;
+}
+
+// KS and W1 of two sorted samples; with 2 threads each merges the values on one side of a's
+// median.
+std::pair<double, double> ks_and_wasserstein(std::span<const double> a, std::span<const double> b,
+                                             unsigned threads) {
+  const std::size_t na = a.size(), nb = b.size();
+  MergeStatistics low, high;
+  if (threads >= 2 && na > 1) {
+    const double split = a[na / 2];
+    const std::size_t i = std::lower_bound(a.begin(), a.end(), split) - a.begin();
+    const std::size_t j = std::lower_bound(b.begin(), b.end(), split) - b.begin();
+    std::thread helper([&] { high = merge_range(a, b, i, na, j, nb); });
+    low = merge_range(a, b, 0, i, 0, j);
+    helper.join();
+  } else {
+    low = merge_range(a, b, 0, na, 0, nb);
+  }
   const double scale = static_cast<double>(na) * static_cast<double>(nb);
-  return {static_cast<double>(best) / scale, area / scale};
+  return {static_cast<double>(std::max(low.widest, high.widest)) / scale,
+          (low.area + high.area) / scale};
 }
 
 }  // namespace
 
 double ks_statistic_sorted(std::span<const double> a, std::span<const double> b) {
-  return merge_statistics(a, b).ks;
+  return ks_and_wasserstein(a, b, 1).first;
 }
 
 double wasserstein_sorted(std::span<const double> a, std::span<const double> b) {
-  return merge_statistics(a, b).wasserstein;
+  return ks_and_wasserstein(a, b, 1).second;
 }
 
 double quantile_sorted(std::span<const double> sorted, double q) {
@@ -138,9 +165,7 @@ Comparison compare(std::span<const double> original, std::span<const double> reb
     helper.join();
   else
     radix_sort(sorted_original, 1);
-  const auto merged = merge_statistics(sorted_original, sorted_rebuilt);
-  c.ks = merged.ks;
-  c.wasserstein = merged.wasserstein;
+  std::tie(c.ks, c.wasserstein) = ks_and_wasserstein(sorted_original, sorted_rebuilt, threads);
   c.psi = psi_sorted(sorted_original, sorted_rebuilt);
   for (std::size_t k = 0; k < kQuantileLevels.size(); ++k) {
     c.quantiles_original[k] = quantile_sorted(sorted_original, kQuantileLevels[k]);

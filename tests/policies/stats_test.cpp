@@ -102,3 +102,23 @@ TEST_CASE("compare: different shapes give no paired statistics") {
   CHECK(stats::banded_statistics(same).size() == 6);
   CHECK(same.ks == 0);
 }
+
+TEST_CASE("compare: the two-thread merge splits at a's median, ties included, like one thread") {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> few(0, 9);  // heavy ties, the median value repeated
+  for (std::size_t na : {1u, 2u, 3u, 10u, 1001u}) {
+    for (std::size_t nb : {1u, 7u, 500u}) {
+      std::vector<double> a(na), b(nb);
+      for (auto& v : a)
+        v = few(rng) * 0.5;
+      for (auto& v : b)
+        v = few(rng) * 0.5 + 0.25 * (nb % 2);
+      CAPTURE(na);
+      CAPTURE(nb);
+      const auto one = stats::compare(a, b, 1, 1, false, 0.5, 1);
+      const auto two = stats::compare(a, b, 1, 1, false, 0.5, 2);
+      CHECK(two.ks == one.ks);
+      CHECK(two.wasserstein == doctest::Approx(one.wasserstein).epsilon(1e-12));
+    }
+  }
+}
