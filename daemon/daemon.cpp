@@ -7,6 +7,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -109,13 +110,14 @@ class DaemonImpl {
 
   // Shared with request handlers (manual triggers).
   std::mutex trigger_mutex_;
-  std::set<std::string> triggering_;  // manual triggers being written
+  std::set<std::string> triggering_;  // manual triggers not yet visible in the read model
   std::atomic<bool> draining_{false};
   std::atomic<std::size_t> running_count_{0};  // jobs_.size()
 
   // loop_ state
   std::map<std::int64_t, std::thread> jobs_;  // running verifications
-  std::set<std::int64_t> started_;            // started since the last read model
+  std::set<std::int64_t> started_;            // started, the read model may still say queued
+  std::set<std::string> enqueued_triggers_;   // written; the next read model built shows them
   bool refreshing_ = false, refresh_again_ = false;
   bool drained_ = false;
   bool syncing_ = false, planning_ = false, recovered_ = false;
@@ -401,19 +403,29 @@ void DaemonImpl::refresh() {
     return;
   }
   refreshing_ = true;
-  std::set<std::int64_t> started_before = started_;
-  net::post(pool_, [this, started_before] {
+  // Triggers written before this build are in it: they can be released once it is published.
+  std::set<std::string> triggers_before = std::move(enqueued_triggers_);
+  enqueued_triggers_.clear();
+  net::post(pool_, [this, triggers_before] {
     auto config = this->config();
     auto plan = plan_current_cycle(*store_, *config, options_.clock());
     auto built = build_read_model(*store_, plan.ok() ? plan_to_json(*plan) : nlohmann::json(),
                                   options_.clock());
-    net::post(loop_, [this, built = std::move(built), started_before] {
+    net::post(loop_, [this, built = std::move(built), triggers_before] {
       refreshing_ = false;
       if (built.ok()) {
         publish(*built);
-        // Rows started before this build are in it with their new state.
-        for (auto id : started_before)
-          started_.erase(id);
+        // A started row leaves started_ once a read model no longer shows it queued: a build
+        // can read the store before the job's thread marks the row running.
+        std::erase_if(started_, [&](std::int64_t id) {
+          return std::none_of((*built)->unfinished.begin(), (*built)->unfinished.end(),
+                              [&](const VerificationRow& row) {
+                                return row.id == id && row.state == VerificationState::queued;
+                              });
+        });
+        std::lock_guard lock(trigger_mutex_);
+        for (const auto& key : triggers_before)
+          triggering_.erase(key);
         (void)sd_.ready("serving; " + std::to_string(jobs_.size()) + " running");
       } else {
         log_error("refreshing the read model: " + built.error().message);
@@ -534,14 +546,15 @@ Result<nlohmann::json> DaemonImpl::accept_trigger(const TriggerRequest& trigger)
   net::post(pool_, [this, item, key] {
     auto id = store_->enqueue(item);
     net::post(loop_, [this, id, key] {
-      {
+      if (!id.ok()) {
         std::lock_guard erase_lock(trigger_mutex_);
         triggering_.erase(key);
-      }
-      if (!id.ok())
         log_error("manual trigger of " + key + ": " + id.error().message);
-      else
+      } else {
+        // Refused as a duplicate until a read model shows the queued row.
+        enqueued_triggers_.insert(key);
         log_info("manual trigger of " + key + ": verification " + std::to_string(*id));
+      }
       refresh();
     });
   });

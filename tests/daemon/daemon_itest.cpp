@@ -161,6 +161,10 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
   auto accepted = post("test-token");
   REQUIRE(accepted.ok());
   CHECK(accepted->status == 202);
+  // A second trigger while the first is being written, queued or running is refused.
+  auto duplicate = post("test-token");
+  REQUIRE(duplicate.ok());
+  CHECK(duplicate->status == 409);
   REQUIRE(setup.wait_all_done(2, std::chrono::seconds(120)));
 
   auto s = setup.store();
