@@ -433,6 +433,9 @@ Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& b
     resolve_pager_paths(config.pager, base);
   }
   s.reject_unknown();
+  config.api.secrets = {config.api.token};
+  for (const auto& source : config.sources)
+    config.api.secrets.push_back(source.token);
   if (!errors.empty()) {
     std::string message;
     for (const auto& e : errors)

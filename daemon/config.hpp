@@ -60,6 +60,8 @@ struct ApiConfig {
   std::size_t max_body_bytes = 16 * 1024;
   std::int64_t request_timeout_ms = 10'000;      // whole request read, per request
   std::int64_t default_max_age_s = 40 * 86'400;  // gate, when the query gives no max_age
+  // Every token this config read (the API's and the sources'): redacted from every response.
+  std::vector<std::string> secrets;
 };
 
 struct Config {

@@ -572,9 +572,6 @@ ApiResponse DaemonImpl::handle(const ApiRequest& request) {
   context.api = &config->api;
   context.now = options_.clock();
   context.trigger = [this](const TriggerRequest& t) { return accept_trigger(t); };
-  context.secrets = {config->api.token};
-  for (const auto& source : config->sources)
-    context.secrets.push_back(source.token);
   return handle_api_request(request, context);
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/hashing.hpp"
 #include "core/names.hpp"
+#include "core/redact.hpp"
 #include "daemon/metrics.hpp"
 
 namespace reverify {
@@ -15,17 +16,6 @@ namespace http = boost::beast::http;
 namespace {
 
 constexpr const char* kJson = "application/json";
-
-std::string redact(std::string text, const std::vector<std::string>& secrets) {
-  for (const auto& secret : secrets) {
-    if (secret.empty())
-      continue;
-    for (auto pos = text.find(secret); pos != std::string::npos; pos = text.find(secret, pos)) {
-      text.replace(pos, secret.size(), "[REDACTED]");
-    }
-  }
-  return text;
-}
 
 ApiResponse respond(const ApiRequest& request, http::status status, std::string body,
                     const char* content_type) {
@@ -43,7 +33,7 @@ ApiResponse respond(const ApiRequest& request, http::status status, std::string 
 
 ApiResponse json_response(const ApiRequest& request, http::status status, const nlohmann::json& j,
                           const ApiContext& context) {
-  return respond(request, status, redact(j.dump(2), context.secrets) + "\n", kJson);
+  return respond(request, status, redact(j.dump(2), context.api->secrets) + "\n", kJson);
 }
 
 ApiResponse error_response(const ApiRequest& request, http::status status,

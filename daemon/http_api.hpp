@@ -44,8 +44,6 @@ struct ApiContext {
   // Queues a manual trigger (non-blocking; the daemon writes the row on its worker pool).
   // Returns what to tell the caller (e.g. the queue position) or why it was refused.
   std::function<Result<nlohmann::json>(const TriggerRequest&)> trigger;
-  // Values that must never appear in a response (tokens); replaced by "[REDACTED]".
-  std::vector<std::string> secrets;
 };
 
 ApiResponse handle_api_request(const ApiRequest& request, const ApiContext& context);

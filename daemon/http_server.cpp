@@ -3,10 +3,11 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include <chrono>
+#include <algorithm>
 #include <optional>
 
 namespace reverify {
@@ -15,11 +16,40 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// The status line, the fields and the body in one buffer, written with one send: cheaper than
+// Beast's serializer, which walks the fields as a chain of buffer views on every write.
+std::string serialize(const ApiResponse& response) {
+  const auto append = [](std::string& to, beast::string_view text) {
+    to.append(text.data(), text.size());
+  };
+  std::string out;
+  out.reserve(256 + response.body().size());
+  out += response.version() == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  out += std::to_string(response.result_int());
+  out += ' ';
+  append(out, response.reason());
+  out += "\r\n";
+  for (const auto& field : response) {
+    append(out, field.name_string());
+    out += ": ";
+    append(out, field.value());
+    out += "\r\n";
+  }
+  out += "\r\n";
+  out += response.body();
+  return out;
+}
+
+}  // namespace
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket socket, HttpServer& server)
-      : stream_(std::move(socket)), server_(server) {}
+      : socket_(std::move(socket)), server_(server) {}
   ~HttpSession() {
     std::lock_guard lock(server_.sessions_mutex_);
     server_.sessions_.erase(this);
@@ -34,30 +64,41 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
   // From any thread: the close runs on the connection's strand.
   void close_soon() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->close(); });
+    net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->close(); });
+  }
+  // From any thread: whether the read or write in progress has run past its deadline.
+  bool overdue(Clock::time_point now) const {
+    return deadline_.load(std::memory_order_relaxed) < now.time_since_epoch().count();
   }
 
  private:
   void close() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.close();
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
+  }
+
+  // The whole request (headers and body), and then the whole response, must pass within the
+  // limit: the server's sweep closes connections whose deadline has gone by.
+  void set_deadline() {
+    const auto deadline =
+        Clock::now() + std::chrono::milliseconds(server_.limits_.request_timeout_ms);
+    deadline_.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
   }
 
   void read() {
     parser_.emplace();
     parser_->header_limit(std::uint32_t(server_.limits_.max_header_bytes));
     parser_->body_limit(server_.limits_.max_body_bytes);
-    // The whole request (headers and body) must arrive within the limit: slow clients are cut.
-    stream_.expires_after(std::chrono::milliseconds(server_.limits_.request_timeout_ms));
+    set_deadline();
     http::async_read(
-        stream_, buffer_, *parser_,
+        socket_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
-        ec == net::error::operation_aborted || server_.stopped_) {
+    if (ec == http::error::end_of_stream || ec == net::error::operation_aborted ||
+        ec == net::error::bad_descriptor || server_.stopped_) {
       return close();
     }
     if (ec)
@@ -72,7 +113,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       response.body() = "{\"error\": \"internal error\"}\n";
       response.prepare_payload();
     }
-    write(std::move(response));
+    write(response);
   }
 
   // Malformed or over-limit requests get a 4xx and the connection is closed (the rest of the
@@ -93,26 +134,27 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     response.keep_alive(false);
     response.body() = "{\"error\": \"" + why + "\"}\n";
     response.prepare_payload();
-    write(std::move(response));
+    write(response);
   }
 
-  void write(ApiResponse response) {
-    response_ = std::make_shared<ApiResponse>(std::move(response));
-    stream_.expires_after(std::chrono::milliseconds(server_.limits_.request_timeout_ms));
-    http::async_write(stream_, *response_,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        const bool keep = self->response_->keep_alive();
-                        self->response_.reset();
-                        if (ec || !keep || self->server_.stopped_)
-                          return self->close();
-                        self->read();
-                      });
+  void write(const ApiResponse& response) {
+    keep_alive_ = response.keep_alive();
+    out_ = serialize(response);
+    set_deadline();
+    net::async_write(socket_, net::buffer(out_),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       if (ec || !self->keep_alive_ || self->server_.stopped_)
+                         return self->close();
+                       self->read();
+                     });
   }
 
-  beast::tcp_stream stream_;
+  tcp::socket socket_;  // its executor is the connection's strand
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  std::shared_ptr<ApiResponse> response_;
+  std::string out_;
+  bool keep_alive_ = false;
+  std::atomic<Clock::rep> deadline_{Clock::time_point::max().time_since_epoch().count()};
   HttpServer& server_;
 };
 
@@ -120,7 +162,8 @@ HttpServer::HttpServer(net::io_context& io, ApiConfig limits, Handler handler)
     : limits_(std::move(limits)),
       handler_(std::move(handler)),
       io_(io),
-      acceptor_(net::make_strand(io)) {}
+      acceptor_(net::make_strand(io)),
+      sweep_timer_(acceptor_.get_executor()) {}
 
 HttpServer::~HttpServer() {
   stop();
@@ -147,6 +190,7 @@ Result<tcp::endpoint> HttpServer::listen(const std::string& address, std::uint16
   }
   auto bound = acceptor_.local_endpoint(ec);
   accept();
+  sweep();
   return bound;
 }
 
@@ -165,22 +209,45 @@ void HttpServer::accept() {
   });
 }
 
+// One timer for all connections, instead of arming and cancelling a timer on every read and
+// write: a request is cut at most a quarter of the limit (or a second) after its deadline.
+void HttpServer::sweep() {
+  const auto period = std::clamp(std::chrono::milliseconds(limits_.request_timeout_ms / 4),
+                                 std::chrono::milliseconds(50), std::chrono::milliseconds(1000));
+  sweep_timer_.expires_after(period);
+  sweep_timer_.async_wait([this](beast::error_code ec) {
+    if (ec || stopped_)
+      return;
+    const auto now = Clock::now();
+    for (const auto& session : live_sessions()) {
+      if (session->overdue(now))
+        session->close_soon();
+    }
+    sweep();
+  });
+}
+
+std::vector<std::shared_ptr<HttpSession>> HttpServer::live_sessions() {
+  std::vector<std::shared_ptr<HttpSession>> live;
+  std::lock_guard lock(sessions_mutex_);
+  for (const auto& [raw, weak] : sessions_) {
+    // Moved into the vector, never dropped here: the last reference to a session must not go
+    // while the mutex is held, as its destructor takes the mutex too.
+    if (auto session = weak.lock())
+      live.push_back(std::move(session));
+  }
+  return live;
+}
+
 void HttpServer::stop() {
   if (stopped_.exchange(true))
     return;
   net::dispatch(acceptor_.get_executor(), [this] {
     beast::error_code ec;
     acceptor_.close(ec);
+    sweep_timer_.cancel();
   });
-  std::vector<std::shared_ptr<HttpSession>> open;
-  {
-    std::lock_guard lock(sessions_mutex_);
-    for (const auto& [raw, weak] : sessions_) {
-      if (auto session = weak.lock())
-        open.push_back(std::move(session));
-    }
-  }
-  for (const auto& session : open)
+  for (const auto& session : live_sessions())
     session->close_soon();
 }
 

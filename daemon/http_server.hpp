@@ -2,7 +2,9 @@
 // The HTTP listener (Boost.Beast on the daemon's one io_context): accepts connections, reads one
 // request at a time per connection with limits, hands it to a plain handler function and writes
 // the response. Limits (ApiConfig): header bytes (431), body bytes (413), whole-request read
-// time (the connection is closed), malformed requests (400). Keep-alive is honoured.
+// time and response write time (the connection is closed; checked by one sweep timer, so within
+// a quarter of the limit, at most a second, after it), malformed requests (400). Keep-alive is
+// honoured.
 //
 // Thread-safety: the io_context may be run by several threads. Each connection lives on its own
 // strand and the acceptor on another, so the handler is called concurrently for different
@@ -13,9 +15,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "core/result.hpp"
 #include "daemon/config.hpp"
@@ -42,11 +46,14 @@ class HttpServer {
  private:
   friend class HttpSession;
   void accept();
+  void sweep();  // closes connections past their deadline, then re-arms
+  std::vector<std::shared_ptr<HttpSession>> live_sessions();
 
   ApiConfig limits_;
   Handler handler_;
   boost::asio::io_context& io_;
   boost::asio::ip::tcp::acceptor acceptor_;  // on a strand of its own
+  boost::asio::steady_timer sweep_timer_;    // on the acceptor's strand
   std::mutex sessions_mutex_;
   std::map<HttpSession*, std::weak_ptr<HttpSession>> sessions_;
   std::atomic<bool> stopped_{false};

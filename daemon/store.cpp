@@ -305,17 +305,20 @@ Result<std::optional<ModelVersionRow>> Store::model_version(const std::string& m
 // --- verifications --------------------------------------------------------------------------
 
 namespace {
-// Inserts one queued verification; the manifest hash it will verify is taken from the model
-// version row (the gate compares it with the current one). REQUIRES: the store mutex held.
-Result<std::int64_t> insert_queued(sqlite3* db, const QueuedVerification& item, UnixSeconds now) {
+// Inserts one verification, queued or already running (started now); the manifest hash it will
+// verify is taken from the model version row (the gate compares it with the current one).
+// REQUIRES: the store mutex held.
+Result<std::int64_t> insert_verification(sqlite3* db, const QueuedVerification& item,
+                                         UnixSeconds now, bool running) {
   Statement s(
       db,
       "INSERT INTO verifications (model, version, state, mode, trigger, attempt, "
-      "queued_at, not_before, cycle_id, manifest_sha256) SELECT ?1, ?2, 'queued', ?3, ?4, "
-      "?5, ?6, ?7, ?8, manifest_sha256 FROM model_versions WHERE model = ?1 AND version = ?2");
+      "queued_at, not_before, cycle_id, manifest_sha256, started_at) SELECT ?1, ?2, "
+      "CASE WHEN ?9 THEN 'running' ELSE 'queued' END, ?3, ?4, ?5, ?6, ?7, ?8, manifest_sha256, "
+      "CASE WHEN ?9 THEN ?6 END FROM model_versions WHERE model = ?1 AND version = ?2");
   s.bind(1, item.model).bind(2, item.version).bind(3, item.mode).bind(4, item.trigger);
   s.bind(5, std::int64_t(item.attempt)).bind(6, now).bind(7, item.not_before);
-  s.bind(8, item.cycle_id);
+  s.bind(8, item.cycle_id).bind(9, std::int64_t(running ? 1 : 0));
   const std::string what = "queue " + item.model + "@" + item.version;
   if (auto st = s.run(); !st.ok()) {
     return make_error(st.error().code, what + ": " + st.error().message);
@@ -329,7 +332,12 @@ Result<std::int64_t> insert_queued(sqlite3* db, const QueuedVerification& item, 
 
 Result<std::int64_t> Store::enqueue(const QueuedVerification& item) {
   std::lock_guard lock(mutex_);
-  return insert_queued(db_, item, clock_());
+  return insert_verification(db_, item, clock_(), false);
+}
+
+Result<std::int64_t> Store::insert_running(const QueuedVerification& item) {
+  std::lock_guard lock(mutex_);
+  return insert_verification(db_, item, clock_(), true);
 }
 
 namespace {
@@ -349,6 +357,17 @@ Status Store::mark_running(std::int64_t id, const std::string& work_dir) {
   if (auto st = s.run(); !st.ok())
     return st;
   return expect_one_change(db_, id, "is not queued");
+}
+
+Status Store::set_work_dir(std::int64_t id, const std::string& work_dir) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "UPDATE verifications SET work_dir = ?2 "
+              "WHERE id = ?1 AND state = 'running' AND work_dir IS NULL");
+  s.bind(1, id).bind(2, work_dir);
+  if (auto st = s.run(); !st.ok())
+    return st;
+  return expect_one_change(db_, id, "is not running without a work folder");
 }
 
 Status Store::record_runner(std::int64_t id, const std::string& runner_kind,
@@ -406,7 +425,7 @@ WHERE id = ?1 AND state != 'done')sql");
     }
   }
   if (retry) {
-    if (auto queued = insert_queued(db_, *retry, now); !queued.ok())
+    if (auto queued = insert_verification(db_, *retry, now, false); !queued.ok())
       return queued.error();
   }
   if (auto st = tx.commit(); !st.ok())
@@ -560,7 +579,7 @@ Result<std::int64_t> Store::start_cycle(UnixSeconds period_start, const nlohmann
   const std::int64_t cycle_id = sqlite3_last_insert_rowid(db_);
   for (auto& entry : entries) {
     entry.cycle_id = cycle_id;
-    if (auto id = insert_queued(db_, entry, now); !id.ok())
+    if (auto id = insert_verification(db_, entry, now, false); !id.ok())
       return id.error();
   }
   if (auto st = tx.commit(); !st.ok())

@@ -149,8 +149,13 @@ class Store final : public Outbox {
 
   // --- verifications ---
   Result<std::int64_t> enqueue(const QueuedVerification& item);
+  // A verification that starts running as it is written, for `reverify run`, which runs it in
+  // its own process: a daemon sharing the store never sees it queued, so never starts it too.
+  Result<std::int64_t> insert_running(const QueuedVerification& item);
   // queued -> running, recording where the work happens (work_dir known before the runner starts).
   Status mark_running(std::int64_t id, const std::string& work_dir);
+  // The work folder of a row inserted running, once known.
+  Status set_work_dir(std::int64_t id, const std::string& work_dir);
   // Persists the runner's reference as soon as the job started, so a restart can reattach.
   Status record_runner(std::int64_t id, const std::string& runner_kind, const std::string& ref);
   // running|queued -> done with its verdict, the pages to send and the retry to queue (error:*),

@@ -104,19 +104,27 @@ Result<VerificationService::Prepared> VerificationService::prepare(const Verific
 
 Result<VerificationRow> VerificationService::execute(std::int64_t verification_id,
                                                      const Progress& progress) {
+  return run(verification_id, false, progress);
+}
+
+Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
+                                                 bool inserted_running, const Progress& progress) {
+  const auto expected = inserted_running ? VerificationState::running : VerificationState::queued;
   auto row = store_.verification(verification_id);
   if (!row.ok())
     return row.error();
-  if (!*row || (*row)->state != VerificationState::queued) {
-    return make_error(ErrorCode::conflict,
-                      "verification " + std::to_string(verification_id) + " is not queued");
+  if (!*row || (*row)->state != expected) {
+    return make_error(ErrorCode::conflict, "verification " + std::to_string(verification_id) +
+                                               " is not " + to_string(expected));
   }
   auto prepared = prepare(**row);
   if (!prepared.ok())
     return prepared.error();
   const auto& request = prepared->request;
-  const auto work_dir = request.work_root / request.verification_id;
-  if (auto s = store_.mark_running(verification_id, work_dir.string()); !s.ok())
+  const auto work_dir = (request.work_root / request.verification_id).string();
+  if (auto s = inserted_running ? store_.set_work_dir(verification_id, work_dir)
+                                : store_.mark_running(verification_id, work_dir);
+      !s.ok())
     return s.error();
   VerificationOutcome outcome;
   if (prepared->early) {
@@ -231,10 +239,10 @@ Result<VerificationRow> VerificationService::run_now(const std::string& location
   QueuedVerification item{manifest.model, manifest.version,
                           to_string(mode.value_or(RebuildMode::full)), trigger};
   item.not_before = store_.now();
-  auto id = store_.enqueue(item);
+  auto id = store_.insert_running(item);
   if (!id.ok())
     return id.error();
-  return execute(*id, progress);
+  return run(*id, true, progress);
 }
 
 void VerificationService::cancel_all() {

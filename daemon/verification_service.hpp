@@ -63,8 +63,9 @@ class VerificationService {
   // not queued; every outcome of the model or the runner is a verdict in the returned row.
   Result<VerificationRow> execute(std::int64_t verification_id, const Progress& progress = {});
 
-  // `reverify run`: upserts the model version from the manifest at `location`, enqueues and
-  // executes, in the foreground.
+  // `reverify run`: upserts the model version from the manifest at `location`, writes the
+  // verification as running (never queued, so a daemon sharing the store cannot start it too)
+  // and executes it, in the foreground.
   Result<VerificationRow> run_now(const std::string& location, std::optional<RebuildMode> mode,
                                   const std::string& trigger, const Progress& progress = {});
 
@@ -76,6 +77,9 @@ class VerificationService {
 
  private:
   struct Prepared;
+  // execute() and run_now(): the row is queued, or was inserted running by run_now.
+  Result<VerificationRow> run(std::int64_t verification_id, bool inserted_running,
+                              const Progress& progress);
   Result<Prepared> prepare(const VerificationRow& row);
   Result<VerificationRow> finish(const VerificationRow& row, const std::string& owner,
                                  const VerificationOutcome& outcome,

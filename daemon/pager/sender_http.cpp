@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/redact.hpp"
+
 namespace reverify {
 namespace {
 
@@ -30,17 +32,6 @@ Result<std::string> read_secret_file(const std::string& path, const std::string&
     return make_error(ErrorCode::invalid_argument, yaml_key + ": \"" + path + "\" is empty");
   }
   return secret;
-}
-
-std::string redact(std::string text, const std::vector<std::string>& secrets) {
-  for (const auto& secret : secrets) {
-    if (secret.empty())
-      continue;
-    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
-      text.replace(at, secret.size(), "[redacted]");
-    }
-  }
-  return text;
 }
 
 DeliveryResult classify_response(const Result<HttpResponse>& response) {

@@ -15,9 +15,6 @@ namespace reverify {
 // the config key in errors ("pager.senders.pd.routing_key_file").
 Result<std::string> read_secret_file(const std::string& path, const std::string& yaml_key);
 
-// Every occurrence of each non-empty secret replaced by "[redacted]".
-std::string redact(std::string text, const std::vector<std::string>& secrets);
-
 // How a receiver's answer is treated: 2xx delivered; 400, 413, 422 (the event itself is bad)
 // rejected for good; everything else (408, 429, 5xx, 401/403/404 that a config reload fixes, and
 // transport errors) tried again later.

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/predictions.hpp"
+#include "tests/support/temp_dir.hpp"
 
 extern char** environ;
 
@@ -24,13 +25,7 @@ using namespace reverify;
 
 namespace {
 
-struct TempDir {
-  fs::path path =
-      fs::temp_directory_path() / ("reverify-compare-itest-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
-const TempDir temp;
+const testing::TempDir temp("reverify-compare-itest-");
 
 struct Outcome {
   int status = -1;

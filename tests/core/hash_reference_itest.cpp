@@ -36,7 +36,7 @@ TEST_CASE("folder root hash equals the one computed with find, sort and sha256su
   auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
   const char* names[] = {"a", "B", "a b", "z-1", "z.1", "é", "data", "x_y"};
   for (int i = 0; i < 60; ++i) {
-    fs::path path = dir.path();
+    fs::path path = dir.path;
     for (std::uint64_t depth = next() % 3; depth > 0; --depth)
       path /= names[next() % 8];
     path /= std::string(names[next() % 8]) + std::to_string(i);
@@ -45,14 +45,14 @@ TEST_CASE("folder root hash equals the one computed with find, sort and sha256su
       c = static_cast<char>(next() >> 56);
     write_file(path, content);
   }
-  fs::create_symlink("a0", dir.path() / "link-to-a0");
-  write_file(dir.path() / "a0", "linked");
+  fs::create_symlink("a0", dir.path / "link-to-a0");
+  write_file(dir.path / "a0", "linked");
 
-  Ran coreutils = run_program({"bash", (kTests / "hash_coreutils.sh").string(), dir.path().string(),
-                               (scratch.path() / "lines").string()},
-                              scratch.path());
+  Ran coreutils = run_program({"bash", (kTests / "hash_coreutils.sh").string(), dir.path.string(),
+                               (scratch.path / "lines").string()},
+                              scratch.path);
   REQUIRE_MESSAGE(coreutils.exit_code == 0, coreutils.err);
-  auto manifest = reverify::hash_directory(dir.path());
+  auto manifest = reverify::hash_directory(dir.path);
   REQUIRE(manifest.ok());
   CHECK(manifest->files.size() == 62);
   CHECK(coreutils.out == manifest->text() + manifest->root + "\n");
@@ -62,22 +62,22 @@ TEST_CASE("tensor hash equals the Python reference on generated safetensors file
   TempDir dir;
   for (int seed = 1; seed <= 12; ++seed) {
     CAPTURE(seed);
-    const fs::path sorted = dir.path() / ("sorted-" + std::to_string(seed) + ".safetensors");
-    const fs::path shuffled = dir.path() / ("shuffled-" + std::to_string(seed) + ".safetensors");
-    python_write(sorted, seed, "sorted", 0, dir.path());
-    python_write(shuffled, seed, "shuffled", seed * 5, dir.path());
+    const fs::path sorted = dir.path / ("sorted-" + std::to_string(seed) + ".safetensors");
+    const fs::path shuffled = dir.path / ("shuffled-" + std::to_string(seed) + ".safetensors");
+    python_write(sorted, seed, "sorted", 0, dir.path);
+    python_write(shuffled, seed, "shuffled", seed * 5, dir.path);
     CHECK(read_file(sorted) != read_file(shuffled));
 
     auto ours = reverify::hash_safetensors(sorted);
     REQUIRE_MESSAGE(ours.ok(), ours.error().to_string());
-    CHECK(ours->root == python_root(sorted, dir.path()));
+    CHECK(ours->root == python_root(sorted, dir.path));
     // Same tensors, other header order, data layout, padding and __metadata__: same root.
     auto ours_shuffled = reverify::hash_safetensors(shuffled);
     REQUIRE_MESSAGE(ours_shuffled.ok(), ours_shuffled.error().to_string());
     CHECK(ours_shuffled->root == ours->root);
-    CHECK(python_root(shuffled, dir.path()) == ours->root);
+    CHECK(python_root(shuffled, dir.path) == ours->root);
   }
   // Different seeds give different tensors, so the comparison above can fail.
-  CHECK(python_root(dir.path() / "sorted-1.safetensors", dir.path()) !=
-        python_root(dir.path() / "sorted-2.safetensors", dir.path()));
+  CHECK(python_root(dir.path / "sorted-1.safetensors", dir.path) !=
+        python_root(dir.path / "sorted-2.safetensors", dir.path));
 }

@@ -27,24 +27,24 @@ TEST_CASE("sha256 of bytes and files matches the FIPS 180-2 vectors") {
   CHECK(reverify::sha256_hex("") == kEmptySha);
   CHECK(reverify::sha256_hex("abc") == kAbcSha);
   TempDir dir;
-  write_file(dir.path() / "abc", "abc");
-  CHECK(reverify::sha256_file(dir.path() / "abc").value() == kAbcSha);
-  auto missing = reverify::sha256_file(dir.path() / "nope");
+  write_file(dir.path / "abc", "abc");
+  CHECK(reverify::sha256_file(dir.path / "abc").value() == kAbcSha);
+  auto missing = reverify::sha256_file(dir.path / "nope");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().code == reverify::ErrorCode::not_found);
 }
 
 TEST_CASE("file manifest lines are sorted bytewise and the root hashes exactly those lines") {
   TempDir dir;
-  write_file(dir.path() / "b.txt", "abc");
-  write_file(dir.path() / "a" / "x", "");
-  write_file(dir.path() / "a-b", "abc");       // '-' (0x2d) sorts before '/' (0x2f)
-  write_file(dir.path() / "B", "");            // uppercase sorts before lowercase
-  write_file(dir.path() / "\xc3\xa9", "abc");  // UTF-8 bytes sort after ASCII
-  write_file(dir.path() / "a" / "y z", "abc");
-  fs::create_directories(dir.path() / "empty" / "nested");
+  write_file(dir.path / "b.txt", "abc");
+  write_file(dir.path / "a" / "x", "");
+  write_file(dir.path / "a-b", "abc");       // '-' (0x2d) sorts before '/' (0x2f)
+  write_file(dir.path / "B", "");            // uppercase sorts before lowercase
+  write_file(dir.path / "\xc3\xa9", "abc");  // UTF-8 bytes sort after ASCII
+  write_file(dir.path / "a" / "y z", "abc");
+  fs::create_directories(dir.path / "empty" / "nested");
 
-  auto manifest = reverify::hash_directory(dir.path());
+  auto manifest = reverify::hash_directory(dir.path);
   REQUIRE(manifest.ok());
   const std::string expected = kEmptySha + "  0  B\n" + kAbcSha + "  3  a-b\n" + kEmptySha +
                                "  0  a/x\n" + kAbcSha + "  3  a/y z\n" + kAbcSha + "  3  b.txt\n" +
@@ -57,7 +57,7 @@ TEST_CASE("file manifest lines are sorted bytewise and the root hashes exactly t
 
 TEST_CASE("an empty folder has an empty manifest") {
   TempDir dir;
-  auto manifest = reverify::hash_directory(dir.path());
+  auto manifest = reverify::hash_directory(dir.path);
   REQUIRE(manifest.ok());
   CHECK(manifest->files.empty());
   CHECK(manifest->root == kEmptySha);
@@ -68,9 +68,9 @@ TEST_CASE("files larger than one read buffer hash whole, on any thread count, wi
   std::string big;
   for (std::uint64_t i = 0; big.size() < 3 * 1024 * 1024 + 7; ++i)
     big += std::to_string(i * 7919) + ",";
-  write_file(dir.path() / "big.bin", big);
+  write_file(dir.path / "big.bin", big);
   for (int i = 0; i < 20; ++i)
-    write_file(dir.path() / "small" / std::to_string(i), std::string(i, 'x'));
+    write_file(dir.path / "small" / std::to_string(i), std::string(i, 'x'));
 
   reverify::HashProgress last;
   std::uint64_t calls = 0;
@@ -82,8 +82,8 @@ TEST_CASE("files larger than one read buffer hash whole, on any thread count, wi
     last = p;
     ++calls;
   };
-  auto parallel = reverify::hash_directory(dir.path(), options);
-  auto single = reverify::hash_directory(dir.path(), reverify::HashOptions{1, {}});
+  auto parallel = reverify::hash_directory(dir.path, options);
+  auto single = reverify::hash_directory(dir.path, reverify::HashOptions{1, {}});
   REQUIRE(parallel.ok());
   REQUIRE(single.ok());
   CHECK(parallel->root == single->root);
@@ -99,10 +99,10 @@ TEST_CASE("files larger than one read buffer hash whole, on any thread count, wi
 
 TEST_CASE("a symlink to a file inside the folder is hashed under the link's path") {
   TempDir dir;
-  write_file(dir.path() / "data" / "real", "abc");
-  fs::create_symlink("data/real", dir.path() / "alias");
-  fs::create_symlink(dir.path() / "data" / "real", dir.path() / "data" / "absolute-alias");
-  auto manifest = reverify::hash_directory(dir.path());
+  write_file(dir.path / "data" / "real", "abc");
+  fs::create_symlink("data/real", dir.path / "alias");
+  fs::create_symlink(dir.path / "data" / "real", dir.path / "data" / "absolute-alias");
+  auto manifest = reverify::hash_directory(dir.path);
   REQUIRE(manifest.ok());
   CHECK(manifest->text() == kAbcSha + "  3  alias\n" + kAbcSha + "  3  data/absolute-alias\n" +
                                 kAbcSha + "  3  data/real\n");
@@ -110,85 +110,85 @@ TEST_CASE("a symlink to a file inside the folder is hashed under the link's path
 
 TEST_CASE("symlinks leaving the folder, to folders, or dangling are errors naming the path") {
   TempDir outside;
-  write_file(outside.path() / "secret", "abc");
+  write_file(outside.path / "secret", "abc");
   TempDir dir;
-  write_file(dir.path() / "sub" / "file", "abc");
+  write_file(dir.path / "sub" / "file", "abc");
 
   SUBCASE("absolute link outside") {
-    fs::create_symlink(outside.path() / "secret", dir.path() / "sub" / "leak");
-    const std::string message = error_of(dir.path());
+    fs::create_symlink(outside.path / "secret", dir.path / "sub" / "leak");
+    const std::string message = error_of(dir.path);
     CHECK(message.find("sub/leak") != std::string::npos);
     CHECK(message.find("leaves the folder") != std::string::npos);
   }
   SUBCASE("relative link climbing out") {
-    fs::create_symlink("../../" + outside.path().filename().string() + "/secret",
-                       dir.path() / "sub" / "up");
-    CHECK(error_of(dir.path()).find("sub/up: symlink leaves the folder") != std::string::npos);
+    fs::create_symlink("../../" + outside.path.filename().string() + "/secret",
+                       dir.path / "sub" / "up");
+    CHECK(error_of(dir.path).find("sub/up: symlink leaves the folder") != std::string::npos);
   }
   SUBCASE("link to a link outside") {
-    fs::create_symlink(outside.path() / "secret", dir.path() / "hop1");
-    fs::create_symlink("hop1", dir.path() / "hop0");
-    CHECK(error_of(dir.path()).find("hop0: symlink leaves the folder") != std::string::npos);
+    fs::create_symlink(outside.path / "secret", dir.path / "hop1");
+    fs::create_symlink("hop1", dir.path / "hop0");
+    CHECK(error_of(dir.path).find("hop0: symlink leaves the folder") != std::string::npos);
   }
   SUBCASE("link to a folder inside") {
-    fs::create_symlink("sub", dir.path() / "subdir-link");
-    CHECK(error_of(dir.path()).find("subdir-link: symlink to a folder") != std::string::npos);
+    fs::create_symlink("sub", dir.path / "subdir-link");
+    CHECK(error_of(dir.path).find("subdir-link: symlink to a folder") != std::string::npos);
   }
   SUBCASE("link to the folder itself") {
-    fs::create_symlink(".", dir.path() / "self");
-    CHECK(error_of(dir.path()).find("self: symlink") != std::string::npos);
+    fs::create_symlink(".", dir.path / "self");
+    CHECK(error_of(dir.path).find("self: symlink") != std::string::npos);
   }
   SUBCASE("dangling link") {
-    fs::create_symlink("missing", dir.path() / "sub" / "dangling");
-    CHECK(error_of(dir.path()).find("sub/dangling: symlink does not resolve") != std::string::npos);
+    fs::create_symlink("missing", dir.path / "sub" / "dangling");
+    CHECK(error_of(dir.path).find("sub/dangling: symlink does not resolve") != std::string::npos);
   }
 }
 
 TEST_CASE("fifos, sockets and paths with a newline are errors naming the path") {
   TempDir dir;
-  write_file(dir.path() / "ok", "abc");
+  write_file(dir.path / "ok", "abc");
   SUBCASE("fifo") {
-    REQUIRE(::mkfifo((dir.path() / "pipe").c_str(), 0600) == 0);
-    CHECK(error_of(dir.path()).find("pipe: is a fifo") != std::string::npos);
+    REQUIRE(::mkfifo((dir.path / "pipe").c_str(), 0600) == 0);
+    CHECK(error_of(dir.path).find("pipe: is a fifo") != std::string::npos);
   }
   SUBCASE("unix socket") {
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
-    const std::string socket_path = (dir.path() / "sock").string();
+    const std::string socket_path = (dir.path / "sock").string();
     REQUIRE(socket_path.size() < sizeof(address.sun_path));
     socket_path.copy(address.sun_path, socket_path.size());
     REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
-    CHECK(error_of(dir.path()).find("sock: is a socket") != std::string::npos);
+    CHECK(error_of(dir.path).find("sock: is a socket") != std::string::npos);
     ::close(fd);
   }
   SUBCASE("symlink to a fifo inside") {
-    REQUIRE(::mkfifo((dir.path() / "pipe").c_str(), 0600) == 0);
-    fs::create_symlink("pipe", dir.path() / "a-link");  // listed (and checked) before "pipe"
-    CHECK(error_of(dir.path()).find("a-link: symlink target is a fifo") != std::string::npos);
+    REQUIRE(::mkfifo((dir.path / "pipe").c_str(), 0600) == 0);
+    fs::create_symlink("pipe", dir.path / "a-link");  // listed (and checked) before "pipe"
+    CHECK(error_of(dir.path).find("a-link: symlink target is a fifo") != std::string::npos);
   }
   SUBCASE("newline in a name") {
-    write_file(dir.path() / "bad\nname", "abc");
-    CHECK(error_of(dir.path()).find("holds a newline") != std::string::npos);
+    write_file(dir.path / "bad\nname", "abc");
+    CHECK(error_of(dir.path).find("holds a newline") != std::string::npos);
   }
 }
 
 TEST_CASE("hashing something that is not a folder fails with its path") {
   TempDir dir;
-  write_file(dir.path() / "file", "abc");
-  auto not_folder = reverify::hash_directory(dir.path() / "file");
+  write_file(dir.path / "file", "abc");
+  auto not_folder = reverify::hash_directory(dir.path / "file");
   REQUIRE_FALSE(not_folder.ok());
   CHECK(not_folder.error().message.find("is not a folder") != std::string::npos);
-  auto missing = reverify::hash_directory(dir.path() / "missing");
+  auto missing = reverify::hash_directory(dir.path / "missing");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().code == reverify::ErrorCode::not_found);
 }
 
 TEST_CASE("a written manifest parses back to the same entries and root") {
   TempDir dir;
-  write_file(dir.path() / "x  y", "abc");  // the separator inside a path survives the round trip
-  write_file(dir.path() / "z", "");
-  auto manifest = reverify::hash_directory(dir.path());
+  write_file(dir.path / "x  y", "abc");  // the separator inside a path survives the round trip
+  write_file(dir.path / "z", "");
+  auto manifest = reverify::hash_directory(dir.path);
   REQUIRE(manifest.ok());
   auto parsed = reverify::parse_file_manifest(manifest->text());
   REQUIRE(parsed.ok());

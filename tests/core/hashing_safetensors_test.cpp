@@ -18,7 +18,7 @@ std::string hash_line(const std::string& name, const std::string& dtype, const s
 reverify::Result<reverify::TensorHash> hash_bytes(const TempDir& dir, const std::string& bytes,
                                                   unsigned threads = 0) {
   static int counter = 0;
-  const auto path = dir.path() / ("file-" + std::to_string(counter++) + ".safetensors");
+  const auto path = dir.path / ("file-" + std::to_string(counter++) + ".safetensors");
   write_file(path, bytes);
   return reverify::hash_safetensors(path, reverify::HashOptions{threads, {}});
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the hashing tests: a temporary folder removed at scope exit, file writers, and a
+// Helpers for the hashing tests: the shared temporary folder, file writers, and a
 // safetensors file builder that writes exactly the header and data it is given.
 
 #include <fcntl.h>
@@ -11,28 +11,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace reverify::test {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "reverify-hash-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::TempDir;
 
 inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
   std::filesystem::create_directories(path.parent_path());

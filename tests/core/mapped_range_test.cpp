@@ -36,10 +36,10 @@ bool touch_all(const reverify::MappedRange& mapping, std::uint64_t& sum) {
 TEST_CASE("large files hash the same through the mapping as their bytes do") {
   TempDir dir;
   const std::string bytes = pattern_bytes(3 * 1024 * 1024 + 123);
-  write_file(dir.path() / "big", bytes);
-  CHECK(reverify::sha256_file(dir.path() / "big").value() == reverify::sha256_hex(bytes));
+  write_file(dir.path / "big", bytes);
+  CHECK(reverify::sha256_file(dir.path / "big").value() == reverify::sha256_hex(bytes));
 
-  auto fd = reverify::open_readonly(dir.path() / "big");
+  auto fd = reverify::open_readonly(dir.path / "big");
   REQUIRE(fd.ok());
   // A range that starts off a page boundary and is large enough to be mapped.
   const std::uint64_t offset = 4097;
@@ -61,8 +61,8 @@ TEST_CASE("large files hash the same through the mapping as their bytes do") {
 TEST_CASE("a file that shrinks under its mapping is reported, and the guard still works after") {
   TempDir dir;
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  write_file(dir.path() / "shrinks", pattern_bytes(4 * page));
-  const int fd = ::open((dir.path() / "shrinks").c_str(), O_RDWR | O_CLOEXEC);
+  write_file(dir.path / "shrinks", pattern_bytes(4 * page));
+  const int fd = ::open((dir.path / "shrinks").c_str(), O_RDWR | O_CLOEXEC);
   REQUIRE(fd >= 0);
   auto mapping = reverify::MappedRange::map(fd, 0, 4 * page);
   REQUIRE(mapping.has_value());
@@ -83,8 +83,8 @@ TEST_CASE("a file that shrinks under its mapping is reported, and the guard stil
 
 TEST_CASE("only regular files are hashed") {
   TempDir dir;
-  REQUIRE(::mkfifo((dir.path() / "fifo").c_str(), 0600) == 0);
-  const int fd = ::open((dir.path() / "fifo").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  REQUIRE(::mkfifo((dir.path / "fifo").c_str(), 0600) == 0);
+  const int fd = ::open((dir.path / "fifo").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   REQUIRE(fd >= 0);
   auto digest = reverify::sha256_fd_range(fd, 0, reverify::kToEndOfFile, "fifo");
   ::close(fd);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/predictions.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 
@@ -17,14 +18,7 @@ std::filesystem::path fixture(const std::string& name) {
   return std::filesystem::path(source) / "tests/core/predictions_data" / name;
 }
 
-// A private temp folder, removed when the test exits.
-struct TempDir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("reverify_predictions_test_" + std::to_string(::getpid()));
-  TempDir() { std::filesystem::create_directories(path); }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
-const TempDir temp_dir;
+const testing::TempDir temp_dir("reverify-predictions-test-");
 
 std::filesystem::path temp_file(const std::string& name, const std::string& content) {
   std::ofstream(temp_dir.path / name, std::ios::binary) << content;

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,7 +11,7 @@
 
 #include "daemon/config.hpp"
 #include "daemon/daemon_time.hpp"
-#include "tests/daemon/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 using reverify::testing::TempDir;
@@ -106,6 +107,9 @@ TEST_CASE("secrets come only from *_file keys, are read at load and trimmed") {
   auto config = parse_config("api: {token_file: api.token}", dir.path);
   REQUIRE(config.ok());
   CHECK(config->api.token == "s3cret-token");
+  // Every token read is on the list the API redacts from its responses.
+  CHECK(std::find(config->api.secrets.begin(), config->api.secrets.end(), "s3cret-token") !=
+        config->api.secrets.end());
   auto inline_secret = error_of("api: {token: s3cret}", dir.path);
   CHECK(inline_secret.find("api.token: secrets are not accepted inline") != std::string::npos);
   CHECK(inline_secret.find("s3cret") == std::string::npos);  // never echoed

@@ -24,7 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/http_client.hpp"
-#include "tests/daemon/temp_dir.hpp"
+#include "tests/support/free_port.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace reverify::testing {
 
@@ -39,18 +40,6 @@ inline std::string env_or_fail(const char* name) {
 
 inline int run_command(const std::string& command) {
   return std::system(command.c_str());
-}
-
-inline std::uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
 }
 
 // A git repository holding the slow trainer, committed with fixed identities and dates.

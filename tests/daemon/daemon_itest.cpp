@@ -114,6 +114,29 @@ TEST_CASE("malformed, oversized and slow requests get 4xx or are cut; the daemon
   CHECK(slow.empty());
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(7));
 
+  // Keep-alive: two pipelined requests on one connection, the second (HEAD) closing it. HEAD
+  // gets the headers, Content-Length included, and no body.
+  started = std::chrono::steady_clock::now();
+  auto pipelined = raw_exchange(port,
+                                "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                                "HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                milliseconds(8000));
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(3));
+  const auto second = pipelined.find("HTTP/1.1 200 OK", 1);
+  REQUIRE(pipelined.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+  REQUIRE(second != std::string::npos);
+  CHECK(pipelined.find("\"status\"", 0) < second);  // the GET's body
+  CHECK(pipelined.find("Content-Length: ", second) != std::string::npos);
+  CHECK(pipelined.substr(second).ends_with("\r\n\r\n"));  // HEAD: no body
+  // HTTP/1.0 without keep-alive: answered in kind, then closed.
+  CHECK(raw_exchange(port, "GET /healthz HTTP/1.0\r\n\r\n", milliseconds(3000))
+            .rfind("HTTP/1.0 200 OK\r\n", 0) == 0);
+  // An idle keep-alive connection is closed after request_timeout too.
+  started = std::chrono::steady_clock::now();
+  auto idle = raw_exchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", milliseconds(8000));
+  CHECK(idle.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(7));
+
   CHECK(raw_exchange(port, "GET /v1/gate/..%2f..%2fetc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
                      milliseconds(3000))
             .rfind("HTTP/1.1 400", 0) == 0);

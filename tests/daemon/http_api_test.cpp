@@ -58,6 +58,7 @@ struct Api {
   std::vector<TriggerRequest> triggered;
   Api() : model(model_with(std::nullopt, std::nullopt, std::nullopt)) {
     config.token = "sekrit-token";
+    config.secrets = {config.token};
   }
   ApiResponse call(http::verb verb, const std::string& target, const std::string& body = "",
                    const std::string& authorization = "") {
@@ -70,7 +71,6 @@ struct Api {
     context.model = model;
     context.api = &config;
     context.now = kNow;
-    context.secrets = {config.token};
     context.trigger = [this](const TriggerRequest& t) -> Result<nlohmann::json> {
       triggered.push_back(t);
       return nlohmann::json{{"status", "queued"}};
@@ -200,7 +200,7 @@ TEST_CASE("secrets are redacted from responses; the status page escapes what it 
   auto verification = api.get("/v1/verifications/7");
   CHECK(verification.result() == http::status::ok);
   CHECK(verification.body().find("sekrit-token") == std::string::npos);
-  CHECK(verification.body().find("[REDACTED]") != std::string::npos);
+  CHECK(verification.body().find("[redacted]") != std::string::npos);
   auto page = api.get("/");
   CHECK(page.result() == http::status::ok);
   CHECK(page[http::field::content_type] == "text/html; charset=utf-8");

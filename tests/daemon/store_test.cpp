@@ -7,7 +7,7 @@
 #include <random>
 
 #include "daemon/store.hpp"
-#include "tests/daemon/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 using reverify::testing::TempDir;
@@ -86,6 +86,25 @@ TEST_CASE("migrations are applied once, reopening keeps the data, read-only refu
   CHECK((*read_only)->model_versions()->size() == 1);
   CHECK_FALSE((*read_only)->upsert_model_version(row).ok());
   CHECK_FALSE(Store::open(dir.path / "missing.db", clock, true).ok());
+}
+
+TEST_CASE("reverify run's verification is written running, never queued, and claims its folder") {
+  Fixture f;
+  f.add_version("m", "1");
+  auto id = f.store->insert_running(QueuedVerification("m", "1", "steps", "cli"));
+  REQUIRE(id.ok());
+  auto row = f.store->verification(*id);
+  REQUIRE(row.ok());
+  REQUIRE(row->has_value());
+  CHECK((*row)->state == VerificationState::running);
+  CHECK((*row)->started_at == std::optional<UnixSeconds>(f.now));
+  CHECK_FALSE((*row)->work_dir.has_value());
+  // A daemon holding an older picture of it cannot start it: it was never queued.
+  CHECK_FALSE(f.store->mark_running(*id, "/work/daemon").ok());
+  REQUIRE(f.store->set_work_dir(*id, "/work/cli").ok());
+  CHECK_FALSE(f.store->set_work_dir(*id, "/work/again").ok());  // claimed once
+  CHECK(f.store->verification(*id)->value().work_dir == std::optional<std::string>("/work/cli"));
+  CHECK_FALSE(f.store->insert_running(QueuedVerification("m", "unknown")).ok());
 }
 
 TEST_CASE("a verification goes queued -> running -> done with exactly one verdict") {

@@ -19,6 +19,7 @@
 #include "daemon/pager/senders.hpp"
 #include "tests/pager/http_receiver.hpp"
 #include "tests/pager/memory_outbox.hpp"
+#include "tests/support/free_port.hpp"
 
 extern char** environ;
 
@@ -28,14 +29,9 @@ using reverify::testing::MemoryOutbox;
 using reverify::testing::ReceivedRequest;
 using reverify::testing::Reply;
 namespace fs = std::filesystem;
+using reverify::testing::free_port;
 
 namespace {
-
-std::uint16_t free_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor probe(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return probe.local_endpoint().port();
-}
 
 // Polls `ready` up to ~60 s (bounded), sleeping between tries only to avoid spinning.
 bool eventually(const std::function<bool()>& ready) {

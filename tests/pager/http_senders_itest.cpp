@@ -17,7 +17,7 @@
 #include "daemon/pager/senders.hpp"
 #include "tests/pager/http_receiver.hpp"
 #include "tests/pager/memory_outbox.hpp"
-#include "tests/pager/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 using reverify::testing::HttpReceiver;

@@ -18,7 +18,7 @@
 #include "daemon/pager/webhook_sender.hpp"
 #include "daemon/store.hpp"
 #include "tests/pager/http_receiver.hpp"
-#include "tests/pager/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 using reverify::testing::HttpReceiver;

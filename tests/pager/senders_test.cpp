@@ -5,13 +5,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/redact.hpp"
 #include "daemon/pager/alertmanager_sender.hpp"
 #include "daemon/pager/file_sender.hpp"
 #include "daemon/pager/pagerduty_sender.hpp"
 #include "daemon/pager/sender_http.hpp"
 #include "daemon/pager/senders.hpp"
 #include "daemon/pager/slack_sender.hpp"
-#include "tests/pager/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 using reverify::testing::TempDir;

@@ -6,19 +6,13 @@
 #include <fstream>
 
 #include "runners/job_outputs.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 
 namespace {
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "rv-outputs-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
+using testing::TempDir;
 
 void write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;

@@ -9,17 +9,11 @@
 #include <sstream>
 
 #include "runners/runner.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace reverify::test {
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "rv-runner-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
+using testing::TempDir;
 
 inline std::filesystem::path source_dir() {
   const char* dir = std::getenv("REVERIFY_SOURCE_DIR");
