@@ -1,6 +1,14 @@
 #include "core/file_manifest_walk.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <string_view>
 
 namespace reverify {
 namespace fs = std::filesystem;
@@ -33,22 +41,78 @@ bool is_inside(const fs::path& target, const fs::path& root) {
   return !relative.empty() && *relative.begin() != ".." && relative != ".";
 }
 
+fs::file_type type_of_mode(mode_t mode) {
+  if (S_ISREG(mode))
+    return fs::file_type::regular;
+  if (S_ISDIR(mode))
+    return fs::file_type::directory;
+  if (S_ISLNK(mode))
+    return fs::file_type::symlink;
+  if (S_ISFIFO(mode))
+    return fs::file_type::fifo;
+  if (S_ISSOCK(mode))
+    return fs::file_type::socket;
+  if (S_ISBLK(mode))
+    return fs::file_type::block;
+  if (S_ISCHR(mode))
+    return fs::file_type::character;
+  return fs::file_type::unknown;
+}
+
+// What readdir says the entry is, without a stat; none when the file system does not say.
+std::optional<fs::file_type> type_of_dirent(unsigned char type) {
+  switch (type) {
+    case DT_REG:
+      return fs::file_type::regular;
+    case DT_DIR:
+      return fs::file_type::directory;
+    case DT_LNK:
+      return fs::file_type::symlink;
+    case DT_FIFO:
+      return fs::file_type::fifo;
+    case DT_SOCK:
+      return fs::file_type::socket;
+    case DT_BLK:
+      return fs::file_type::block;
+    case DT_CHR:
+      return fs::file_type::character;
+    default:
+      return std::nullopt;
+  }
+}
+
+struct DirEntry {
+  std::string name;
+  std::optional<fs::file_type> type;
+};
+
+using DirStream = std::unique_ptr<DIR, int (*)(DIR*)>;
+
+// Lists with readdir and stats relative to the folder (fstatat): one system call per file and no
+// walk of the whole path each time, which took most of the listing time of a 2,000-file corpus.
 class Walker {
  public:
   explicit Walker(fs::path root) : root_(std::move(root)) {}
 
   Status walk(const fs::path& dir, const std::string& prefix) {
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec);
-    std::vector<fs::path> entries;
-    for (const fs::directory_iterator end; !ec && it != end; it.increment(ec))
-      entries.push_back(it->path());
-    if (ec)
-      return io_error(prefix.empty() ? "." : prefix, "cannot list folder", ec);
+    DirStream stream(::opendir(dir.c_str()), &::closedir);
+    if (!stream)
+      return errno_error(prefix.empty() ? "." : prefix, "cannot list folder");
+    std::vector<DirEntry> entries;
+    errno = 0;
+    while (const dirent* entry = ::readdir(stream.get())) {
+      const std::string_view name(entry->d_name);
+      if (name != "." && name != "..")
+        entries.push_back(DirEntry{std::string(name), type_of_dirent(entry->d_type)});
+      errno = 0;
+    }
+    if (errno != 0)
+      return errno_error(prefix.empty() ? "." : prefix, "cannot list folder");
     // Visit in name order so that, of several bad entries, the same one is always reported.
-    std::sort(entries.begin(), entries.end());
-    for (const fs::path& entry : entries) {
-      Status status = visit(entry, prefix);
+    std::sort(entries.begin(), entries.end(),
+              [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    for (const DirEntry& entry : entries) {
+      Status status = visit(::dirfd(stream.get()), dir, entry, prefix);
       if (!status)
         return status;
     }
@@ -58,27 +122,31 @@ class Walker {
   std::vector<ListedFile> take() && { return std::move(files_); }
 
  private:
-  Status visit(const fs::path& path, const std::string& prefix) {
-    const std::string name = path.filename().string();
-    const std::string relative = prefix.empty() ? name : prefix + "/" + name;
+  Status visit(int dir_fd, const fs::path& dir, const DirEntry& entry, const std::string& prefix) {
+    const std::string relative = prefix.empty() ? entry.name : prefix + "/" + entry.name;
     if (relative.find('\n') != std::string::npos) {
       return not_hashable(relative,
                           "path holds a newline, which the file manifest's line format "
                           "cannot represent");
     }
-    std::error_code ec;
-    const fs::file_status status = fs::symlink_status(path, ec);
-    if (ec)
-      return io_error(relative, "cannot stat", ec);
-    switch (status.type()) {
+    // A regular file needs its size, so its stat is due anyway; others need one only when
+    // readdir did not give the type.
+    struct stat info {};
+    const bool need_stat = !entry.type || *entry.type == fs::file_type::regular;
+    if (need_stat && ::fstatat(dir_fd, entry.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0)
+      return errno_error(relative, "cannot stat");
+    const fs::file_type type = need_stat ? type_of_mode(info.st_mode) : *entry.type;
+    switch (type) {
       case fs::file_type::directory:
-        return walk(path, relative);
+        return walk(dir / entry.name, relative);
       case fs::file_type::regular:
-        return add(path, relative);
+        files_.push_back(
+            ListedFile{relative, dir / entry.name, static_cast<std::uint64_t>(info.st_size)});
+        return Status::success();
       case fs::file_type::symlink:
-        return follow(path, relative);
+        return follow(dir / entry.name, relative);
       default:
-        return not_hashable(relative, std::string("is ") + special_kind(status.type()));
+        return not_hashable(relative, std::string("is ") + special_kind(type));
     }
   }
 
@@ -117,6 +185,9 @@ class Walker {
   static Error io_error(const std::string& relative, const std::string& what,
                         const std::error_code& ec) {
     return make_error(ErrorCode::io, relative + ": " + what + ": " + ec.message());
+  }
+  static Error errno_error(const std::string& relative, const std::string& what) {
+    return io_error(relative, what, std::error_code(errno, std::generic_category()));
   }
 
   fs::path root_;
