@@ -22,11 +22,12 @@ corpus_bytes=$(du -sb --apparent-size "$work/corpus" | cut -f1)
 corpus_files=$(find "$work/corpus" -type f | wc -l)
 weights_bytes=$(stat -c %s "$work/model.safetensors")
 
-# Warming re-reads the data from disk into the page cache (dropping the cache first, as root), so
-# each run sees the page cache a read from disk leaves: large folios, where the kernel has them.
-# HASH_BENCH_WARM=cached only reads the files again, keeping whatever the generator's writes left
-# (4 KiB pages here), for comparison.
-warm_mode=${HASH_BENCH_WARM:-reread}
+# Before each timed run the data is read again (`cat`), so it is all in the page cache, in the
+# folios the generator's writes left (large ones here: it writes in large chunks).
+# HASH_BENCH_WARM=reread drops the page cache first (root only), so the runs find it as a read from
+# disk leaves it instead: 2 MiB folios only where read-ahead has ramped up, which costs the
+# mapping more kernel work for a corpus of small and middle-sized files.
+warm_mode=${HASH_BENCH_WARM:-cached}
 if [[ $warm_mode == reread && ! -w /proc/sys/vm/drop_caches ]]; then
   echo "note: cannot drop the page cache (not root): warming only re-reads cached data" >&2
   warm_mode=cached
