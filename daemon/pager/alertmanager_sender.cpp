@@ -1,7 +1,7 @@
 #include "daemon/pager/alertmanager_sender.hpp"
 
-#include "daemon/daemon_time.hpp"
 #include "core/redact.hpp"
+#include "daemon/daemon_time.hpp"
 #include "daemon/pager/sender_http.hpp"
 
 namespace reverify {
