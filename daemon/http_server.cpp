@@ -60,7 +60,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       std::lock_guard lock(server_.sessions_mutex_);
       server_.sessions_.emplace(this, weak_from_this());
     }
-    read();
+    // Called on the acceptor's strand: the first read starts on the connection's own, like
+    // everything else that touches the socket (a close from stop() included).
+    net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->read(); });
   }
   // From any thread: the close runs on the connection's strand.
   void close_soon() {
