@@ -61,24 +61,9 @@ fs::file_type type_of_mode(mode_t mode) {
 
 // What readdir says the entry is, without a stat; none when the file system does not say.
 std::optional<fs::file_type> type_of_dirent(unsigned char type) {
-  switch (type) {
-    case DT_REG:
-      return fs::file_type::regular;
-    case DT_DIR:
-      return fs::file_type::directory;
-    case DT_LNK:
-      return fs::file_type::symlink;
-    case DT_FIFO:
-      return fs::file_type::fifo;
-    case DT_SOCK:
-      return fs::file_type::socket;
-    case DT_BLK:
-      return fs::file_type::block;
-    case DT_CHR:
-      return fs::file_type::character;
-    default:
-      return std::nullopt;
-  }
+  if (type == DT_UNKNOWN)
+    return std::nullopt;
+  return type_of_mode(DTTOIF(type));
 }
 
 struct DirEntry {
