@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "daemon/store.hpp"
+#include "store/store.hpp"
 
 using namespace reverify;
 

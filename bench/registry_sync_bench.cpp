@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/registry_source.hpp"
-#include "daemon/store.hpp"
+#include "store/store.hpp"
 
 namespace fs = std::filesystem;
 using namespace reverify;

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "core/hashing.hpp"
-#include "daemon/pipeline_command.hpp"
+#include "core/program_output.hpp"
 
 namespace reverify::cli {
 namespace {

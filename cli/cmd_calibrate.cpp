@@ -9,9 +9,9 @@
 #include "cli/command.hpp"
 #include "cli/run_context.hpp"
 #include "cli/run_report.hpp"
-#include "daemon/calibration.hpp"
-#include "daemon/store_tolerance_json.hpp"
 #include "policies/verdict.hpp"
+#include "store/tolerance_json.hpp"
+#include "verify/calibration.hpp"
 
 namespace reverify::cli {
 namespace {

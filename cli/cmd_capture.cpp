@@ -15,11 +15,11 @@
 #include "core/hashing.hpp"
 #include "core/manifest_json.hpp"
 #include "core/manifest_parse.hpp"
-#include "daemon/calibration.hpp"
-#include "daemon/daemon_time.hpp"
-#include "daemon/pipeline.hpp"
-#include "daemon/preflight.hpp"
+#include "core/unix_time.hpp"
 #include "runners/runner.hpp"
+#include "verify/calibration.hpp"
+#include "verify/pipeline.hpp"
+#include "verify/preflight.hpp"
 
 namespace reverify::cli {
 namespace {

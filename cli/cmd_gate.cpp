@@ -7,7 +7,7 @@
 
 #include "cli/daemon_client.hpp"
 #include "core/names.hpp"
-#include "daemon/daemon_time.hpp"
+#include "core/unix_time.hpp"
 
 namespace {
 

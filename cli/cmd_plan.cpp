@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "cli/command.hpp"
-#include "daemon/config.hpp"
-#include "daemon/scheduler.hpp"
-#include "daemon/store.hpp"
+#include "settings/config.hpp"
+#include "store/store.hpp"
+#include "verify/schedule.hpp"
 
 namespace {
 

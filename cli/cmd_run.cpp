@@ -10,10 +10,10 @@
 #include "cli/run_context.hpp"
 #include "cli/run_pages.hpp"
 #include "cli/run_report.hpp"
-#include "daemon/pipeline.hpp"
-#include "daemon/verification_service.hpp"
 #include "policies/check.hpp"
 #include "policies/verdict.hpp"
+#include "verify/pipeline.hpp"
+#include "verify/verification_service.hpp"
 
 namespace reverify::cli {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "cli/daemon_client.hpp"
 #include "core/names.hpp"
-#include "daemon/config.hpp"
+#include "settings/config.hpp"
 
 namespace {
 

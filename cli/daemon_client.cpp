@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "daemon/config.hpp"
+#include "settings/config.hpp"
 
 namespace reverify::cli {
 

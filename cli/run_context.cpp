@@ -5,7 +5,7 @@
 
 #include "core/manifest_parse.hpp"
 #include "core/names.hpp"
-#include "daemon/daemon_time.hpp"
+#include "core/unix_time.hpp"
 #include "runners/runner_factory.hpp"
 
 namespace reverify::cli {

@@ -9,10 +9,10 @@
 
 #include "cli/command.hpp"
 #include "core/result.hpp"
-#include "daemon/config.hpp"
-#include "daemon/pipeline.hpp"
-#include "daemon/store.hpp"
 #include "runners/runner.hpp"
+#include "settings/config.hpp"
+#include "store/store.hpp"
+#include "verify/pipeline.hpp"
 
 namespace reverify::cli {
 

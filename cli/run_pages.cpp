@@ -1,7 +1,7 @@
 #include "cli/run_pages.hpp"
 
-#include "daemon/pager/dispatcher.hpp"
-#include "daemon/pager/senders.hpp"
+#include "pager/dispatcher.hpp"
+#include "pager/senders.hpp"
 
 namespace reverify::cli {
 

@@ -5,8 +5,8 @@
 
 #include <ostream>
 
-#include "daemon/pager/pager_config.hpp"
-#include "daemon/store.hpp"
+#include "pager/pager_config.hpp"
+#include "store/store.hpp"
 
 namespace reverify::cli {
 

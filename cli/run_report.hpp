@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string_view>
 
-#include "daemon/pipeline.hpp"
+#include "verify/pipeline.hpp"
 
 namespace reverify::cli {
 

@@ -17,17 +17,17 @@
 #include <set>
 #include <thread>
 
+#include "api/http_server.hpp"
+#include "api/snapshot.hpp"
 #include "daemon/daemon_log.hpp"
-#include "daemon/http_server.hpp"
-#include "daemon/pager/dispatcher.hpp"
-#include "daemon/pager/senders.hpp"
 #include "daemon/registry_source.hpp"
-#include "daemon/scheduler.hpp"
 #include "daemon/sd_notify.hpp"
-#include "daemon/snapshot.hpp"
-#include "daemon/store.hpp"
-#include "daemon/verification_service.hpp"
+#include "pager/dispatcher.hpp"
+#include "pager/senders.hpp"
 #include "runners/runner_factory.hpp"
+#include "store/store.hpp"
+#include "verify/schedule.hpp"
+#include "verify/verification_service.hpp"
 
 namespace reverify {
 

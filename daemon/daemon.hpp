@@ -18,8 +18,8 @@
 #include <memory>
 
 #include "core/result.hpp"
-#include "daemon/config.hpp"
-#include "daemon/daemon_time.hpp"
+#include "core/unix_time.hpp"
+#include "settings/config.hpp"
 
 namespace reverify {
 

@@ -4,10 +4,10 @@
 #include <iostream>
 #include <string>
 
-#include "daemon/config.hpp"
 #include "daemon/daemon.hpp"
-#include "daemon/pager/senders.hpp"
+#include "pager/senders.hpp"
 #include "runners/runner_factory.hpp"
+#include "settings/config.hpp"
 
 namespace {
 

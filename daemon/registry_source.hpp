@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "daemon/config.hpp"
-#include "daemon/store.hpp"
+#include "settings/config.hpp"
+#include "store/inventory_row.hpp"
+#include "store/store.hpp"
 
 namespace reverify {
 
@@ -33,11 +34,5 @@ class RegistrySource {
 };
 
 std::unique_ptr<RegistrySource> make_registry_source(const RegistrySourceConfig& config);
-
-// Fills a row from a manifest document's bytes: hash, validation, owner, level, release time,
-// accelerator count, duration. `model`/`version` are what the location says; a manifest naming
-// another model version is an error on the row.
-ModelVersionRow describe_manifest(const std::string& model, const std::string& version,
-                                  const std::string& location, std::string_view document);
 
 }  // namespace reverify

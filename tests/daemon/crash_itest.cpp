@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "daemon/store.hpp"
+#include "store/store.hpp"
 #include "tests/daemon/daemon_fixture.hpp"
 
 using namespace reverify;

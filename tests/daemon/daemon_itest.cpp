@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "daemon/store.hpp"
+#include "store/store.hpp"
 #include "tests/daemon/daemon_fixture.hpp"
 
 using namespace reverify;

@@ -14,9 +14,9 @@
 #include <fstream>
 
 #include "core/http_client.hpp"
-#include "daemon/pager/dispatcher.hpp"
-#include "daemon/pager/page_builder.hpp"
-#include "daemon/pager/senders.hpp"
+#include "pager/dispatcher.hpp"
+#include "pager/page_builder.hpp"
+#include "pager/senders.hpp"
 #include "tests/pager/http_receiver.hpp"
 #include "tests/pager/memory_outbox.hpp"
 #include "tests/support/free_port.hpp"

@@ -3,7 +3,7 @@
 #include <deque>
 #include <future>
 
-#include "daemon/pager/dispatcher.hpp"
+#include "pager/dispatcher.hpp"
 #include "tests/pager/memory_outbox.hpp"
 
 using namespace reverify;

@@ -12,9 +12,9 @@
 #include <regex>
 #include <set>
 
-#include "daemon/pager/dispatcher.hpp"
-#include "daemon/pager/page_builder.hpp"
-#include "daemon/pager/senders.hpp"
+#include "pager/dispatcher.hpp"
+#include "pager/page_builder.hpp"
+#include "pager/senders.hpp"
 #include "tests/pager/http_receiver.hpp"
 #include "tests/pager/memory_outbox.hpp"
 #include "tests/support/temp_dir.hpp"

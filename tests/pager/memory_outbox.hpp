@@ -1,5 +1,5 @@
 #pragma once
-// An in-memory Outbox that follows the contract in daemon/notifier.hpp to the letter (due rows
+// An in-memory Outbox that follows the contract in pager/notifier.hpp to the letter (due rows
 // only, no row overtaking an older pending row of the same dedup_key and sender, capped
 // exponential backoff on the outbox's own clock). The clock is a number the test sets.
 // Header-only test support.
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/notifier.hpp"
-#include "daemon/pager/pager_config.hpp"
+#include "pager/notifier.hpp"
+#include "pager/pager_config.hpp"
 
 namespace reverify::testing {
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "daemon/pager/page_builder.hpp"
+#include "pager/page_builder.hpp"
 
 using namespace reverify;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "daemon/pager/pager_config.hpp"
+#include "pager/pager_config.hpp"
 
 using namespace reverify;
 

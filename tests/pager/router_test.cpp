@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "daemon/pager/router.hpp"
+#include "pager/router.hpp"
 
 using namespace reverify;
 

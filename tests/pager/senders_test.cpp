@@ -6,12 +6,12 @@
 #include <fstream>
 
 #include "core/redact.hpp"
-#include "daemon/pager/alertmanager_sender.hpp"
-#include "daemon/pager/file_sender.hpp"
-#include "daemon/pager/pagerduty_sender.hpp"
-#include "daemon/pager/sender_http.hpp"
-#include "daemon/pager/senders.hpp"
-#include "daemon/pager/slack_sender.hpp"
+#include "pager/alertmanager_sender.hpp"
+#include "pager/file_sender.hpp"
+#include "pager/pagerduty_sender.hpp"
+#include "pager/sender_http.hpp"
+#include "pager/senders.hpp"
+#include "pager/slack_sender.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;

@@ -1,0 +1,438 @@
+#include "api/http_api.hpp"
+
+#include <openssl/crypto.h>
+
+#include <charconv>
+
+#include "api/metrics.hpp"
+#include "core/hashing.hpp"
+#include "core/names.hpp"
+#include "core/redact.hpp"
+
+namespace reverify {
+
+namespace http = boost::beast::http;
+
+namespace {
+
+constexpr const char* kJson = "application/json";
+
+ApiResponse respond(const ApiRequest& request, http::status status, std::string body,
+                    const char* content_type) {
+  ApiResponse response(status, request.version());
+  response.set(http::field::server, "reverifyd");
+  response.set(http::field::content_type, content_type);
+  response.set(http::field::cache_control, "no-store");
+  response.keep_alive(request.keep_alive());
+  response.body() = std::move(body);
+  response.prepare_payload();
+  if (request.method() == http::verb::head)
+    response.body().clear();
+  return response;
+}
+
+ApiResponse json_response(const ApiRequest& request, http::status status, const nlohmann::json& j,
+                          const ApiContext& context) {
+  return respond(request, status, redact(j.dump(2), context.api->secrets) + "\n", kJson);
+}
+
+ApiResponse error_response(const ApiRequest& request, http::status status,
+                           const std::string& message, const ApiContext& context) {
+  return json_response(request, status, {{"error", message}}, context);
+}
+
+std::vector<std::string_view> split_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 1;
+  while (start <= path.size()) {
+    auto end = path.find('/', start);
+    if (end == std::string_view::npos)
+      end = path.size();
+    parts.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  if (!parts.empty() && parts.back().empty())
+    parts.pop_back();  // trailing slash
+  return parts;
+}
+
+std::optional<std::string> query_param(std::string_view query, std::string_view key) {
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    auto pair = query.substr(0, amp);
+    auto eq = pair.find('=');
+    if (pair.substr(0, eq) == key) {
+      return std::string(eq == std::string_view::npos ? "" : pair.substr(eq + 1));
+    }
+    if (amp == std::string_view::npos)
+      break;
+    query.remove_prefix(amp + 1);
+  }
+  return std::nullopt;
+}
+
+nlohmann::json brief_json(const std::optional<VerdictBrief>& brief) {
+  if (!brief)
+    return nullptr;
+  return {{"id", brief->id},
+          {"class", brief->cls},
+          {"mode", brief->mode},
+          {"finished_at", rfc3339(brief->finished_at)},
+          {"explanation", brief->explanation}};
+}
+
+nlohmann::json version_json(const VersionView& view) {
+  const auto& row = view.row;
+  nlohmann::json j = {{"model", row.model},
+                      {"version", row.version},
+                      {"owner", row.owner},
+                      {"level", row.level},
+                      {"source", row.source},
+                      {"location", row.location},
+                      {"manifest_sha256", row.manifest_sha256},
+                      {"manifest_error", row.manifest_error ? nlohmann::json(*row.manifest_error)
+                                                            : nlohmann::json(nullptr)},
+                      {"removed", row.removed},
+                      {"last_verdict", brief_json(view.latest)},
+                      {"last_conclusive_verdict", brief_json(view.conclusive)},
+                      {"last_passed", brief_json(view.passed)}};
+  j["released_at"] = row.released_at ? nlohmann::json(rfc3339(*row.released_at)) : nullptr;
+  if (view.active_id) {
+    j["active"] = {{"id", *view.active_id}, {"state", view.active_state}};
+  } else {
+    j["active"] = nullptr;
+  }
+  return j;
+}
+
+std::optional<std::int64_t> parse_id(std::string_view text) {
+  std::int64_t id = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size() || id <= 0)
+    return std::nullopt;
+  return id;
+}
+
+// Both names must pass core/names.hpp before they are used as keys; the message says which.
+std::optional<std::string> invalid_names(std::string_view model, std::string_view version) {
+  if (!is_valid_name(model))
+    return "invalid model name (expected [A-Za-z0-9][A-Za-z0-9._-]{0,127})";
+  if (!is_valid_name(version))
+    return "invalid version (expected [A-Za-z0-9][A-Za-z0-9._-]{0,127})";
+  return std::nullopt;
+}
+
+ApiResponse handle_trigger(const ApiRequest& request, const ApiContext& context) {
+  if (context.api->token.empty()) {
+    return error_response(request, http::status::forbidden,
+                          "manual triggers are disabled: set api.token_file in the config",
+                          context);
+  }
+  const auto authorization = request[http::field::authorization];
+  if (!bearer_token_matches(std::string_view(authorization.data(), authorization.size()),
+                            context.api->token)) {
+    auto response = error_response(request, http::status::unauthorized,
+                                   "missing or wrong bearer token", context);
+    response.set(http::field::www_authenticate, "Bearer realm=\"reverify\"");
+    return response;
+  }
+  auto body = nlohmann::json::parse(request.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return error_response(request, http::status::bad_request,
+                          "body: expected a JSON object {\"model\", \"version\", \"mode\"?}",
+                          context);
+  }
+  for (const char* key : {"model", "version"}) {
+    if (!body.contains(key) || !body[key].is_string()) {
+      return error_response(request, http::status::bad_request,
+                            std::string("body.") + key + ": required string", context);
+    }
+  }
+  TriggerRequest trigger{body["model"].get<std::string>(), body["version"].get<std::string>(), {}};
+  if (auto why = invalid_names(trigger.model, trigger.version)) {
+    return error_response(request, http::status::bad_request, "body: " + *why, context);
+  }
+  if (body.contains("mode")) {
+    const auto& mode = body["mode"];
+    if (mode == "full") {
+      trigger.mode = RebuildMode::full;
+    } else if (mode == "steps") {
+      trigger.mode = RebuildMode::steps;
+    } else {
+      return error_response(request, http::status::bad_request,
+                            "body.mode: expected \"full\" or \"steps\"", context);
+    }
+  }
+  const auto* view = context.model->find(trigger.model, trigger.version);
+  if (!view || view->row.removed) {
+    return error_response(request, http::status::not_found,
+                          "unknown model version " + trigger.model + "@" + trigger.version,
+                          context);
+  }
+  if (view->row.manifest_error) {
+    return error_response(request, http::status::conflict,
+                          "manifest does not validate: " + *view->row.manifest_error, context);
+  }
+  auto accepted = context.trigger(trigger);
+  if (!accepted.ok()) {
+    return error_response(request,
+                          accepted.error().code == ErrorCode::conflict
+                              ? http::status::conflict
+                              : http::status::service_unavailable,
+                          accepted.error().message, context);
+  }
+  auto response = json_response(request, http::status::accepted, *accepted, context);
+  response.set(http::field::location,
+               "/v1/models/" + trigger.model + "/versions/" + trigger.version);
+  response.prepare_payload();
+  return response;
+}
+
+ApiResponse handle_verifications(const ApiRequest& request, std::string_view query,
+                                 const ApiContext& context) {
+  auto model = query_param(query, "model").value_or("");
+  auto version = query_param(query, "version").value_or("");
+  if ((!model.empty() && !is_valid_name(model)) || (!version.empty() && !is_valid_name(version))) {
+    return error_response(request, http::status::bad_request,
+                          "model/version: expected [A-Za-z0-9][A-Za-z0-9._-]{0,127}", context);
+  }
+  std::int64_t limit = 100;
+  if (auto text = query_param(query, "limit")) {
+    auto parsed = parse_id(*text);
+    if (!parsed || *parsed > std::int64_t(kRecentVerifications)) {
+      return error_response(request, http::status::bad_request,
+                            "limit: expected 1.." + std::to_string(kRecentVerifications), context);
+    }
+    limit = *parsed;
+  }
+  auto list = nlohmann::json::array();
+  for (const auto& row : context.model->recent) {
+    if (std::int64_t(list.size()) >= limit)
+      break;
+    if ((!model.empty() && row.model != model) || (!version.empty() && row.version != version)) {
+      continue;
+    }
+    auto j = verification_json(row);
+    j.erase("log_tail");  // lists stay small; the detail endpoint has it
+    j.erase("evidence");
+    list.push_back(std::move(j));
+  }
+  return json_response(request, http::status::ok, {{"verifications", list}}, context);
+}
+
+ApiResponse handle_models(const ApiRequest& request, const ApiContext& context) {
+  auto models = nlohmann::json::array();
+  for (const auto& [name, versions] : context.model->models) {
+    auto list = nlohmann::json::array();
+    for (const auto& [version, view] : versions)
+      list.push_back(version_json(view));
+    models.push_back({{"model", name}, {"versions", std::move(list)}});
+  }
+  return json_response(request, http::status::ok, {{"models", models}}, context);
+}
+
+ApiResponse route_get(const ApiRequest& request, std::string_view path, std::string_view query,
+                      const ApiContext& context) {
+  const auto parts = split_path(path);
+  const auto& model = *context.model;
+  if (parts.empty()) {
+    return respond(request, http::status::ok, render_status_page(model, context.now),
+                   "text/html; charset=utf-8");
+  }
+  if (parts.size() == 1 && parts[0] == "healthz") {
+    return json_response(request, http::status::ok,
+                         {{"status", "ok"}, {"state_age_s", context.now - model.built_at}},
+                         context);
+  }
+  if (parts.size() == 1 && parts[0] == "metrics") {
+    return respond(request, http::status::ok, model.metrics_text, kMetricsContentType);
+  }
+  if (parts.size() < 2 || parts[0] != "v1") {
+    return error_response(request, http::status::not_found, "no such endpoint", context);
+  }
+  if (parts[1] == "models" && parts.size() == 2)
+    return handle_models(request, context);
+  if (parts[1] == "models" && parts.size() == 5 && parts[3] == "versions") {
+    if (auto why = invalid_names(parts[2], parts[4])) {
+      return error_response(request, http::status::bad_request, *why, context);
+    }
+    const auto* view = model.find(std::string(parts[2]), std::string(parts[4]));
+    if (!view) {
+      return error_response(request, http::status::not_found, "unknown model version", context);
+    }
+    auto j = version_json(*view);
+    auto history = nlohmann::json::array();
+    for (const auto& row : model.recent) {
+      if (row.model == parts[2] && row.version == parts[4]) {
+        history.push_back({{"id", row.id},
+                           {"state", to_string(row.state)},
+                           {"class", row.cls ? nlohmann::json(*row.cls) : nullptr},
+                           {"mode", row.mode},
+                           {"queued_at", rfc3339(row.queued_at)}});
+      }
+    }
+    j["recent_verifications"] = std::move(history);
+    return json_response(request, http::status::ok, j, context);
+  }
+  if (parts[1] == "gate" && parts.size() == 4) {
+    if (auto why = invalid_names(parts[2], parts[3])) {
+      return error_response(request, http::status::bad_request, *why, context);
+    }
+    std::int64_t max_age = context.api->default_max_age_s;
+    if (auto text = query_param(query, "max_age")) {
+      auto parsed = parse_duration_s(*text);
+      if (!parsed.ok()) {
+        return error_response(request, http::status::bad_request,
+                              "max_age: " + parsed.error().message, context);
+      }
+      max_age = *parsed;
+    }
+    auto answer =
+        answer_gate(model, std::string(parts[2]), std::string(parts[3]), max_age, context.now);
+    return json_response(request, http::status(answer.status), answer.body, context);
+  }
+  if (parts[1] == "verifications" && parts.size() == 2) {
+    return handle_verifications(request, query, context);
+  }
+  if (parts[1] == "verifications" && parts.size() == 3) {
+    auto id = parse_id(parts[2]);
+    if (!id) {
+      return error_response(request, http::status::bad_request,
+                            "verification id: expected a positive integer", context);
+    }
+    const auto* row = model.find_verification(*id);
+    if (!row) {
+      return error_response(
+          request, http::status::not_found,
+          "no such verification among the " + std::to_string(kRecentVerifications) + " most recent",
+          context);
+    }
+    return json_response(request, http::status::ok, verification_json(*row), context);
+  }
+  return error_response(request, http::status::not_found, "no such endpoint", context);
+}
+
+}  // namespace
+
+bool bearer_token_matches(std::string_view authorization_header, const std::string& token) {
+  constexpr std::string_view kPrefix = "Bearer ";
+  if (token.empty() || authorization_header.substr(0, kPrefix.size()) != kPrefix)
+    return false;
+  // Compare fixed-size digests with CRYPTO_memcmp: no early exit, and no length leak.
+  const auto presented = sha256_hex(authorization_header.substr(kPrefix.size()));
+  const auto expected = sha256_hex(token);
+  return CRYPTO_memcmp(presented.data(), expected.data(), expected.size()) == 0;
+}
+
+nlohmann::json verification_json(const VerificationRow& row) {
+  auto optional_time = [](const std::optional<UnixSeconds>& t) {
+    return t ? nlohmann::json(rfc3339(*t)) : nlohmann::json(nullptr);
+  };
+  return {{"id", row.id},
+          {"model", row.model},
+          {"version", row.version},
+          {"state", to_string(row.state)},
+          {"class", row.cls ? nlohmann::json(*row.cls) : nullptr},
+          {"mode", row.mode},
+          {"trigger", row.trigger},
+          {"attempt", row.attempt},
+          {"runner",
+           {{"kind", row.runner_kind ? nlohmann::json(*row.runner_kind) : nullptr},
+            {"ref", row.runner_ref ? nlohmann::json(*row.runner_ref) : nullptr}}},
+          {"explanation", row.explanation},
+          {"verdict", row.verdict},
+          {"evidence", row.evidence},
+          {"log_tail", row.log_tail},
+          {"queued_at", rfc3339(row.queued_at)},
+          {"started_at", optional_time(row.started_at)},
+          {"finished_at", optional_time(row.finished_at)}};
+}
+
+GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
+                       const std::string& version, std::int64_t max_age_s, UnixSeconds now) {
+  GateAnswer answer;
+  answer.body = {{"model", model_name}, {"version", version}, {"max_age_s", max_age_s},
+                 {"ok", false},         {"verified", false},  {"fresh", false}};
+  auto& body = answer.body;
+  const auto* view = model.find(model_name, version);
+  if (!view || view->row.removed) {
+    answer.status = 404;
+    body["reason"] =
+        "unknown model version: no registry source lists " + model_name + "@" + version;
+    return answer;
+  }
+  answer.status = 412;
+  const auto& conclusive = view->conclusive;
+  if (view->latest && (!conclusive || view->latest->id != conclusive->id)) {
+    body["latest_error"] = brief_json(view->latest);  // the system's failure, shown, not counted
+  }
+  if (view->row.manifest_error) {
+    body["reason"] = "the manifest no longer validates: " + *view->row.manifest_error;
+    return answer;
+  }
+  if (!conclusive) {
+    body["reason"] = view->active_id
+                         ? "never verified; verification " + std::to_string(*view->active_id) +
+                               " is " + view->active_state
+                         : std::string("never verified");
+    return answer;
+  }
+  body["verification_id"] = conclusive->id;
+  body["class"] = conclusive->cls;
+  body["verified_at"] = rfc3339(conclusive->finished_at);
+  if (conclusive->cls != "passed") {
+    body["reason"] = "the latest verdict is " + conclusive->cls + " (verification " +
+                     std::to_string(conclusive->id) + "): " + conclusive->explanation;
+    return answer;
+  }
+  if (conclusive->manifest_sha256 != view->row.manifest_sha256) {
+    body["reason"] = "the manifest changed since verification " + std::to_string(conclusive->id) +
+                     "; the new manifest is not verified yet";
+    return answer;
+  }
+  body["verified"] = true;
+  const std::int64_t age = now - conclusive->finished_at;
+  body["age_s"] = age;
+  if (age > max_age_s) {
+    body["reason"] = "verified " + std::to_string(age / 86400) + "d ago (" +
+                     rfc3339(conclusive->finished_at) + "), older than max_age " +
+                     std::to_string(max_age_s) + "s";
+    return answer;
+  }
+  answer.status = 200;
+  body["fresh"] = true;
+  body["ok"] = true;
+  body["reason"] = "passed verification " + std::to_string(conclusive->id) + " at " +
+                   rfc3339(conclusive->finished_at);
+  return answer;
+}
+
+ApiResponse handle_api_request(const ApiRequest& request, const ApiContext& context) {
+  const std::string_view target(request.target().data(), request.target().size());
+  if (target.empty() || target.front() != '/') {
+    return error_response(request, http::status::bad_request, "request target must be a path",
+                          context);
+  }
+  const auto question = target.find('?');
+  const auto path = target.substr(0, question);
+  const auto query =
+      question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+  for (auto segment : split_path(path)) {
+    if (segment == "." || segment == "..") {
+      return error_response(request, http::status::bad_request, "path traversal is not allowed",
+                            context);
+    }
+  }
+  if (path == "/v1/verifications" && request.method() == http::verb::post) {
+    return handle_trigger(request, context);
+  }
+  if (request.method() != http::verb::get && request.method() != http::verb::head) {
+    auto response =
+        error_response(request, http::status::method_not_allowed, "method not allowed", context);
+    response.set(http::field::allow, path == "/v1/verifications" ? "GET, HEAD, POST" : "GET, HEAD");
+    return response;
+  }
+  return route_get(request, path, query, context);
+}
+
+}  // namespace reverify

@@ -1,0 +1,66 @@
+#pragma once
+// The HTTP API as a plain function from request to response (STYLE.md: the Asio example's
+// request_handler), so every endpoint is unit-tested without a socket. Endpoints (DESIGN.md):
+//   GET /                                   status page (HTML)
+//   GET /healthz                            liveness
+//   GET /metrics                            Prometheus text format
+//   GET /v1/models                          every model version and its latest verdicts
+//   GET /v1/models/{model}/versions/{version}
+//   GET /v1/gate/{model}/{version}?max_age=40d
+//         200 verified and fresh, 412 known but not (reason in the body), 404 unknown
+//   GET /v1/verifications[?model=&version=&limit=]   newest first, from the recent window
+//   GET /v1/verifications/{id}
+//   POST /v1/verifications  {"model","version","mode"?}  bearer token; 202 queued
+// Reads come from the immutable ReadModel given in the context; the handler never blocks.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
+
+#include "api/snapshot.hpp"
+#include "core/result.hpp"
+#include "runners/runner.hpp"
+#include "settings/config.hpp"
+
+namespace reverify {
+
+using ApiRequest = boost::beast::http::request<boost::beast::http::string_body>;
+using ApiResponse = boost::beast::http::response<boost::beast::http::string_body>;
+
+struct TriggerRequest {
+  std::string model, version;
+  std::optional<RebuildMode> mode;  // absent: the rotation policy's choice
+};
+
+struct ApiContext {
+  std::shared_ptr<const ReadModel> model;
+  const ApiConfig* api = nullptr;
+  UnixSeconds now = 0;
+  // Queues a manual trigger (non-blocking; the daemon writes the row on its worker pool).
+  // Returns what to tell the caller (e.g. the queue position) or why it was refused.
+  std::function<Result<nlohmann::json>(const TriggerRequest&)> trigger;
+};
+
+ApiResponse handle_api_request(const ApiRequest& request, const ApiContext& context);
+
+// The gate decision, shared by the endpoint and `reverify gate` tests.
+struct GateAnswer {
+  unsigned status = 404;  // 200, 412 or 404
+  nlohmann::json body;
+};
+GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
+                       const std::string& version, std::int64_t max_age_s, UnixSeconds now);
+
+// Constant-time comparison of a presented bearer token with the configured one.
+bool bearer_token_matches(std::string_view authorization_header, const std::string& token);
+
+std::string render_status_page(const ReadModel& model, UnixSeconds now);
+
+nlohmann::json verification_json(const VerificationRow& row);
+
+}  // namespace reverify

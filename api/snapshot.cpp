@@ -1,0 +1,83 @@
+#include "api/snapshot.hpp"
+
+#include "api/metrics.hpp"
+
+namespace reverify {
+
+const VersionView* ReadModel::find(const std::string& model, const std::string& version) const {
+  auto m = models.find(model);
+  if (m == models.end())
+    return nullptr;
+  auto v = m->second.find(version);
+  return v == m->second.end() ? nullptr : &v->second;
+}
+
+const VerificationRow* ReadModel::find_verification(std::int64_t id) const {
+  for (const auto& row : recent) {
+    if (row.id == id)
+      return &row;
+  }
+  return nullptr;
+}
+
+Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann::json plan,
+                                                          UnixSeconds now) {
+  auto model = std::make_shared<ReadModel>();
+  model->built_at = now;
+  model->plan = std::move(plan);
+  auto rows = store.model_versions();
+  if (!rows.ok())
+    return rows.error();
+  for (auto& row : *rows) {
+    auto& view = model->models[row.model][row.version];
+    view.row = std::move(row);
+  }
+  const std::pair<VerdictFilter, std::optional<VerdictBrief> VersionView::*> slots[] = {
+      {VerdictFilter::any, &VersionView::latest},
+      {VerdictFilter::conclusive, &VersionView::conclusive},
+      {VerdictFilter::passed, &VersionView::passed},
+  };
+  for (auto [filter, slot] : slots) {
+    auto briefs = store.latest_verdicts(filter);
+    if (!briefs.ok())
+      return briefs.error();
+    for (auto& brief : *briefs) {
+      auto m = model->models.find(brief.model);
+      if (m == model->models.end())
+        continue;
+      auto v = m->second.find(brief.version);
+      if (v != m->second.end())
+        v->second.*slot = std::move(brief);
+    }
+  }
+  auto active = store.unfinished();
+  if (!active.ok())
+    return active.error();
+  for (const auto& row : *active) {
+    auto m = model->models.find(row.model);
+    if (m == model->models.end())
+      continue;
+    auto v = m->second.find(row.version);
+    if (v == m->second.end() || v->second.active_id)
+      continue;
+    v->second.active_id = row.id;
+    v->second.active_state = to_string(row.state);
+  }
+  model->unfinished = std::move(*active);
+  auto recent = store.verifications("", "", kRecentVerifications);
+  if (!recent.ok())
+    return recent.error();
+  model->recent = std::move(*recent);
+  auto stats = store.verification_stats();
+  if (!stats.ok())
+    return stats.error();
+  model->stats = std::move(*stats);
+  auto deliveries = store.delivery_counts();
+  if (!deliveries.ok())
+    return deliveries.error();
+  model->deliveries = *deliveries;
+  model->metrics_text = render_metrics(*model);
+  return std::shared_ptr<const ReadModel>(std::move(model));
+}
+
+}  // namespace reverify

@@ -1,0 +1,53 @@
+#pragma once
+// The in-memory read model every HTTP GET is served from (DESIGN: "Reads are served from memory,
+// never blocked by a running verification"). Built from the store on a worker thread after each
+// commit, then handed to the event loop, which swaps its shared_ptr; a request holds the model
+// it started with. Immutable once built.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.hpp"
+#include "core/unix_time.hpp"
+#include "store/store.hpp"
+
+namespace reverify {
+
+struct VersionView {
+  ModelVersionRow row;
+  std::optional<VerdictBrief> latest;      // the latest verdict of any class
+  std::optional<VerdictBrief> conclusive;  // the latest that is not error:*
+  std::optional<VerdictBrief> passed;      // the latest pass
+  std::optional<std::int64_t> active_id;   // a queued or running verification
+  std::string active_state;                // "queued" | "running" when active_id is set
+};
+
+struct ReadModel {
+  UnixSeconds built_at = 0;
+  // model -> version -> view
+  std::map<std::string, std::map<std::string, VersionView>> models;
+  // The most recent verifications, newest first, complete (log tail, verdict, evidence).
+  std::vector<VerificationRow> recent;
+  std::vector<VerificationRow> unfinished;  // queued or running, oldest first
+  VerificationStats stats;
+  DeliveryCounts deliveries;
+  nlohmann::json plan;       // the next cycle's plan as `reverify plan` shows it; null if none
+  std::string metrics_text;  // /metrics body, rendered once per model
+
+  const VersionView* find(const std::string& model, const std::string& version) const;
+  const VerificationRow* find_verification(std::int64_t id) const;
+};
+
+inline constexpr std::size_t kRecentVerifications = 1000;
+
+// Blocking (SQLite): call on a worker thread. `plan` is attached as is.
+Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann::json plan,
+                                                          UnixSeconds now);
+
+}  // namespace reverify

@@ -1,0 +1,152 @@
+#include "pager/dispatcher.hpp"
+
+#include <iostream>
+
+namespace reverify {
+namespace {
+
+std::string describe(const OutboxEntry& entry) {
+  return "page " + std::to_string(entry.event.id) + " (" + entry.event.dedup_key + " " +
+         to_string(entry.event.action) + ") to " + entry.sender;
+}
+
+}  // namespace
+
+PageLogFn stderr_page_log() {
+  return [](const std::string& line) { std::cerr << "reverify pager: " << line << '\n'; };
+}
+
+Dispatcher::Dispatcher(Outbox& outbox, Senders senders, PageLogFn log, std::size_t batch)
+    : outbox_(outbox), senders_(std::move(senders)), log_(std::move(log)), batch_(batch) {}
+
+Dispatcher::~Dispatcher() {
+  stop();
+}
+
+Result<DrainStats> Dispatcher::drain_once(PageClock::time_point now) {
+  if (!open_seeded_) {
+    for (const auto& [name, notifier] : senders_) {
+      if (!notifier->resend_interval())
+        continue;
+      auto open = outbox_.open_triggers(name);
+      if (!open)
+        return open.error();
+      // Unknown when these were last sent (a restart): re-send them on this pass.
+      for (auto& entry : *open)
+        open_[{name, entry.event.dedup_key}] = {entry.event, PageClock::time_point{}};
+    }
+    open_seeded_ = true;
+  }
+
+  DrainStats stats;
+  auto rows = outbox_.pending(batch_);
+  if (!rows)
+    return rows.error();
+  stats.more = rows->size() >= batch_;
+  for (const auto& entry : *rows) {
+    auto sender = senders_.find(entry.sender);
+    Status marked;
+    if (sender == senders_.end()) {
+      const std::string detail = "sender \"" + entry.sender + "\" is not configured";
+      log_(describe(entry) + ": failed for good: " + detail);
+      marked = outbox_.mark_attempt_failed(entry.event.id, entry.sender, detail, true);
+      ++stats.failed;
+    } else if (DeliveryResult result = sender->second->deliver(entry.event); result.delivered) {
+      marked = outbox_.mark_sent(entry.event.id, entry.sender);
+      note_delivered(entry, now);
+      ++stats.delivered;
+    } else if (result.permanent_failure) {
+      // Never retried: the receiver rejected the event itself; its answer says why.
+      log_(describe(entry) + ": rejected for good: " + result.detail);
+      marked = outbox_.mark_attempt_failed(entry.event.id, entry.sender, result.detail, true);
+      ++stats.failed;
+    } else {
+      log_(describe(entry) + ": attempt " + std::to_string(entry.attempts + 1) +
+           " failed, will retry: " + result.detail);
+      marked = outbox_.mark_attempt_failed(entry.event.id, entry.sender, result.detail, false);
+      ++stats.retrying;
+    }
+    // The row stays pending: it is attempted again (at least once), never lost.
+    if (!marked) {
+      log_(describe(entry) + ": cannot record the attempt: " + marked.error().message);
+      ++stats.unrecorded;
+    }
+  }
+  stats.resent = resend_open_alerts(now);
+  return stats;
+}
+
+void Dispatcher::note_delivered(const OutboxEntry& entry, PageClock::time_point now) {
+  auto sender = senders_.find(entry.sender);
+  if (sender == senders_.end() || !sender->second->resend_interval())
+    return;
+  const std::pair key{entry.sender, entry.event.dedup_key};
+  if (entry.event.action == PageAction::trigger) {
+    open_[key] = {entry.event, now};
+  } else if (entry.event.action == PageAction::resolve) {
+    open_.erase(key);
+  }
+}
+
+std::size_t Dispatcher::resend_open_alerts(PageClock::time_point now) {
+  std::size_t resent = 0;
+  for (auto& [key, alert] : open_) {
+    auto& notifier = senders_.at(key.first);
+    if (now - alert.last_sent < *notifier->resend_interval())
+      continue;
+    DeliveryResult result = notifier->deliver(alert.event);
+    if (result.delivered) {
+      alert.last_sent = now;
+      ++resent;
+    } else {
+      log_("keeping " + key.second + " open at " + key.first + " failed: " + result.detail);
+    }
+  }
+  return resent;
+}
+
+void Dispatcher::start(std::chrono::milliseconds poll) {
+  std::lock_guard lock(mutex_);
+  if (worker_.joinable())
+    return;
+  stopping_ = false;
+  worker_ = std::thread([this, poll] { run(poll); });
+}
+
+void Dispatcher::kick() {
+  {
+    std::lock_guard lock(mutex_);
+    kicked_ = true;
+  }
+  wake_.notify_one();
+}
+
+void Dispatcher::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (worker_.joinable())
+    worker_.join();
+}
+
+void Dispatcher::run(std::chrono::milliseconds poll) {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    kicked_ = false;
+    lock.unlock();
+    bool again = false;
+    if (auto stats = drain_once(PageClock::now()); !stats) {
+      log_("outbox: " + stats.error().message);
+    } else {
+      // A delivered trigger may have released the resolve queued behind it.
+      again = (stats->more || stats->delivered > 0) && stats->unrecorded == 0;
+    }
+    lock.lock();
+    if (!again)
+      wake_.wait_for(lock, poll, [this] { return kicked_ || stopping_; });
+  }
+}
+
+}  // namespace reverify

@@ -1,0 +1,82 @@
+#pragma once
+// Drains the durable Outbox through the configured senders: at least once, in order per
+// (dedup_key, sender) (the outbox's pending() guarantees a resolve never overtakes its trigger),
+// with the outbox's capped exponential backoff for transient failures (429, 5xx, network) and no
+// retry of a rejected event (400). Open alerts at receivers that forget them (Alertmanager) are
+// re-sent every resend interval, seeded from Outbox::open_triggers after a restart.
+//
+// Thread-safety: drain_once may be called from any one thread at a time; start() runs it on a
+// worker thread of its own (libcurl blocks), kick() and stop() may be called from any thread.
+// Nothing secret reaches the log: senders redact their details before returning them.
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "core/result.hpp"
+#include "pager/notifier.hpp"
+
+namespace reverify {
+
+using PageClock = std::chrono::system_clock;
+using PageLogFn = std::function<void(const std::string& line)>;
+PageLogFn stderr_page_log();  // "reverify pager: <line>" on stderr
+
+struct DrainStats {
+  std::size_t delivered = 0;   // rows marked sent
+  std::size_t retrying = 0;    // transient failures, to be tried again
+  std::size_t failed = 0;      // rejected for good (400, unknown sender)
+  std::size_t resent = 0;      // open alerts kept alive
+  std::size_t unrecorded = 0;  // outcomes the outbox could not record (attempted again later)
+  bool more = false;           // the batch limit was reached: drain again
+};
+
+class Dispatcher {
+ public:
+  using Senders = std::map<std::string, std::shared_ptr<Notifier>>;
+
+  // A row whose sender is not in `senders` (removed from the config) fails for good, logged.
+  Dispatcher(Outbox& outbox, Senders senders, PageLogFn log = stderr_page_log(),
+             std::size_t batch = 256);
+  ~Dispatcher();  // stop()
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  // One pass on the calling thread: every due row attempted once, then open alerts whose
+  // re-send time has come (by `now`) re-sent. Blocking. An outbox error is returned.
+  Result<DrainStats> drain_once(PageClock::time_point now);
+
+  // Runs drain_once on a worker thread after every kick() and at least every `poll`.
+  void start(std::chrono::milliseconds poll = std::chrono::milliseconds(1000));
+  void kick();  // a page was recorded: drain now
+  void stop();  // waits for the current attempt to finish
+
+ private:
+  struct OpenAlert {
+    PageEvent event;
+    PageClock::time_point last_sent;
+  };
+  void note_delivered(const OutboxEntry& entry, PageClock::time_point now);
+  std::size_t resend_open_alerts(PageClock::time_point now);
+  void run(std::chrono::milliseconds poll);
+
+  Outbox& outbox_;
+  Senders senders_;
+  PageLogFn log_;
+  std::size_t batch_;
+  bool open_seeded_ = false;
+  std::map<std::pair<std::string, std::string>, OpenAlert> open_;  // (sender, dedup_key)
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool kicked_ = false, stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace reverify

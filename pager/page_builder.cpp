@@ -1,0 +1,202 @@
+#include "pager/page_builder.hpp"
+
+#include <cstdio>
+
+namespace reverify {
+namespace {
+
+constexpr std::size_t kMaxChangedInSummary = 3;
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+std::string short_hash(const std::string& hash) {
+  return hash.size() > 12 ? hash.substr(0, 12) + "…" : (hash.empty() ? "(missing)" : hash);
+}
+
+// "primary:accuracy 0.9412 vs 0.9611 ±0.0031 (margin -0.0168)"
+std::string describe_check(const CheckResult& check) {
+  if (!check.observed || !check.reference) {
+    return check.name + (check.explanation.empty() ? "" : ": " + check.explanation);
+  }
+  std::string text = check.name + " " + number(*check.observed) + " vs " + number(*check.reference);
+  if (check.tolerance)
+    text += " ±" + number(*check.tolerance);
+  if (check.margin)
+    text += " (margin " + number(*check.margin) + ")";
+  return text;
+}
+
+std::string describe_moved(const MovedInput& moved) {
+  std::string text = moved.input + " moved: recorded " + short_hash(moved.recorded) + ", now " +
+                     short_hash(moved.observed);
+  if (!moved.changed.empty()) {
+    text += "; changed ";
+    for (std::size_t i = 0; i < moved.changed.size() && i < kMaxChangedInSummary; ++i) {
+      text += (i ? ", " : "") + moved.changed[i];
+    }
+    if (moved.changed.size() > kMaxChangedInSummary) {
+      text += " +" + std::to_string(moved.changed.size() - kMaxChangedInSummary) + " more";
+    }
+  }
+  return text;
+}
+
+std::string tail_utf8(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes)
+    return text;
+  std::size_t start = text.size() - max_bytes;
+  while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80)
+    ++start;
+  return "[…truncated…]" + text.substr(start);
+}
+
+std::vector<const CheckResult*> checks_with(const Verdict& verdict, CheckOutcome outcome) {
+  std::vector<const CheckResult*> out;
+  for (const auto& check : verdict.checks) {
+    if (check.outcome == outcome)
+      out.push_back(&check);
+  }
+  return out;
+}
+
+std::string failure_reasons(const PageInput& input) {
+  std::vector<std::string> reasons;
+  for (const auto& moved : input.moved_inputs)
+    reasons.push_back(describe_moved(moved));
+  for (const auto* check : checks_with(input.verdict, CheckOutcome::failed)) {
+    if (check->kind == CheckKind::input && !input.moved_inputs.empty())
+      continue;
+    reasons.push_back(describe_check(*check));
+  }
+  if (reasons.empty() && !input.verdict.explanation.empty()) {
+    reasons.push_back(input.verdict.explanation);
+  }
+  std::string text;
+  for (const auto& reason : reasons)
+    text += (text.empty() ? "" : "; ") + reason;
+  return text;
+}
+
+std::string build_summary(const PageInput& input) {
+  const std::string id = input.model + "@" + input.version;
+  const VerdictClass cls = input.verdict.cls;
+  const std::size_t total = input.verdict.checks.size();
+  if (cls == VerdictClass::passed) {
+    const std::size_t passed = checks_with(input.verdict, CheckOutcome::passed).size();
+    return id + " verified: " + std::to_string(passed) + "/" + std::to_string(total) +
+           " checks inside tolerance";
+  }
+  if (cls == VerdictClass::uncalibrated) {
+    const std::size_t missing = checks_with(input.verdict, CheckOutcome::uncalibrated).size();
+    return id + " uncalibrated: " + std::to_string(missing) + " of " + std::to_string(total) +
+           " checks have no measured seed spread, so no pass/fail verdict; run `reverify "
+           "calibrate " +
+           id + " --seeds 5`";
+  }
+  std::string text = id + " " + to_string(cls) + " — ";
+  text += is_failure(cls) ? "the model's inputs or numbers moved: "
+                          : "reverify or its infrastructure failed, not the model: ";
+  text += failure_reasons(input);
+  return text;
+}
+
+std::vector<PageLink> build_links(const PageInput& input) {
+  if (input.public_url.empty())
+    return {};
+  std::vector<PageLink> links;
+  if (input.verification_id > 0) {
+    links.push_back(
+        {"verification " + std::to_string(input.verification_id),
+         input.public_url + "/v1/verifications/" + std::to_string(input.verification_id)});
+  }
+  links.push_back({"model version",
+                   input.public_url + "/v1/models/" + input.model + "/versions/" + input.version});
+  links.push_back({"status page", input.public_url + "/"});
+  return links;
+}
+
+nlohmann::json build_details(const PageInput& input) {
+  nlohmann::json failed = nlohmann::json::array();
+  for (const auto* check : checks_with(input.verdict, CheckOutcome::failed)) {
+    failed.push_back(to_json(*check));
+  }
+  nlohmann::json moved = nlohmann::json::array();
+  for (const auto& m : input.moved_inputs) {
+    moved.push_back({{"input", m.input},
+                     {"recorded", m.recorded},
+                     {"observed", m.observed},
+                     {"changed", m.changed}});
+  }
+  nlohmann::json details = {{"model_version", input.model + "@" + input.version},
+                            {"owner", input.owner},
+                            {"class", to_string(input.verdict.cls)},
+                            {"fault", page_fault(input.verdict.cls)},
+                            {"explanation", input.verdict.explanation},
+                            {"failed_checks", failed},
+                            {"moved_inputs", moved},
+                            {"verdict", to_json(input.verdict)},
+                            {"log_tail", tail_utf8(input.log_tail, kMaxLogTailChars)}};
+  if (input.verification_id > 0)
+    details["verification_id"] = input.verification_id;
+  if (!input.evidence.is_null())
+    details["evidence"] = input.evidence;
+  return details;
+}
+
+}  // namespace
+
+std::string truncate_utf8(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes)
+    return text;
+  const std::string ellipsis = "…";
+  std::size_t cut = max_bytes - ellipsis.size();
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return text.substr(0, cut) + ellipsis;
+}
+
+std::string page_dedup_key(const std::string& model, const std::string& version) {
+  return "reverify/" + model + "/" + version;
+}
+
+PageAction page_action_for(VerdictClass cls) {
+  if (cls == VerdictClass::passed)
+    return PageAction::resolve;
+  if (cls == VerdictClass::uncalibrated)
+    return PageAction::notice;
+  return PageAction::trigger;
+}
+
+const char* page_fault(VerdictClass cls) {
+  if (is_failure(cls))
+    return "model";
+  if (is_error(cls))
+    return "system";
+  return "";
+}
+
+PageEvent build_page(const PageInput& input) {
+  PageEvent event;
+  event.dedup_key = page_dedup_key(input.model, input.version);
+  event.action = page_action_for(input.verdict.cls);
+  event.model = input.model;
+  event.version = input.version;
+  event.owner = input.owner;
+  event.cls = input.verdict.cls;
+  std::string summary = build_summary(input);
+  for (char& c : summary) {
+    if (c == '\n' || c == '\r' || c == '\t')
+      c = ' ';  // one line, phone-sized
+  }
+  event.summary = truncate_utf8(summary, kMaxSummaryChars);
+  event.details = build_details(input);
+  event.links = build_links(input);
+  event.created_at = input.created_at;
+  return event;
+}
+
+}  // namespace reverify

@@ -1,0 +1,53 @@
+#include <exception>
+
+#include "pager/notifier.hpp"
+
+namespace reverify {
+
+nlohmann::json to_json(const PageEvent& event) {
+  nlohmann::json links = nlohmann::json::array();
+  for (const auto& link : event.links)
+    links.push_back({{"text", link.text}, {"href", link.href}});
+  return {{"id", event.id},
+          {"dedup_key", event.dedup_key},
+          {"action", to_string(event.action)},
+          {"model", event.model},
+          {"version", event.version},
+          {"owner", event.owner},
+          {"class", to_string(event.cls)},
+          {"summary", event.summary},
+          {"details", event.details},
+          {"links", links},
+          {"created_at", event.created_at}};
+}
+
+std::optional<PageEvent> page_event_from_json(const nlohmann::json& j) {
+  if (!j.is_object())
+    return std::nullopt;
+  try {
+    PageEvent event;
+    event.id = j.value("id", std::int64_t{0});
+    event.dedup_key = j.at("dedup_key").get<std::string>();
+    auto action = parse_page_action(j.at("action").get<std::string>());
+    auto cls = parse_verdict_class(j.at("class").get<std::string>());
+    if (!action || !cls)
+      return std::nullopt;
+    event.action = *action;
+    event.cls = *cls;
+    event.model = j.at("model").get<std::string>();
+    event.version = j.at("version").get<std::string>();
+    event.owner = j.at("owner").get<std::string>();
+    event.summary = j.at("summary").get<std::string>();
+    event.details = j.value("details", nlohmann::json::object());
+    for (const auto& link : j.value("links", nlohmann::json::array())) {
+      event.links.push_back(
+          {link.at("text").get<std::string>(), link.at("href").get<std::string>()});
+    }
+    event.created_at = j.value("created_at", std::string());
+    return event;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // a missing field or a wrong type: not a page event
+  }
+}
+
+}  // namespace reverify

@@ -1,0 +1,68 @@
+#include "pager/sender_http.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/redact.hpp"
+
+namespace reverify {
+namespace {
+
+constexpr std::size_t kMaxDetailChars = 1024;
+
+std::string trim(std::string text) {
+  const char* space = " \t\r\n";
+  const auto first = text.find_first_not_of(space);
+  if (first == std::string::npos)
+    return {};
+  return text.substr(first, text.find_last_not_of(space) - first + 1);
+}
+
+}  // namespace
+
+Result<std::string> read_secret_file(const std::string& path, const std::string& yaml_key) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return make_error(ErrorCode::io, yaml_key + ": cannot read \"" + path + "\"");
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  std::string secret = trim(content.str());
+  if (secret.empty()) {
+    return make_error(ErrorCode::invalid_argument, yaml_key + ": \"" + path + "\" is empty");
+  }
+  return secret;
+}
+
+DeliveryResult classify_response(const Result<HttpResponse>& response) {
+  DeliveryResult result;
+  if (!response) {
+    result.detail = response.error().message;
+    return result;
+  }
+  const long status = response->status;
+  const std::string& body = response->body;
+  result.detail = "HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + body);
+  if (status >= 200 && status < 300) {
+    result.delivered = true;
+  } else if (status == 400 || status == 413 || status == 422) {
+    result.permanent_failure = true;
+  }
+  return result;
+}
+
+DeliveryResult post_json(HttpRequest request, const std::vector<std::string>& secrets,
+                         const std::string& what) {
+  request.method = "POST";
+  request.headers.emplace_back("Content-Type", "application/json");
+  const std::string url = request.url;
+  DeliveryResult result = classify_response(http_request(request));
+  // Transport errors name the URL, which is itself secret for Slack: name the receiver instead.
+  std::vector<std::string> hidden = secrets;
+  hidden.push_back(url);
+  // Redact before cutting, so that no fragment of a secret survives the cut.
+  result.detail = what + ": " + redact(result.detail, hidden).substr(0, kMaxDetailChars);
+  return result;
+}
+
+}  // namespace reverify

@@ -1,0 +1,22 @@
+#include "pager/webhook_sender.hpp"
+
+#include "pager/sender_http.hpp"
+
+namespace reverify {
+
+WebhookNotifier::WebhookNotifier(SenderConfig config, std::string token)
+    : config_(std::move(config)), token_(std::move(token)) {}
+
+DeliveryResult WebhookNotifier::deliver(const PageEvent& event) {
+  nlohmann::json body = to_json(event);
+  body["severity"] = severity_of(config_.severity, event.cls);
+  HttpRequest request;
+  request.url = config_.url;
+  request.body = body.dump();
+  request.bearer_token = token_;
+  request.timeout_ms = static_cast<long>(config_.timeout.count() * 1000);
+  return post_json(std::move(request), {token_},
+                   "webhook " + config_.name + " (" + config_.url + ")");
+}
+
+}  // namespace reverify

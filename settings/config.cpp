@@ -1,0 +1,481 @@
+#include "settings/config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/names.hpp"
+#include "core/unix_time.hpp"
+#include "policies/cron.hpp"
+
+namespace reverify {
+
+const ModelPolicy& Config::model_policy(const std::string& model) const {
+  auto it = models.find(model);
+  return it == models.end() ? model_defaults : it->second;
+}
+
+namespace {
+
+// Reads typed values out of one YAML mapping, naming the YAML path of every problem. Problems
+// are collected, so one --check-config run lists them all. Unknown keys are errors: a typo in a
+// schedule or a token key must not silently fall back to a default.
+class Section {
+ public:
+  Section(const YAML::Node& node, std::string path, std::vector<std::string>& errors)
+      : node_(node), path_(std::move(path)), errors_(errors) {
+    if (node_ && !node_.IsNull() && !node_.IsMap())
+      fail(path_, "must be a mapping");
+  }
+
+  std::string child_path(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+
+  YAML::Node get(const std::string& key) {
+    seen_.insert(key);
+    if (!node_ || !node_.IsMap())
+      return YAML::Node();
+    return node_[key];
+  }
+
+  Section section(const std::string& key) { return Section(get(key), child_path(key), errors_); }
+
+  void fail(const std::string& path, const std::string& message) {
+    errors_.push_back(path + ": " + message);
+  }
+
+  template <class T>
+  void read(const std::string& key, T& out) {
+    auto value = get(key);
+    if (!value || value.IsNull())
+      return;
+    try {
+      out = value.as<T>();
+    } catch (const YAML::Exception&) {
+      fail(child_path(key),
+           std::string("expected ") + type_name<T>() + ", got \"" + scalar_text(value) + "\"");
+    }
+  }
+
+  template <class T>
+  void read_optional(const std::string& key, std::optional<T>& out) {
+    auto value = get(key);
+    if (!value || value.IsNull())
+      return;
+    T v{};
+    read(key, v);
+    out = v;
+  }
+
+  // A duration with a unit ("10m"); a bare integer means seconds.
+  void read_duration(const std::string& key, std::int64_t& seconds) {
+    std::string text;
+    read(key, text);
+    if (text.empty())
+      return;
+    auto parsed = parse_duration_s(text);
+    if (!parsed.ok())
+      return fail(child_path(key), parsed.error().message);
+    seconds = *parsed;
+  }
+
+  // A secret read from the file a `*_file` key names; the inline key is refused.
+  void read_secret_file(const std::string& key, const std::filesystem::path& base,
+                        std::string& secret) {
+    const std::string inline_key = key.substr(0, key.size() - std::string("_file").size());
+    if (auto inline_value = get(inline_key); inline_value && !inline_value.IsNull()) {
+      fail(child_path(inline_key), "secrets are not accepted inline; put it in a file and set " +
+                                       key + " (the file should be readable only by reverifyd)");
+    }
+    std::string file;
+    read(key, file);
+    if (file.empty())
+      return;
+    std::filesystem::path path = base / file;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return fail(child_path(key), "cannot read " + path.string());
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    secret = buffer.str();
+    while (!secret.empty() &&
+           (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ')) {
+      secret.pop_back();
+    }
+    if (secret.empty())
+      fail(child_path(key), path.string() + " is empty");
+  }
+
+  template <class T>
+  void at_least(const std::string& key, T value, T minimum) {
+    if (value < minimum) {
+      std::ostringstream out;
+      out << "must be >= " << minimum << ", got " << value;
+      fail(child_path(key), out.str());
+    }
+  }
+
+  // Call after every key was read: reports keys this version does not know.
+  void reject_unknown() {
+    if (!node_ || !node_.IsMap())
+      return;
+    for (const auto& item : node_) {
+      auto key = item.first.as<std::string>();
+      if (!seen_.count(key))
+        fail(child_path(key), "unknown key");
+    }
+  }
+
+  const YAML::Node& node() const { return node_; }
+  std::vector<std::string>& errors() { return errors_; }
+
+ private:
+  template <class T>
+  static const char* type_name() {
+    if constexpr (std::is_same_v<T, bool>)
+      return "true or false";
+    if constexpr (std::is_integral_v<T>)
+      return "an integer";
+    if constexpr (std::is_floating_point_v<T>)
+      return "a number";
+    return "a string";
+  }
+  static std::string scalar_text(const YAML::Node& node) {
+    return node.IsScalar() ? node.Scalar() : std::string("<not a scalar>");
+  }
+
+  YAML::Node node_;
+  std::string path_;
+  std::vector<std::string>& errors_;
+  std::set<std::string> seen_;
+};
+
+void read_api(Section s, const std::filesystem::path& base, ApiConfig& api) {
+  s.read("address", api.address);
+  int port = api.port;
+  s.read("port", port);
+  if (port < 1 || port > 65535)
+    s.fail(s.child_path("port"), "must be 1..65535");
+  api.port = std::uint16_t(port);
+  s.read_secret_file("token_file", base, api.token);
+  s.read("max_header_bytes", api.max_header_bytes);
+  s.read("max_body_bytes", api.max_body_bytes);
+  std::int64_t timeout_s = api.request_timeout_ms / 1000;
+  s.read_duration("request_timeout", timeout_s);
+  api.request_timeout_ms = timeout_s * 1000;
+  s.read_duration("default_max_age", api.default_max_age_s);
+  s.at_least<std::size_t>("max_header_bytes", api.max_header_bytes, 1024);
+  s.at_least<std::size_t>("max_body_bytes", api.max_body_bytes, 256);
+  s.at_least<std::int64_t>("request_timeout", timeout_s, 1);
+  s.reject_unknown();
+}
+
+void read_sources(Section& parent, const std::filesystem::path& base,
+                  std::vector<RegistrySourceConfig>& sources) {
+  auto node = parent.get("sources");
+  if (!node || node.IsNull())
+    return;
+  const std::string path = parent.child_path("sources");
+  if (!node.IsSequence())
+    return parent.fail(path, "must be a list of sources");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    Section s(node[i], path + "[" + std::to_string(i) + "]", parent.errors());
+    RegistrySourceConfig source;
+    s.read("name", source.name);
+    if (!is_valid_name(source.name)) {
+      s.fail(s.child_path("name"),
+             "must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}, got \"" + source.name + "\"");
+    } else if (!names.insert(source.name).second) {
+      s.fail(s.child_path("name"), "duplicate source name \"" + source.name + "\"");
+    }
+    std::string kind;
+    s.read("kind", kind);
+    std::string root;
+    s.read("root", root);
+    s.read("url", source.url);
+    std::string ca_file;
+    s.read("ca_file", ca_file);
+    if (!ca_file.empty())
+      source.ca_file = (base / ca_file).string();
+    s.read_secret_file("token_file", base, source.token);
+    std::int64_t timeout_s = source.timeout_ms / 1000;
+    s.read_duration("timeout", timeout_s);
+    source.timeout_ms = timeout_s * 1000;
+    if (kind == "directory") {
+      source.kind = SourceKind::directory;
+      if (root.empty())
+        s.fail(s.child_path("root"), "required for kind directory");
+      source.root = base / root;
+    } else if (kind == "http-index") {
+      source.kind = SourceKind::http_index;
+      if (source.url.rfind("http://", 0) != 0 && source.url.rfind("https://", 0) != 0) {
+        s.fail(s.child_path("url"), "required for kind http-index: an http:// or https:// URL");
+      }
+    } else {
+      s.fail(s.child_path("kind"), "expected directory or http-index, got \"" + kind + "\"");
+    }
+    s.reject_unknown();
+    sources.push_back(std::move(source));
+  }
+}
+
+void read_schedule(Section s, ScheduleConfig& schedule) {
+  s.read_optional("cron", schedule.cron);
+  if (schedule.cron) {
+    if (auto parsed = CronSchedule::parse(*schedule.cron); !parsed.ok()) {
+      s.fail(s.child_path("cron"), parsed.error().message);
+    }
+  }
+  s.read("per_cycle", schedule.per_cycle);
+  s.read("max_concurrent", schedule.max_concurrent);
+  s.read_optional("gpu_budget_hours", schedule.gpu_budget_hours);
+  s.read("full_every_n_cycles", schedule.full_every_n_cycles);
+  s.read("large_gpu_hours", schedule.large_gpu_hours);
+  s.read("steps_cost_fraction", schedule.steps_cost_fraction);
+  s.read_duration("jitter", schedule.jitter_s);
+  auto retry = s.section("retry");
+  retry.read_duration("initial", schedule.retry_initial_s);
+  retry.read_duration("max", schedule.retry_max_s);
+  retry.read("max_attempts", schedule.retry_max_attempts);
+  retry.at_least("max_attempts", schedule.retry_max_attempts, 1);
+  retry.at_least<std::int64_t>("initial", schedule.retry_initial_s, 1);
+  retry.reject_unknown();
+  s.at_least<std::size_t>("per_cycle", schedule.per_cycle, 1);
+  s.at_least<std::size_t>("max_concurrent", schedule.max_concurrent, 1);
+  s.at_least<std::size_t>("full_every_n_cycles", schedule.full_every_n_cycles, 1);
+  if (schedule.gpu_budget_hours)
+    s.at_least("gpu_budget_hours", *schedule.gpu_budget_hours, 0.0);
+  if (schedule.steps_cost_fraction <= 0 || schedule.steps_cost_fraction > 1) {
+    s.fail(s.child_path("steps_cost_fraction"), "must be in (0, 1]");
+  }
+  s.reject_unknown();
+}
+
+void read_verdict(Section s, VerdictPolicy& policy) {
+  s.read("false_page_rate", policy.false_page_rate);
+  if (!(policy.false_page_rate > 0 && policy.false_page_rate < 1)) {
+    s.fail(s.child_path("false_page_rate"), "must be in (0, 1), e.g. 0.01");
+  }
+  s.read("fallback", policy.allow_fallback);
+  s.read("flip_threshold", policy.flip_threshold);
+  auto bands = s.get("fallback_tolerance");
+  if (bands && !bands.IsNull()) {
+    Section b(bands, s.child_path("fallback_tolerance"), s.errors());
+    policy.fallback_tolerance.clear();
+    if (bands.IsMap()) {
+      for (const auto& item : bands) {
+        auto name = item.first.as<std::string>();
+        b.read(name, policy.fallback_tolerance[name]);
+      }
+    }
+  }
+  s.reject_unknown();
+}
+
+void read_model_policy(Section s, ModelPolicy& policy) {
+  s.read("criticality", policy.criticality);
+  s.read_optional("large", policy.large);
+  s.read("max_steps", policy.max_steps);
+  s.read_duration("timeout", policy.timeout_s);
+  s.at_least<std::int64_t>("max_steps", policy.max_steps, 1);
+  s.at_least<std::int64_t>("timeout", policy.timeout_s, 1);
+  s.reject_unknown();
+}
+
+// models.default first, then each models.<name> starting from those defaults.
+void read_models(Section s, Config& config) {
+  read_model_policy(s.section("default"), config.model_defaults);
+  if (!s.node() || !s.node().IsMap())
+    return;
+  for (const auto& item : s.node()) {
+    auto name = item.first.as<std::string>();
+    if (name == "default")
+      continue;
+    if (!is_valid_name(name)) {
+      s.fail(s.child_path(name), "not a valid model name ([A-Za-z0-9][A-Za-z0-9._-]{0,127})");
+      continue;
+    }
+    ModelPolicy policy = config.model_defaults;
+    read_model_policy(s.section(name), policy);
+    config.models[name] = policy;
+  }
+}
+
+void read_ms(Section& s, const std::string& key, std::chrono::milliseconds& out) {
+  std::int64_t seconds = out.count() / 1000;
+  s.read_duration(key, seconds);
+  out = std::chrono::milliseconds(seconds * 1000);
+}
+
+// runner.kubernetes: maps onto KubernetesConfig (runners/kubernetes_config.hpp).
+void read_kubernetes(Section s, KubernetesConfig& k) {
+  s.read("api_server", k.api_server);
+  s.read("namespace", k.namespace_name);
+  std::string path;
+  s.read("token_file", path);
+  k.token_file = path;
+  path.clear();
+  s.read("ca_file", path);
+  k.ca_file = path;
+  s.read("in_cluster", k.in_cluster);
+  s.read("service_account", k.service_account);
+  s.read("image_pull_secret", k.image_pull_secret);
+  s.read("node_selector", k.node_selector);
+  s.read_optional("cpu", k.resources.cpu);
+  s.read_optional("memory", k.resources.memory);
+  s.read_optional("run_as_user", k.run_as_user);
+  s.read("run_as_non_root", k.run_as_non_root);
+  s.read_optional("fs_group", k.fs_group);
+  auto read_volume = [](Section& v, KubernetesVolume& volume) {
+    v.read("claim", volume.claim_name);
+    std::string daemon_path;
+    v.read("daemon_path", daemon_path);
+    volume.daemon_path = daemon_path;
+    if (volume.claim_name.empty() || !volume.daemon_path.is_absolute())
+      v.fail(v.child_path("claim"), "needs claim and an absolute daemon_path");
+  };
+  auto inputs = s.get("input_volumes");
+  if (inputs && inputs.IsSequence()) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      Section v(inputs[i], s.child_path("input_volumes[" + std::to_string(i) + "]"), s.errors());
+      read_volume(v, k.input_volumes.emplace_back());
+      v.reject_unknown();
+    }
+  } else if (inputs && !inputs.IsNull()) {
+    s.fail(s.child_path("input_volumes"), "must be a list of {claim, daemon_path}");
+  }
+  auto outputs = s.section("outputs");
+  if (outputs.node() && !outputs.node().IsNull()) {
+    read_volume(outputs, k.outputs.volume);
+    outputs.read("sub_dir", k.outputs.sub_dir);
+  }
+  outputs.reject_unknown();
+  s.read_duration("ttl_after_finished", k.ttl_seconds_after_finished);
+  s.read_duration("termination_grace", k.termination_grace_period_s);
+  s.read_duration("watch_timeout", k.watch_timeout_s);
+  s.read("log_tail_lines", k.log_tail_lines);
+  s.read("log_cap_bytes", k.log_cap_bytes);
+  read_ms(s, "reconnect_grace", k.reconnect_grace);
+  s.reject_unknown();
+}
+
+// runner: maps onto the runners' RunnerConfig. Scratch folders default to <state_dir>/scratch so
+// the unit's StateDirectory is the only writable place the daemon needs.
+void read_runner(Section s, Config& config) {
+  RunnerConfig& runner = config.runner;
+  runner.process.scratch_root = config.state_dir / "scratch";
+  runner.docker.scratch_root = config.state_dir / "scratch";
+  s.read("kind", runner.kind);
+  if (runner.kind != "process" && runner.kind != "docker" && runner.kind != "kubernetes") {
+    s.fail(s.child_path("kind"),
+           "expected process, docker or kubernetes, got \"" + runner.kind + "\"");
+  }
+  auto process = s.section("process");
+  process.read("path_env", runner.process.path_env);
+  std::string scratch;
+  process.read("scratch_root", scratch);
+  if (!scratch.empty())
+    runner.process.scratch_root = config.state_dir / scratch;
+  process.read("log_cap_bytes", runner.process.log_cap_bytes);
+  read_ms(process, "kill_grace", runner.process.kill_grace);
+  process.reject_unknown();
+  auto docker = s.section("docker");
+  docker.read("socket", runner.docker.socket);
+  docker.read("network_mode", runner.docker.network_mode);
+  docker.read("memory_bytes", runner.docker.memory_bytes);
+  docker.read("nano_cpus", runner.docker.nano_cpus);
+  docker.read("user", runner.docker.user);
+  scratch.clear();
+  docker.read("scratch_root", scratch);
+  if (!scratch.empty())
+    runner.docker.scratch_root = config.state_dir / scratch;
+  docker.read("log_cap_bytes", runner.docker.log_cap_bytes);
+  std::int64_t grace = runner.docker.kill_grace.count();
+  docker.read_duration("kill_grace", grace);
+  runner.docker.kill_grace = std::chrono::seconds(grace);
+  std::int64_t pull = runner.docker.pull_timeout.count();
+  docker.read_duration("pull_timeout", pull);
+  runner.docker.pull_timeout = std::chrono::seconds(pull);
+  docker.reject_unknown();
+  read_kubernetes(s.section("kubernetes"), runner.kubernetes);
+  s.reject_unknown();
+}
+
+Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& base) {
+  std::vector<std::string> errors;
+  Config config;
+  Section s(root, "", errors);
+  std::string state_dir = config.state_dir.string();
+  s.read("state_dir", state_dir);
+  config.state_dir = base / state_dir;
+  std::string work_dir;
+  s.read("work_dir", work_dir);
+  if (!work_dir.empty())
+    config.work_dir = base / work_dir;
+  read_api(s.section("api"), base, config.api);
+  read_sources(s, base, config.sources);
+  s.read_duration("sync_interval", config.sync_interval_s);
+  s.at_least<std::int64_t>("sync_interval", config.sync_interval_s, 1);
+  read_schedule(s.section("schedule"), config.schedule);
+  read_verdict(s.section("verdict"), config.verdict);
+  read_models(s.section("models"), config);
+  read_runner(s.section("runner"), config);
+  s.read_duration("stop_timeout", config.stop_timeout_s);
+  auto pager = parse_pager_config(s.get("pager"), "pager");
+  if (!pager.ok()) {
+    errors.push_back(pager.error().message);
+  } else {
+    config.pager = std::move(*pager);
+    resolve_pager_paths(config.pager, base);
+  }
+  s.reject_unknown();
+  config.api.secrets = {config.api.token};
+  for (const auto& source : config.sources)
+    config.api.secrets.push_back(source.token);
+  if (!errors.empty()) {
+    std::string message;
+    for (const auto& e : errors)
+      message += (message.empty() ? "" : "\n") + e;
+    return make_error(ErrorCode::invalid_argument, message);
+  }
+  return config;
+}
+
+}  // namespace
+
+Result<Config> parse_config(const std::string& yaml_text, const std::filesystem::path& base_dir) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    return make_error(ErrorCode::parse, "not valid YAML: " + std::string(e.what()));
+  }
+  if (root && !root.IsNull() && !root.IsMap()) {
+    return make_error(ErrorCode::parse, "the document must be a mapping of settings");
+  }
+  try {
+    return parse_root(root, base_dir);
+  } catch (const YAML::Exception& e) {
+    // A key that is not a string, an alias loop: still the file's fault, not a crash.
+    return make_error(ErrorCode::parse, "unexpected YAML structure: " + std::string(e.what()));
+  }
+}
+
+Result<Config> load_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return make_error(ErrorCode::not_found, "cannot read config file " + path.string());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  auto config = parse_config(buffer.str(), std::filesystem::absolute(path).parent_path());
+  if (!config.ok()) {
+    return make_error(config.error().code, path.string() + ":\n" + config.error().message);
+  }
+  return config;
+}
+
+}  // namespace reverify

@@ -1,0 +1,92 @@
+#pragma once
+// reverify.yaml as a typed struct with defaults (STYLE.md: options sanitized in one place).
+// yaml-cpp is used only by the loader (config.cpp). Every validation error names its YAML path
+// ("schedule.per_cycle: must be >= 1, got 0"). Secrets are never inline: only `*_file` keys,
+// read at load. The commented template with every key is config/production.yaml.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "pager/pager_config.hpp"
+#include "policies/verdict.hpp"
+#include "runners/runner_config.hpp"
+
+namespace reverify {
+
+enum class SourceKind { directory, http_index };
+
+struct RegistrySourceConfig {
+  std::string name;  // [A-Za-z0-9._-]; recorded on each model version
+  SourceKind kind = SourceKind::directory;
+  std::filesystem::path root;        // directory: <root>/<model>/<version>/manifest.json
+  std::string url;                   // http-index: JSON index of manifest URLs
+  std::string ca_file;               // http-index: TLS trust anchor; "" = system store
+  std::string token;                 // http-index: bearer token, read from token_file
+  std::int64_t timeout_ms = 30'000;  // http-index: per request
+};
+
+// Per-model metadata the rotation policy needs and manifests do not carry.
+struct ModelPolicy {
+  int criticality = 0;                // higher breaks ties first
+  std::optional<bool> large;          // absent: large when a full rebuild costs >= large_gpu_hours
+  std::int64_t max_steps = 100;       // steps mode: REVERIFY_MAX_STEPS
+  std::int64_t timeout_s = 6 * 3600;  // one rebuild, whole job
+};
+
+struct ScheduleConfig {
+  std::optional<std::string> cron;         // absent: calendar month (UTC)
+  std::size_t per_cycle = 10;              // scheduled verifications per cycle
+  std::size_t max_concurrent = 2;          // verifications running at once
+  std::optional<double> gpu_budget_hours;  // per cycle; absent = unlimited
+  std::size_t full_every_n_cycles = 4;     // large models: full rebuild every Nth verification
+  double large_gpu_hours = 8;              // a full rebuild this costly makes a model large
+  double steps_cost_fraction = 0.05;       // cost of a steps rebuild relative to a full one
+  std::int64_t jitter_s = 600;             // scheduled starts spread over [0, jitter]
+  std::int64_t retry_initial_s = 600;      // error:* verdicts retry after this, doubling...
+  std::int64_t retry_max_s = 86'400;       // ...up to this
+  int retry_max_attempts = 5;              // attempts per verification, the first included
+};
+
+struct ApiConfig {
+  std::string address = "127.0.0.1";  // loopback unless configured
+  std::uint16_t port = 8420;
+  std::string token;  // bearer token for POST, read from token_file
+  std::size_t max_header_bytes = 8 * 1024;
+  std::size_t max_body_bytes = 16 * 1024;
+  std::int64_t request_timeout_ms = 10'000;      // whole request read, per request
+  std::int64_t default_max_age_s = 40 * 86'400;  // gate, when the query gives no max_age
+  // Every token this config read (the API's and the sources'): redacted from every response.
+  std::vector<std::string> secrets;
+};
+
+struct Config {
+  std::filesystem::path state_dir = "/var/lib/reverify";  // reverify.db and work/ live here
+  std::filesystem::path work_dir;                         // "" = <state_dir>/work
+  ApiConfig api;
+  std::vector<RegistrySourceConfig> sources;
+  std::int64_t sync_interval_s = 300;
+  ScheduleConfig schedule;
+  VerdictPolicy verdict;
+  ModelPolicy model_defaults;                 // models.default
+  std::map<std::string, ModelPolicy> models;  // models.<name>, merged over the defaults
+  RunnerConfig runner;                        // runner: (scratch roots default under state_dir)
+  PagerConfig pager;
+  std::int64_t stop_timeout_s = 60;  // SIGTERM: running jobs get this long to finish
+
+  std::filesystem::path db_path() const { return state_dir / "reverify.db"; }
+  std::filesystem::path work_root() const {
+    return work_dir.empty() ? state_dir / "work" : work_dir;
+  }
+  const ModelPolicy& model_policy(const std::string& model) const;
+};
+
+// Parses YAML text; `origin` names the file in errors. Relative paths resolve against base_dir.
+Result<Config> parse_config(const std::string& yaml_text, const std::filesystem::path& base_dir);
+Result<Config> load_config(const std::filesystem::path& path);
+
+}  // namespace reverify

@@ -1,0 +1,102 @@
+#include "store/migrations.hpp"
+
+namespace reverify {
+namespace {
+
+// Times are Unix seconds (UTC). JSON columns hold documents the daemon wrote itself.
+constexpr Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE model_versions (
+  model TEXT NOT NULL,
+  version TEXT NOT NULL,
+  owner TEXT NOT NULL DEFAULT '',
+  level TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL,
+  location TEXT NOT NULL,
+  manifest_sha256 TEXT NOT NULL DEFAULT '',
+  manifest_error TEXT,
+  released_at INTEGER,
+  gpus INTEGER NOT NULL DEFAULT 0,
+  duration_s REAL,
+  first_seen_at INTEGER NOT NULL,
+  last_seen_at INTEGER NOT NULL,
+  removed INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (model, version)
+) WITHOUT ROWID;
+
+CREATE TABLE cycles (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  period_start INTEGER NOT NULL UNIQUE,
+  started_at INTEGER NOT NULL,
+  plan_json TEXT NOT NULL
+);
+
+CREATE TABLE verifications (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  model TEXT NOT NULL,
+  version TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done')),
+  class TEXT,
+  mode TEXT NOT NULL CHECK (mode IN ('full', 'steps')),
+  trigger TEXT NOT NULL,
+  manifest_sha256 TEXT NOT NULL DEFAULT '',
+  attempt INTEGER NOT NULL DEFAULT 1,
+  runner_kind TEXT,
+  runner_ref TEXT,
+  work_dir TEXT,
+  verdict_json TEXT,
+  evidence_json TEXT,
+  log_tail TEXT NOT NULL DEFAULT '',
+  explanation TEXT NOT NULL DEFAULT '',
+  queued_at INTEGER NOT NULL,
+  not_before INTEGER NOT NULL DEFAULT 0,
+  started_at INTEGER,
+  finished_at INTEGER,
+  cycle_id INTEGER REFERENCES cycles(id),
+  FOREIGN KEY (model, version) REFERENCES model_versions(model, version),
+  CHECK ((state = 'done') = (class IS NOT NULL))
+);
+CREATE INDEX verifications_by_version ON verifications(model, version, id);
+CREATE INDEX verifications_unfinished ON verifications(state) WHERE state != 'done';
+
+CREATE TABLE calibrations (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  model TEXT NOT NULL,
+  version TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  seeds INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX calibrations_by_version ON calibrations(model, version, id);
+
+CREATE TABLE pages (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  verification_id INTEGER REFERENCES verifications(id),
+  dedup_key TEXT NOT NULL,
+  action TEXT NOT NULL CHECK (action IN ('trigger', 'resolve', 'notice')),
+  event_json TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX pages_by_key ON pages(dedup_key, id);
+
+CREATE TABLE page_deliveries (
+  page_id INTEGER NOT NULL REFERENCES pages(id),
+  sender TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  last_error TEXT,
+  sent_at INTEGER,
+  PRIMARY KEY (page_id, sender)
+);
+CREATE INDEX page_deliveries_due ON page_deliveries(next_attempt_at) WHERE state = 'pending';
+)sql"},
+};
+
+}  // namespace
+
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
+
+}  // namespace reverify

@@ -1,0 +1,211 @@
+#pragma once
+// The daemon's durable state: one SQLite database under state_dir (DESIGN.md "State, crash
+// safety"). WAL mode, numbered migrations applied at open, every state change one transaction.
+// The verdict of a verification and the outbox rows of its pages are written in the SAME
+// transaction, so a page is recorded before it is sent and a crash never loses or doubles one.
+//
+// Thread-safety: one connection per Store, guarded by a mutex; call from worker threads (every
+// method blocks on SQLite), never from the event loop. Another process may open the same file
+// (the CLI reads it read-only; WAL lets readers run beside the writer).
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/manifest.hpp"
+#include "core/result.hpp"
+#include "core/unix_time.hpp"
+#include "pager/notifier.hpp"
+#include "pager/pager_config.hpp"
+#include "policies/check.hpp"
+
+struct sqlite3;
+
+namespace reverify {
+
+// One released model version as the registry sources last saw it.
+struct ModelVersionRow {
+  std::string model, version;
+  std::string owner;
+  std::string level;            // reproducibility level, "" if the manifest is invalid
+  std::string source;           // registry source name
+  std::string location;         // manifest path or URL
+  std::string manifest_sha256;  // of the document bytes, to notice changes
+  std::optional<std::string> manifest_error;  // set when the manifest no longer validates
+  std::optional<UnixSeconds> released_at;     // run.started_at
+  std::int64_t gpus = 0;                      // environment.accelerator.count
+  std::optional<double> duration_s;           // run.duration_s of the original training
+  UnixSeconds first_seen_at = 0, last_seen_at = 0;
+  bool removed = false;  // gone from its source since the last sync
+};
+
+enum class VerificationState { queued, running, done };
+const char* to_string(VerificationState state);
+
+struct VerificationRow {
+  std::int64_t id = 0;
+  std::string model, version;
+  VerificationState state = VerificationState::queued;
+  std::optional<std::string> cls;    // verdict class once done
+  std::string mode = "full";         // full | steps
+  std::string trigger = "schedule";  // schedule | manual | retry | cli
+  int attempt = 1;                   // 1 + number of earlier error:* attempts it retries
+  std::optional<std::string> runner_kind, runner_ref, work_dir;
+  nlohmann::json verdict;   // to_json(Verdict) once done, else null
+  nlohmann::json evidence;  // pipeline evidence (moved inputs, durations), else null
+  std::string log_tail;
+  std::string explanation;
+  UnixSeconds queued_at = 0;
+  UnixSeconds not_before = 0;  // jittered start / retry backoff: not started earlier
+  std::optional<UnixSeconds> started_at, finished_at;
+  std::optional<std::int64_t> cycle_id;
+};
+
+// A verification to queue: by the scheduler for a cycle, as a retry, or on a manual trigger.
+struct QueuedVerification {
+  QueuedVerification() = default;
+  QueuedVerification(std::string model_name, std::string version_name,
+                     std::string mode_name = "full", std::string trigger_name = "schedule",
+                     int attempt_number = 1)
+      : model(std::move(model_name)),
+        version(std::move(version_name)),
+        mode(std::move(mode_name)),
+        trigger(std::move(trigger_name)),
+        attempt(attempt_number) {}
+
+  std::string model, version;
+  std::string mode = "full";         // full | steps
+  std::string trigger = "schedule";  // schedule | manual | retry | cli
+  int attempt = 1;
+  UnixSeconds not_before = 0;
+  std::optional<std::int64_t> cycle_id;
+};
+
+// A page to record with a verdict: the event and the senders the router picked for it.
+struct PageToRecord {
+  PageEvent event;
+  std::vector<std::string> senders;
+};
+
+// The gist of one finished verification, for the in-memory read model (no log, no evidence).
+struct VerdictBrief {
+  std::int64_t id = 0;
+  std::string model, version, cls, mode;
+  UnixSeconds finished_at = 0;
+  std::string explanation;
+  std::string manifest_sha256;  // the manifest it verified
+};
+
+enum class VerdictFilter {
+  any,         // the latest verdict
+  conclusive,  // the latest verdict that is not error:* (the system's failures say nothing)
+  passed,      // the latest pass
+};
+
+// Verification duration histogram buckets (seconds, upper bounds; +Inf implied).
+inline constexpr double kDurationBucketsS[] = {60, 300, 900, 1800, 3600, 7200, 21600, 86400};
+
+struct VerificationStats {
+  std::map<std::string, std::int64_t> by_class;  // done verifications per verdict class
+  std::vector<std::int64_t> duration_buckets;    // cumulative, one per kDurationBucketsS
+  std::int64_t duration_count = 0;
+  double duration_sum_s = 0;
+  std::int64_t queued = 0, running = 0;
+};
+
+struct DeliveryCounts {
+  std::int64_t sent = 0, failed = 0, pending = 0;
+};
+
+class Store final : public Outbox {
+ public:
+  // Opens (creating if needed) and migrates. read_only opens an existing database for queries
+  // only (the CLI), without migrating.
+  static Result<std::unique_ptr<Store>> open(const std::filesystem::path& db_path, ClockFn clock,
+                                             bool read_only = false);
+  ~Store() override;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  int schema_version();
+  UnixSeconds now() const { return clock_(); }  // the store's clock, for times it will compare
+
+  // --- model versions (registry sync) ---
+  // Upserts every row of one source in one transaction and marks that source's other rows
+  // removed. Returns the number of rows whose manifest changed or appeared.
+  Result<std::int64_t> sync_model_versions(const std::string& source,
+                                           const std::vector<ModelVersionRow>& rows);
+  Status upsert_model_version(const ModelVersionRow& row);
+  Result<std::vector<ModelVersionRow>> model_versions();
+  Result<std::optional<ModelVersionRow>> model_version(const std::string& model,
+                                                       const std::string& version);
+
+  // --- verifications ---
+  Result<std::int64_t> enqueue(const QueuedVerification& item);
+  // A verification that starts running as it is written, for `reverify run`, which runs it in
+  // its own process: a daemon sharing the store never sees it queued, so never starts it too.
+  Result<std::int64_t> insert_running(const QueuedVerification& item);
+  // queued -> running, recording where the work happens (work_dir known before the runner starts).
+  Status mark_running(std::int64_t id, const std::string& work_dir);
+  // The work folder of a row inserted running, once known.
+  Status set_work_dir(std::int64_t id, const std::string& work_dir);
+  // Persists the runner's reference as soon as the job started, so a restart can reattach.
+  Status record_runner(std::int64_t id, const std::string& runner_kind, const std::string& ref);
+  // running|queued -> done with its verdict, the pages to send and the retry to queue (error:*),
+  // in ONE transaction. Refuses (conflict) a verification that already has a verdict: exactly
+  // one verdict per verification. Returns the page ids.
+  Result<std::vector<std::int64_t>> record_verdict(
+      std::int64_t id, const Verdict& verdict, const nlohmann::json& evidence,
+      const std::string& log_tail, const std::vector<PageToRecord>& pages,
+      const std::optional<QueuedVerification>& retry = {});
+  Result<std::optional<VerificationRow>> verification(std::int64_t id);
+  // Newest first; model/version empty = all.
+  Result<std::vector<VerificationRow>> verifications(const std::string& model,
+                                                     const std::string& version, std::size_t limit);
+  Result<std::vector<VerificationRow>> unfinished();  // queued or running, oldest first
+  // Per model version, the latest done verification matching the filter.
+  Result<std::vector<VerdictBrief>> latest_verdicts(VerdictFilter filter);
+  Result<VerificationStats> verification_stats();
+  // Every conclusive (not error:*) verdict, oldest first: the rotation policy's history.
+  Result<std::vector<VerdictBrief>> history();
+
+  // --- calibrations (reverify calibrate; the newest one counts) ---
+  Status put_calibration(const std::string& model, const std::string& version,
+                         const ToleranceSpec& spec, int seeds);
+  Result<std::optional<ToleranceSpec>> calibration(const std::string& model,
+                                                   const std::string& version);
+
+  // --- cycles ---
+  // Records the cycle starting at period_start with its plan and queues its verifications, in
+  // one transaction; conflict when that cycle was already started (a restart mid-cycle).
+  Result<std::int64_t> start_cycle(UnixSeconds period_start, const nlohmann::json& plan,
+                                   std::vector<QueuedVerification> entries);
+  Result<std::optional<UnixSeconds>> last_cycle_period();
+
+  // --- outbox (pager/notifier.hpp) ---
+  void set_outbox_retry(const RetryPolicy& retry);  // backoff of mark_attempt_failed
+  Result<std::vector<OutboxEntry>> pending(std::size_t limit) override;
+  Status mark_sent(std::int64_t page_id, const std::string& sender) override;
+  Status mark_attempt_failed(std::int64_t page_id, const std::string& sender,
+                             const std::string& detail, bool permanent) override;
+  Result<std::vector<OutboxEntry>> open_triggers(const std::string& sender) override;
+  Result<DeliveryCounts> delivery_counts();
+
+ private:
+  Store(sqlite3* db, ClockFn clock);
+  Status migrate();
+
+  sqlite3* db_;
+  ClockFn clock_;
+  RetryPolicy retry_;
+  std::mutex mutex_;
+};
+
+}  // namespace reverify

@@ -1,0 +1,224 @@
+// The HTTP API as a plain function: gate decisions, names validated, traversal rejected, bearer
+// token on POST, secrets redacted, status page escaped. No socket.
+
+#include <doctest/doctest.h>
+
+#include "api/http_api.hpp"
+
+using namespace reverify;
+namespace http = boost::beast::http;
+
+namespace {
+
+constexpr UnixSeconds kNow = 1'800'000'000;
+constexpr std::int64_t kDay = 86400;
+
+VerdictBrief brief(std::int64_t id, const std::string& cls, UnixSeconds at,
+                   const std::string& sha = "sha1") {
+  VerdictBrief b;
+  b.id = id;
+  b.model = "m";
+  b.version = "1";
+  b.cls = cls;
+  b.mode = "full";
+  b.finished_at = at;
+  b.explanation = "because";
+  b.manifest_sha256 = sha;
+  return b;
+}
+
+std::shared_ptr<ReadModel> model_with(std::optional<VerdictBrief> latest,
+                                      std::optional<VerdictBrief> conclusive,
+                                      std::optional<VerdictBrief> passed) {
+  auto model = std::make_shared<ReadModel>();
+  model->built_at = kNow;
+  auto& view = model->models["m"]["1"];
+  view.row.model = "m";
+  view.row.version = "1";
+  view.row.owner = "team-<a>";
+  view.row.manifest_sha256 = "sha1";
+  view.latest = std::move(latest);
+  view.conclusive = std::move(conclusive);
+  view.passed = std::move(passed);
+  VerificationRow row;
+  row.id = 7;
+  row.model = "m";
+  row.version = "1";
+  row.state = VerificationState::done;
+  row.cls = "passed";
+  row.log_tail = "token=sekrit-token in the log";
+  model->recent.push_back(row);
+  model->metrics_text = "reverify_queue_depth 0\n";
+  return model;
+}
+
+struct Api {
+  ApiConfig config;
+  std::shared_ptr<ReadModel> model;
+  std::vector<TriggerRequest> triggered;
+  Api() : model(model_with(std::nullopt, std::nullopt, std::nullopt)) {
+    config.token = "sekrit-token";
+    config.secrets = {config.token};
+  }
+  ApiResponse call(http::verb verb, const std::string& target, const std::string& body = "",
+                   const std::string& authorization = "") {
+    ApiRequest request(verb, target, 11);
+    if (!authorization.empty())
+      request.set(http::field::authorization, authorization);
+    request.body() = body;
+    request.prepare_payload();
+    ApiContext context;
+    context.model = model;
+    context.api = &config;
+    context.now = kNow;
+    context.trigger = [this](const TriggerRequest& t) -> Result<nlohmann::json> {
+      triggered.push_back(t);
+      return nlohmann::json{{"status", "queued"}};
+    };
+    return handle_api_request(request, context);
+  }
+  ApiResponse get(const std::string& target) { return call(http::verb::get, target); }
+};
+
+nlohmann::json body_of(const ApiResponse& response) {
+  return nlohmann::json::parse(response.body());
+}
+
+}  // namespace
+
+TEST_CASE("gate: fresh pass is 200, stale or failed or never verified is 412, unknown is 404") {
+  Api api;
+  api.model = model_with(brief(3, "passed", kNow - 10 * kDay), brief(3, "passed", kNow - 10 * kDay),
+                         brief(3, "passed", kNow - 10 * kDay));
+  auto fresh = api.get("/v1/gate/m/1?max_age=40d");
+  CHECK(fresh.result() == http::status::ok);
+  CHECK(body_of(fresh)["ok"] == true);
+  CHECK(body_of(fresh)["verification_id"] == 3);
+
+  auto stale = api.get("/v1/gate/m/1?max_age=5d");
+  CHECK(stale.result() == http::status::precondition_failed);
+  CHECK(body_of(stale)["verified"] == true);
+  CHECK(body_of(stale)["fresh"] == false);
+  CHECK(body_of(stale)["reason"].get<std::string>().find("10d ago") != std::string::npos);
+
+  // Default max_age from the config (40 days).
+  CHECK(api.get("/v1/gate/m/1").result() == http::status::ok);
+  api.config.default_max_age_s = 2 * kDay;
+  CHECK(api.get("/v1/gate/m/1").result() == http::status::precondition_failed);
+
+  CHECK(api.get("/v1/gate/m/2").result() == http::status::not_found);
+  CHECK(api.get("/v1/gate/m/1?max_age=soon").result() == http::status::bad_request);
+}
+
+TEST_CASE("gate: a later failure wins, a later system error does not, a changed manifest fails") {
+  auto failed = model_with(brief(5, "failed:out-of-tolerance", kNow - kDay),
+                           brief(5, "failed:out-of-tolerance", kNow - kDay),
+                           brief(3, "passed", kNow - 2 * kDay));
+  auto answer = answer_gate(*failed, "m", "1", 40 * kDay, kNow);
+  CHECK(answer.status == 412);
+  CHECK(answer.body["class"] == "failed:out-of-tolerance");
+
+  auto system_error =
+      model_with(brief(6, "error:provision", kNow - kDay), brief(3, "passed", kNow - 2 * kDay),
+                 brief(3, "passed", kNow - 2 * kDay));
+  answer = answer_gate(*system_error, "m", "1", 40 * kDay, kNow);
+  CHECK(answer.status == 200);
+  CHECK(answer.body["latest_error"]["class"] == "error:provision");
+
+  auto never = model_with(std::nullopt, std::nullopt, std::nullopt);
+  answer = answer_gate(*never, "m", "1", 40 * kDay, kNow);
+  CHECK(answer.status == 412);
+  CHECK(answer.body["reason"] == "never verified");
+
+  auto changed =
+      model_with(brief(3, "passed", kNow - kDay, "old"), brief(3, "passed", kNow - kDay, "old"),
+                 brief(3, "passed", kNow - kDay, "old"));
+  answer = answer_gate(*changed, "m", "1", 40 * kDay, kNow);
+  CHECK(answer.status == 412);
+  CHECK(answer.body["reason"].get<std::string>().find("manifest changed") != std::string::npos);
+
+  auto uncalibrated = model_with(brief(4, "uncalibrated", kNow - kDay),
+                                 brief(4, "uncalibrated", kNow - kDay), std::nullopt);
+  CHECK(answer_gate(*uncalibrated, "m", "1", 40 * kDay, kNow).status == 412);
+}
+
+TEST_CASE("names are validated and traversal is rejected before any lookup") {
+  Api api;
+  for (const char* target : {"/v1/gate/../etc/passwd", "/v1/gate/m/..", "/v1/gate/%2e%2e/1",
+                             "/v1/models/m/versions/..", "/v1/gate/.hidden/1"}) {
+    INFO(target);
+    auto status = api.get(target).result();
+    CHECK((status == http::status::bad_request || status == http::status::not_found));
+  }
+  CHECK(api.get("/v1/gate/m%2F1/1").result() == http::status::bad_request);
+  CHECK(api.get("/v1/models/m/versions/1").result() == http::status::ok);
+  CHECK(api.get("/v1/verifications/abc").result() == http::status::bad_request);
+  CHECK(api.get("/v1/verifications/999").result() == http::status::not_found);
+  CHECK(api.get("/nope").result() == http::status::not_found);
+  CHECK(api.call(http::verb::delete_, "/v1/models").result() == http::status::method_not_allowed);
+}
+
+TEST_CASE("POST /v1/verifications needs the bearer token") {
+  Api api;
+  const std::string body = R"({"model": "m", "version": "1"})";
+  auto missing = api.call(http::verb::post, "/v1/verifications", body);
+  CHECK(missing.result() == http::status::unauthorized);
+  CHECK(missing[http::field::www_authenticate] == "Bearer realm=\"reverify\"");
+  CHECK(api.call(http::verb::post, "/v1/verifications", body, "Bearer wrong").result() ==
+        http::status::unauthorized);
+  CHECK(api.call(http::verb::post, "/v1/verifications", body, "Bearer sekrit-tokenX").result() ==
+        http::status::unauthorized);
+  CHECK(api.call(http::verb::post, "/v1/verifications", body, "Basic sekrit-token").result() ==
+        http::status::unauthorized);
+  CHECK(api.triggered.empty());
+  auto ok = api.call(http::verb::post, "/v1/verifications",
+                     R"({"model": "m", "version": "1", "mode": "steps"})", "Bearer sekrit-token");
+  CHECK(ok.result() == http::status::accepted);
+  REQUIRE(api.triggered.size() == 1);
+  CHECK(api.triggered[0].mode == std::optional<RebuildMode>(RebuildMode::steps));
+
+  const auto auth = "Bearer sekrit-token";
+  CHECK(api.call(http::verb::post, "/v1/verifications", "not json", auth).result() ==
+        http::status::bad_request);
+  CHECK(
+      api.call(http::verb::post, "/v1/verifications", R"({"model": "../m", "version": "1"})", auth)
+          .result() == http::status::bad_request);
+  CHECK(api.call(http::verb::post, "/v1/verifications", R"({"model": "m", "version": "2"})", auth)
+            .result() == http::status::not_found);
+  CHECK(api.call(http::verb::post, "/v1/verifications",
+                 R"({"model": "m", "version": "1", "mode": "fast"})", auth)
+            .result() == http::status::bad_request);
+  CHECK(api.triggered.size() == 1);
+
+  api.config.token.clear();
+  CHECK(api.call(http::verb::post, "/v1/verifications", body, "Bearer ").result() ==
+        http::status::forbidden);
+}
+
+TEST_CASE("secrets are redacted from responses; the status page escapes what it shows") {
+  Api api;
+  auto verification = api.get("/v1/verifications/7");
+  CHECK(verification.result() == http::status::ok);
+  CHECK(verification.body().find("sekrit-token") == std::string::npos);
+  CHECK(verification.body().find("[redacted]") != std::string::npos);
+  auto page = api.get("/");
+  CHECK(page.result() == http::status::ok);
+  CHECK(page[http::field::content_type] == "text/html; charset=utf-8");
+  CHECK(page.body().find("team-&lt;a&gt;") != std::string::npos);
+  CHECK(page.body().find("team-<a>") == std::string::npos);
+  CHECK(api.get("/metrics").body() == "reverify_queue_depth 0\n");
+  CHECK(body_of(api.get("/healthz"))["status"] == "ok");
+  auto list = body_of(api.get("/v1/verifications?limit=5"));
+  CHECK(list["verifications"].size() == 1);
+  CHECK_FALSE(list["verifications"][0].contains("log_tail"));
+  CHECK(api.get("/v1/verifications?limit=0").result() == http::status::bad_request);
+  CHECK(body_of(api.get("/v1/models"))["models"][0]["versions"][0]["version"] == "1");
+}
+
+TEST_CASE("bearer comparison") {
+  CHECK(bearer_token_matches("Bearer abc", "abc"));
+  CHECK_FALSE(bearer_token_matches("Bearer abd", "abc"));
+  CHECK_FALSE(bearer_token_matches("Bearer ab", "abc"));
+  CHECK_FALSE(bearer_token_matches("Bearer ", ""));
+  CHECK_FALSE(bearer_token_matches("", "abc"));
+}

@@ -1,0 +1,304 @@
+// The daemon's SQLite store: migrations, verification state changes, one verdict per
+// verification, pages recorded with the verdict, the outbox contract of pager/notifier.hpp.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "store/store.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace reverify;
+using reverify::testing::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+  TempDir dir;
+  UnixSeconds now = 1'800'000'000;
+  std::unique_ptr<Store> store;
+  Fixture() {
+    auto opened = Store::open(dir.path / "reverify.db", [this] { return now; });
+    REQUIRE(opened.ok());
+    store = std::move(*opened);
+  }
+  void add_version(const std::string& model, const std::string& version,
+                   const std::string& sha = "aa") {
+    ModelVersionRow row;
+    row.model = model;
+    row.version = version;
+    row.owner = "team-a";
+    row.source = "local";
+    row.location = "/reg/" + model + "/" + version + "/manifest.json";
+    row.manifest_sha256 = sha;
+    REQUIRE(store->upsert_model_version(row).ok());
+  }
+  std::int64_t queue(const std::string& model, const std::string& version) {
+    auto id = store->enqueue(QueuedVerification{model, version, "full", "schedule"});
+    REQUIRE(id.ok());
+    return *id;
+  }
+};
+
+Verdict verdict_of(VerdictClass cls) {
+  Verdict v;
+  v.cls = cls;
+  v.explanation = std::string("because ") + to_string(cls);
+  return v;
+}
+
+PageToRecord page_for(const std::string& key, PageAction action, std::vector<std::string> senders) {
+  PageToRecord page;
+  page.event.dedup_key = key;
+  page.event.action = action;
+  page.event.model = "m";
+  page.event.version = "1";
+  page.event.summary = "s";
+  page.senders = std::move(senders);
+  return page;
+}
+
+}  // namespace
+
+TEST_CASE("migrations are applied once, reopening keeps the data, read-only refuses writes") {
+  TempDir dir;
+  auto clock = [] { return UnixSeconds(1); };
+  ModelVersionRow row;
+  row.model = "m";
+  row.version = "1";
+  row.source = "s";
+  row.location = "x";
+  {
+    auto store = Store::open(dir.path / "db", clock);
+    REQUIRE(store.ok());
+    CHECK((*store)->schema_version() >= 1);
+    REQUIRE((*store)->upsert_model_version(row).ok());
+  }
+  auto again = Store::open(dir.path / "db", clock);
+  REQUIRE(again.ok());
+  auto rows = (*again)->model_versions();
+  REQUIRE(rows.ok());
+  CHECK(rows->size() == 1);
+  auto read_only = Store::open(dir.path / "db", clock, true);
+  REQUIRE(read_only.ok());
+  CHECK((*read_only)->model_versions()->size() == 1);
+  CHECK_FALSE((*read_only)->upsert_model_version(row).ok());
+  CHECK_FALSE(Store::open(dir.path / "missing.db", clock, true).ok());
+}
+
+TEST_CASE("reverify run's verification is written running, never queued, and claims its folder") {
+  Fixture f;
+  f.add_version("m", "1");
+  auto id = f.store->insert_running(QueuedVerification("m", "1", "steps", "cli"));
+  REQUIRE(id.ok());
+  auto row = f.store->verification(*id);
+  REQUIRE(row.ok());
+  REQUIRE(row->has_value());
+  CHECK((*row)->state == VerificationState::running);
+  CHECK((*row)->started_at == std::optional<UnixSeconds>(f.now));
+  CHECK_FALSE((*row)->work_dir.has_value());
+  // A daemon holding an older picture of it cannot start it: it was never queued.
+  CHECK_FALSE(f.store->mark_running(*id, "/work/daemon").ok());
+  REQUIRE(f.store->set_work_dir(*id, "/work/cli").ok());
+  CHECK_FALSE(f.store->set_work_dir(*id, "/work/again").ok());  // claimed once
+  CHECK(f.store->verification(*id)->value().work_dir == std::optional<std::string>("/work/cli"));
+  CHECK_FALSE(f.store->insert_running(QueuedVerification("m", "unknown")).ok());
+}
+
+TEST_CASE("a verification goes queued -> running -> done with exactly one verdict") {
+  Fixture f;
+  f.add_version("m", "1");
+  auto id = f.queue("m", "1");
+  CHECK_FALSE(f.store->record_runner(id, "process", "ref").ok());  // not running yet
+  REQUIRE(f.store->mark_running(id, "/work/v1").ok());
+  CHECK_FALSE(f.store->mark_running(id, "/work/v1").ok());  // already running
+  REQUIRE(f.store->record_runner(id, "process", "pid:42").ok());
+  f.now += 90;
+  auto pages = f.store->record_verdict(id, verdict_of(VerdictClass::passed), {{"k", 1}}, "tail",
+                                       {page_for("reverify/m/1", PageAction::resolve, {"a"})});
+  REQUIRE(pages.ok());
+  CHECK(pages->size() == 1);
+  auto second = f.store->record_verdict(id, verdict_of(VerdictClass::failed_out_of_tolerance), {},
+                                        "", {page_for("reverify/m/1", PageAction::trigger, {"a"})});
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code == ErrorCode::conflict);
+  auto row = f.store->verification(id);
+  REQUIRE(row.ok());
+  REQUIRE(row->has_value());
+  const auto& v = **row;
+  CHECK(v.state == VerificationState::done);
+  CHECK(v.cls == std::optional<std::string>("passed"));
+  CHECK(v.runner_ref == std::optional<std::string>("pid:42"));
+  CHECK(v.log_tail == "tail");
+  CHECK(v.evidence["k"] == 1);
+  CHECK(v.finished_at.value() - v.started_at.value() == 90);
+  // The refused second verdict left no page behind: one transaction or nothing.
+  auto pending = f.store->pending(10);
+  REQUIRE(pending.ok());
+  CHECK(pending->size() == 1);
+  auto stats = f.store->verification_stats();
+  REQUIRE(stats.ok());
+  CHECK(stats->by_class["passed"] == 1);
+  CHECK(stats->duration_count == 1);
+  CHECK(stats->duration_buckets[0] == 0);  // 90 s > 60 s
+  CHECK(stats->duration_buckets[1] == 1);  // <= 300 s
+}
+
+TEST_CASE("a verification of an unknown model version is refused") {
+  Fixture f;
+  auto id = f.store->enqueue(QueuedVerification{"nope", "1"});
+  REQUIRE_FALSE(id.ok());
+  CHECK(id.error().code == ErrorCode::not_found);
+}
+
+TEST_CASE("an error verdict queues its retry in the same transaction") {
+  Fixture f;
+  f.add_version("m", "1");
+  auto id = f.queue("m", "1");
+  REQUIRE(f.store->mark_running(id, "w").ok());
+  QueuedVerification retry{"m", "1", "full", "retry", 2};
+  retry.not_before = f.now + 600;
+  REQUIRE(
+      f.store->record_verdict(id, verdict_of(VerdictClass::error_runner_lost), {}, "", {}, retry)
+          .ok());
+  auto unfinished = f.store->unfinished();
+  REQUIRE(unfinished.ok());
+  REQUIRE(unfinished->size() == 1);
+  CHECK((*unfinished)[0].attempt == 2);
+  CHECK((*unfinished)[0].trigger == "retry");
+  CHECK((*unfinished)[0].not_before == f.now + 600);
+}
+
+TEST_CASE("outbox: a resolve waits for its trigger; backoff doubles and is capped") {
+  Fixture f;
+  f.add_version("m", "1");
+  RetryPolicy retry;
+  retry.initial = std::chrono::seconds(30);
+  retry.max_backoff = std::chrono::seconds(100);
+  retry.max_attempts = 4;
+  f.store->set_outbox_retry(retry);
+  auto first = f.queue("m", "1");
+  REQUIRE(f.store
+              ->record_verdict(first, verdict_of(VerdictClass::failed_input_drift), {}, "",
+                               {page_for("reverify/m/1", PageAction::trigger, {"pd", "chat"})})
+              .ok());
+  auto second = f.queue("m", "1");
+  REQUIRE(f.store
+              ->record_verdict(second, verdict_of(VerdictClass::passed), {}, "",
+                               {page_for("reverify/m/1", PageAction::resolve, {"pd"})})
+              .ok());
+  auto due = f.store->pending(10);
+  REQUIRE(due.ok());
+  REQUIRE(due->size() == 2);  // the trigger for both senders; the resolve waits
+  CHECK((*due)[0].event.action == PageAction::trigger);
+  CHECK((*due)[1].event.action == PageAction::trigger);
+  const auto trigger_id = (*due)[0].event.id;
+  // pd fails transiently: 30 s, then 60 s, then capped at 100 s.
+  REQUIRE(f.store->mark_attempt_failed(trigger_id, "pd", "HTTP 503", false).ok());
+  REQUIRE(f.store->mark_sent(trigger_id, "chat").ok());
+  CHECK(f.store->pending(10)->empty());  // pd not due yet, resolve still waits
+  f.now += 30;
+  REQUIRE(f.store->pending(10)->size() == 1);
+  REQUIRE(f.store->mark_attempt_failed(trigger_id, "pd", "HTTP 503", false).ok());
+  f.now += 59;
+  CHECK(f.store->pending(10)->empty());
+  f.now += 1;
+  REQUIRE(f.store->mark_attempt_failed(trigger_id, "pd", "HTTP 503", false).ok());
+  f.now += 99;
+  CHECK(f.store->pending(10)->empty());
+  f.now += 1;
+  auto again = f.store->pending(10);
+  REQUIRE(again->size() == 1);
+  CHECK((*again)[0].attempts == 3);
+  REQUIRE(f.store->mark_sent(trigger_id, "pd").ok());
+  REQUIRE(f.store->mark_sent(trigger_id, "pd").ok());  // idempotent
+  auto resolve = f.store->pending(10);
+  REQUIRE(resolve->size() == 1);
+  CHECK(resolve->front().event.action == PageAction::resolve);
+  auto open = f.store->open_triggers("chat");
+  REQUIRE(open.ok());
+  CHECK(open->size() == 1);  // chat never gets the resolve: its trigger stays the newest sent
+  REQUIRE(f.store->mark_attempt_failed(resolve->front().event.id, "pd", "HTTP 400", true).ok());
+  CHECK(f.store->pending(10)->empty());
+  auto counts = f.store->delivery_counts();
+  REQUIRE(counts.ok());
+  CHECK(counts->sent == 2);
+  CHECK(counts->failed == 1);
+  CHECK(counts->pending == 0);
+}
+
+TEST_CASE("sync marks versions gone from their source as removed, and counts changes") {
+  Fixture f;
+  auto row = [](const std::string& version, const std::string& sha) {
+    ModelVersionRow r;
+    r.model = "m";
+    r.version = version;
+    r.location = "/x/" + version;
+    r.manifest_sha256 = sha;
+    return r;
+  };
+  auto changed = f.store->sync_model_versions("local", {row("1", "a"), row("2", "b")});
+  REQUIRE(changed.ok());
+  CHECK(*changed == 2);
+  changed = f.store->sync_model_versions("local", {row("1", "a"), row("2", "c")});
+  REQUIRE(changed.ok());
+  CHECK(*changed == 1);
+  changed = f.store->sync_model_versions("local", {row("2", "c")});
+  REQUIRE(changed.ok());
+  auto one = f.store->model_version("m", "1");
+  REQUIRE(one.ok());
+  CHECK((*one)->removed);
+  CHECK_FALSE((*f.store->model_version("m", "2"))->removed);
+  CHECK((*f.store->model_version("m", "2"))->source == "local");
+}
+
+TEST_CASE("a cycle is started once, with its queued verifications") {
+  Fixture f;
+  f.add_version("m", "1");
+  f.add_version("m", "2");
+  auto cycle = f.store->start_cycle(1000, {{"entries", 2}},
+                                    {QueuedVerification{"m", "1"}, QueuedVerification{"m", "2"}});
+  REQUIRE(cycle.ok());
+  auto again = f.store->start_cycle(1000, {}, {QueuedVerification{"m", "1"}});
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.error().code == ErrorCode::conflict);
+  CHECK(f.store->unfinished()->size() == 2);
+  CHECK(*f.store->last_cycle_period() == std::optional<UnixSeconds>(1000));
+  // An unknown version rolls the whole cycle back.
+  CHECK_FALSE(f.store->start_cycle(2000, {}, {QueuedVerification{"m", "9"}}).ok());
+  CHECK(*f.store->last_cycle_period() == std::optional<UnixSeconds>(1000));
+}
+
+TEST_CASE("calibrations round-trip and the newest wins; briefs pick the right verdicts") {
+  Fixture f;
+  f.add_version("m", "1");
+  ToleranceSpec spec;
+  spec.seed_runs["accuracy"] = {0.9, 0.91, 0.92};
+  spec.floor["accuracy"] = 0.001;
+  REQUIRE(f.store->put_calibration("m", "1", spec, 3).ok());
+  spec.seed_runs["accuracy"] = {0.5, 0.6, 0.7, 0.8};
+  REQUIRE(f.store->put_calibration("m", "1", spec, 4).ok());
+  auto stored = f.store->calibration("m", "1");
+  REQUIRE(stored.ok());
+  REQUIRE(stored->has_value());
+  CHECK((*stored)->seed_runs["accuracy"].size() == 4);
+  CHECK((*stored)->floor["accuracy"] == doctest::Approx(0.001));
+  CHECK_FALSE(f.store->calibration("m", "2")->has_value());
+
+  for (auto cls :
+       {VerdictClass::passed, VerdictClass::failed_out_of_tolerance, VerdictClass::error_job}) {
+    auto id = f.queue("m", "1");
+    REQUIRE(f.store->record_verdict(id, verdict_of(cls), {}, "", {}).ok());
+  }
+  auto latest = f.store->latest_verdicts(VerdictFilter::any);
+  auto conclusive = f.store->latest_verdicts(VerdictFilter::conclusive);
+  auto passed = f.store->latest_verdicts(VerdictFilter::passed);
+  REQUIRE(latest->size() == 1);
+  CHECK(latest->front().cls == "error:job");
+  CHECK(conclusive->front().cls == "failed:out-of-tolerance");
+  CHECK(passed->front().cls == "passed");
+  CHECK(passed->front().manifest_sha256 == "aa");
+  CHECK(f.store->history()->size() == 2);
+}

@@ -1,0 +1,299 @@
+// The verification pipeline against a fake runner: preflight stops drifted inputs before any
+// runner call and names what moved, runner failures map onto error classes, a clean run goes
+// through every stage in order, calibration turns seed-only runs into a ToleranceSpec.
+
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "core/hashing.hpp"
+#include "policies/verdict.hpp"
+#include "tests/verify/fake_runner.hpp"
+#include "verify/calibration.hpp"
+#include "verify/pipeline.hpp"
+#include "verify/pipeline_pages.hpp"
+
+namespace reverify {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// A released model version on disk: <root>/registry/m/1/ (manifest location, snapshot.sha256)
+// and its dataset <root>/data/ referenced as ../../../data.
+struct Release {
+  fs::path root;
+  VerificationRequest request;
+
+  Release() {
+    std::string pattern = (fs::temp_directory_path() / "pipeline-test-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    root = pattern;
+    write(root / "data/a.csv", "id,label\n1,3\n");
+    write(root / "data/b.csv", "id,label\n2,5\n");
+    auto files = hash_directory(root / "data");
+    REQUIRE(files.ok());
+    fs::path version_dir = root / "registry/m/1";
+    write(version_dir / kSnapshotFileManifestName, files->text());
+
+    Manifest& m = request.manifest;
+    m.model = "m";
+    m.version = "1";
+    m.owner = "team";
+    m.code.repo = "https://git.example/team/trainer.git";
+    m.code.commit = std::string(40, 'a');
+    m.run.entrypoint = {"python3", "train.py"};
+    m.evaluation.primary = PrimaryMetric{"accuracy", 0.96, true};
+    m.data = Data{Snapshot{"files", "../../../data", files->root, std::nullopt}, std::nullopt,
+                  std::nullopt};
+    m.tolerance = ToleranceSpec{};
+    m.tolerance->seed_runs["accuracy"] = {0.955, 0.96, 0.965, 0.958, 0.962};
+    request.verification_id = "v1";
+    request.manifest_location = (version_dir / "manifest.json").string();
+    request.work_root = root / "work";
+  }
+  ~Release() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+};
+
+struct Harness {
+  test::FakeRunner runner;
+  VerdictPolicy policy;
+  std::vector<std::string> stages;
+  std::vector<JobHandle> started;
+  PipelineDeps deps{
+      runner,
+      policy,
+      [this](std::string_view stage, std::string_view) { stages.emplace_back(stage); },
+      [this](const JobHandle& job) { started.push_back(job); },
+      {}};
+};
+
+const CheckResult* find_check(const Verdict& verdict, const std::string& name) {
+  auto it = std::find_if(verdict.checks.begin(), verdict.checks.end(),
+                         [&](const CheckResult& c) { return c.name == name; });
+  return it == verdict.checks.end() ? nullptr : &*it;
+}
+
+TEST_CASE("a changed data file fails preflight as input-drift, naming it, before any runner call") {
+  Release release;
+  Harness h;
+  write(release.root / "data/b.csv", "id,label\n2,6\n");
+  write(release.root / "data/c.csv", "id,label\n3,1\n");
+
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+
+  CHECK(outcome.verdict.cls == VerdictClass::failed_input_drift);
+  CHECK(h.runner.calls.empty());
+  CHECK(h.started.empty());
+  const nlohmann::json& moved = outcome.evidence["inputs"]["dataset"]["moved"];
+  CHECK(moved["changed"] == nlohmann::json::array({"b.csv"}));
+  CHECK(moved["added"] == nlohmann::json::array({"c.csv"}));
+  const CheckResult* dataset = find_check(outcome.verdict, "input:dataset");
+  REQUIRE(dataset != nullptr);
+  CHECK(dataset->outcome == CheckOutcome::failed);
+  CHECK(dataset->explanation.find("b.csv (changed)") != std::string::npos);
+  CHECK(dataset->explanation.find("c.csv (added)") != std::string::npos);
+
+  std::vector<MovedInput> pages = moved_inputs(outcome);
+  REQUIRE(pages.size() == 1);
+  CHECK(pages[0].input == "dataset");
+  CHECK(pages[0].recorded == release.request.manifest.data->snapshot->sha256);
+  CHECK(pages[0].changed == std::vector<std::string>{"b.csv (changed)", "c.csv (added)"});
+}
+
+TEST_CASE("without a trustworthy recorded file manifest the drift is still caught, files unnamed") {
+  Release release;
+  Harness h;
+  SUBCASE("missing") {
+    fs::remove(release.root / "registry/m/1" / kSnapshotFileManifestName);
+  }
+  SUBCASE("tampered") {
+    write(release.root / "registry/m/1" / kSnapshotFileManifestName, "x\n");
+  }
+  write(release.root / "data/a.csv", "id,label\n1,4\n");
+
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+
+  CHECK(outcome.verdict.cls == VerdictClass::failed_input_drift);
+  CHECK(h.runner.calls.empty());
+  CHECK(outcome.evidence["inputs"]["dataset"]["moved"].contains("unavailable"));
+}
+
+TEST_CASE("a missing dataset folder is input-drift") {
+  Release release;
+  Harness h;
+  fs::remove_all(release.root / "data");
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::failed_input_drift);
+  CHECK(h.runner.calls.empty());
+}
+
+TEST_CASE("clean inputs: every stage in order, outputs read by the pipeline, verdict passed") {
+  Release release;
+  Harness h;
+
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+
+  CHECK(h.runner.calls ==
+        std::vector<std::string>{"prepare", "start", "wait", "collect", "cleanup"});
+  CHECK(h.stages ==
+        std::vector<std::string>{"preflight", "provision", "run", "collect", "compare"});
+  REQUIRE(h.started.size() == 1);
+  CHECK(h.started[0].rebuild_id == "v1");
+  REQUIRE(outcome.job.has_value());
+  CHECK(outcome.job->ref == "job-v1");
+  CHECK(outcome.log_tail == "trained\n");
+  CHECK(outcome.verdict.cls == VerdictClass::passed);
+  REQUIRE(!outcome.verdict.checks.empty());
+  CHECK(outcome.verdict.checks.front().name == "input:dataset");
+  CHECK(outcome.verdict.checks.front().outcome == CheckOutcome::passed);
+  CHECK(find_check(outcome.verdict, "primary:accuracy") != nullptr);
+  CHECK(outcome.evidence["outputs"]["predictions_sha256"].get<std::string>().size() == 64);
+  for (const char* stage : {"preflight", "provision", "run", "collect", "compare"}) {
+    CHECK(outcome.evidence["durations"].contains(stage));
+  }
+  // The job got the preflight's dataset path and the mirror-free recorded repo.
+  const RebuildSpec& spec = h.runner.started.at(0);
+  REQUIRE(spec.data_path.has_value());
+  CHECK(fs::weakly_canonical(*spec.data_path) == fs::weakly_canonical(release.root / "data"));
+  CHECK(spec.manifest.code.repo == "https://git.example/team/trainer.git");
+  CHECK(spec.work_dir == release.root / "work/v1/job");
+  // The verification's scratch is gone once the verdict is in.
+  CHECK_FALSE(fs::exists(release.root / "work/v1"));
+}
+
+TEST_CASE("a rebuilt metric far outside the seed-run band fails out of tolerance") {
+  Release release;
+  Harness h;
+  h.runner.primary = [](const RebuildSpec&) { return 0.80; };
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::failed_out_of_tolerance);
+  const CheckResult* primary = find_check(outcome.verdict, "primary:accuracy");
+  REQUIRE(primary != nullptr);
+  CHECK(primary->outcome == CheckOutcome::failed);
+  REQUIRE(primary->margin.has_value());
+  CHECK(*primary->margin < 0);
+}
+
+TEST_CASE("code mirrors replace the recorded repository for the checkout only") {
+  Release release;
+  Harness h;
+  release.request.code_mirrors["https://git.example/team/trainer.git"] = "/srv/mirrors/trainer";
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  REQUIRE(h.runner.started.size() == 1);
+  CHECK(h.runner.started[0].manifest.code.repo == "/srv/mirrors/trainer");
+  CHECK(release.request.manifest.code.repo == "https://git.example/team/trainer.git");
+}
+
+TEST_CASE("runner failures map onto error classes, and the job is always cleaned up") {
+  Release release;
+  Harness h;
+  VerdictClass expected = VerdictClass::error_job;
+  std::vector<std::string> calls;
+  SUBCASE("prepare: provision") {
+    h.runner.prepare_status = make_error(ErrorCode::provision, "image not found");
+    expected = VerdictClass::error_provision;
+    calls = {"prepare"};
+  }
+  SUBCASE("start fails: provision") {
+    h.runner.start_error = make_error(ErrorCode::io, "cannot fork");
+    expected = VerdictClass::error_provision;
+    calls = {"prepare", "start"};
+  }
+  SUBCASE("runner lost while waiting") {
+    h.runner.wait_error = make_error(ErrorCode::runner_lost, "dockerd went away");
+    expected = VerdictClass::error_runner_lost;
+    calls = {"prepare", "start", "wait", "cleanup"};
+  }
+  SUBCASE("non-zero exit") {
+    h.runner.exit = JobExit{3, false, "Traceback: boom\n"};
+    calls = {"prepare", "start", "wait", "cleanup"};
+  }
+  SUBCASE("timeout") {
+    h.runner.exit = JobExit{-1, true, "step 10\n"};
+    calls = {"prepare", "start", "wait", "cleanup"};
+  }
+  SUBCASE("invalid result.json") {
+    h.runner.collect_error = make_error(ErrorCode::job, "result.json: primary.value missing");
+    calls = {"prepare", "start", "wait", "collect", "cleanup"};
+  }
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == expected);
+  CHECK(h.runner.calls == calls);
+  CHECK_FALSE(outcome.verdict.explanation.empty());
+}
+
+TEST_CASE("a non-zero exit keeps the job's log tail and says the status") {
+  Release release;
+  Harness h;
+  h.runner.exit = JobExit{3, false, "Traceback: boom\n"};
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.log_tail == "Traceback: boom\n");
+  CHECK(outcome.verdict.explanation.find("status 3") != std::string::npos);
+}
+
+TEST_CASE("resume skips preflight and start, and finishes the reattached job") {
+  Release release;
+  Harness h;
+  JobHandle job{"v1", "fake", "job-v1", release.root / "work/v1/job"};
+  h.runner.started.push_back(RebuildSpec{});  // collect() reads the last started spec
+  VerificationOutcome outcome = resume_verification(release.request, job, h.deps);
+  CHECK(h.runner.calls == std::vector<std::string>{"wait", "collect", "cleanup"});
+  CHECK(outcome.verdict.cls == VerdictClass::passed);
+  CHECK(outcome.evidence.contains("resumed"));
+}
+
+TEST_CASE("calibration: k seed-only rebuilds become the tolerance spec") {
+  Release release;
+  Harness h;
+  h.runner.primary = [](const RebuildSpec& spec) {
+    return 0.9 + 0.01 * static_cast<double>(spec.seed_override.value_or(100));
+  };
+  CalibrationOutcome outcome = run_calibration(CalibrationRequest{release.request, 5, 1}, h.deps);
+
+  REQUIRE(outcome.spec.has_value());
+  CHECK_FALSE(outcome.failure.has_value());
+  REQUIRE(h.runner.started.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    CHECK(h.runner.started[i].seed_override == static_cast<std::int64_t>(i + 1));
+    CHECK(h.runner.started[i].rebuild_id == "v1-seed" + std::to_string(i + 1));
+  }
+  const std::vector<double>& runs = outcome.spec->seed_runs.at("accuracy");
+  REQUIRE(runs.size() == 5);
+  CHECK(runs[0] == doctest::Approx(0.91));
+  CHECK(runs[4] == doctest::Approx(0.95));
+  CHECK_FALSE(outcome.spec->distribution_pairs.empty());
+  CHECK(outcome.runs.size() == 5);
+}
+
+TEST_CASE("calibration refuses drifted inputs and stops at the first failed run") {
+  Release release;
+  Harness h;
+  SUBCASE("drift") {
+    write(release.root / "data/a.csv", "changed\n");
+    CalibrationOutcome outcome = run_calibration(CalibrationRequest{release.request, 5, 1}, h.deps);
+    REQUIRE(outcome.failure.has_value());
+    CHECK(outcome.failure->cls == VerdictClass::failed_input_drift);
+    CHECK(h.runner.calls.empty());
+  }
+  SUBCASE("job error") {
+    h.runner.exit = JobExit{1, false, "oom\n"};
+    CalibrationOutcome outcome = run_calibration(CalibrationRequest{release.request, 5, 1}, h.deps);
+    REQUIRE(outcome.failure.has_value());
+    CHECK(outcome.failure->cls == VerdictClass::error_job);
+    CHECK(h.runner.started.size() == 1);
+    CHECK_FALSE(outcome.spec.has_value());
+  }
+}
+
+}  // namespace
+}  // namespace reverify

@@ -1,0 +1,123 @@
+// The scheduler's decisions: inventory from the store's rows and config, start order of queued
+// verifications, jittered plan entries, retries of error:* verdicts.
+
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "verify/schedule.hpp"
+#include "verify/verification_service.hpp"
+
+using namespace reverify;
+
+namespace {
+VerificationRow queued(std::int64_t id, const std::string& trigger, UnixSeconds not_before) {
+  VerificationRow row;
+  row.id = id;
+  row.model = "m";
+  row.version = std::to_string(id);
+  row.trigger = trigger;
+  row.not_before = not_before;
+  return row;
+}
+}  // namespace
+
+TEST_CASE("manual triggers start first, then queue order; nothing starts before it is due") {
+  std::vector<VerificationRow> rows = {queued(1, "schedule", 100), queued(2, "schedule", 50),
+                                       queued(3, "manual", 90), queued(4, "manual", 200)};
+  CHECK_FALSE(next_to_start(rows, 10).has_value());
+  CHECK(next_to_start(rows, 60)->id == 2);
+  CHECK(next_to_start(rows, 95)->id == 3);
+  CHECK(next_to_start(rows, 250)->id == 3);
+  rows.erase(rows.begin() + 2);
+  CHECK(next_to_start(rows, 250)->id == 4);
+  rows[0].state = VerificationState::running;
+  rows.pop_back();
+  CHECK(next_to_start(rows, 250)->id == 2);
+}
+
+TEST_CASE("inventory: invalid and removed versions are left out; cost and size from manifest") {
+  Config config;
+  config.schedule.large_gpu_hours = 8;
+  config.schedule.steps_cost_fraction = 0.1;
+  config.models["pinned"].criticality = 5;
+  config.models["pinned"].large = false;
+  std::vector<ModelVersionRow> rows(4);
+  rows[0].model = "big";
+  rows[0].version = "1";
+  rows[0].gpus = 8;
+  rows[0].duration_s = 3600;
+  rows[0].released_at = 1000;
+  rows[1].model = "pinned";
+  rows[1].version = "1";
+  rows[1].gpus = 8;
+  rows[1].duration_s = 7200;
+  rows[2].model = "broken";
+  rows[2].version = "1";
+  rows[2].manifest_error = "bad";
+  rows[3].model = "gone";
+  rows[3].version = "1";
+  rows[3].removed = true;
+  auto items = build_inventory(rows, config);
+  REQUIRE(items.size() == 2);
+  CHECK(items[0].large);
+  CHECK(items[0].full_gpu_hours == doctest::Approx(8));
+  CHECK(items[0].steps_gpu_hours == doctest::Approx(0.8));
+  CHECK(items[0].released_at->time_since_epoch().count() == 1000);
+  CHECK_FALSE(items[1].large);  // config says so, whatever it costs
+  CHECK(items[1].criticality == 5);
+}
+
+TEST_CASE("plan entries are queued with jitter inside [start, start + jitter]") {
+  Plan plan;
+  plan.cycle_start = std::chrono::sys_seconds{std::chrono::seconds{1000}};
+  for (int i = 0; i < 50; ++i) {
+    PlanEntry e;
+    e.model = "m";
+    e.version = std::to_string(i);
+    e.steps_mode = i % 2 == 0;
+    plan.entries.push_back(e);
+  }
+  std::mt19937_64 rng(7);
+  auto queue = plan_entries_to_queue(plan, 2000, 600, rng);
+  REQUIRE(queue.size() == 50);
+  std::set<UnixSeconds> distinct;
+  for (const auto& q : queue) {
+    CHECK(q.not_before >= 2000);
+    CHECK(q.not_before <= 2600);
+    distinct.insert(q.not_before);
+  }
+  CHECK(distinct.size() > 10);  // spread, not all at once
+  CHECK(queue[0].mode == "steps");
+  CHECK(queue[1].mode == "full");
+  auto json = plan_to_json(plan);
+  CHECK(json["entries"].size() == 50);
+}
+
+TEST_CASE("error verdicts retry with capped, doubling backoff; failures and bad manifests do not") {
+  VerificationSettings settings;
+  settings.retry_initial_s = 600;
+  settings.retry_max_s = 2000;
+  settings.retry_max_attempts = 4;
+  VerificationRow row;
+  row.model = "m";
+  row.version = "1";
+  row.mode = "steps";
+  row.attempt = 1;
+  auto retry = retry_for(row, VerdictClass::error_job, settings, 100);
+  REQUIRE(retry.has_value());
+  CHECK(retry->not_before == 700);
+  CHECK(retry->attempt == 2);
+  CHECK(retry->trigger == "retry");
+  CHECK(retry->mode == "steps");
+  row.attempt = 2;
+  CHECK(retry_for(row, VerdictClass::error_runner_lost, settings, 100)->not_before == 1300);
+  row.attempt = 3;
+  CHECK(retry_for(row, VerdictClass::error_provision, settings, 100)->not_before == 2100);
+  row.attempt = 4;
+  CHECK_FALSE(retry_for(row, VerdictClass::error_job, settings, 100).has_value());
+  row.attempt = 1;
+  CHECK_FALSE(retry_for(row, VerdictClass::failed_input_drift, settings, 100).has_value());
+  CHECK_FALSE(retry_for(row, VerdictClass::error_manifest_invalid, settings, 100).has_value());
+  CHECK_FALSE(retry_for(row, VerdictClass::passed, settings, 100).has_value());
+}

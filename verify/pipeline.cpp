@@ -1,0 +1,173 @@
+#include "verify/pipeline.hpp"
+
+#include <system_error>
+
+#include "core/hashing.hpp"
+#include "core/predictions.hpp"
+#include "core/uri.hpp"
+#include "policies/verdict.hpp"
+#include "verify/pipeline_rebuild.hpp"
+#include "verify/preflight.hpp"
+
+namespace reverify {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The released model's file named by a manifest URI, when it is local and present.
+std::optional<fs::path> released_file(const VerificationRequest& request, const std::string& uri) {
+  auto path = local_path(resolve_uri(request.manifest_location, uri));
+  std::error_code ec;
+  if (!path.ok() || !fs::exists(*path, ec))
+    return std::nullopt;
+  return *path;
+}
+
+// Names the tensors whose bytes differ from the released weights (bitwise evidence).
+nlohmann::json differing_tensors(const VerificationRequest& request, const TensorHash& rebuilt) {
+  const auto& weights = request.manifest.weights;
+  auto original_path = weights ? released_file(request, weights->uri) : std::nullopt;
+  if (!original_path)
+    return "released weights not readable";
+  auto original = hash_safetensors(*original_path);
+  if (!original.ok())
+    return original.error().message;
+  std::map<std::string, std::string> before, after;
+  for (const auto& t : original->tensors)
+    before[t.name] = t.dtype + "|" + t.sha256;
+  for (const auto& t : rebuilt.tensors)
+    after[t.name] = t.dtype + "|" + t.sha256;
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& [name, digest] : before) {
+    auto it = after.find(name);
+    if (it == after.end() || it->second != digest)
+      names.push_back(name);
+  }
+  for (const auto& [name, digest] : after) {
+    if (!before.count(name))
+      names.push_back(name);
+  }
+  return names;
+}
+
+// Hashes and reads the rebuilt outputs ourselves, then asks the verdict engine. What was
+// produced (hashes, differing tensors) goes into `produced`.
+Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out, PipelineDeps& deps,
+                      nlohmann::json& produced) {
+  RebuildObservation observation;
+  observation.steps_mode = request.mode == RebuildMode::steps;
+  if (observation.steps_mode)
+    observation.max_steps = request.max_steps;
+  observation.primary_name = out.primary_name;
+  observation.primary = out.primary_value;
+  observation.segments = out.segments;
+  if (!out.steps_values.empty())
+    observation.steps = out.steps_values;
+
+  std::optional<Predictions> rebuilt;
+  if (out.predictions) {
+    auto read = read_predictions(*out.predictions);
+    if (!read.ok()) {
+      return verdict_for_error(VerdictClass::error_job,
+                               "rebuilt predictions: " + read.error().message);
+    }
+    rebuilt = std::move(read).value();
+    observation.predictions = &*rebuilt;
+    auto digest = sha256_file(*out.predictions);
+    if (digest.ok())
+      produced["predictions_sha256"] = *digest;
+  }
+  if (out.weights) {
+    auto tensors = hash_safetensors(*out.weights);
+    if (!tensors.ok()) {
+      return verdict_for_error(VerdictClass::error_job,
+                               "rebuilt weights: " + tensors.error().message);
+    }
+    observation.tensor_sha256 = tensors->root;
+    produced["tensor_sha256"] = tensors->root;
+    const auto& weights = request.manifest.weights;
+    if (weights && weights->tensor_sha256 && *weights->tensor_sha256 != tensors->root) {
+      produced["tensors_differing"] = differing_tensors(request, *tensors);
+    }
+  }
+  std::optional<Predictions> original;
+  if (const auto& ref = request.manifest.evaluation.predictions) {
+    auto path = released_file(request, ref->uri);
+    auto read = path ? read_predictions(*path)
+                     : Result<Predictions>(make_error(ErrorCode::not_found, "not readable"));
+    if (read.ok()) {
+      original = std::move(read).value();
+    } else {
+      produced["released_predictions"] = read.error().message;
+    }
+  }
+  VerdictInputs inputs{request.manifest, observation, original ? &*original : nullptr,
+                       request.calibration ? &*request.calibration : nullptr};
+  return decide_verdict(inputs, deps.policy);
+}
+
+VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt attempt,
+                            PipelineDeps& deps, nlohmann::json evidence) {
+  VerificationOutcome outcome;
+  outcome.job = attempt.job;
+  outcome.log_tail = std::move(attempt.log_tail);
+  evidence["durations"].update(attempt.durations);
+  if (attempt.error) {
+    outcome.verdict = std::move(*attempt.error);
+  } else {
+    report_progress(deps, "compare", request.manifest.id());
+    nlohmann::json produced = nlohmann::json::object();
+    StageTimer timer(evidence["durations"], "compare");
+    outcome.verdict = judge_outputs(request, *attempt.outputs, deps, produced);
+    evidence["outputs"] = std::move(produced);
+  }
+  outcome.evidence = std::move(evidence);
+  return outcome;
+}
+
+// Input checks come first in every verdict, so a report shows what was verified before the job.
+void prepend_inputs(Verdict& verdict, const std::vector<CheckResult>& inputs) {
+  verdict.checks.insert(verdict.checks.begin(), inputs.begin(), inputs.end());
+}
+
+void remove_scratch(const VerificationRequest& request) {
+  std::error_code ec;
+  fs::remove_all(request.work_root / request.verification_id, ec);
+}
+
+}  // namespace
+
+VerificationOutcome run_verification(const VerificationRequest& request, PipelineDeps& deps) {
+  nlohmann::json evidence = {{"durations", nlohmann::json::object()}};
+  report_progress(deps, "preflight", request.manifest.id());
+  PreflightReport preflight = [&] {
+    StageTimer timer(evidence["durations"], "preflight");
+    return run_preflight(mirrored_manifest(request), request.manifest_location);
+  }();
+  evidence["inputs"] = preflight.evidence;
+  if (preflight.drifted()) {
+    VerificationOutcome outcome;
+    outcome.verdict = verdict_for_input_drift(preflight.checks);
+    outcome.evidence = std::move(evidence);
+    return outcome;
+  }
+  RebuildAttempt attempt =
+      execute_rebuild(rebuild_spec(request, preflight), deps, outputs_dir(request));
+  VerificationOutcome outcome = compare(request, std::move(attempt), deps, std::move(evidence));
+  prepend_inputs(outcome.verdict, preflight.checks);
+  remove_scratch(request);
+  return outcome;
+}
+
+VerificationOutcome resume_verification(const VerificationRequest& request, const JobHandle& job,
+                                        PipelineDeps& deps) {
+  nlohmann::json evidence = {{"durations", nlohmann::json::object()},
+                             {"resumed", "reattached to " + job.runner_kind + " job " + job.ref +
+                                             " after a restart; preflight ran before it"}};
+  RebuildAttempt attempt = finish_rebuild(job, deps, outputs_dir(request));
+  VerificationOutcome outcome = compare(request, std::move(attempt), deps, std::move(evidence));
+  remove_scratch(request);
+  return outcome;
+}
+
+}  // namespace reverify

@@ -1,0 +1,125 @@
+#include "verify/pipeline_rebuild.hpp"
+
+#include <system_error>
+
+#include "policies/verdict.hpp"
+
+namespace reverify {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A runner error at a stage -> its verdict class. Before the job runs, anything but a lost
+// runner is the environment's fault (provision); afterwards it is the job's.
+VerdictClass class_for(const Error& error, bool job_started) {
+  switch (error.code) {
+    case ErrorCode::runner_lost:
+      return VerdictClass::error_runner_lost;
+    case ErrorCode::provision:
+      return VerdictClass::error_provision;
+    case ErrorCode::job:
+    case ErrorCode::timeout:
+      return VerdictClass::error_job;
+    default:
+      return job_started ? VerdictClass::error_job : VerdictClass::error_provision;
+  }
+}
+
+}  // namespace
+
+fs::path outputs_dir(const VerificationRequest& request) {
+  return request.work_root / request.verification_id / "outputs";
+}
+
+Manifest mirrored_manifest(const VerificationRequest& request) {
+  Manifest manifest = request.manifest;
+  if (manifest.code.repo) {
+    auto mirror = request.code_mirrors.find(*manifest.code.repo);
+    if (mirror != request.code_mirrors.end())
+      manifest.code.repo = mirror->second;
+  }
+  return manifest;
+}
+
+RebuildSpec rebuild_spec(const VerificationRequest& request, const PreflightReport& preflight) {
+  RebuildSpec spec;
+  spec.rebuild_id = request.verification_id;
+  spec.manifest = mirrored_manifest(request);
+  spec.manifest_location = request.manifest_location;
+  spec.mode = request.mode;
+  spec.max_steps = request.max_steps;
+  spec.seed_override = request.seed_override;
+  spec.data_path = preflight.data_path;
+  spec.eval_path = preflight.eval_path;
+  spec.work_dir = request.work_root / request.verification_id / "job";
+  spec.timeout = request.timeout;
+  return spec;
+}
+
+RebuildAttempt execute_rebuild(const RebuildSpec& spec, PipelineDeps& deps,
+                               const fs::path& collect_dir) {
+  RebuildAttempt attempt;
+  report_progress(deps, "provision", deps.runner.kind() + " runner");
+  {
+    StageTimer timer(attempt.durations, "provision");
+    Status prepared = deps.runner.prepare(spec);
+    if (!prepared.ok()) {
+      attempt.error = verdict_for_error(class_for(prepared.error(), false),
+                                        "provision failed: " + prepared.error().message);
+      return attempt;
+    }
+  }
+  Result<JobHandle> job = deps.runner.start(spec);
+  if (!job.ok()) {
+    attempt.error = verdict_for_error(class_for(job.error(), false),
+                                      "the job could not start: " + job.error().message);
+    return attempt;
+  }
+  attempt.job = *job;
+  if (deps.on_started)
+    deps.on_started(*job);
+  return finish_rebuild(*job, deps, collect_dir, std::move(attempt));
+}
+
+RebuildAttempt finish_rebuild(const JobHandle& job, PipelineDeps& deps, const fs::path& collect_dir,
+                              RebuildAttempt attempt) {
+  attempt.job = job;
+  report_progress(deps, "run", "job " + job.ref);
+  Result<JobExit> exit = [&] {
+    StageTimer timer(attempt.durations, "run");
+    return deps.runner.wait(job, deps.logs ? deps.logs : LogSink([](std::string_view) {}));
+  }();
+  if (!exit.ok()) {
+    attempt.error = verdict_for_error(class_for(exit.error(), true),
+                                      "waiting on the job failed: " + exit.error().message);
+    deps.runner.cleanup(job);
+    return attempt;
+  }
+  attempt.log_tail = exit->log_tail;
+  if (exit->timed_out || exit->exit_code != 0) {
+    attempt.error = verdict_for_error(
+        VerdictClass::error_job,
+        exit->timed_out ? "the job ran past its timeout and was killed"
+                        : "the job exited with status " + std::to_string(exit->exit_code));
+    deps.runner.cleanup(job);
+    return attempt;
+  }
+  report_progress(deps, "collect", collect_dir.string());
+  {
+    StageTimer timer(attempt.durations, "collect");
+    std::error_code ec;
+    fs::remove_all(collect_dir, ec);
+    fs::create_directories(collect_dir, ec);
+    Result<JobOutputs> outputs = deps.runner.collect(job, collect_dir);
+    if (outputs.ok()) {
+      attempt.outputs = std::move(outputs).value();
+    } else {
+      attempt.error = verdict_for_error(class_for(outputs.error(), true),
+                                        "collecting outputs failed: " + outputs.error().message);
+    }
+  }
+  deps.runner.cleanup(job);
+  return attempt;
+}
+
+}  // namespace reverify

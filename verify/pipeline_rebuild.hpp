@@ -1,0 +1,65 @@
+#pragma once
+// The runner half of a verification (provision -> start -> wait -> collect -> cleanup), shared by
+// run_verification and calibration. Runner errors become error:* verdicts here, in one place.
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "verify/pipeline.hpp"
+#include "verify/preflight.hpp"
+
+namespace reverify {
+
+inline void report_progress(PipelineDeps& deps, std::string_view stage, std::string_view detail) {
+  if (deps.progress)
+    deps.progress(stage, detail);
+}
+
+// Records how long a stage took, in seconds, into durations[stage] when it goes out of scope.
+class StageTimer {
+ public:
+  StageTimer(nlohmann::json& durations, const char* stage) : durations_(durations), stage_(stage) {}
+  ~StageTimer() {
+    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
+    durations_[stage_] = elapsed.count();
+  }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  nlohmann::json& durations_;
+  const char* stage_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+struct RebuildAttempt {
+  std::optional<JobHandle> job;
+  std::string log_tail;
+  std::optional<JobOutputs> outputs;  // the job succeeded and its outputs were collected
+  std::optional<Verdict> error;       // error:provision / error:job / error:runner-lost otherwise
+  nlohmann::json durations = nlohmann::json::object();  // stage -> seconds
+};
+
+// The manifest with code.repo replaced by its mirror (request.code_mirrors), when it has one.
+Manifest mirrored_manifest(const VerificationRequest& request);
+
+// The runner's view of a request; the job's data and eval paths come from preflight.
+RebuildSpec rebuild_spec(const VerificationRequest& request, const PreflightReport& preflight);
+
+// Where a verification keeps its collected outputs: <work_root>/<id>/outputs.
+std::filesystem::path outputs_dir(const VerificationRequest& request);
+
+// prepare -> start (deps.on_started) -> wait -> collect into collect_dir -> cleanup.
+RebuildAttempt execute_rebuild(const RebuildSpec& spec, PipelineDeps& deps,
+                               const std::filesystem::path& collect_dir);
+
+// wait -> collect -> cleanup for a job that is already running (reattach after a restart).
+RebuildAttempt finish_rebuild(const JobHandle& job, PipelineDeps& deps,
+                              const std::filesystem::path& collect_dir,
+                              RebuildAttempt attempt = {});
+
+}  // namespace reverify

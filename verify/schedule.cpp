@@ -1,0 +1,120 @@
+#include "verify/schedule.hpp"
+
+#include <algorithm>
+
+namespace reverify {
+
+namespace {
+std::chrono::sys_seconds to_sys(UnixSeconds t) {
+  return std::chrono::sys_seconds{std::chrono::seconds{t}};
+}
+UnixSeconds from_sys(std::chrono::sys_seconds t) {
+  return t.time_since_epoch().count();
+}
+}  // namespace
+
+RotationConfig rotation_config(const ScheduleConfig& schedule) {
+  RotationConfig rotation;
+  rotation.cron = schedule.cron;
+  rotation.per_cycle = schedule.per_cycle;
+  rotation.max_concurrent = schedule.max_concurrent;
+  rotation.gpu_budget_hours = schedule.gpu_budget_hours;
+  rotation.full_every_n_cycles = schedule.full_every_n_cycles;
+  return rotation;
+}
+
+std::vector<InventoryItem> build_inventory(const std::vector<ModelVersionRow>& rows,
+                                           const Config& config) {
+  std::vector<InventoryItem> items;
+  for (const auto& row : rows) {
+    if (row.removed || row.manifest_error)
+      continue;
+    const auto& policy = config.model_policy(row.model);
+    InventoryItem item;
+    item.model = row.model;
+    item.version = row.version;
+    item.criticality = policy.criticality;
+    if (row.released_at)
+      item.released_at = to_sys(*row.released_at);
+    item.full_gpu_hours = double(row.gpus) * row.duration_s.value_or(0) / 3600.0;
+    item.steps_gpu_hours = item.full_gpu_hours * config.schedule.steps_cost_fraction;
+    item.large = policy.large.value_or(item.full_gpu_hours >= config.schedule.large_gpu_hours);
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts) {
+  std::vector<HistoryItem> history;
+  history.reserve(verdicts.size());
+  for (const auto& v : verdicts) {
+    history.push_back({v.model, v.version, to_sys(v.finished_at), v.mode == "steps",
+                       v.cls.rfind("error:", 0) != 0});
+  }
+  return history;
+}
+
+Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now) {
+  auto rows = store.model_versions();
+  if (!rows.ok())
+    return rows.error();
+  auto verdicts = store.history();
+  if (!verdicts.ok())
+    return verdicts.error();
+  return plan_cycle(build_inventory(*rows, config), build_history(*verdicts), {}, to_sys(now),
+                    rotation_config(config.schedule));
+}
+
+nlohmann::json plan_to_json(const Plan& plan) {
+  auto entries = nlohmann::json::array();
+  for (const auto& e : plan.entries) {
+    entries.push_back({{"model", e.model},
+                       {"version", e.version},
+                       {"mode", e.steps_mode ? "steps" : "full"},
+                       {"manual", e.manual},
+                       {"gpu_hours", e.gpu_hours},
+                       {"wave", e.wave},
+                       {"reason", e.reason}});
+  }
+  auto deferred = nlohmann::json::array();
+  for (const auto& d : plan.deferred) {
+    deferred.push_back({{"model", d.model}, {"version", d.version}, {"reason", d.reason}});
+  }
+  return {{"cycle_start", rfc3339(from_sys(plan.cycle_start))},
+          {"cycle_end", rfc3339(from_sys(plan.cycle_end))},
+          {"gpu_hours_planned", plan.gpu_hours_planned},
+          {"entries", std::move(entries)},
+          {"deferred", std::move(deferred)}};
+}
+
+std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeconds now,
+                                                      std::int64_t jitter_s, std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::int64_t> jitter(0, std::max<std::int64_t>(jitter_s, 0));
+  std::vector<QueuedVerification> queue;
+  for (const auto& e : plan.entries) {
+    QueuedVerification item{e.model, e.version, e.steps_mode ? "steps" : "full",
+                            e.manual ? "manual" : "schedule"};
+    item.not_before = std::max(now, from_sys(plan.cycle_start)) + jitter(rng);
+    queue.push_back(std::move(item));
+  }
+  return queue;
+}
+
+std::optional<VerificationRow> next_to_start(const std::vector<VerificationRow>& queued,
+                                             UnixSeconds now) {
+  const VerificationRow* best = nullptr;
+  for (const auto& row : queued) {
+    if (row.state != VerificationState::queued || row.not_before > now)
+      continue;
+    const bool manual = row.trigger == "manual";
+    if (!best || (manual && best->trigger != "manual") ||
+        (manual == (best->trigger == "manual") && row.id < best->id)) {
+      best = &row;
+    }
+  }
+  if (!best)
+    return std::nullopt;
+  return *best;
+}
+
+}  // namespace reverify

@@ -1,0 +1,44 @@
+#pragma once
+// The scheduler's decisions, kept apart from the event loop so they are tested without one:
+// what the current cycle verifies (the policies' rotation over the store's inventory and
+// history), in which order queued verifications start, and the plan as `reverify plan` and the
+// status page show it. The loop that acts on them is daemon.cpp.
+
+#include <optional>
+#include <random>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.hpp"
+#include "policies/rotation.hpp"
+#include "settings/config.hpp"
+#include "store/store.hpp"
+
+namespace reverify {
+
+RotationConfig rotation_config(const ScheduleConfig& schedule);
+
+// Verifiable versions (listed, manifest valid) with the metadata rotation needs: criticality and
+// `large` from config `models:`, cost from the manifest (accelerator count x run.duration_s;
+// a job without accelerators costs 0 GPU hours), large also when a full rebuild costs at least
+// schedule.large_gpu_hours.
+std::vector<InventoryItem> build_inventory(const std::vector<ModelVersionRow>& rows,
+                                           const Config& config);
+std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts);
+
+// Blocking (SQLite). The plan for the cycle containing `now`.
+Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now);
+
+nlohmann::json plan_to_json(const Plan& plan);
+
+// The plan's entries as rows to queue, each start jittered uniformly over [0, jitter_s].
+std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeconds now,
+                                                      std::int64_t jitter_s, std::mt19937_64& rng);
+
+// Which queued verification starts next: due ones only (not_before <= now), manual triggers
+// first, then in queue order. nullopt when none is due.
+std::optional<VerificationRow> next_to_start(const std::vector<VerificationRow>& queued,
+                                             UnixSeconds now);
+
+}  // namespace reverify

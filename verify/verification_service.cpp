@@ -1,0 +1,258 @@
+#include "verify/verification_service.hpp"
+
+#include <algorithm>
+
+#include "core/manifest_parse.hpp"
+#include "core/uri.hpp"
+#include "pager/page_builder.hpp"
+#include "pager/router.hpp"
+#include "store/inventory_row.hpp"
+#include "verify/pipeline_pages.hpp"
+
+namespace reverify {
+
+std::string rebuild_id_for(std::int64_t verification_id) {
+  return "verification-" + std::to_string(verification_id);
+}
+
+VerificationSettings verification_settings(const Config& config, const std::string& model) {
+  const auto& policy = config.model_policy(model);
+  VerificationSettings settings;
+  settings.policy = config.verdict;
+  settings.pager = config.pager;
+  settings.work_root = config.work_root();
+  settings.max_steps = policy.max_steps;
+  settings.timeout_s = policy.timeout_s;
+  settings.retry_initial_s = config.schedule.retry_initial_s;
+  settings.retry_max_s = config.schedule.retry_max_s;
+  settings.retry_max_attempts = config.schedule.retry_max_attempts;
+  return settings;
+}
+
+std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictClass cls,
+                                            const VerificationSettings& settings, UnixSeconds now) {
+  if (!is_error(cls) || cls == VerdictClass::error_manifest_invalid ||
+      row.attempt >= settings.retry_max_attempts) {
+    return std::nullopt;
+  }
+  std::int64_t delay = settings.retry_initial_s;
+  for (int i = 1; i < row.attempt && delay < settings.retry_max_s; ++i)
+    delay *= 2;
+  QueuedVerification retry{row.model, row.version, row.mode, "retry", row.attempt + 1};
+  retry.not_before = now + std::min(delay, settings.retry_max_s);
+  retry.cycle_id = row.cycle_id;
+  return retry;
+}
+
+struct VerificationService::Prepared {
+  VerificationRequest request;
+  std::string owner;
+  VerificationSettings settings;
+  std::optional<Verdict> early;  // the manifest could not be used: this is the verdict
+};
+
+VerificationService::VerificationService(Store& store, Runner& runner, SettingsFor settings,
+                                         std::function<void()> pages_recorded)
+    : store_(store),
+      runner_(runner),
+      settings_(std::move(settings)),
+      pages_recorded_(std::move(pages_recorded)) {}
+
+namespace {
+std::string joined_errors(const ManifestParse& parse) {
+  std::string message;
+  for (const auto& e : parse.errors)
+    message += (message.empty() ? "" : "; ") + e.to_string();
+  return message;
+}
+}  // namespace
+
+Result<VerificationService::Prepared> VerificationService::prepare(const VerificationRow& row) {
+  auto version = store_.model_version(row.model, row.version);
+  if (!version.ok())
+    return version.error();
+  if (!*version) {
+    return make_error(ErrorCode::not_found,
+                      "unknown model version " + row.model + "@" + row.version);
+  }
+  Prepared prepared;
+  prepared.owner = (*version)->owner;
+  prepared.settings = settings_(row.model);
+  auto& request = prepared.request;
+  request.verification_id = rebuild_id_for(row.id);
+  request.mode = row.mode == "steps" ? RebuildMode::steps : RebuildMode::full;
+  request.max_steps = prepared.settings.max_steps;
+  request.timeout = std::chrono::seconds(prepared.settings.timeout_s);
+  request.work_root = prepared.settings.work_root;
+  request.code_mirrors = prepared.settings.code_mirrors;
+  auto loaded = load_manifest((*version)->location);
+  if (!loaded.ok() || !loaded->parse.ok()) {
+    prepared.early = verdict_for_error(
+        VerdictClass::error_manifest_invalid,
+        (*version)->location + ": " +
+            (loaded.ok() ? joined_errors(loaded->parse) : loaded.error().message));
+    return prepared;
+  }
+  request.manifest = std::move(*loaded->parse.manifest);
+  request.manifest_location = loaded->location;
+  auto calibration = store_.calibration(row.model, row.version);
+  if (!calibration.ok())
+    return calibration.error();
+  request.calibration = *calibration;
+  return prepared;
+}
+
+Result<VerificationRow> VerificationService::execute(std::int64_t verification_id,
+                                                     const Progress& progress) {
+  return run(verification_id, false, progress);
+}
+
+Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
+                                                 bool inserted_running, const Progress& progress) {
+  const auto expected = inserted_running ? VerificationState::running : VerificationState::queued;
+  auto row = store_.verification(verification_id);
+  if (!row.ok())
+    return row.error();
+  if (!*row || (*row)->state != expected) {
+    return make_error(ErrorCode::conflict, "verification " + std::to_string(verification_id) +
+                                               " is not " + to_string(expected));
+  }
+  auto prepared = prepare(**row);
+  if (!prepared.ok())
+    return prepared.error();
+  const auto& request = prepared->request;
+  const auto work_dir = (request.work_root / request.verification_id).string();
+  if (auto s = inserted_running ? store_.set_work_dir(verification_id, work_dir)
+                                : store_.mark_running(verification_id, work_dir);
+      !s.ok())
+    return s.error();
+  VerificationOutcome outcome;
+  if (prepared->early) {
+    outcome.verdict = *prepared->early;
+  } else {
+    PipelineDeps deps{runner_, prepared->settings.policy, progress, {}, {}};
+    deps.on_started = [&](const JobHandle& job) {
+      {
+        std::lock_guard lock(mutex_);
+        running_[job.rebuild_id] = job;
+      }
+      // Persisted before waiting, so a restarted daemon knows which job to reattach to. The
+      // rebuild id label finds it even if this write is lost to a crash.
+      (void)store_.record_runner(verification_id, job.runner_kind, job.ref);
+    };
+    outcome = run_verification(request, deps);
+    std::lock_guard lock(mutex_);
+    running_.erase(request.verification_id);
+  }
+  return finish(**row, prepared->owner, outcome, prepared->settings);
+}
+
+Result<VerificationRow> VerificationService::recover(const VerificationRow& row) {
+  auto prepared = prepare(row);
+  if (!prepared.ok())
+    return prepared.error();
+  VerificationOutcome outcome;
+  if (prepared->early) {
+    outcome.verdict = *prepared->early;
+    return finish(row, prepared->owner, outcome, prepared->settings);
+  }
+  const auto& request = prepared->request;
+  auto found = runner_.find_running(request.verification_id);
+  if (found.ok() && *found) {
+    PipelineDeps deps{runner_, prepared->settings.policy, {}, {}, {}};
+    {
+      std::lock_guard lock(mutex_);
+      running_[request.verification_id] = **found;
+    }
+    outcome = resume_verification(request, **found, deps);
+    std::lock_guard lock(mutex_);
+    running_.erase(request.verification_id);
+  } else {
+    outcome.verdict = verdict_for_error(
+        VerdictClass::error_runner_lost,
+        "the daemon restarted and the " + runner_.kind() + " runner has no job labelled " +
+            kRebuildIdLabel + "=" + request.verification_id +
+            (found.ok() ? std::string() : " (" + found.error().message + ")"));
+  }
+  return finish(row, prepared->owner, outcome, prepared->settings);
+}
+
+Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
+                                                    const std::string& owner,
+                                                    const VerificationOutcome& outcome,
+                                                    const VerificationSettings& settings) {
+  std::vector<PageToRecord> pages;
+  nlohmann::json evidence = outcome.evidence;
+  if (!settings.pager.routes.empty()) {
+    PageInput input;
+    input.model = row.model;
+    input.version = row.version;
+    input.owner = owner;
+    input.verdict = outcome.verdict;
+    input.moved_inputs = moved_inputs(outcome);
+    input.evidence = outcome.evidence;
+    input.log_tail = outcome.log_tail;
+    input.public_url = settings.pager.public_url;
+    input.verification_id = row.id;
+    input.created_at = rfc3339(store_.now());
+    auto event = build_page(input);
+    auto senders = route_page(settings.pager, event);
+    if (!senders.ok()) {
+      evidence["page_error"] = senders.error().message;  // shown on the verification
+    } else if (!senders->empty()) {
+      pages.push_back(PageToRecord{std::move(event), std::move(*senders)});
+    }
+  }
+  auto retry = retry_for(row, outcome.verdict.cls, settings, store_.now());
+  auto recorded =
+      store_.record_verdict(row.id, outcome.verdict, evidence, outcome.log_tail, pages, retry);
+  if (!recorded.ok())
+    return recorded.error();
+  if (!recorded->empty() && pages_recorded_)
+    pages_recorded_();
+  auto done = store_.verification(row.id);
+  if (!done.ok())
+    return done.error();
+  return **done;
+}
+
+Result<VerificationRow> VerificationService::run_now(const std::string& location,
+                                                     std::optional<RebuildMode> mode,
+                                                     const std::string& trigger,
+                                                     const Progress& progress) {
+  auto document = read_uri(location);
+  if (!document.ok())
+    return document.error();
+  auto parsed = parse_manifest(*document);
+  if (!parsed.ok()) {
+    return make_error(ErrorCode::manifest_invalid, location + ": " + joined_errors(parsed));
+  }
+  const auto& manifest = *parsed.manifest;
+  auto row = describe_manifest(manifest.model, manifest.version, location, *document);
+  auto known = store_.model_version(manifest.model, manifest.version);
+  if (!known.ok())
+    return known.error();
+  // A version a registry source lists stays that source's; others are recorded as "cli".
+  row.source = *known && (*known)->location == location ? (*known)->source : "cli";
+  if (auto s = store_.upsert_model_version(row); !s.ok())
+    return s.error();
+  QueuedVerification item{manifest.model, manifest.version,
+                          to_string(mode.value_or(RebuildMode::full)), trigger};
+  item.not_before = store_.now();
+  auto id = store_.insert_running(item);
+  if (!id.ok())
+    return id.error();
+  return run(*id, true, progress);
+}
+
+void VerificationService::cancel_all() {
+  std::map<std::string, JobHandle> jobs;
+  {
+    std::lock_guard lock(mutex_);
+    jobs = running_;
+  }
+  for (const auto& [id, job] : jobs)
+    runner_.cancel(job);
+}
+
+}  // namespace reverify

@@ -1,0 +1,96 @@
+#pragma once
+// Executes ONE verification end to end, for the daemon's scheduler and for `reverify run` alike:
+//   queued row -> load the manifest -> running (work dir recorded) -> pipeline (runner reference
+//   recorded the moment the job starts) -> ONE transaction: verdict + its pages in the outbox ->
+//   kick the dispatcher.
+// and reconciles a verification that was running when the daemon died (recover()): reattach to
+// the job found by its rebuild id and finish it, or record error:runner-lost.
+// Each verification ends with exactly one verdict: the store refuses a second one.
+//
+// Blocking (SQLite, hashing, waiting on the job): call from a worker thread. Several executions
+// may run at once on different verifications.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/result.hpp"
+#include "pager/pager_config.hpp"
+#include "policies/verdict.hpp"
+#include "settings/config.hpp"
+#include "store/store.hpp"
+#include "verify/pipeline.hpp"
+
+namespace reverify {
+
+struct VerificationSettings {
+  VerdictPolicy policy;
+  PagerConfig pager;                // routes pick the senders recorded with each page
+  std::filesystem::path work_root;  // each verification works in <work_root>/<rebuild id>
+  std::int64_t max_steps = 100;     // steps mode
+  std::int64_t timeout_s = 3600;    // one rebuild
+  std::map<std::string, std::string> code_mirrors;  // code.repo URL -> local clone (the CLI)
+  // error:* verdicts (except manifest-invalid, which only a new manifest fixes) queue a retry
+  // after min(retry_initial_s * 2^(attempt - 1), retry_max_s), up to retry_max_attempts.
+  std::int64_t retry_initial_s = 600;
+  std::int64_t retry_max_s = 86'400;
+  int retry_max_attempts = 1;  // 1 = no retry (the CLI); the daemon passes its schedule's
+};
+
+// What the config says for one model's verifications (the daemon's schedule sets the retries).
+VerificationSettings verification_settings(const Config& config, const std::string& model);
+
+// The retry a verdict calls for, if any.
+std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictClass cls,
+                                            const VerificationSettings& settings, UnixSeconds now);
+
+// "verification-<id>": the rebuild id, the runner label and the scratch folder name.
+std::string rebuild_id_for(std::int64_t verification_id);
+
+class VerificationService {
+ public:
+  using Progress = std::function<void(std::string_view stage, std::string_view detail)>;
+  // Per-model settings (max_steps, timeout) may differ; the daemon passes a lookup.
+  using SettingsFor = std::function<VerificationSettings(const std::string& model)>;
+
+  VerificationService(Store& store, Runner& runner, SettingsFor settings,
+                      std::function<void()> pages_recorded = {});
+
+  // Runs a queued verification to its verdict. Errors only when the store fails or the row is
+  // not queued; every outcome of the model or the runner is a verdict in the returned row.
+  Result<VerificationRow> execute(std::int64_t verification_id, const Progress& progress = {});
+
+  // `reverify run`: upserts the model version from the manifest at `location`, writes the
+  // verification as running (never queued, so a daemon sharing the store cannot start it too)
+  // and executes it, in the foreground.
+  Result<VerificationRow> run_now(const std::string& location, std::optional<RebuildMode> mode,
+                                  const std::string& trigger, const Progress& progress = {});
+
+  // After a restart, for a row left running: reattach and finish, or error:runner-lost.
+  Result<VerificationRow> recover(const VerificationRow& row);
+
+  // Cancels the jobs of executions in flight (shutdown after the stop timeout).
+  void cancel_all();
+
+ private:
+  struct Prepared;
+  // execute() and run_now(): the row is queued, or was inserted running by run_now.
+  Result<VerificationRow> run(std::int64_t verification_id, bool inserted_running,
+                              const Progress& progress);
+  Result<Prepared> prepare(const VerificationRow& row);
+  Result<VerificationRow> finish(const VerificationRow& row, const std::string& owner,
+                                 const VerificationOutcome& outcome,
+                                 const VerificationSettings& settings);
+
+  Store& store_;
+  Runner& runner_;
+  SettingsFor settings_;
+  std::function<void()> pages_recorded_;
+  std::mutex mutex_;
+  std::map<std::string, JobHandle> running_;  // rebuild id -> job, for cancel_all
+};
+
+}  // namespace reverify
