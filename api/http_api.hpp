@@ -1,4 +1,9 @@
 #pragma once
+// api/: the HTTP API: the listener (http_server.hpp), the routes below, the status page, the
+// Prometheus exposition and the immutable read model every GET is served from (snapshot.hpp).
+// Includes core/ to store/ (it serves what the store recorded; it never runs a verification);
+// never daemon/: the daemon hands it a read model and a trigger callback.
+//
 // The HTTP API as a plain function from request to response (STYLE.md: the Asio example's
 // request_handler), so every endpoint is unit-tested without a socket. Endpoints (DESIGN.md):
 //   GET /                                   status page (HTML)

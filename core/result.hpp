@@ -1,4 +1,8 @@
 #pragma once
+// core/: the shared core every layer stands on: Result/Error, the manifest model and parser,
+// content hashing, URIs, names, Unix time, the libcurl client, prediction readers, verdict classes
+// and verification states, short helper programs. It includes nothing of reverify outside core/.
+//
 // Expected failures as values (STYLE.md: leveldb's Status). An Error carries a machine-readable
 // code, used to pick a verdict class or an exit status, and a human message that names the field,
 // path or resource and what was expected. Exceptions are reserved for bugs and broken invariants.

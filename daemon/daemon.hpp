@@ -1,4 +1,7 @@
 #pragma once
+// daemon/: the reverifyd process (main, this loop, registry sources, sd_notify, logging). The top
+// layer: it may include every layer below it; nothing includes daemon/.
+//
 // reverifyd's orchestrator (STYLE.md): ONE io_context on one thread owns the scheduler state,
 // the job table, the read model and the HTTP handlers. Blocking work goes elsewhere:
 //   - a small thread pool for SQLite writes, registry syncs and read-model builds;

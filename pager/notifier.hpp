@@ -1,7 +1,28 @@
 #pragma once
-// The daemon's paging seam. The pipeline records a PageEvent in the store's outbox (in the same
-// transaction as the verdict), then a dispatcher delivers it through a Notifier. Delivery is at
-// least once; receivers deduplicate by dedup_key ("reverify/<model>/<version>").
+// pager/: everything about pages, and this header is its contract. The layer owns the event
+// (PageEvent), what a verdict pages (page_builder), who receives it (router, PagerConfig), the
+// senders (PagerDuty, Alertmanager, Slack, webhook, file) and the dispatcher that drains the
+// outbox. It includes core/ and policies/ only: the durable Outbox is implemented by store/, and
+// the `pager:` YAML section is read by settings/ into the typed PagerConfig.
+//
+// How a page is deduplicated and ordered (the whole contract; each step names where it lives):
+//  1. Dedup key. Every page about one model version carries dedup_key "reverify/<model>/<version>"
+//     (page_dedup_key, page_builder.hpp): a trigger, the resolve that ends it and any notice.
+//  2. Recorded before sent. A verdict's pages are written to the Outbox in the SAME SQLite
+//     transaction as the verdict (Store::record_verdict): a crash leaves both or neither, so a
+//     page is never lost and never recorded twice. Nothing is sent before that commit; the
+//     dispatcher only reads the outbox. One delivery row per (page, sender the router picked).
+//  3. A resolve never overtakes its trigger. A row is not attempted while an OLDER row with the
+//     same dedup key and the same sender is still pending, due or not (Outbox::pending below), so
+//     one receiver gets one version's pages in the order they were recorded.
+//  4. At least once. A row is marked sent only after the receiver accepted it; a crash between
+//     the two sends it again after the restart. Transient failures (429, 5xx, network) retry with
+//     the capped backoff (policies/backoff.hpp, Outbox::mark_attempt_failed); a rejected event
+//     (400, 413, 422) fails for good.
+//  5. Receivers deduplicate. PagerDuty by dedup_key, Alertmanager by the alert's labels (a resend
+//     refreshes the same alert), the file sink by (id, dedup_key, action, created_at) in its own
+//     file, webhook receivers by (id, dedup_key, action). Slack cannot: a crash between sending
+//     and recording can post a page twice there.
 
 #include <chrono>
 #include <cstdint>
@@ -87,8 +108,8 @@ class Outbox {
 
   // One failed attempt: attempts + 1 and last_error = detail (already free of secrets).
   // permanent, or attempts reaching the configured max: state failed, never returned again.
-  // Otherwise next_attempt_at = now + min(initial_backoff * 2^(attempts - 1), max_backoff), with
-  // attempts counted after this failure (30 s, 60 s, 120 s, ... capped).
+  // Otherwise next_attempt_at = now + capped_backoff(initial, max_backoff, attempts)
+  // (policies/backoff.hpp), attempts counted after this failure (30 s, 60 s, 120 s, ... capped).
   virtual Status mark_attempt_failed(std::int64_t page_id, const std::string& sender,
                                      const std::string& detail, bool permanent) = 0;
 

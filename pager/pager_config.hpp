@@ -1,8 +1,8 @@
 #pragma once
-// The `pager:` section of reverify.yaml: who gets paged, through which receivers, and how hard
-// delivery is retried. Secrets (PagerDuty routing keys, bearer tokens, Slack webhook URLs) are
-// read from files named by `*_file` keys, never written inline: an inline secret is a config
-// error. Example:
+// The typed `pager:` section of reverify.yaml (settings/ reads the YAML into it): who gets paged,
+// through which receivers, and how hard delivery is retried. Secrets (PagerDuty routing keys,
+// bearer tokens, Slack webhook URLs) are read from files named by `*_file` keys, never written
+// inline: an inline secret is a config error. Example:
 //   pager:
 //     public_url: https://reverify.example        # base of the links in pages
 //     senders:
@@ -21,8 +21,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "core/result.hpp"
 #include "core/verdict_class.hpp"
@@ -81,14 +79,6 @@ struct PagerConfig {
   RetryPolicy retry;
   std::string public_url;  // base of links to the API and status page; "" = no links
 };
-
-// Parses the `pager:` node; `yaml_path` names it in errors ("pager"). Errors name the YAML path
-// and what was expected, e.g. `pager.routes[2].senders[0]: unknown sender "pd"`. A missing or
-// null node is an empty config (no senders, no routes).
-Result<PagerConfig> parse_pager_config(const YAML::Node& node, const std::string& yaml_path);
-
-// Makes relative `*_file` and `path` keys relative to `base_dir` (the config file's folder).
-void resolve_pager_paths(PagerConfig& config, const std::filesystem::path& base_dir);
 
 // An owner with neither its own route nor a "*" route is a config error, reported when the
 // daemon first sees the owner (at load / registry sync), never a silently dropped page.

@@ -1,8 +1,5 @@
 #include "pager/sender_http.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include "core/redact.hpp"
 
 namespace reverify {
@@ -10,29 +7,7 @@ namespace {
 
 constexpr std::size_t kMaxDetailChars = 1024;
 
-std::string trim(std::string text) {
-  const char* space = " \t\r\n";
-  const auto first = text.find_first_not_of(space);
-  if (first == std::string::npos)
-    return {};
-  return text.substr(first, text.find_last_not_of(space) - first + 1);
-}
-
 }  // namespace
-
-Result<std::string> read_secret_file(const std::string& path, const std::string& yaml_key) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return make_error(ErrorCode::io, yaml_key + ": cannot read \"" + path + "\"");
-  }
-  std::ostringstream content;
-  content << in.rdbuf();
-  std::string secret = trim(content.str());
-  if (secret.empty()) {
-    return make_error(ErrorCode::invalid_argument, yaml_key + ": \"" + path + "\" is empty");
-  }
-  return secret;
-}
 
 DeliveryResult classify_response(const Result<HttpResponse>& response) {
   DeliveryResult result;

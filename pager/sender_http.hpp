@@ -1,5 +1,5 @@
 #pragma once
-// What every HTTP sender shares: secrets read from files, one POST classified into a
+// What every HTTP sender shares: one POST classified into a
 // DeliveryResult, and redaction so that no secret reaches a detail, a log line or the API.
 
 #include <string>
@@ -10,10 +10,6 @@
 #include "pager/notifier.hpp"
 
 namespace reverify {
-
-// The file's content without surrounding whitespace; an empty file is an error. `yaml_key` names
-// the config key in errors ("pager.senders.pd.routing_key_file").
-Result<std::string> read_secret_file(const std::string& path, const std::string& yaml_key);
 
 // How a receiver's answer is treated: 2xx delivered; 400, 413, 422 (the event itself is bad)
 // rejected for good; everything else (408, 429, 5xx, 401/403/404 that a config reload fixes, and

@@ -1,5 +1,6 @@
 #include "pager/senders.hpp"
 
+#include "core/secret_file.hpp"
 #include "pager/alertmanager_sender.hpp"
 #include "pager/file_sender.hpp"
 #include "pager/pagerduty_sender.hpp"

@@ -1,4 +1,8 @@
 #pragma once
+// runners/: where a rebuild runs (this interface, and the process, docker and kubernetes
+// runners). Includes core/ only; never policies/ or above: a runner starts jobs and reports
+// exits, it never judges them.
+//
 // One interface over the places a rebuild can run (DESIGN.md, "Runners" and "The rebuild
 // contract"): prepare -> start -> wait (streaming logs) -> collect -> cleanup, plus find_running()
 // so that a restarted daemon can reattach to a job by its rebuild id. Every started job carries

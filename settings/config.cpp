@@ -7,8 +7,9 @@
 #include <sstream>
 
 #include "core/names.hpp"
-#include "core/unix_time.hpp"
 #include "policies/cron.hpp"
+#include "settings/pager_section.hpp"
+#include "settings/yaml_section.hpp"
 
 namespace reverify {
 
@@ -18,140 +19,6 @@ const ModelPolicy& Config::model_policy(const std::string& model) const {
 }
 
 namespace {
-
-// Reads typed values out of one YAML mapping, naming the YAML path of every problem. Problems
-// are collected, so one --check-config run lists them all. Unknown keys are errors: a typo in a
-// schedule or a token key must not silently fall back to a default.
-class Section {
- public:
-  Section(const YAML::Node& node, std::string path, std::vector<std::string>& errors)
-      : node_(node), path_(std::move(path)), errors_(errors) {
-    if (node_ && !node_.IsNull() && !node_.IsMap())
-      fail(path_, "must be a mapping");
-  }
-
-  std::string child_path(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
-  }
-
-  YAML::Node get(const std::string& key) {
-    seen_.insert(key);
-    if (!node_ || !node_.IsMap())
-      return YAML::Node();
-    return node_[key];
-  }
-
-  Section section(const std::string& key) { return Section(get(key), child_path(key), errors_); }
-
-  void fail(const std::string& path, const std::string& message) {
-    errors_.push_back(path + ": " + message);
-  }
-
-  template <class T>
-  void read(const std::string& key, T& out) {
-    auto value = get(key);
-    if (!value || value.IsNull())
-      return;
-    try {
-      out = value.as<T>();
-    } catch (const YAML::Exception&) {
-      fail(child_path(key),
-           std::string("expected ") + type_name<T>() + ", got \"" + scalar_text(value) + "\"");
-    }
-  }
-
-  template <class T>
-  void read_optional(const std::string& key, std::optional<T>& out) {
-    auto value = get(key);
-    if (!value || value.IsNull())
-      return;
-    T v{};
-    read(key, v);
-    out = v;
-  }
-
-  // A duration with a unit ("10m"); a bare integer means seconds.
-  void read_duration(const std::string& key, std::int64_t& seconds) {
-    std::string text;
-    read(key, text);
-    if (text.empty())
-      return;
-    auto parsed = parse_duration_s(text);
-    if (!parsed.ok())
-      return fail(child_path(key), parsed.error().message);
-    seconds = *parsed;
-  }
-
-  // A secret read from the file a `*_file` key names; the inline key is refused.
-  void read_secret_file(const std::string& key, const std::filesystem::path& base,
-                        std::string& secret) {
-    const std::string inline_key = key.substr(0, key.size() - std::string("_file").size());
-    if (auto inline_value = get(inline_key); inline_value && !inline_value.IsNull()) {
-      fail(child_path(inline_key), "secrets are not accepted inline; put it in a file and set " +
-                                       key + " (the file should be readable only by reverifyd)");
-    }
-    std::string file;
-    read(key, file);
-    if (file.empty())
-      return;
-    std::filesystem::path path = base / file;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-      return fail(child_path(key), "cannot read " + path.string());
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    secret = buffer.str();
-    while (!secret.empty() &&
-           (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ')) {
-      secret.pop_back();
-    }
-    if (secret.empty())
-      fail(child_path(key), path.string() + " is empty");
-  }
-
-  template <class T>
-  void at_least(const std::string& key, T value, T minimum) {
-    if (value < minimum) {
-      std::ostringstream out;
-      out << "must be >= " << minimum << ", got " << value;
-      fail(child_path(key), out.str());
-    }
-  }
-
-  // Call after every key was read: reports keys this version does not know.
-  void reject_unknown() {
-    if (!node_ || !node_.IsMap())
-      return;
-    for (const auto& item : node_) {
-      auto key = item.first.as<std::string>();
-      if (!seen_.count(key))
-        fail(child_path(key), "unknown key");
-    }
-  }
-
-  const YAML::Node& node() const { return node_; }
-  std::vector<std::string>& errors() { return errors_; }
-
- private:
-  template <class T>
-  static const char* type_name() {
-    if constexpr (std::is_same_v<T, bool>)
-      return "true or false";
-    if constexpr (std::is_integral_v<T>)
-      return "an integer";
-    if constexpr (std::is_floating_point_v<T>)
-      return "a number";
-    return "a string";
-  }
-  static std::string scalar_text(const YAML::Node& node) {
-    return node.IsScalar() ? node.Scalar() : std::string("<not a scalar>");
-  }
-
-  YAML::Node node_;
-  std::string path_;
-  std::vector<std::string>& errors_;
-  std::set<std::string> seen_;
-};
 
 void read_api(Section s, const std::filesystem::path& base, ApiConfig& api) {
   s.read("address", api.address);
@@ -425,13 +292,7 @@ Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& b
   read_models(s.section("models"), config);
   read_runner(s.section("runner"), config);
   s.read_duration("stop_timeout", config.stop_timeout_s);
-  auto pager = parse_pager_config(s.get("pager"), "pager");
-  if (!pager.ok()) {
-    errors.push_back(pager.error().message);
-  } else {
-    config.pager = std::move(*pager);
-    resolve_pager_paths(config.pager, base);
-  }
+  read_pager(s.section("pager"), base, config.pager);
   s.reject_unknown();
   config.api.secrets = {config.api.token};
   for (const auto& source : config.sources)

@@ -1,4 +1,8 @@
 #pragma once
+// settings/: reverify.yaml read into a typed Config, shared by reverifyd and the CLI's --config.
+// The only layer that reads YAML (yaml-cpp). Includes core/, policies/, runners/ and pager/ for
+// the typed structs it fills; never store/ or above.
+//
 // reverify.yaml as a typed struct with defaults (STYLE.md: options sanitized in one place).
 // yaml-cpp is used only by the loader (config.cpp). Every validation error names its YAML path
 // ("schedule.per_cycle: must be >= 1, got 0"). Secrets are never inline: only `*_file` keys,

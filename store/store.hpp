@@ -1,4 +1,9 @@
 #pragma once
+// store/: the durable state, one SQLite database (inventory, verifications and cycles,
+// calibrations, the page outbox), its migrations and SQLite helpers. Includes core/, policies/,
+// runners/ (rebuild modes) and pager/ (the Outbox it implements); never settings/ or above:
+// callers pass what the config says as values.
+//
 // The daemon's durable state: one SQLite database under state_dir (DESIGN.md "State, crash
 // safety"). WAL mode, numbered migrations applied at open, every state change one transaction.
 // The verdict of a verification and the outbox rows of its pages are written in the SAME
@@ -22,6 +27,7 @@
 #include "core/manifest.hpp"
 #include "core/result.hpp"
 #include "core/unix_time.hpp"
+#include "core/verification_state.hpp"
 #include "pager/notifier.hpp"
 #include "pager/pager_config.hpp"
 #include "policies/check.hpp"
@@ -45,9 +51,6 @@ struct ModelVersionRow {
   UnixSeconds first_seen_at = 0, last_seen_at = 0;
   bool removed = false;  // gone from its source since the last sync
 };
-
-enum class VerificationState { queued, running, done };
-const char* to_string(VerificationState state);
 
 struct VerificationRow {
   std::int64_t id = 0;

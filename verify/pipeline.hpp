@@ -1,4 +1,9 @@
 #pragma once
+// verify/: one verification end to end (preflight, rebuild through a runner, verdict, recorded
+// with its pages: verification_service.hpp), calibration and the cycle plan (schedule.hpp): what
+// `reverify run/calibrate/plan` and reverifyd share. Includes every layer below it (core/ to
+// store/); never api/ or daemon/.
+//
 // One verification end to end (DESIGN.md, "Data flow"): preflight -> provision -> run -> collect
 // -> hash the outputs ourselves -> verdict. Shared by reverifyd (through verification_service)
 // and `reverify run` / `reverify calibrate`, so both reach the same verdict for the same inputs.

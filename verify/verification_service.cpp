@@ -6,6 +6,7 @@
 #include "core/uri.hpp"
 #include "pager/page_builder.hpp"
 #include "pager/router.hpp"
+#include "policies/backoff.hpp"
 #include "store/inventory_row.hpp"
 #include "verify/pipeline_pages.hpp"
 
@@ -35,11 +36,10 @@ std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictC
       row.attempt >= settings.retry_max_attempts) {
     return std::nullopt;
   }
-  std::int64_t delay = settings.retry_initial_s;
-  for (int i = 1; i < row.attempt && delay < settings.retry_max_s; ++i)
-    delay *= 2;
   QueuedVerification retry{row.model, row.version, row.mode, "retry", row.attempt + 1};
-  retry.not_before = now + std::min(delay, settings.retry_max_s);
+  retry.not_before = now + capped_backoff(std::chrono::seconds(settings.retry_initial_s),
+                                          std::chrono::seconds(settings.retry_max_s), row.attempt)
+                               .count();
   retry.cycle_id = row.cycle_id;
   return retry;
 }

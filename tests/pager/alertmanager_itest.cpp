@@ -132,11 +132,13 @@ TEST_CASE("Alertmanager: a failure fires with labels and annotations, a later pa
       return r.ok() && r->status == 200;
     }));
 
-    auto config = parse_pager_config(YAML::Load("senders: {am: {kind: alertmanager, url: '" +
-                                                am.url() + "', resend_interval: 1m}}"),
-                                     "pager");
-    REQUIRE(config.ok());
-    auto notifiers = make_notifiers(*config);
+    PagerConfig config;
+    auto& sender = config.senders["am"];
+    sender.name = "am";
+    sender.kind = SenderKind::alertmanager;
+    sender.url = am.url();
+    sender.resend_interval = std::chrono::minutes(1);
+    auto notifiers = make_notifiers(config);
     REQUIRE(notifiers.ok());
     MemoryOutbox outbox;
     std::vector<std::string> log;

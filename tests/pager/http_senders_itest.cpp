@@ -180,16 +180,44 @@ PageEvent passing_page() {
   return e;
 }
 
+// A sender as the `pager.senders` section would configure it.
+SenderConfig sender(const std::string& name, SenderKind kind, const std::string& url = "") {
+  SenderConfig config;
+  config.name = name;
+  config.kind = kind;
+  config.url = url;
+  return config;
+}
+
+SenderConfig pagerduty_sender(const std::string& url, const std::string& routing_key_file) {
+  auto config = sender("pd", SenderKind::pagerduty, url);
+  config.routing_key_file = routing_key_file;
+  return config;
+}
+
+SenderConfig slack_sender(const std::string& url_file) {
+  auto config = sender("chat", SenderKind::slack);
+  config.url_file = url_file;
+  return config;
+}
+
+SenderConfig webhook_sender(const std::string& url, const std::string& token_file) {
+  auto config = sender("hook", SenderKind::webhook, url);
+  config.token_file = token_file;
+  return config;
+}
+
 struct Harness {
   TempDir dir{"pager-itest-"};
   MemoryOutbox outbox{RetryPolicy{std::chrono::seconds(30), std::chrono::seconds(3600), 100}};
   std::vector<std::string> log;
   std::unique_ptr<Dispatcher> dispatcher;
 
-  void senders(const std::string& senders_yaml) {
-    auto config = parse_pager_config(YAML::Load("senders: {" + senders_yaml + "}"), "pager");
-    REQUIRE(config.ok());
-    auto notifiers = make_notifiers(*config);
+  void senders(const std::vector<SenderConfig>& configs) {
+    PagerConfig config;
+    for (const auto& sender : configs)
+      config.senders.emplace(sender.name, sender);
+    auto notifiers = make_notifiers(config);
     REQUIRE(notifiers.ok());
     dispatcher = std::make_unique<Dispatcher>(outbox, *notifiers,
                                               [this](const std::string& l) { log.push_back(l); });
@@ -212,8 +240,7 @@ TEST_CASE("PagerDuty: a failure triggers and a pass resolves, both schema-valid,
   StrictReceiver pd(pagerduty_violation, 202,
                     R"({"status":"success","message":"Event processed"})");
   Harness h;
-  h.senders("pd: {kind: pagerduty, url: '" + pd.server.url("/v2/enqueue") +
-            "', routing_key_file: " + h.secret_file("pd.key", kRoutingKey) + "}");
+  h.senders({pagerduty_sender(pd.server.url("/v2/enqueue"), h.secret_file("pd.key", kRoutingKey))});
   h.outbox.record(failing_page(), {"pd"});
   h.outbox.record(passing_page(), {"pd"});
   CHECK(h.drain(0).delivered == 1);
@@ -234,8 +261,7 @@ TEST_CASE("PagerDuty: a failure triggers and a pass resolves, both schema-valid,
 TEST_CASE("PagerDuty: 429 and 500 are retried with backoff, 400 never") {
   StrictReceiver pd(pagerduty_violation, 202, "{}");
   Harness h;
-  h.senders("pd: {kind: pagerduty, url: '" + pd.server.url("/v2/enqueue") +
-            "', routing_key_file: " + h.secret_file("pd.key", kRoutingKey) + "}");
+  h.senders({pagerduty_sender(pd.server.url("/v2/enqueue"), h.secret_file("pd.key", kRoutingKey))});
   pd.forced = {{429, R"({"status":"throttle"})"}, {500, "oops"}};
   const auto retried = h.outbox.record(failing_page(), {"pd"});
   CHECK(h.drain(0).retrying == 1);   // 429
@@ -261,8 +287,8 @@ TEST_CASE("PagerDuty: 429 and 500 are retried with backoff, 400 never") {
 TEST_CASE("Slack: blocks accepted; 429 and 500 retried, 400 never") {
   StrictReceiver slack(slack_violation, 200, "ok");
   Harness h;
-  h.senders("chat: {kind: slack, url_file: " +
-            h.secret_file("slack.url", slack.server.url("/services/T000/B000/SECRETPATH")) + "}");
+  h.senders({slack_sender(
+      h.secret_file("slack.url", slack.server.url("/services/T000/B000/SECRETPATH")))});
   slack.forced = {{429, "rate_limited"}, {500, "error"}};
   const auto page = h.outbox.record(failing_page(), {"chat"});
   CHECK(h.drain(0).retrying == 1);
@@ -289,8 +315,8 @@ TEST_CASE("a receiver down for a while, then up: the page arrives once") {
     port = probe.server.port();
   }  // now nothing listens there
   Harness h;
-  h.senders("pd: {kind: pagerduty, url: 'http://127.0.0.1:" + std::to_string(port) +
-            "/v2/enqueue', routing_key_file: " + h.secret_file("pd.key", kRoutingKey) + "}");
+  h.senders({pagerduty_sender("http://127.0.0.1:" + std::to_string(port) + "/v2/enqueue",
+                              h.secret_file("pd.key", kRoutingKey))});
   const auto page = h.outbox.record(failing_page(), {"pd"});
   CHECK(h.drain(0).retrying == 1);
   CHECK(h.drain(30).retrying == 1);
@@ -317,11 +343,9 @@ TEST_CASE("secrets never reach a log line or a stored error") {
   const std::string slack_url =
       "http://127.0.0.1:" + std::to_string(closed_port) + "/services/T0/B0/XOXSECRETPATH";
   Harness h;
-  h.senders("pd: {kind: pagerduty, url: '" + echo.url("/v2/enqueue") +
-            "', routing_key_file: " + h.secret_file("pd.key", kRoutingKey) +
-            "}, chat: {kind: slack, url_file: " + h.secret_file("slack.url", slack_url) +
-            "}, hook: {kind: webhook, url: '" + echo.url("/hook") +
-            "', token_file: " + h.secret_file("hook.token", "T0KENVALUE") + "}");
+  h.senders({pagerduty_sender(echo.url("/v2/enqueue"), h.secret_file("pd.key", kRoutingKey)),
+             slack_sender(h.secret_file("slack.url", slack_url)),
+             webhook_sender(echo.url("/hook"), h.secret_file("hook.token", "T0KENVALUE"))});
   const auto page = h.outbox.record(failing_page(), {"pd", "chat", "hook"});
   h.drain(0);
   REQUIRE(echo.requests().size() == 2);

@@ -1,27 +1,31 @@
 #include <doctest/doctest.h>
 
+#include "pager/pager_config.hpp"
 #include "pager/router.hpp"
 
 using namespace reverify;
 
 namespace {
 
+SenderConfig sender(const std::string& name, SenderKind kind) {
+  SenderConfig config;
+  config.name = name;
+  config.kind = kind;
+  return config;
+}
+
 PagerConfig config() {
-  auto parsed = parse_pager_config(YAML::Load(R"(
-senders:
-  pd: {kind: pagerduty, routing_key_file: k}
-  am: {kind: alertmanager, url: "http://127.0.0.1:9093"}
-  chat: {kind: slack, url_file: s}
-  hook: {kind: webhook, url: "http://127.0.0.1:1/x"}
-  sink: {kind: file, path: p}
-routes:
-  - {owner: team-vision, senders: [pd, chat, sink]}
-  - {owner: team-nlp, senders: [am, chat, hook], notify_on_pass: true}
-  - {owner: "*", senders: [sink]}
-)"),
-                                   "pager");
-  REQUIRE(parsed.ok());
-  return *parsed;
+  PagerConfig config;
+  for (auto [name, kind] :
+       {std::pair{"pd", SenderKind::pagerduty}, std::pair{"am", SenderKind::alertmanager},
+        std::pair{"chat", SenderKind::slack}, std::pair{"hook", SenderKind::webhook},
+        std::pair{"sink", SenderKind::file}}) {
+    config.senders.emplace(name, sender(name, kind));
+  }
+  config.routes = {{"team-vision", {"pd", "chat", "sink"}, false},
+                   {"team-nlp", {"am", "chat", "hook"}, true},
+                   {"*", {"sink"}, false}};
+  return config;
 }
 
 PageEvent event(const std::string& owner, PageAction action) {
@@ -71,4 +75,26 @@ TEST_CASE("without a wildcard an unrouted owner is an error, not a dropped page"
   auto names = route_page(c, event("team-speech", PageAction::trigger));
   REQUIRE_FALSE(names.ok());
   CHECK(names.error().message.find("team-speech") != std::string::npos);
+}
+
+TEST_CASE("every owner must be routed, by name or by the wildcard") {
+  PagerConfig named;
+  named.senders.emplace("f", sender("f", SenderKind::file));
+  named.routes = {{"a", {"f"}, false}};
+  CHECK(check_owner_routed(named, "a").ok());
+  auto unrouted = check_owner_routed(named, "team-x");
+  REQUIRE_FALSE(unrouted.ok());
+  CHECK(unrouted.error().message.find("no route for owner \"team-x\"") != std::string::npos);
+
+  PagerConfig wildcard = named;
+  wildcard.routes = {{"*", {"f"}, false}};
+  CHECK(check_owner_routed(wildcard, "team-x").ok());
+}
+
+TEST_CASE("severity follows whose fault the verdict is") {
+  SeverityMap map;
+  CHECK(severity_of(map, VerdictClass::failed_input_drift) == "error");
+  CHECK(severity_of(map, VerdictClass::error_job) == "warning");
+  CHECK(severity_of(map, VerdictClass::uncalibrated) == "info");
+  CHECK(severity_of(map, VerdictClass::passed) == "info");
 }

@@ -145,21 +145,8 @@ TEST_CASE("answers are classified: 2xx delivered, 400 never retried, 429/5xx/net
   CHECK_FALSE(down.permanent_failure);
 }
 
-TEST_CASE("secret files: read and trimmed; missing or empty is an error naming the key") {
+TEST_CASE("a sender whose secret file is missing is an error naming the key") {
   TempDir dir{"pager-test-"};
-  std::ofstream(dir.path / "key") << "  R0UTING\n";
-  std::ofstream(dir.path / "empty") << "\n";
-  auto key = read_secret_file((dir.path / "key").string(), "pager.senders.pd.routing_key_file");
-  REQUIRE(key.ok());
-  CHECK(*key == "R0UTING");
-  auto missing =
-      read_secret_file((dir.path / "nope").string(), "pager.senders.pd.routing_key_file");
-  REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().message.starts_with("pager.senders.pd.routing_key_file: cannot read"));
-  auto empty = read_secret_file((dir.path / "empty").string(), "x.token_file");
-  REQUIRE_FALSE(empty.ok());
-  CHECK(empty.error().message.ends_with("is empty"));
-
   SenderConfig pd = config(SenderKind::pagerduty);
   pd.name = "pd";
   pd.routing_key_file = (dir.path / "nope").string();

@@ -1,0 +1,111 @@
+// The page outbox (pager/notifier.hpp's Outbox): one delivery row per (page, sender).
+#include "policies/backoff.hpp"
+#include "store/store_rows.hpp"
+
+namespace reverify {
+
+using sql::Statement;
+using store_rows::parse_json_column;
+
+void Store::set_outbox_retry(const RetryPolicy& retry) {
+  std::lock_guard lock(mutex_);
+  retry_ = retry;
+}
+
+namespace {
+Result<std::vector<OutboxEntry>> read_outbox_entries(Statement& s) {
+  std::vector<OutboxEntry> entries;
+  for (;;) {
+    auto more = s.step();
+    if (!more.ok())
+      return more.error();
+    if (!*more)
+      return entries;
+    auto event = page_event_from_json(parse_json_column(s.text(1)));
+    if (!event)
+      continue;  // cannot happen for rows this store wrote; never blocks the queue
+    event->id = s.int64(0);
+    entries.push_back(OutboxEntry{std::move(*event), s.text(2), int(s.int64(3))});
+  }
+}
+}  // namespace
+
+Result<std::vector<OutboxEntry>> Store::pending(std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  // A row waits while an older row of the same dedup key and sender is pending, so a resolve
+  // never overtakes the trigger it resolves (notifier.hpp, Outbox::pending).
+  Statement s(db_, R"sql(
+SELECT p.id, p.event_json, d.sender, d.attempts FROM page_deliveries d
+JOIN pages p ON p.id = d.page_id
+WHERE d.state = 'pending' AND d.next_attempt_at <= ?1
+  AND NOT EXISTS (SELECT 1 FROM pages p2 JOIN page_deliveries d2 ON d2.page_id = p2.id
+                  WHERE p2.dedup_key = p.dedup_key AND p2.id < p.id
+                    AND d2.sender = d.sender AND d2.state = 'pending')
+ORDER BY p.id, d.sender LIMIT ?2)sql");
+  s.bind(1, clock_()).bind(2, std::int64_t(limit));
+  return read_outbox_entries(s);
+}
+
+Result<std::vector<OutboxEntry>> Store::open_triggers(const std::string& sender) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, R"sql(
+SELECT p.id, p.event_json, d.sender, d.attempts FROM pages p
+JOIN page_deliveries d ON d.page_id = p.id
+WHERE d.sender = ?1 AND d.state = 'sent' AND p.action = 'trigger'
+  AND p.id = (SELECT MAX(p2.id) FROM pages p2 JOIN page_deliveries d2 ON d2.page_id = p2.id
+              WHERE p2.dedup_key = p.dedup_key AND d2.sender = ?1 AND d2.state = 'sent')
+ORDER BY p.id)sql");
+  s.bind(1, sender);
+  return read_outbox_entries(s);
+}
+
+Status Store::mark_sent(std::int64_t page_id, const std::string& sender) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "UPDATE page_deliveries SET state = 'sent', sent_at = ?3, last_error = NULL "
+              " WHERE page_id = ?1 AND sender = ?2 AND state = 'pending'");
+  s.bind(1, page_id).bind(2, sender).bind(3, clock_());
+  return s.run();
+}
+
+Status Store::mark_attempt_failed(std::int64_t page_id, const std::string& sender,
+                                  const std::string& detail, bool permanent) {
+  std::lock_guard lock(mutex_);
+  Statement read(db_, "SELECT attempts FROM page_deliveries WHERE page_id = ?1 AND sender = ?2");
+  read.bind(1, page_id).bind(2, sender);
+  auto row = read.step();
+  if (!row.ok())
+    return row.error();
+  if (!*row) {
+    return make_error(ErrorCode::not_found,
+                      "page " + std::to_string(page_id) + " has no sender \"" + sender + "\"");
+  }
+  const int attempts = int(read.int64(0)) + 1;
+  const auto backoff = capped_backoff(retry_.initial, retry_.max_backoff, attempts);
+  const bool give_up = permanent || attempts >= retry_.max_attempts;
+  Statement s(db_,
+              "UPDATE page_deliveries SET attempts = ?3, last_error = ?4, next_attempt_at = ?5, "
+              "state = ?6 WHERE page_id = ?1 AND sender = ?2 AND state = 'pending'");
+  s.bind(1, page_id).bind(2, sender).bind(3, std::int64_t(attempts)).bind(4, detail);
+  s.bind(5, clock_() + backoff.count()).bind(6, give_up ? "failed" : "pending");
+  return s.run();
+}
+
+Result<DeliveryCounts> Store::delivery_counts() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT state, COUNT(*) FROM page_deliveries GROUP BY state");
+  DeliveryCounts counts;
+  for (;;) {
+    auto more = s.step();
+    if (!more.ok())
+      return more.error();
+    if (!*more)
+      return counts;
+    auto state = s.text(0);
+    (state == "sent"     ? counts.sent
+     : state == "failed" ? counts.failed
+                         : counts.pending) = s.int64(1);
+  }
+}
+
+}  // namespace reverify

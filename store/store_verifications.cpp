@@ -1,0 +1,288 @@
+// Verifications (queued -> running -> done with one verdict and its pages) and the cycles that
+// queue them.
+#include <sqlite3.h>
+
+#include "store/store_rows.hpp"
+
+namespace reverify {
+
+using sql::Statement;
+using sql::Transaction;
+using store_rows::collect_rows;
+using store_rows::expect_one_change;
+using store_rows::insert_verification;
+using store_rows::parse_json_column;
+
+namespace {
+
+VerificationState parse_state(const std::string& text) {
+  if (text == "running")
+    return VerificationState::running;
+  if (text == "done")
+    return VerificationState::done;
+  return VerificationState::queued;
+}
+
+constexpr const char* kVerificationColumns =
+    "id, model, version, state, class, mode, trigger, attempt, runner_kind, runner_ref, work_dir, "
+    "verdict_json, evidence_json, log_tail, explanation, queued_at, started_at, finished_at, "
+    "cycle_id, not_before";
+
+VerificationRow read_verification(const Statement& s) {
+  VerificationRow row;
+  row.id = s.int64(0);
+  row.model = s.text(1);
+  row.version = s.text(2);
+  row.state = parse_state(s.text(3));
+  row.cls = s.optional_text(4);
+  row.mode = s.text(5);
+  row.trigger = s.text(6);
+  row.attempt = int(s.int64(7));
+  row.runner_kind = s.optional_text(8);
+  row.runner_ref = s.optional_text(9);
+  row.work_dir = s.optional_text(10);
+  row.verdict = parse_json_column(s.optional_text(11));
+  row.evidence = parse_json_column(s.optional_text(12));
+  row.log_tail = s.text(13);
+  row.explanation = s.text(14);
+  row.queued_at = s.int64(15);
+  row.started_at = s.optional_int64(16);
+  row.finished_at = s.optional_int64(17);
+  row.cycle_id = s.optional_int64(18);
+  row.not_before = s.int64(19);
+  return row;
+}
+
+// Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256.
+VerdictBrief read_brief(const Statement& r) {
+  return VerdictBrief{r.int64(0), r.text(1),  r.text(2), r.text(3),
+                      r.text(4),  r.int64(5), r.text(6), r.text(7)};
+}
+
+}  // namespace
+
+Result<std::int64_t> Store::enqueue(const QueuedVerification& item) {
+  std::lock_guard lock(mutex_);
+  return insert_verification(db_, item, clock_(), false);
+}
+
+Result<std::int64_t> Store::insert_running(const QueuedVerification& item) {
+  std::lock_guard lock(mutex_);
+  return insert_verification(db_, item, clock_(), true);
+}
+
+Status Store::mark_running(std::int64_t id, const std::string& work_dir) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "UPDATE verifications SET state = 'running', started_at = ?2, work_dir = ?3 "
+              "WHERE id = ?1 AND state = 'queued'");
+  s.bind(1, id).bind(2, clock_()).bind(3, work_dir);
+  if (auto st = s.run(); !st.ok())
+    return st;
+  return expect_one_change(db_, id, "is not queued");
+}
+
+Status Store::set_work_dir(std::int64_t id, const std::string& work_dir) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "UPDATE verifications SET work_dir = ?2 "
+              "WHERE id = ?1 AND state = 'running' AND work_dir IS NULL");
+  s.bind(1, id).bind(2, work_dir);
+  if (auto st = s.run(); !st.ok())
+    return st;
+  return expect_one_change(db_, id, "is not running without a work folder");
+}
+
+Status Store::record_runner(std::int64_t id, const std::string& runner_kind,
+                            const std::string& ref) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "UPDATE verifications SET runner_kind = ?2, runner_ref = ?3 "
+              "WHERE id = ?1 AND state = 'running'");
+  s.bind(1, id).bind(2, runner_kind).bind(3, ref);
+  if (auto st = s.run(); !st.ok())
+    return st;
+  return expect_one_change(db_, id, "is not running");
+}
+
+Result<std::vector<std::int64_t>> Store::record_verdict(
+    std::int64_t id, const Verdict& verdict, const nlohmann::json& evidence,
+    const std::string& log_tail, const std::vector<PageToRecord>& pages,
+    const std::optional<QueuedVerification>& retry) {
+  std::lock_guard lock(mutex_);
+  const UnixSeconds now = clock_();
+  Transaction tx(db_);
+  if (!tx.begun().ok())
+    return tx.begun().error();
+  Statement s(db_, R"sql(
+UPDATE verifications SET state = 'done', class = ?2, verdict_json = ?3, evidence_json = ?4,
+  log_tail = ?5, explanation = ?6, finished_at = ?7, started_at = COALESCE(started_at, ?7)
+WHERE id = ?1 AND state != 'done')sql");
+  s.bind(1, id).bind(2, to_string(verdict.cls)).bind(3, to_json(verdict).dump());
+  s.bind(4, evidence.dump()).bind(5, log_tail).bind(6, verdict.explanation).bind(7, now);
+  if (auto st = s.run(); !st.ok())
+    return st.error();
+  if (auto st = expect_one_change(db_, id, "already has a verdict"); !st.ok())
+    return st.error();
+
+  std::vector<std::int64_t> page_ids;
+  Statement page(db_,
+                 "INSERT INTO pages (verification_id, dedup_key, action, event_json, created_at) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5)");
+  Statement delivery(db_,
+                     "INSERT INTO page_deliveries (page_id, sender, state, next_attempt_at) "
+                     "VALUES (?1, ?2, 'pending', ?3)");
+  for (const auto& p : pages) {
+    page.bind(1, id).bind(2, p.event.dedup_key).bind(3, to_string(p.event.action));
+    page.bind(4, to_json(p.event).dump()).bind(5, now);
+    if (auto st = page.run(); !st.ok())
+      return st.error();
+    page.reset();
+    const std::int64_t page_id = sqlite3_last_insert_rowid(db_);
+    page_ids.push_back(page_id);
+    for (const auto& sender : p.senders) {
+      delivery.bind(1, page_id).bind(2, sender).bind(3, now);
+      if (auto st = delivery.run(); !st.ok())
+        return st.error();
+      delivery.reset();
+    }
+  }
+  if (retry) {
+    if (auto queued = insert_verification(db_, *retry, now, false); !queued.ok())
+      return queued.error();
+  }
+  if (auto st = tx.commit(); !st.ok())
+    return st.error();
+  return page_ids;
+}
+
+Result<std::optional<VerificationRow>> Store::verification(std::int64_t id) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              std::string("SELECT ") + kVerificationColumns + " FROM verifications WHERE id = ?1");
+  s.bind(1, id);
+  auto row = s.step();
+  if (!row.ok())
+    return row.error();
+  if (!*row)
+    return std::optional<VerificationRow>();
+  return std::optional<VerificationRow>(read_verification(s));
+}
+
+Result<std::vector<VerificationRow>> Store::verifications(const std::string& model,
+                                                          const std::string& version,
+                                                          std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, std::string("SELECT ") + kVerificationColumns +
+                       " FROM verifications WHERE (?1 = '' OR model = ?1) AND "
+                       "(?2 = '' OR version = ?2) ORDER BY id DESC LIMIT ?3");
+  s.bind(1, model).bind(2, version).bind(3, std::int64_t(limit));
+  return collect_rows<VerificationRow>(s, read_verification);
+}
+
+Result<std::vector<VerificationRow>> Store::unfinished() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, std::string("SELECT ") + kVerificationColumns +
+                       " FROM verifications WHERE state != 'done' ORDER BY id");
+  return collect_rows<VerificationRow>(s, read_verification);
+}
+
+Result<std::vector<VerdictBrief>> Store::latest_verdicts(VerdictFilter filter) {
+  std::lock_guard lock(mutex_);
+  const char* where = filter == VerdictFilter::passed       ? "class = 'passed'"
+                      : filter == VerdictFilter::conclusive ? "class NOT LIKE 'error:%'"
+                                                            : "1";
+  Statement s(db_, std::string(R"sql(
+SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha256
+FROM verifications
+WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
+                       where + " GROUP BY model, version)");
+  return collect_rows<VerdictBrief>(s, read_brief);
+}
+
+Result<std::vector<VerdictBrief>> Store::history() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256 "
+              "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
+  return collect_rows<VerdictBrief>(s, read_brief);
+}
+
+Result<VerificationStats> Store::verification_stats() {
+  std::lock_guard lock(mutex_);
+  VerificationStats stats;
+  Statement classes(db_, "SELECT COALESCE(class, state), COUNT(*) FROM verifications GROUP BY 1");
+  for (;;) {
+    auto more = classes.step();
+    if (!more.ok())
+      return more.error();
+    if (!*more)
+      break;
+    auto key = classes.text(0);
+    if (key == "queued") {
+      stats.queued = classes.int64(1);
+    } else if (key == "running") {
+      stats.running = classes.int64(1);
+    } else {
+      stats.by_class[key] = classes.int64(1);
+    }
+  }
+  // Cumulative bucket counts computed by SQLite: no row is copied out.
+  std::string sql = "SELECT COUNT(*), COALESCE(SUM(d), 0)";
+  for (double bound : kDurationBucketsS)
+    sql += ", COALESCE(SUM(d <= " + std::to_string(bound) + "), 0)";
+  sql +=
+      " FROM (SELECT finished_at - started_at AS d FROM verifications WHERE state = 'done' "
+      "AND started_at IS NOT NULL)";
+  Statement durations(db_, sql);
+  auto row = durations.step();
+  if (!row.ok())
+    return row.error();
+  stats.duration_count = durations.int64(0);
+  stats.duration_sum_s = double(durations.int64(1));
+  for (std::size_t i = 0; i < std::size(kDurationBucketsS); ++i) {
+    stats.duration_buckets.push_back(durations.int64(int(i) + 2));
+  }
+  return stats;
+}
+
+// --- cycles ---------------------------------------------------------------------------------
+
+Result<std::int64_t> Store::start_cycle(UnixSeconds period_start, const nlohmann::json& plan,
+                                        std::vector<QueuedVerification> entries) {
+  std::lock_guard lock(mutex_);
+  const UnixSeconds now = clock_();
+  Transaction tx(db_);
+  if (!tx.begun().ok())
+    return tx.begun().error();
+  Statement s(db_,
+              "INSERT INTO cycles (period_start, started_at, plan_json) VALUES (?1, ?2, ?3) "
+              "ON CONFLICT (period_start) DO NOTHING");
+  s.bind(1, period_start).bind(2, now).bind(3, plan.dump());
+  if (auto st = s.run(); !st.ok())
+    return st.error();
+  if (sqlite3_changes(db_) != 1) {
+    return make_error(ErrorCode::conflict,
+                      "the cycle starting " + rfc3339(period_start) + " was already started");
+  }
+  const std::int64_t cycle_id = sqlite3_last_insert_rowid(db_);
+  for (auto& entry : entries) {
+    entry.cycle_id = cycle_id;
+    if (auto id = insert_verification(db_, entry, now, false); !id.ok())
+      return id.error();
+  }
+  if (auto st = tx.commit(); !st.ok())
+    return st.error();
+  return cycle_id;
+}
+
+Result<std::optional<UnixSeconds>> Store::last_cycle_period() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT MAX(period_start) FROM cycles");
+  auto row = s.step();
+  if (!row.ok())
+    return row.error();
+  return s.optional_int64(0);
+}
+
+}  // namespace reverify
