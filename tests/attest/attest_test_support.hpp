@@ -1,0 +1,66 @@
+#pragma once
+// A verdict and the inputs of its summary, as a verification of digits-mlp@2026.11.1 would
+// produce them, for the attest tests.
+
+#include "attest/summary.hpp"
+
+namespace reverify::test {
+
+inline const std::string kWeightsSha = std::string(64, 'a');
+inline const std::string kTensorSha = std::string(64, 'b');
+inline const std::string kManifestSha = std::string(64, 'c');
+inline const std::string kPolicySha = std::string(64, 'd');
+inline constexpr UnixSeconds kVerifiedAt = 1'793'588'400;  // 2026-11-02T03:00:00Z
+
+inline Verdict sample_verdict(VerdictClass cls = VerdictClass::passed) {
+  Verdict v;
+  v.cls = cls;
+  v.explanation = "all 3 checks within their bands";
+  CheckResult primary;
+  primary.name = "primary:accuracy";
+  primary.kind = CheckKind::primary;
+  primary.outcome = CheckOutcome::passed;
+  primary.observed = 0.9609;
+  primary.reference = 0.9611;
+  primary.tolerance = 0.004;
+  primary.margin = 0.0038;
+  primary.evidence = {{"power", {{"probability", 0.8}, {"shift_units", 0.006}}}};
+  CheckResult ks;
+  ks.name = "distribution:ks";
+  ks.kind = CheckKind::distribution;
+  ks.outcome = CheckOutcome::passed;
+  ks.observed = 0.01;
+  ks.reference = 0;
+  ks.tolerance = 0.05;
+  ks.margin = 0.04;
+  CheckResult image;
+  image.name = "input:image";
+  image.kind = CheckKind::input;
+  image.outcome = CheckOutcome::passed;
+  v.checks = {image, primary, ks};
+  return v;
+}
+
+inline SummaryInputs sample_inputs() {
+  SummaryInputs in;
+  in.model = "digits-mlp";
+  in.version = "2026.11.1";
+  in.verification_id = 7;
+  in.level = ReproLevel::equivalent;
+  in.time_verified = kVerifiedAt;
+  in.subjects = {
+      {"model.safetensors", "", {{"sha256", kWeightsSha}, {kTensorDigestKey, kTensorSha}}},
+      {"manifest.json", "", {{"sha256", kManifestSha}}}};
+  in.policy_sha256 = kPolicySha;
+  return in;
+}
+
+inline SummaryIdentity sample_identity() {
+  return SummaryIdentity{"https://verifier.example/reverify", "reverify:{model}@{version}"};
+}
+
+inline VerificationSummary sample_summary(VerdictClass cls = VerdictClass::passed) {
+  return *summary_for(sample_verdict(cls), sample_inputs(), sample_identity());
+}
+
+}  // namespace reverify::test
