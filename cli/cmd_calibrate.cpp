@@ -18,32 +18,18 @@ namespace {
 
 constexpr const char* kName = "calibrate";
 
-Result<int> positive(const Args& args, const std::string& name, int fallback, int min) {
-  auto text = args.option(name);
-  if (!text)
-    return fallback;
-  char* end = nullptr;
-  long value = std::strtol(text->c_str(), &end, 10);
-  if (end == text->c_str() || *end != '\0' || value < min || value > 1000) {
-    return make_error(ErrorCode::invalid_argument, "--" + name + ": expected an integer from " +
-                                                       std::to_string(min) + " to 1000");
-  }
-  return static_cast<int>(value);
-}
+struct CalibrateArguments {
+  RunArguments run;
+  int seeds = 5;
+  int first_seed = 1;
+};
 
-int run_calibrate(Args& args) {
-  auto seeds = positive(args, "seeds", 5, 3);
-  if (!seeds.ok())
-    return usage_error(kName, seeds.error().message);
-  auto first = positive(args, "first-seed", 1, 0);
-  if (!first.ok())
-    return usage_error(kName, first.error().message);
-  auto ctx = make_run_context(args);
+int run_calibrate(const CalibrateArguments& args) {
+  auto ctx = make_run_context(args.run);
   if (!ctx.ok())
     return usage_error(kName, ctx.error().message);
-  PipelineDeps deps{
-      *ctx->runner, ctx->config.verdict, stage_printer(args.flag("progress")), {}, {}};
-  CalibrationRequest request{ctx->request, *seeds, *first};
+  PipelineDeps deps{*ctx->runner, ctx->config.verdict, stage_printer(args.run.progress), {}, {}};
+  CalibrationRequest request{ctx->request, args.seeds, args.first_seed};
   CalibrationOutcome outcome = run_calibration(request, deps);
   const Manifest& m = ctx->request.manifest;
   if (!outcome.spec) {
@@ -54,15 +40,15 @@ int run_calibrate(Args& args) {
     return exit_status(outcome.failure->cls);
   }
   nlohmann::json spec = tolerance_to_json(*outcome.spec);
-  std::cout << "calibrated " << m.id() << " from " << *seeds << " seed-only rebuilds (seeds "
-            << *first << ".." << *first + *seeds - 1 << "):\n";
+  std::cout << "calibrated " << m.id() << " from " << args.seeds << " seed-only rebuilds (seeds "
+            << args.first_seed << ".." << args.first_seed + args.seeds - 1 << "):\n";
   for (const auto& run : outcome.runs) {
     std::cout << "  seed " << run["seed"] << ": " << m.evaluation.primary.name << " "
               << run["primary"] << "\n";
   }
   std::cout << nlohmann::json{{"tolerance", spec}}.dump(2) << "\n";
   if (!ctx->store_is_throwaway) {
-    Status stored = ctx->store->put_calibration(m.model, m.version, *outcome.spec, *seeds);
+    Status stored = ctx->store->put_calibration(m.model, m.version, *outcome.spec, args.seeds);
     if (!stored.ok())
       return usage_error(kName, "storing the calibration: " + stored.error().message);
     std::cout << "stored in " << ctx->config.db_path().string() << "; later verdicts use it\n";
@@ -73,21 +59,25 @@ int run_calibrate(Args& args) {
   return 0;
 }
 
-std::vector<std::string> calibrate_options() {
-  auto options = run_context_options();
-  options.insert(options.end(), {"seeds", "first-seed"});
-  return options;
+Action define_calibrate(CLI::App& app) {
+  auto o = std::make_shared<CalibrateArguments>();
+  add_run_arguments(app, o->run);
+  app.add_option("--seeds", o->seeds, "how many seed-only rebuilds to run (3-1000)")
+      ->type_name("N")
+      ->check(integer_in(3, 1000))
+      ->capture_default_str();
+  app.add_option("--first-seed", o->first_seed,
+                 "REVERIFY_SEED_OVERRIDE of the first rebuild; the others count up from it")
+      ->type_name("S")
+      ->check(integer_in(0, 1000))
+      ->capture_default_str();
+  return [o] { return run_calibrate(*o); };
 }
 
 const Registrar kCalibrate{{kName,
-                            "MODEL@VERSION [--seeds N (5)] [--first-seed S (1)] [--config FILE | "
-                            "--registry DIR | --manifest FILE] [--runner KIND] [--mode full|steps "
-                            "--max-steps N] [--code-mirror URL=PATH] [--progress]",
                             "measure seed-to-seed spread with N seed-only rebuilds and store it "
                             "as the model version's tolerance",
-                            calibrate_options(),
-                            {"progress"},
-                            run_calibrate}};
+                            define_calibrate}};
 
 }  // namespace
 }  // namespace reverify::cli

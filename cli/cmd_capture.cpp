@@ -27,14 +27,19 @@ namespace {
 namespace fs = std::filesystem;
 constexpr const char* kName = "capture";
 
-std::optional<std::string> option_or_env(const Args& args, const std::string& name,
-                                         const char* env) {
-  if (auto value = args.option(name))
-    return value;
-  if (const char* value = std::getenv(env); value && *value)
-    return std::string(value);
-  return std::nullopt;
-}
+struct CaptureArguments {
+  std::string out, model, version, owner;
+  std::optional<std::string> result;
+  std::string level = "equivalent";
+  std::string code = ".";
+  std::optional<std::string> repo, data, data_uri, eval, eval_uri, config, seeds, split_rule,
+      split_salt, lockfile, framework, image, workdir, started_at, ci_runner, seed_runs;
+  std::string python = "python3";
+  std::int64_t world_size = 1;
+  std::optional<double> duration_s;
+  bool lower_is_better = false;
+  std::vector<std::string> entrypoint;
+};
 
 Result<nlohmann::json> read_json_file(const fs::path& path) {
   std::ifstream in(path);
@@ -99,25 +104,21 @@ struct Captured {
 };
 
 // Everything but the release files: code, environment, data, run.
-Result<Captured> capture_context(const Args& args) {
+Result<Captured> capture_context(const CaptureArguments& args) {
   Captured c;
   Manifest& m = c.manifest;
-  m.model = args.option("model").value_or("");
-  m.version = args.option("version").value_or("");
-  m.owner = args.option("owner").value_or("");
-  auto level = parse_repro_level(args.option("level").value_or("equivalent"));
-  if (!level)
-    return make_error(ErrorCode::invalid_argument,
-                      "--level: expected rerunnable, equivalent or bitwise");
-  m.level = *level;
+  m.model = args.model;
+  m.version = args.version;
+  m.owner = args.owner;
+  m.level = *parse_repro_level(args.level);  // checked by one_of()
 
-  fs::path code = args.option("code").value_or(".");
+  fs::path code = args.code;
   auto git = read_git_facts(code);
   if (!git.ok())
     return git.error();
   m.code.commit = git->commit;
   m.code.dirty = git->dirty;
-  m.code.repo = args.option("repo") ? args.option("repo") : git->remote;
+  m.code.repo = args.repo ? args.repo : git->remote;
   if (!m.code.repo)
     m.code.repo = fs::absolute(code).lexically_normal().string();
   if (git->diff) {
@@ -126,17 +127,17 @@ Result<Captured> capture_context(const Args& args) {
   }
 
   Environment env;
-  env.image = option_or_env(args, "image", "REVERIFY_IMAGE");
-  if (auto lockfile = args.option("lockfile")) {
+  env.image = args.image;
+  if (auto lockfile = args.lockfile) {
     auto digest = sha256_file(code / *lockfile);
     if (!digest.ok())
       return make_error(ErrorCode::io, "--lockfile: " + digest.error().message);
     env.lockfile = Lockfile{*lockfile, *digest};
   }
-  std::string python = args.option("python").value_or("python3");
+  const std::string& python = args.python;
   if (auto version = python_version(python); version.ok())
     env.python = *version;
-  if (auto framework = args.option("framework")) {
+  if (auto framework = args.framework) {
     auto version = module_version(python, *framework);
     if (!version.ok())
       return make_error(ErrorCode::invalid_argument,
@@ -145,35 +146,35 @@ Result<Captured> capture_context(const Args& args) {
   }
   env.accelerator = read_accelerator();
   env.env = determinism_env();
-  env.world_size = std::stoll(args.option("world-size").value_or("1"));
+  env.world_size = args.world_size;
   m.environment = env;
 
   Data data;
-  if (auto dir = option_or_env(args, "data", "REVERIFY_DATA")) {
+  if (auto dir = args.data) {
     auto files = hash_directory(*dir);
     if (!files.ok())
       return make_error(files.error().code, "--data: " + files.error().message);
-    data.snapshot = Snapshot{"files", args.option("data-uri").value_or(file_uri(*dir)), files->root,
-                             std::nullopt};
+    data.snapshot =
+        Snapshot{"files", args.data_uri.value_or(file_uri(*dir)), files->root, std::nullopt};
     c.snapshot = std::move(files).value();
   }
-  if (auto rule = args.option("split-rule"))
-    data.split = Split{*rule, args.option("split-salt")};
+  if (auto rule = args.split_rule)
+    data.split = Split{*rule, args.split_salt};
   if (data.snapshot || data.split)
     m.data = data;
-  if (auto eval = option_or_env(args, "eval", "REVERIFY_EVAL")) {
+  if (auto eval = args.eval) {
     auto digest = hash_input(*eval);
     if (!digest.ok())
       return make_error(digest.error().code, "--eval: " + digest.error().message);
-    m.evaluation.set = FileRef{args.option("eval-uri").value_or(file_uri(*eval)), *digest};
+    m.evaluation.set = FileRef{args.eval_uri.value_or(file_uri(*eval)), *digest};
   }
-  if (auto config = option_or_env(args, "config", "REVERIFY_CONFIG")) {
+  if (auto config = args.config) {
     auto doc = read_json_file(*config);
     if (!doc.ok())
       return make_error(doc.error().code, "--config: " + doc.error().message);
     m.config = *doc;
   }
-  if (auto seeds = option_or_env(args, "seeds", "REVERIFY_SEEDS")) {
+  if (auto seeds = args.seeds) {
     auto doc = read_json_file(*seeds);
     if (!doc.ok())
       return make_error(doc.error().code, "--seeds: " + doc.error().message);
@@ -185,25 +186,21 @@ Result<Captured> capture_context(const Args& args) {
     }
   }
 
-  m.run.entrypoint = args.positionals();
-  m.run.workdir = args.option("workdir");
-  m.run.started_at = args.option("started-at").value_or(rfc3339(system_now()));
-  if (auto duration = args.option("duration-s"))
-    m.run.duration_s = std::stod(*duration);
-  m.run.runner = args.option("ci-runner").value_or(host_name());
+  m.run.entrypoint = args.entrypoint;
+  m.run.workdir = args.workdir;
+  m.run.started_at = args.started_at.value_or(rfc3339(system_now()));
+  if (args.duration_s)
+    m.run.duration_s = *args.duration_s;
+  m.run.runner = args.ci_runner.value_or(host_name());
   if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"))
     m.run.source_date_epoch = std::stoll(epoch);
   return c;
 }
 
-int run_capture(Args& args) {
-  for (const char* required : {"out", "model", "version", "owner"}) {
-    if (!args.option(required))
-      return usage_error(kName, std::string("--") + required + " is required");
-  }
-  if (args.positionals().empty())
+int run_capture(const CaptureArguments& args) {
+  if (args.entrypoint.empty())
     return usage_error(kName, "the job's entrypoint is required after --");
-  auto result_path = args.option("result");
+  auto result_path = args.result;
   if (!result_path) {
     const char* out = std::getenv("REVERIFY_OUT");
     if (!out)
@@ -213,9 +210,8 @@ int run_capture(Args& args) {
   Result<Captured> captured = [&]() -> Result<Captured> {
     try {
       return capture_context(args);
-    } catch (const std::invalid_argument&) {  // std::stoll / std::stod on a malformed number
-      return make_error(ErrorCode::invalid_argument,
-                        "--world-size, --duration-s and SOURCE_DATE_EPOCH must be numbers");
+    } catch (const std::invalid_argument&) {  // std::stoll on a malformed SOURCE_DATE_EPOCH
+      return make_error(ErrorCode::invalid_argument, "SOURCE_DATE_EPOCH must be an integer");
     }
   }();
   if (!captured.ok())
@@ -226,12 +222,12 @@ int run_capture(Args& args) {
   if (!outputs.ok())
     return usage_error(kName, *result_path + ": " + outputs.error().message);
   m.evaluation.primary =
-      PrimaryMetric{outputs->primary_name, outputs->primary_value, !args.flag("lower-is-better")};
+      PrimaryMetric{outputs->primary_name, outputs->primary_value, !args.lower_is_better};
   m.evaluation.segments = outputs->segments;
   if (outputs->steps_metric)
     m.evaluation.steps = StepValues{*outputs->steps_metric, outputs->steps_values};
 
-  fs::path out_dir = *args.option("out");
+  fs::path out_dir = args.out;
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (outputs->predictions) {
@@ -249,7 +245,7 @@ int run_capture(Args& args) {
       return usage_error(kName, ref.error().message);
     m.weights = Weights{ref->uri, "safetensors", tensors->root};
   }
-  if (auto dir = args.option("seed-runs")) {
+  if (auto dir = args.seed_runs) {
     auto tolerance = seed_run_tolerance(*dir);
     if (!tolerance.ok())
       return usage_error(kName, tolerance.error().message);
@@ -285,22 +281,99 @@ int run_capture(Args& args) {
   return 0;
 }
 
+Action define_capture(CLI::App& app) {
+  auto o = std::make_shared<CaptureArguments>();
+  app.add_option("--out", o->out,
+                 "release folder: manifest.json, the predictions and weights, snapshot.sha256 "
+                 "and code.diff go here")
+      ->type_name("DIR")
+      ->required();
+  app.add_option("--model", o->model, "model name ([A-Za-z0-9][A-Za-z0-9._-]{0,127})")
+      ->type_name("M")
+      ->required();
+  app.add_option("--version", o->version, "version name, same characters as --model")
+      ->type_name("V")
+      ->required();
+  app.add_option("--owner", o->owner, "the team paged when a rebuild fails")
+      ->type_name("O")
+      ->required();
+  app.add_option("--level", o->level, "the reproducibility level the release promises")
+      ->type_name("rerunnable|equivalent|bitwise")
+      ->check(one_of({"rerunnable", "equivalent", "bitwise"}))
+      ->capture_default_str();
+  app.add_option("--code", o->code,
+                 "the job's git checkout: commit, dirty flag and diff are read from it")
+      ->type_name("DIR")
+      ->capture_default_str();
+  app.add_option("--repo", o->repo,
+                 "code.repo to record; without it: the checkout's origin remote, else its path")
+      ->type_name("URL");
+  app.add_option("--result", o->result,
+                 "the job's result.json; without it: $REVERIFY_OUT/result.json")
+      ->type_name("FILE");
+  app.add_option("--data", o->data, "the training data folder, hashed into a file manifest")
+      ->type_name("DIR")
+      ->envname("REVERIFY_DATA");
+  app.add_option("--data-uri", o->data_uri,
+                 "data.snapshot.uri to record (relative to --out, or absolute); without it: "
+                 "file:// of --data")
+      ->type_name("URI");
+  app.add_option("--eval", o->eval, "the eval set (file or folder), hashed")
+      ->type_name("PATH")
+      ->envname("REVERIFY_EVAL");
+  app.add_option("--eval-uri", o->eval_uri,
+                 "evaluation.set.uri to record; without it: file:// of --eval")
+      ->type_name("URI");
+  app.add_option("--config", o->config, "the job's resolved config, as JSON")
+      ->type_name("FILE")
+      ->envname("REVERIFY_CONFIG");
+  app.add_option("--seeds", o->seeds, "the job's seeds, a JSON object of integers")
+      ->type_name("FILE")
+      ->envname("REVERIFY_SEEDS");
+  app.add_option("--split-rule", o->split_rule,
+                 "data.split.rule, e.g. \"sha256(id + salt) % 100 < 20\"")
+      ->type_name("RULE");
+  app.add_option("--split-salt", o->split_salt, "data.split.salt")->type_name("SALT");
+  app.add_option("--lockfile", o->lockfile, "dependency lockfile, relative to --code; hashed")
+      ->type_name("PATH");
+  app.add_option("--python", o->python, "interpreter whose version (and --framework) is recorded")
+      ->type_name("EXE")
+      ->capture_default_str();
+  app.add_option("--framework", o->framework,
+                 "Python module whose version is recorded (torch, numpy, ...)")
+      ->type_name("MODULE");
+  app.add_option("--image", o->image, "the training image, by digest (name@sha256:<64 hex>)")
+      ->type_name("REF")
+      ->envname("REVERIFY_IMAGE");
+  app.add_option("--world-size", o->world_size, "processes in the training job")
+      ->type_name("N")
+      ->check(integer_in(1, 1'000'000))
+      ->capture_default_str();
+  app.add_option("--workdir", o->workdir, "run.workdir: the job's working folder in its image")
+      ->type_name("DIR");
+  app.add_option("--started-at", o->started_at,
+                 "run.started_at, RFC 3339 (e.g. 2026-11-02T03:00:00Z); without it: now")
+      ->type_name("TIME");
+  app.add_option("--duration-s", o->duration_s, "run.duration_s: the job's wall time, in seconds")
+      ->type_name("SECONDS")
+      ->check(finite_number());
+  app.add_option("--ci-runner", o->ci_runner,
+                 "run.runner: the machine or CI runner; without it: "
+                 "this host's name")
+      ->type_name("NAME");
+  app.add_option("--seed-runs", o->seed_runs,
+                 "a folder of seed-only reruns (one $REVERIFY_OUT per sub-folder): their spread "
+                 "becomes the manifest's tolerance")
+      ->type_name("DIR");
+  app.add_flag("--lower-is-better", o->lower_is_better,
+               "the primary metric improves downwards (a loss, an error rate)");
+  app.add_option("ENTRYPOINT", o->entrypoint, "the job's argv, after --, e.g. -- python3 train.py");
+  return [o] { return run_capture(*o); };
+}
+
 const Registrar kCapture{
-    {kName,
-     "--out DIR --model M --version V --owner O [--level L] [--code DIR] "
-     "[--repo URL] [--result FILE] [--data DIR --data-uri URI] [--eval PATH "
-     "--eval-uri URI] [--config FILE] [--seeds FILE] [--split-rule R "
-     "--split-salt S] [--lockfile PATH] [--python EXE] [--framework MODULE] "
-     "[--image REF] [--world-size N] [--workdir DIR] [--started-at T] "
-     "[--duration-s S] [--ci-runner NAME] [--seed-runs DIR] -- ENTRYPOINT...",
-     "emit a training run's manifest (hashes, environment, metrics) from "
-     "inside the job",
-     {"out",        "model",      "version",    "owner",     "level",     "code",   "repo",
-      "result",     "data",       "data-uri",   "eval",      "eval-uri",  "config", "seeds",
-      "split-rule", "split-salt", "lockfile",   "python",    "framework", "image",  "world-size",
-      "workdir",    "started-at", "duration-s", "ci-runner", "seed-runs"},
-     {"lower-is-better"},
-     run_capture}};
+    {kName, "emit a training run's manifest (hashes, environment, metrics) from inside the job",
+     define_capture}};
 
 }  // namespace
 }  // namespace reverify::cli

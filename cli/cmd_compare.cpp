@@ -99,22 +99,20 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
     std::printf("(paired statistics need the same shape on both sides)\n");
 }
 
-int run_compare(reverify::cli::Args& args) {
-  if (args.positionals().size() != 2)
-    return reverify::cli::usage_error("compare", "expected ORIGINAL and REBUILT");
-  const auto& original_path = args.positionals()[0];
-  const auto& rebuilt_path = args.positionals()[1];
+struct CompareArguments {
+  std::string original, rebuilt;
+  std::optional<std::string> tolerances;
   double threshold = 0.5;
-  if (auto t = args.option("threshold")) {
-    char* end = nullptr;
-    threshold = std::strtod(t->c_str(), &end);
-    if (t->empty() || *end != '\0' || !std::isfinite(threshold))
-      return reverify::cli::usage_error("compare",
-                                        "--threshold: expected a number, got \"" + *t + "\"");
-  }
+  bool json = false;
+};
+
+int run_compare(const CompareArguments& options) {
+  const auto& original_path = options.original;
+  const auto& rebuilt_path = options.rebuilt;
+  const double threshold = options.threshold;
   std::optional<DistributionBands> bands;
-  if (auto file = args.option("tolerances")) {
-    auto read = read_tolerances(*file);
+  if (options.tolerances) {
+    auto read = read_tolerances(*options.tolerances);
     if (!read.ok())
       return reverify::cli::usage_error("compare", read.error().message);
     bands = std::move(read).value();
@@ -138,7 +136,7 @@ int run_compare(reverify::cli::Args& args) {
   }
   const bool failed = std::any_of(checks.begin(), checks.end(),
                                   [](const auto& x) { return x.outcome == CheckOutcome::failed; });
-  if (args.flag("json")) {
+  if (options.json) {
     nlohmann::json out = {{"original", shape_json(original_path, o)},
                           {"rebuilt", shape_json(rebuilt_path, r)},
                           {"ks", c.ks},
@@ -169,13 +167,34 @@ int run_compare(reverify::cli::Args& args) {
   return failed ? 1 : 0;
 }
 
+reverify::cli::Action define_compare(CLI::App& app) {
+  auto o = std::make_shared<CompareArguments>();
+  app.add_option("ORIGINAL", o->original,
+                 "the released predictions: .npy (float32/float64, 1-D, or 2-D class scores) or "
+                 "CSV, one row per eval record")
+      ->required();
+  app.add_option("REBUILT", o->rebuilt, "the rebuild's predictions, same formats and order")
+      ->required();
+  app.add_option("--tolerances", o->tolerances,
+                 "bounds to judge against: JSON with a number (upper bound) or an array of "
+                 "seed-run pair values per statistic (ks, psi, wasserstein, max_abs_diff, "
+                 "mean_abs_diff, flip_rate), or a manifest whose tolerance.distribution_pairs "
+                 "holds them; without it nothing is judged")
+      ->type_name("FILE");
+  app.add_option("--threshold", o->threshold,
+                 "1-D scores: a decision flips when one side is >= X and the other is not "
+                 "(2-D scores flip on the argmax)")
+      ->type_name("X")
+      ->check(reverify::finite_number())
+      ->capture_default_str();
+  reverify::cli::add_json_flag(app, o->json);
+  return [o] { return run_compare(*o); };
+}
+
 const reverify::cli::Registrar kCompare{
     {"compare",
-     "ORIGINAL REBUILT [--json] [--tolerances FILE] [--threshold X]",
-     "distribution and paired checks between two prediction files (.npy or CSV); exit 1 if a check "
-     "fails",
-     {"tolerances", "threshold"},
-     {"json"},
-     run_compare}};
+     "distribution and paired checks between two prediction files (.npy or CSV); exit 1 if a "
+     "check fails",
+     define_compare}};
 
 }  // namespace

@@ -41,12 +41,15 @@ void print_diff(std::ostream& out, const ManifestDiff& diff) {
   }
 }
 
-int run_diff(Args& args) {
-  if (args.positionals().size() != 2)
-    return usage_error("diff", "expected two manifests A B");
-  const bool as_json = args.flag("json");
-  const ManifestInput a = read_manifest_input(args.positionals()[0]);
-  const ManifestInput b = read_manifest_input(args.positionals()[1]);
+struct DiffArguments {
+  std::string a, b;
+  bool json = false;
+};
+
+int run_diff(const DiffArguments& options) {
+  const bool as_json = options.json;
+  const ManifestInput a = read_manifest_input(options.a);
+  const ManifestInput b = read_manifest_input(options.b);
   print_problems(std::cerr, "diff", a);
   print_problems(std::cerr, "diff", b);
   if (!a.manifest || !b.manifest) {
@@ -72,12 +75,17 @@ int run_diff(Args& args) {
   return diff.empty() ? 0 : 1;
 }
 
+Action define_diff(CLI::App& app) {
+  auto o = std::make_shared<DiffArguments>();
+  app.add_option("A", o->a, "the first manifest: a file, or an http(s):// URL")->required();
+  app.add_option("B", o->b, "the second manifest")->required();
+  add_json_flag(app, o->json);
+  return [o] { return run_diff(*o); };
+}
+
 const Registrar kDiff{{"diff",
-                       "A B [--json]",
                        "show which inputs and results differ between two manifests, field by field",
-                       {},
-                       {"json"},
-                       run_diff}};
+                       define_diff}};
 
 }  // namespace
 }  // namespace reverify::cli

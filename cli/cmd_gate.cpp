@@ -11,21 +11,22 @@
 
 namespace {
 
-int run_gate(reverify::cli::Args& args) {
+struct GateArguments {
+  std::string target;
+  std::optional<std::string> max_age;
+  reverify::cli::DaemonAddress daemon;
+  bool json = false;
+};
+
+int run_gate(const GateArguments& options) {
   using namespace reverify;
-  if (args.positionals().size() != 1)
-    return cli::usage_error("gate", "expected MODEL@VERSION");
-  auto target = parse_model_version(args.positionals()[0]);
+  auto target = parse_model_version(options.target);
   if (!target.ok())
     return cli::usage_error("gate", target.error().message);
   std::string query;
-  if (auto max_age = args.option("max-age")) {
-    if (auto parsed = parse_duration_s(*max_age); !parsed.ok()) {
-      return cli::usage_error("gate", "--max-age: " + parsed.error().message);
-    }
-    query = "?max_age=" + url_encode(*max_age);
-  }
-  auto base = cli::daemon_url(args);
+  if (options.max_age)
+    query = "?max_age=" + url_encode(*options.max_age);
+  auto base = cli::daemon_url(options.daemon);
   if (!base.ok())
     return cli::usage_error("gate", base.error().message);
   auto response = cli::daemon_request(*base, "GET",
@@ -40,15 +41,15 @@ int run_gate(reverify::cli::Args& args) {
                                  ? body["reason"].get<std::string>()
                              : body.is_object() ? body.value("error", response->body)
                                                 : response->body;
-  if (args.flag("json"))
+  if (options.json)
     std::cout << response->body;
   switch (response->status) {
     case 200:
-      if (!args.flag("json"))
+      if (!options.json)
         std::cout << target->id() << ": verified and fresh: " << reason << "\n";
       return 0;
     case 412:
-      if (!args.flag("json"))
+      if (!options.json)
         std::cout << target->id() << ": NOT verified: " << reason << "\n";
       return 1;
     case 404:
@@ -60,12 +61,22 @@ int run_gate(reverify::cli::Args& args) {
   }
 }
 
+reverify::cli::Action define_gate(CLI::App& app) {
+  auto o = std::make_shared<GateArguments>();
+  app.add_option("MODEL@VERSION", o->target, "the model version a release wants to ship")
+      ->required();
+  app.add_option(
+         "--max-age", o->max_age,
+         "the last pass must be at most this old: a duration with unit s, m, h or d "
+         "(e.g. 40d); without it the daemon's api.default_max_age applies (40d unless configured)")
+      ->type_name("DURATION")
+      ->check(reverify::duration());
+  reverify::cli::add_daemon_options(app, o->daemon);
+  reverify::cli::add_json_flag(app, o->json);
+  return [o] { return run_gate(*o); };
+}
+
 const reverify::cli::Registrar kGate{
-    {"gate",
-     "MODEL@VERSION [--max-age 40d] [--url URL | --config FILE] [--json]",
-     "release gate: exit 0 if verified and fresh, 1 if not, 2 if unknown",
-     {"max-age", "url", "config"},
-     {"json"},
-     run_gate}};
+    {"gate", "release gate: exit 0 if verified and fresh, 1 if not, 2 if unknown", define_gate}};
 
 }  // namespace

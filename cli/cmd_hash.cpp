@@ -46,10 +46,15 @@ Status write_text(const fs::path& path, const std::string& text) {
   return Status::success();
 }
 
-int hash_folder(const fs::path& dir, const Args& args) {
+struct HashArguments {
+  std::string path;
+  std::optional<std::string> write, verify;
+  bool json = false;
+};
+
+int hash_folder(const fs::path& dir, const HashArguments& args) {
   std::optional<FileManifest> expected;
-  if (auto verify =
-          args.option("verify")) {  // read first: a bad file fails before hours of hashing
+  if (auto verify = args.verify) {  // read first: a bad file fails before hours of hashing
     auto text = read_text(*verify);
     if (!text)
       return input_error(text.error());
@@ -64,7 +69,7 @@ int hash_folder(const fs::path& dir, const Args& args) {
   }();
   if (!manifest)
     return input_error(manifest.error());
-  if (auto write = args.option("write")) {
+  if (auto write = args.write) {
     Status written = write_text(*write, manifest->text());
     if (!written)
       return input_error(written.error());
@@ -73,13 +78,13 @@ int hash_folder(const fs::path& dir, const Args& args) {
   if (expected)
     diff = diff_file_manifests(*expected, *manifest);
 
-  if (args.flag("json")) {
+  if (args.json) {
     json out = {{"kind", "files"},
                 {"root", manifest->root},
                 {"files", manifest->files.size()},
                 {"bytes", manifest->total_bytes}};
     if (expected) {
-      out["verify"] = {{"manifest", *args.option("verify")},
+      out["verify"] = {{"manifest", *args.verify},
                        {"matches", diff.empty()},
                        {"added", diff.added},
                        {"removed", diff.removed},
@@ -98,22 +103,22 @@ int hash_folder(const fs::path& dir, const Args& args) {
     std::cout << manifest->text() << manifest->root << "\n";
   }
   if (expected && !diff.empty()) {
-    std::cerr << "reverify hash: " << dir.string() << " differs from " << *args.option("verify")
-              << ": " << diff.added.size() << " added, " << diff.removed.size() << " removed, "
+    std::cerr << "reverify hash: " << dir.string() << " differs from " << *args.verify << ": "
+              << diff.added.size() << " added, " << diff.removed.size() << " removed, "
               << diff.changed.size() << " changed\n";
     return 1;
   }
   return 0;
 }
 
-int hash_safetensors_file(const fs::path& file, const Args& args) {
+int hash_safetensors_file(const fs::path& file, const HashArguments& args) {
   Result<TensorHash> hash = [&] {
     HashProgressLine progress(stderr);
     return hash_safetensors(file, HashOptions{0, progress.callback()});
   }();
   if (!hash)
     return input_error(hash.error());
-  if (args.flag("json")) {
+  if (args.json) {
     json tensors = json::array();
     for (const TensorDigest& t : hash->tensors) {
       tensors.push_back(
@@ -132,11 +137,11 @@ int hash_safetensors_file(const fs::path& file, const Args& args) {
   return 0;
 }
 
-int hash_plain_file(const fs::path& file, const Args& args) {
+int hash_plain_file(const fs::path& file, const HashArguments& args) {
   auto digest = sha256_file(file);
   if (!digest)
     return input_error(digest.error());
-  if (args.flag("json")) {
+  if (args.json) {
     std::error_code ec;
     const auto size = fs::file_size(file, ec);
     std::cout
@@ -148,17 +153,15 @@ int hash_plain_file(const fs::path& file, const Args& args) {
   return 0;
 }
 
-int run_hash(Args& args) {
-  if (args.positionals().size() != 1)
-    return usage_error(kName, "expects exactly one PATH");
-  const fs::path path = args.positionals()[0];
+int run_hash(const HashArguments& args) {
+  const fs::path path = args.path;
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!fs::exists(status))
     return input_error(make_error(ErrorCode::not_found, path.string() + ": does not exist"));
   if (fs::is_directory(status))
     return hash_folder(path, args);
-  if (args.option("write") || args.option("verify")) {
+  if (args.write || args.verify) {
     return usage_error(kName, "--write and --verify apply to a folder's file manifest");
   }
   if (!fs::is_regular_file(status)) {
@@ -170,14 +173,28 @@ int run_hash(Args& args) {
   return hash_plain_file(path, args);
 }
 
-const Registrar kHash{
-    {kName,
-     "DIR|FILE [--write FILE] [--verify FILE] [--json]",
-     "file manifest of a folder, tensor hash of a .safetensors file, sha256 of any "
-     "other file; the root hash is the last line",
-     {"write", "verify"},
-     {"json"},
-     run_hash}};
+Action define_hash(CLI::App& app) {
+  auto o = std::make_shared<HashArguments>();
+  app.add_option("PATH", o->path,
+                 "a folder (its file manifest), a .safetensors file (its tensor hash) or any "
+                 "other file (its sha256)")
+      ->required();
+  app.add_option("--write", o->write,
+                 "folders: also write the file manifest to FILE (atomically: written beside it, "
+                 "then renamed)")
+      ->type_name("FILE");
+  app.add_option("--verify", o->verify,
+                 "folders: compare against the file manifest in FILE; name every added, removed "
+                 "and changed file and exit 1 if any")
+      ->type_name("FILE");
+  add_json_flag(app, o->json);
+  return [o] { return run_hash(*o); };
+}
+
+const Registrar kHash{{kName,
+                       "file manifest of a folder, tensor hash of a .safetensors file, sha256 of "
+                       "any other file; the root hash is the last line",
+                       define_hash}};
 
 }  // namespace
 }  // namespace reverify::cli

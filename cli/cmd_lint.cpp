@@ -1,7 +1,6 @@
 // reverify lint MANIFEST [--json] [--min-score N]: readiness findings and score (policies/lint).
 // Exit: 0, or 1 when the score is below --min-score; 2 for an unreadable or invalid manifest.
 
-#include <charconv>
 #include <iomanip>
 #include <iostream>
 
@@ -12,14 +11,11 @@
 namespace reverify::cli {
 namespace {
 
-std::optional<int> parse_score(const std::string& text) {
-  int value = -1;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0 || value > 100) {
-    return std::nullopt;
-  }
-  return value;
-}
+struct LintArguments {
+  std::string manifest;
+  std::optional<int> min_score;
+  bool json = false;
+};
 
 void print_table(std::ostream& out, const Manifest& manifest, const std::string& location,
                  const LintReport& report) {
@@ -35,19 +31,10 @@ void print_table(std::ostream& out, const Manifest& manifest, const std::string&
   out << "readiness score: " << report.score << "/100\n";
 }
 
-int run_lint(Args& args) {
-  if (args.positionals().size() != 1)
-    return usage_error("lint", "expected one MANIFEST");
-  std::optional<int> min_score;
-  if (auto text = args.option("min-score")) {
-    min_score = parse_score(*text);
-    if (!min_score) {
-      return usage_error("lint",
-                         "--min-score must be an integer from 0 to 100, got \"" + *text + "\"");
-    }
-  }
-  const bool as_json = args.flag("json");
-  const ManifestInput input = read_manifest_input(args.positionals()[0]);
+int run_lint(const LintArguments& options) {
+  const std::optional<int>& min_score = options.min_score;
+  const bool as_json = options.json;
+  const ManifestInput input = read_manifest_input(options.manifest);
   print_problems(std::cerr, "lint", input);
   if (!input.manifest) {
     if (as_json)
@@ -73,12 +60,20 @@ int run_lint(Args& args) {
   return below ? 1 : 0;
 }
 
-const Registrar kLint{{"lint",
-                       "MANIFEST [--json] [--min-score N]",
-                       "score a manifest's reproducibility readiness (weighted, 0-100)",
-                       {"min-score"},
-                       {"json"},
-                       run_lint}};
+Action define_lint(CLI::App& app) {
+  auto o = std::make_shared<LintArguments>();
+  app.add_option("MANIFEST", o->manifest, "the manifest: a file, or an http(s):// URL")->required();
+  app.add_option("--min-score", o->min_score,
+                 "exit 1 when the readiness score (0-100) is below N; without it lint exits 0 on "
+                 "any valid manifest")
+      ->type_name("N")
+      ->check(integer_in(0, 100));
+  add_json_flag(app, o->json);
+  return [o] { return run_lint(*o); };
+}
+
+const Registrar kLint{
+    {"lint", "score a manifest's reproducibility readiness (weighted, 0-100)", define_lint}};
 
 }  // namespace
 }  // namespace reverify::cli

@@ -10,12 +10,14 @@
 
 namespace {
 
-int run_plan(reverify::cli::Args& args) {
+struct PlanArguments {
+  std::string config;
+  bool json = false;
+};
+
+int run_plan(const PlanArguments& options) {
   using namespace reverify;
-  auto path = args.option("config");
-  if (!path)
-    return cli::usage_error("plan", "--config FILE is required");
-  auto config = load_config(*path);
+  auto config = load_config(options.config);
   if (!config.ok())
     return cli::usage_error("plan", config.error().message);
   auto store = Store::open(config->db_path(), system_now, /*read_only=*/true);
@@ -30,7 +32,7 @@ int run_plan(reverify::cli::Args& args) {
     return 2;
   }
   auto j = plan_to_json(*plan);
-  if (args.flag("json")) {
+  if (options.json) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -48,11 +50,17 @@ int run_plan(reverify::cli::Args& args) {
   return 0;
 }
 
-const reverify::cli::Registrar kPlan{{"plan",
-                                      "--config FILE [--json]",
-                                      "what the current cycle verifies and why",
-                                      {"config"},
-                                      {"json"},
-                                      run_plan}};
+reverify::cli::Action define_plan(CLI::App& app) {
+  auto o = std::make_shared<PlanArguments>();
+  app.add_option("--config", o->config,
+                 "reverifyd's config file; the plan is computed from its state_dir, read-only")
+      ->type_name("FILE")
+      ->required();
+  reverify::cli::add_json_flag(app, o->json);
+  return [o] { return run_plan(*o); };
+}
+
+const reverify::cli::Registrar kPlan{
+    {"plan", "what the current cycle verifies and why", define_plan}};
 
 }  // namespace

@@ -34,8 +34,13 @@ VerificationOutcome outcome_of(const VerificationRow& row) {
   return outcome;
 }
 
-int run_run(Args& args) {
-  auto ctx = make_run_context(args);
+struct RunCommandArguments {
+  RunArguments run;
+  bool json = false;
+};
+
+int run_run(const RunCommandArguments& args) {
+  auto ctx = make_run_context(args.run);
   if (!ctx.ok()) {
     if (ctx.error().code == ErrorCode::manifest_invalid) {
       std::cout << "verdict: error:manifest-invalid\n  " << ctx.error().message << "\n";
@@ -53,13 +58,13 @@ int run_run(Args& args) {
   VerificationService service(*ctx->store, *ctx->runner,
                               [&settings](const std::string&) { return settings; });
   auto row = service.run_now(request.manifest_location, request.mode, "cli",
-                             stage_printer(args.flag("progress")));
+                             stage_printer(args.run.progress));
   if (!row.ok()) {
     std::cerr << "reverify run: " << row.error().message << "\n";
     return 2;
   }
   VerificationOutcome outcome = outcome_of(*row);
-  if (args.flag("json")) {
+  if (args.json) {
     std::cout << nlohmann::json{{"model", request.manifest.model},
                                 {"version", request.manifest.version},
                                 {"verification_id", ctx->store_is_throwaway
@@ -81,19 +86,17 @@ int run_run(Args& args) {
   return exit_status(outcome.verdict.cls);
 }
 
-std::vector<std::string> run_options() {
-  return run_context_options();
+Action define_run(CLI::App& app) {
+  auto o = std::make_shared<RunCommandArguments>();
+  add_run_arguments(app, o->run);
+  add_json_flag(app, o->json);
+  return [o] { return run_run(*o); };
 }
 
 const Registrar kRun{{kName,
-                      "MODEL@VERSION [--config FILE | --registry DIR | --manifest FILE] "
-                      "[--runner process|docker] [--mode full|steps --max-steps N] [--timeout D] "
-                      "[--work-dir DIR] [--code-mirror URL=PATH[,...]] [--json] [--progress]",
                       "verify one model version in the foreground (exit 0 passed, 1 failed, 2 "
                       "error, 3 uncalibrated)",
-                      run_options(),
-                      {"json", "progress"},
-                      run_run}};
+                      define_run}};
 
 }  // namespace
 }  // namespace reverify::cli

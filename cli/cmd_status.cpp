@@ -9,9 +9,14 @@
 
 namespace {
 
-int run_status(reverify::cli::Args& args) {
+struct StatusArguments {
+  reverify::cli::DaemonAddress daemon;
+  bool json = false;
+};
+
+int run_status(const StatusArguments& options) {
   using namespace reverify;
-  auto base = cli::daemon_url(args);
+  auto base = cli::daemon_url(options.daemon);
   if (!base.ok())
     return cli::usage_error("status", base.error().message);
   auto response = cli::daemon_request(*base, "GET", "/v1/models");
@@ -22,7 +27,7 @@ int run_status(reverify::cli::Args& args) {
               << "\n";
     return 2;
   }
-  if (args.flag("json")) {
+  if (options.json) {
     std::cout << response->body;
     return 0;
   }
@@ -53,11 +58,14 @@ int run_status(reverify::cli::Args& args) {
   return 0;
 }
 
-const reverify::cli::Registrar kStatus{{"status",
-                                        "[--url URL | --config FILE] [--json]",
-                                        "model versions and their latest verdicts (from reverifyd)",
-                                        {"url", "config"},
-                                        {"json"},
-                                        run_status}};
+reverify::cli::Action define_status(CLI::App& app) {
+  auto o = std::make_shared<StatusArguments>();
+  reverify::cli::add_daemon_options(app, o->daemon);
+  reverify::cli::add_json_flag(app, o->json);
+  return [o] { return run_status(*o); };
+}
+
+const reverify::cli::Registrar kStatus{
+    {"status", "model versions and their latest verdicts (from reverifyd)", define_status}};
 
 }  // namespace

@@ -13,9 +13,16 @@
 
 namespace {
 
-reverify::Result<std::string> read_token(const reverify::cli::Args& args) {
+struct TriggerArguments {
+  std::string target;
+  std::optional<std::string> mode;
+  std::optional<std::string> token_file;
+  reverify::cli::DaemonAddress daemon;
+};
+
+reverify::Result<std::string> read_token(const TriggerArguments& options) {
   using namespace reverify;
-  if (auto file = args.option("token-file")) {
+  if (auto file = options.token_file) {
     std::ifstream in(*file);
     if (!in)
       return make_error(ErrorCode::not_found, "--token-file: cannot read " + *file);
@@ -26,7 +33,7 @@ reverify::Result<std::string> read_token(const reverify::cli::Args& args) {
       token.pop_back();
     return token;
   }
-  if (auto path = args.option("config")) {
+  if (auto path = options.daemon.config) {
     auto config = load_config(*path);
     if (!config.ok())
       return config.error();
@@ -35,24 +42,18 @@ reverify::Result<std::string> read_token(const reverify::cli::Args& args) {
   return std::string();
 }
 
-int run_trigger(reverify::cli::Args& args) {
+int run_trigger(const TriggerArguments& options) {
   using namespace reverify;
-  if (args.positionals().size() != 1)
-    return cli::usage_error("trigger", "expected MODEL@VERSION");
-  auto target = parse_model_version(args.positionals()[0]);
+  auto target = parse_model_version(options.target);
   if (!target.ok())
     return cli::usage_error("trigger", target.error().message);
   nlohmann::json body = {{"model", target->model}, {"version", target->version}};
-  if (auto mode = args.option("mode")) {
-    if (*mode != "full" && *mode != "steps") {
-      return cli::usage_error("trigger", "--mode: expected full or steps");
-    }
-    body["mode"] = *mode;
-  }
-  auto token = read_token(args);
+  if (options.mode)
+    body["mode"] = *options.mode;
+  auto token = read_token(options);
   if (!token.ok())
     return cli::usage_error("trigger", token.error().message);
-  auto base = cli::daemon_url(args);
+  auto base = cli::daemon_url(options.daemon);
   if (!base.ok())
     return cli::usage_error("trigger", base.error().message);
   auto response = cli::daemon_request(*base, "POST", "/v1/verifications", body.dump(), *token);
@@ -72,12 +73,24 @@ int run_trigger(reverify::cli::Args& args) {
   return response->status == 409 ? 1 : 2;
 }
 
+reverify::cli::Action define_trigger(CLI::App& app) {
+  auto o = std::make_shared<TriggerArguments>();
+  app.add_option("MODEL@VERSION", o->target, "the model version to verify now")->required();
+  app.add_option("--mode", o->mode,
+                 "full: the whole training run; steps: its first models.<name>.max_steps steps; "
+                 "without it: steps for a model configured large, else full")
+      ->type_name("full|steps")
+      ->check(reverify::one_of({"full", "steps"}));
+  app.add_option("--token-file", o->token_file,
+                 "file holding the API's bearer token (reverifyd's api.token_file); without it "
+                 "the token_file of --config")
+      ->type_name("FILE");
+  reverify::cli::add_daemon_options(app, o->daemon);
+  return [o] { return run_trigger(*o); };
+}
+
 const reverify::cli::Registrar kTrigger{
-    {"trigger",
-     "MODEL@VERSION [--mode full|steps] [--url URL | --config FILE] [--token-file F]",
-     "queue a verification now, ahead of the schedule (exit 1 if one is already queued)",
-     {"mode", "url", "config", "token-file"},
-     {},
-     run_trigger}};
+    {"trigger", "queue a verification now, ahead of the schedule (exit 1 if one is already queued)",
+     define_trigger}};
 
 }  // namespace

@@ -1,46 +1,41 @@
 #pragma once
 // Subcommands register themselves (one file each, cli/cmd_<name>.cpp), so adding a command never
-// edits a shared table:
-//   namespace { int run_lint(reverify::cli::Args& args) {...}
-//   const reverify::cli::Registrar kLint{{"lint", "MANIFEST [--json] [--min-score N]",
-//       "score a manifest's reproducibility readiness", {"min-score"}, {"json"}, run_lint}}; }
+// edits a shared table. A command declares its arguments on its CLI11 subcommand and returns what
+// runs once they parsed; every option carries its help text with units, and its default:
+//
+//   struct LintArguments { std::string manifest; bool json = false; std::optional<int> min_score;
+//   }; int run_lint(const LintArguments& o) { ... } const Registrar kLint{{"lint", "score a
+//   manifest's reproducibility readiness",
+//       [](CLI::App& app) {
+//         auto o = std::make_shared<LintArguments>();
+//         app.add_option("MANIFEST", o->manifest, "manifest file or URL")->required();
+//         app.add_option("--min-score", o->min_score, "exit 1 below this score (0-100)")
+//             ->type_name("N")->check(integer_in(0, 100));
+//         add_json_flag(app, o->json);
+//         return [o] { return run_lint(*o); };
+//       }}};
+//
+// Adding a flag = one member in the command's options struct + one add_option/add_flag line.
+// Value checks (core/command_line.hpp: integer_in, duration, one_of, ...) run before the command,
+// so a bad value exits 2 with "reverify lint: --min-score: must be ..." and never reaches it.
 // Exit status convention: 0 success, 1 a negative answer (different, not verified, failed), 2 usage
-// or input error.
+// or input error; `run` adds 3 for uncalibrated.
 
 #include <functional>
 #include <map>
-#include <optional>
 #include <string>
-#include <vector>
+
+#include "core/command_line.hpp"
 
 namespace reverify::cli {
 
-// Parsed command line: positionals in order, "--key value" and "--key=value" options, "--flag".
-// The command declares which options take a value and which flags exist; anything else starting
-// with "--" is an error (error() names it) reported before the command runs.
-class Args {
- public:
-  Args(std::vector<std::string> argv, const std::vector<std::string>& value_options,
-       const std::vector<std::string>& flags);
-
-  const std::vector<std::string>& positionals() const { return positionals_; }
-  bool flag(const std::string& name) const;  // "--json" -> flag("json")
-  std::optional<std::string> option(const std::string& name) const;
-  const std::string& error() const { return error_; }  // e.g. "--max-age needs a value"
-
- private:
-  std::vector<std::string> positionals_;
-  std::map<std::string, std::optional<std::string>> named_;
-  std::string error_;
-};
+using Action = std::function<int()>;
 
 struct Command {
   std::string name;
-  std::string usage;                       // arguments after the name
-  std::string summary;                     // one line
-  std::vector<std::string> value_options;  // options that take a value, without "--"
-  std::vector<std::string> flags;  // options without a value, without "--" ("help" is implied)
-  std::function<int(Args&)> run;
+  std::string summary;  // one line, shown by `reverify --help`
+  // Declares positionals, options and flags on the command's CLI11 app; returns the action.
+  std::function<Action(CLI::App& app)> define;
 };
 
 struct Registrar {
@@ -51,5 +46,8 @@ const std::map<std::string, Command>& registered_commands();
 
 // Prints "reverify <name>: <message>" to stderr and returns 2.
 int usage_error(const std::string& command, const std::string& message);
+
+// --json: "print JSON on stdout instead of the human form".
+CLI::Option* add_json_flag(CLI::App& app, bool& json);
 
 }  // namespace reverify::cli

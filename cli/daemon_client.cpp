@@ -6,14 +6,28 @@
 
 namespace reverify::cli {
 
-Result<std::string> daemon_url(const Args& args) {
-  if (auto url = args.option("url")) {
+namespace {
+constexpr const char* kDefaultUrl = "http://127.0.0.1:8420";
+}  // namespace
+
+void add_daemon_options(CLI::App& app, DaemonAddress& address) {
+  app.add_option("--url", address.url,
+                 "the daemon's API, e.g. http://127.0.0.1:8420; without it: the api.address and "
+                 "api.port of --config, else $REVERIFY_URL, else http://127.0.0.1:8420")
+      ->type_name("URL");
+  app.add_option("--config", address.config,
+                 "reverifyd's config file: reach the daemon at its api.address and api.port")
+      ->type_name("FILE");
+}
+
+Result<std::string> daemon_url(const DaemonAddress& address) {
+  if (auto url = address.url) {
     while (!url->empty() && url->back() == '/')
       url->pop_back();
     return *url;
   }
-  if (auto path = args.option("config")) {
-    auto config = load_config(*path);
+  if (address.config) {
+    auto config = load_config(*address.config);
     if (!config.ok())
       return config.error();
     const auto& api = config->api;
@@ -27,7 +41,7 @@ Result<std::string> daemon_url(const Args& args) {
   }
   if (const char* env = std::getenv("REVERIFY_URL"); env && *env)
     return std::string(env);
-  return std::string("http://127.0.0.1:8420");
+  return std::string(kDefaultUrl);
 }
 
 Result<HttpResponse> daemon_request(const std::string& base, const std::string& method,
@@ -41,7 +55,16 @@ Result<HttpResponse> daemon_request(const std::string& base, const std::string& 
   request.timeout_ms = 30000;
   if (!body.empty())
     request.headers.emplace_back("Content-Type", "application/json");
-  return http_request(request);
+  auto response = http_request(request);
+  if (!response.ok()) {
+    return make_error(response.error().code,
+                      response.error().message +
+                          " (is reverifyd running and listening there? `systemctl status "
+                          "reverifyd`; the URL comes from --url, --config, $REVERIFY_URL or the "
+                          "default " +
+                          kDefaultUrl + ")");
+  }
+  return response;
 }
 
 }  // namespace reverify::cli

@@ -1,7 +1,7 @@
 #pragma once
 // What `reverify status|gate|trigger` share: where the daemon's API is (--url, else the
 // config's api.address/port via --config, else $REVERIFY_URL, else http://127.0.0.1:8420) and
-// one GET/POST against it.
+// one GET/POST against it, with a hint when no daemon answers.
 
 #include <optional>
 #include <string>
@@ -12,9 +12,18 @@
 
 namespace reverify::cli {
 
-Result<std::string> daemon_url(const Args& args);
+struct DaemonAddress {
+  std::optional<std::string> url;
+  std::optional<std::string> config;
+};
 
-// GET/POST <base><path>; bearer token optional. Transport failures are errors.
+// Declares --url and --config (with the lookup order in their help).
+void add_daemon_options(CLI::App& app, DaemonAddress& address);
+
+Result<std::string> daemon_url(const DaemonAddress& address);
+
+// GET/POST <base><path>; bearer token optional. Transport failures are errors whose message
+// says how the URL was chosen and that reverifyd may not be running.
 Result<HttpResponse> daemon_request(const std::string& base, const std::string& method,
                                     const std::string& path, const std::string& body = "",
                                     const std::string& token = "");

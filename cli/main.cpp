@@ -1,49 +1,78 @@
-// reverify: the command line. Subcommands live in cli/cmd_*.cpp and register themselves.
+// reverify: the command line. Subcommands live in cli/cmd_*.cpp and register themselves; CLI11
+// parses (core/command_line.hpp: shared help layout, error lines, suggestions).
 
 #include <exception>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "core/version.hpp"
 
 namespace {
-void print_help(std::ostream& out) {
-  out << "usage: reverify <command> [arguments]\n\ncommands:\n";
-  for (const auto& [name, command] : reverify::cli::registered_commands()) {
-    out << "  " << name << " " << command.usage << "\n      " << command.summary << "\n";
-  }
+
+constexpr const char* kFooter =
+    "Run `reverify COMMAND --help` for a command's arguments, their units and defaults.\n"
+    "\n"
+    "The daemon's API (status, gate, trigger) is found at --url, else the api.address and\n"
+    "api.port of --config, else $REVERIFY_URL, else http://127.0.0.1:8420 (reverifyd's default).\n"
+    "\n"
+    "Exit status: 0 success; 1 a negative answer (failed, not verified, different, below the\n"
+    "minimum); 2 usage, input or system error; `run` adds 3 for uncalibrated. 70 is a bug.";
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, command] : reverify::cli::registered_commands())
+    names.push_back(name);
+  return names;
 }
+
+int unknown_command(const std::string& given) {
+  std::cerr << "reverify: unknown command \"" << given << "\"";
+  if (auto guess = reverify::closest_match(given, command_names()))
+    std::cerr << "; did you mean \"" << *guess << "\"?";
+  std::cerr << "\n(reverify --help lists every command)\n";
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace reverify;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    print_help(args.empty() ? std::cerr : std::cout);
-    return args.empty() ? 2 : 0;
+  CLI::App app{"reverify: proves, on a schedule, that released ML models can still be rebuilt.",
+               "reverify"};
+  use_help_format(app);
+  app.set_version_flag("--version", std::string(reverify_version()), "print the version and exit");
+  app.require_subcommand(1);
+  std::map<std::string, cli::Action> actions;
+  for (const auto& [name, command] : cli::registered_commands()) {
+    CLI::App* sub = app.add_subcommand(name, command.summary);
+    sub->allow_extras();  // reported by parse_command_line, with a suggestion
+    actions[name] = command.define(*sub);
   }
-  const auto& commands = reverify::cli::registered_commands();
-  auto it = commands.find(args[0]);
-  if (it == commands.end()) {
-    std::cerr << "reverify: unknown command \"" << args[0] << "\"\n";
-    print_help(std::cerr);
+  app.footer(kFooter);  // after the subcommands, which would inherit it
+
+  if (args.empty()) {
+    std::cerr << app.help();
     return 2;
   }
-  const auto& command = it->second;
-  reverify::cli::Args parsed(std::vector<std::string>(args.begin() + 1, args.end()),
-                             command.value_options, command.flags);
-  if (parsed.flag("help")) {
-    std::cout << "usage: reverify " << command.name << " " << command.usage << "\n"
-              << command.summary << "\n";
-    return 0;
+  if (args[0] == "help")  // `reverify help` and `reverify help COMMAND`
+    args = args.size() > 1 ? std::vector<std::string>{args[1], "--help"}
+                           : std::vector<std::string>{"--help"};
+  if (args[0].empty() || args[0][0] != '-') {
+    if (!actions.count(args[0]))
+      return unknown_command(args[0]);
   }
-  if (!parsed.error().empty())
-    return reverify::cli::usage_error(command.name, parsed.error());
+  if (auto exit_status = parse_command_line(app, args))
+    return *exit_status;
+  const std::string name = app.get_subcommands().front()->get_name();
   try {
-    return command.run(parsed);
+    return actions.at(name)();
   } catch (const std::exception& e) {
     // Exceptions are bugs (expected failures are values): say so plainly.
-    std::cerr << "reverify " << command.name << ": internal error: " << e.what() << "\n";
+    std::cerr << "reverify " << name << ": internal error: " << e.what() << "\n";
     return 70;
   }
 }

@@ -1,6 +1,7 @@
 #include "cli/run_context.hpp"
 
 #include <cstdlib>
+#include <limits>
 #include <system_error>
 
 #include "core/manifest_parse.hpp"
@@ -13,11 +14,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Result<fs::path> find_manifest(const Args& args, const Config& config, const ModelVersion& id) {
-  if (auto manifest = args.option("manifest"))
+Result<fs::path> find_manifest(const RunArguments& args, const Config& config,
+                               const ModelVersion& id) {
+  if (auto manifest = args.manifest)
     return fs::absolute(*manifest);
   std::vector<fs::path> roots;
-  if (auto registry = args.option("registry"))
+  if (auto registry = args.registry)
     roots.emplace_back(*registry);
   for (const auto& source : config.sources) {
     if (source.kind == SourceKind::directory)
@@ -39,60 +41,46 @@ Result<fs::path> find_manifest(const Args& args, const Config& config, const Mod
                                               (roots.size() > 1 ? " or the other registries" : ""));
 }
 
-// "URL=PATH,URL=PATH" -> mirrors.
-Result<std::map<std::string, std::string>> parse_mirrors(const std::string& text) {
+// "URL=PATH" items -> mirrors (a relative PATH is made absolute).
+std::map<std::string, std::string> parse_mirrors(const std::vector<std::string>& items) {
   std::map<std::string, std::string> mirrors;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    std::string item =
-        text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    std::size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-      return make_error(ErrorCode::invalid_argument,
-                        "--code-mirror: expected URL=PATH[,URL=PATH...], got \"" + item + "\"");
-    }
+  for (const auto& item : items) {
+    const std::size_t eq = item.find('=');
     std::string target = item.substr(eq + 1);
     std::error_code ec;
     if (target.find("://") == std::string::npos)
       target = fs::absolute(target, ec).string();
     mirrors[item.substr(0, eq)] = target;
-    if (end == std::string::npos)
-      break;
-    start = end + 1;
   }
   return mirrors;
 }
 
-Status apply_options(const Args& args, VerificationRequest& request) {
-  std::string mode = args.option("mode").value_or("full");
-  if (mode != "full" && mode != "steps") {
-    return make_error(ErrorCode::invalid_argument,
-                      "--mode: expected full or steps, got \"" + mode + "\"");
-  }
-  request.mode = mode == "steps" ? RebuildMode::steps : RebuildMode::full;
-  if (auto steps = args.option("max-steps")) {
-    char* end = nullptr;
-    request.max_steps = std::strtoll(steps->c_str(), &end, 10);
-    if (end == steps->c_str() || *end != '\0' || request.max_steps < 1) {
-      return make_error(ErrorCode::invalid_argument, "--max-steps: expected a positive integer");
-    }
-  }
+CLI::Validator mirror_item() {
+  return CLI::Validator(
+      [](std::string& item) -> std::string {
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+          return "must be URL=PATH, got \"" + item + "\"";
+        return {};
+      },
+      "");
+}
+
+Status apply_options(const RunArguments& args, VerificationRequest& request) {
+  request.mode = args.mode == "steps" ? RebuildMode::steps : RebuildMode::full;
+  if (args.max_steps)
+    request.max_steps = *args.max_steps;
   if (request.mode == RebuildMode::steps && request.max_steps < 1) {
     return make_error(ErrorCode::invalid_argument, "--mode steps needs --max-steps N");
   }
-  if (auto timeout = args.option("timeout")) {
-    auto seconds = parse_duration_s(*timeout);
+  if (args.timeout) {
+    auto seconds = parse_duration_s(*args.timeout);  // checked by duration() already
     if (!seconds.ok())
       return make_error(ErrorCode::invalid_argument, "--timeout: " + seconds.error().message);
     request.timeout = std::chrono::seconds(*seconds);
   }
-  if (auto mirrors = args.option("code-mirror")) {
-    auto parsed = parse_mirrors(*mirrors);
-    if (!parsed.ok())
-      return parsed.error();
-    request.code_mirrors = std::move(parsed).value();
-  }
+  if (!args.code_mirrors.empty())
+    request.code_mirrors = parse_mirrors(args.code_mirrors);
   return {};
 }
 
@@ -107,9 +95,54 @@ Result<fs::path> make_temp_dir(RunContext& ctx, const std::string& prefix) {
 
 }  // namespace
 
-std::vector<std::string> run_context_options() {
-  return {"config",    "registry", "manifest", "runner",     "mode",
-          "max-steps", "timeout",  "work-dir", "code-mirror"};
+void add_run_arguments(CLI::App& app, RunArguments& args) {
+  app.add_option("MODEL@VERSION", args.target, "the released model version")->required();
+  app.add_option("--config", args.config,
+                 "reverifyd's config file: its sources find the manifest, its state_dir records "
+                 "the result (gate and a running reverifyd see it), its runner and pager apply; "
+                 "without it: the process runner and a throwaway store")
+      ->type_name("FILE");
+  app.add_option("--registry", args.registry,
+                 "a directory registry (<DIR>/<model>/<version>/manifest.json), searched before "
+                 "the config's sources")
+      ->type_name("DIR");
+  app.add_option("--manifest", args.manifest,
+                 "the manifest file itself, instead of looking it up in a registry")
+      ->type_name("FILE");
+  app.add_option("--runner", args.runner,
+                 "where the rebuild runs; without it: the config's runner.kind, else process")
+      ->type_name("process|docker|kubernetes")
+      ->check(one_of({"process", "docker", "kubernetes"}));
+  app.add_option("--mode", args.mode,
+                 "full: the whole training run; steps: its first --max-steps steps")
+      ->type_name("full|steps")
+      ->check(one_of({"full", "steps"}))
+      ->capture_default_str();
+  app.add_option("--max-steps", args.max_steps,
+                 "steps mode: REVERIFY_MAX_STEPS for the job, in training steps; without it: the "
+                 "config's models.<name>.max_steps (100 by default)")
+      ->type_name("N")
+      ->check(integer_in(1, std::numeric_limits<std::int32_t>::max()));
+  app.add_option("--timeout", args.timeout,
+                 "the whole rebuild's time limit, with unit s, m, h or d (e.g. 90m); then the job "
+                 "is killed (error:job); without it: the config's models.<name>.timeout (6h by "
+                 "default)")
+      ->type_name("DURATION")
+      ->check(duration());
+  app.add_option("--work-dir", args.work_dir,
+                 "scratch folder for checkouts and job outputs; without it: the config's work "
+                 "folder, else a temporary folder removed afterwards")
+      ->type_name("DIR");
+  app.add_option("--code-mirror", args.code_mirrors,
+                 "fetch code.repo URLs starting with URL from PATH (a local folder or another "
+                 "URL) instead; repeat it or separate pairs with commas")
+      ->type_name("URL=PATH")
+      ->delimiter(',')
+      ->take_all()
+      ->check(mirror_item());
+  app.add_flag("--progress", args.progress,
+               "print each stage on stderr even when it is not a terminal (on a terminal it "
+               "always is)");
 }
 
 RunContext::~RunContext() {
@@ -120,15 +153,12 @@ RunContext::~RunContext() {
   }
 }
 
-Result<RunContext> make_run_context(const Args& args) {
-  if (args.positionals().size() != 1) {
-    return make_error(ErrorCode::invalid_argument, "expected exactly one MODEL@VERSION");
-  }
-  auto id = parse_model_version(args.positionals()[0]);
+Result<RunContext> make_run_context(const RunArguments& args) {
+  auto id = parse_model_version(args.target);
   if (!id.ok())
     return id.error();
   RunContext ctx;
-  if (auto path = args.option("config")) {
+  if (auto path = args.config) {
     auto config = load_config(*path);
     if (!config.ok())
       return config.error();
@@ -147,7 +177,7 @@ Result<RunContext> make_run_context(const Args& args) {
     ctx.store = std::move(store).value();
     ctx.store_is_throwaway = true;
   }
-  if (auto kind = args.option("runner"))
+  if (auto kind = args.runner)
     ctx.config.runner.kind = *kind;
 
   auto manifest_path = find_manifest(args, ctx.config, *id);
@@ -179,9 +209,9 @@ Result<RunContext> make_run_context(const Args& args) {
   if (!stored.ok())
     return stored.error();
   request.calibration = *stored;
-  if (auto dir = args.option("work-dir")) {
+  if (auto dir = args.work_dir) {
     request.work_root = *dir;
-  } else if (args.option("config")) {
+  } else if (args.config) {
     request.work_root = ctx.config.work_root();
   } else {
     auto dir = make_temp_dir(ctx, "reverify-run");

@@ -3,7 +3,9 @@
 // default: process runner, no store), the model version's manifest from a directory registry,
 // the runner, and the VerificationRequest for the pipeline.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +18,18 @@
 
 namespace reverify::cli {
 
-// Options every command built on a RunContext accepts (value options, without "--").
-std::vector<std::string> run_context_options();
+// The arguments every command built on a RunContext accepts (run, calibrate).
+struct RunArguments {
+  std::string target;  // MODEL@VERSION
+  std::optional<std::string> config, registry, manifest, runner, timeout, work_dir;
+  std::string mode = "full";
+  std::optional<std::int64_t> max_steps;
+  std::vector<std::string> code_mirrors;  // "URL=PATH", repeated or comma-separated
+  bool progress = false;
+};
+
+// Declares RunArguments on `app`, each with its help text, units and default.
+void add_run_arguments(CLI::App& app, RunArguments& arguments);
 
 struct RunContext {
   Config config;
@@ -34,8 +46,8 @@ struct RunContext {
   ~RunContext();
 };
 
-// positionals()[0] is MODEL@VERSION. The manifest is --manifest FILE, or
-// <root>/<model>/<version>/manifest.json under --registry DIR or a directory source of --config.
-Result<RunContext> make_run_context(const Args& args);
+// The manifest is --manifest FILE, or <root>/<model>/<version>/manifest.json under --registry DIR
+// or a directory source of --config.
+Result<RunContext> make_run_context(const RunArguments& args);
 
 }  // namespace reverify::cli

@@ -1,21 +1,17 @@
-// reverifyd: the daemon. `reverifyd --config FILE [--check-config]`.
+// reverifyd: the daemon. `reverifyd --config FILE [--check-config]`, `--help`, `--version`.
 
 #include <exception>
 #include <iostream>
 #include <string>
 
+#include "core/command_line.hpp"
+#include "core/version.hpp"
 #include "daemon/daemon.hpp"
 #include "pager/senders.hpp"
 #include "runners/runner_factory.hpp"
 #include "settings/config.hpp"
 
 namespace {
-
-int usage() {
-  std::cerr << "usage: reverifyd --config FILE [--check-config]\n"
-               "  --check-config  validate the config (and the secret files it names), then exit\n";
-  return 2;
-}
 
 // Everything the daemon would refuse at start, reported without starting it.
 int check_config(const reverify::Config& config) {
@@ -41,20 +37,25 @@ int check_config(const reverify::Config& config) {
 int main(int argc, char** argv) {
   std::string config_path;
   bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--config" && i + 1 < argc) {
-      config_path = argv[++i];
-    } else if (arg.rfind("--config=", 0) == 0) {
-      config_path = arg.substr(9);
-    } else if (arg == "--check-config") {
-      check = true;
-    } else {
-      return usage();
-    }
-  }
-  if (config_path.empty())
-    return usage();
+  CLI::App app{
+      "reverifyd: the reverify daemon. It verifies released model versions on a schedule "
+      "and serves the status page, /metrics and the /v1 API (systemd Type=notify; "
+      "SIGHUP reloads the config, SIGTERM drains and exits).",
+      "reverifyd"};
+  reverify::use_help_format(app);
+  app.set_version_flag("--version", std::string(reverify::reverify_version()),
+                       "print the version and exit");
+  app.add_option("--config", config_path,
+                 "the config file (installed: /etc/reverify/reverify.yaml; every key with its "
+                 "default and unit: config/production.yaml)")
+      ->type_name("FILE")
+      ->required();
+  app.add_flag("--check-config", check,
+               "validate the config and what it names (secret files, pager senders, runner), "
+               "then exit: 0 valid, 2 not");
+  app.allow_extras();  // reported by parse_command_line, with a suggestion
+  if (auto exit_status = reverify::parse_command_line(app, {argv + 1, argv + argc}))
+    return *exit_status;
   try {
     auto config = reverify::load_config(config_path);
     if (!config.ok()) {

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev nlohmann-json3-dev
-  libcurl4-openssl-dev libsqlite3-dev libssl-dev doctest-dev
+  libcurl4-openssl-dev libsqlite3-dev libssl-dev doctest-dev libcli11-dev
   clang-14 libclang-rt-14-dev clang-format
   python3 python3-numpy python3-scipy python3-sklearn python3-cryptography
   docker.io docker-registry mmdebstrap

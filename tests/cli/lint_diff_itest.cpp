@@ -128,7 +128,8 @@ TEST_CASE("lint: usage and read errors exit 2") {
   auto bad_score = cli({"lint", fixture("valid_full.json"), "--min-score", "abc"});
   CHECK(bad_score.status == 2);
   CHECK(bad_score.err ==
-        "reverify lint: --min-score must be an integer from 0 to 100, got \"abc\"\n");
+        "reverify lint: --min-score: must be an integer from 0 to 100, got \"abc\"\n"
+        "(reverify lint --help lists every option)\n");
   auto missing = cli({"lint", (work_dir() / "absent.json").string()});
   CHECK(missing.status == 2);
   CHECK(contains(missing.err, "reverify lint: cannot read manifest: "));

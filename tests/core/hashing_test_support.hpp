@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace reverify::test {
@@ -38,58 +39,6 @@ inline std::string safetensors_bytes(const std::string& header, const std::strin
   for (int i = 0; i < 8; ++i)
     out.push_back(static_cast<char>((length >> (8 * i)) & 0xff));
   return out + header + data;
-}
-
-}  // namespace reverify::test
-
-#include <spawn.h>
-#include <sys/wait.h>
-
-#include <vector>
-
-extern char** environ;
-
-namespace reverify::test {
-
-struct Ran {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-// Runs argv (no shell) with stdout and stderr captured through files in `scratch`.
-inline Ran run_program(const std::vector<std::string>& argv, const std::filesystem::path& scratch) {
-  const auto out_path = scratch / ".stdout", err_path = scratch / ".stderr";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  std::vector<char*> args;
-  for (const std::string& arg : argv)
-    args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0)
-    throw std::runtime_error("cannot start " + argv[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  Ran ran;
-  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  ran.out = read_file(out_path);
-  ran.err = read_file(err_path);
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
-  return ran;
-}
-
-inline std::string env_or_throw(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr)
-    throw std::runtime_error(std::string(name) + " is not set (run through ctest)");
-  return value;
 }
 
 inline std::string last_line(const std::string& text) {

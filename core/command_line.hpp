@@ -1,0 +1,40 @@
+#pragma once
+// What the command lines of `reverify` and `reverifyd` share, on CLI11: one help layout (each
+// option's units in its description, its default as "[default: X]", long descriptions wrapped),
+// value checks whose messages read like the rest of reverify ("--min-score: must be an integer
+// from 0 to 100, got "abc""), and one parse step that prints help and --version on stdout (exit
+// 0) and any error as one line on stderr (exit 2) naming the argument, with the closest known
+// option when an unknown one looks mistyped.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace reverify {
+
+// Applies the shared help layout to `app` (subcommands added later inherit it).
+void use_help_format(CLI::App& app);
+
+// Value checks for add_option(...)->check(...). They run on the text before CLI11 converts it.
+CLI::Validator integer_in(long long min, long long max);
+CLI::Validator finite_number();
+CLI::Validator duration();  // "90s", "30m", "6h", "40d" (core/unix_time's parse_duration_s)
+CLI::Validator one_of(std::vector<std::string> choices);
+
+// The entry of `known` closest to `given` by edit distance (a swap of neighbours is one edit), when
+// close enough to be a typo: at most a third of the candidate's length in edits, at least 1 and at
+// most 3; nullopt otherwise.
+std::optional<std::string> closest_match(std::string_view given,
+                                         const std::vector<std::string>& known);
+
+// Parses args (without the program name) into `app`. Returns nullopt when the program should go
+// on; otherwise the exit status after printing: --help/-h and --version ("reverify 0.1.0") to
+// stdout (0); an error to stderr as "<app> <subcommand>: <message>" plus a pointer to --help (2).
+// `app` and its subcommands may set allow_extras(): what lands there is reported as an unknown
+// option (with a suggestion) or an unexpected argument, never silently ignored.
+std::optional<int> parse_command_line(CLI::App& app, std::vector<std::string> args);
+
+}  // namespace reverify

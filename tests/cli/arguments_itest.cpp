@@ -1,0 +1,156 @@
+// The command lines of `reverify` and `reverifyd` as a new user meets them: help with units and
+// defaults, --version, a mistyped command or option named with the closest match, bad values
+// named with what was expected, and a hint when no daemon answers.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/free_port.hpp"
+#include "tests/support/run_program.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using reverify::test::env_or_throw;
+using reverify::test::Ran;
+
+namespace {
+
+const reverify::testing::TempDir scratch("reverify-arguments-itest-");
+
+Ran reverify_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), env_or_throw("REVERIFY_CLI"));
+  return reverify::test::run_program(args, scratch.path);
+}
+
+Ran reverifyd(std::vector<std::string> args) {
+  args.insert(args.begin(), env_or_throw("REVERIFY_BUILD_DIR") + "/daemon/reverifyd");
+  return reverify::test::run_program(args, scratch.path);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Help text with its line wrapping undone: every run of white space becomes one space.
+std::string flat(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n';
+    if (!space || out.empty() || out.back() != ' ')
+      out += space ? ' ' : c;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("--version on both binaries prints the name and version on stdout, exit 0") {
+  Ran cli = reverify_cli({"--version"});
+  CHECK(cli.exit_code == 0);
+  CHECK(cli.out.rfind("reverify ", 0) == 0);
+  CHECK(cli.err.empty());
+  Ran daemon = reverifyd({"--version"});
+  CHECK(daemon.exit_code == 0);
+  CHECK(daemon.out.rfind("reverifyd ", 0) == 0);
+  // Both are the same build.
+  CHECK(cli.out.substr(std::string("reverify ").size()) ==
+        daemon.out.substr(std::string("reverifyd ").size()));
+}
+
+TEST_CASE("reverify --help lists every command and where the daemon is found; no args is usage") {
+  Ran help = reverify_cli({"--help"});
+  CHECK(help.exit_code == 0);
+  for (const char* command : {"run", "lint", "diff", "hash", "compare", "capture", "calibrate",
+                              "gate", "status", "trigger", "plan"}) {
+    CHECK_MESSAGE(contains(help.out, std::string("  ") + command + " "), command);
+  }
+  CHECK(contains(help.out, "REVERIFY_URL"));
+  CHECK(contains(help.out, "http://127.0.0.1:8420"));
+  Ran none = reverify_cli({});
+  CHECK(none.exit_code == 2);
+  CHECK(none.out.empty());
+  CHECK(contains(none.err, "Usage:"));
+  CHECK(reverify_cli({"help"}).out == help.out);
+}
+
+TEST_CASE("a command's --help explains every flag with its unit and default") {
+  const Ran run_help = reverify_cli({"run", "--help"});
+  const Ran run{run_help.exit_code, flat(run_help.out), run_help.err};
+  CHECK(run.exit_code == 0);
+  CHECK(contains(run.out, "--timeout DURATION"));
+  CHECK(contains(run.out, "unit s, m, h or d"));
+  CHECK(contains(run.out, "--mode full|steps"));
+  CHECK(contains(run.out, "[default: full]"));
+  CHECK(contains(run.out, "--runner process|docker|kubernetes"));
+  CHECK(contains(run.out, "--code-mirror URL=PATH"));
+  const std::string calibrate = flat(reverify_cli({"calibrate", "--help"}).out);
+  CHECK(contains(calibrate, "--seeds N how many seed-only rebuilds to run (3-1000) [default: 5]"));
+  const Ran gate = reverify_cli({"help", "gate"});
+  CHECK(gate.exit_code == 0);
+  CHECK(contains(flat(gate.out), "$REVERIFY_URL"));
+  CHECK(contains(flat(gate.out), "api.default_max_age applies (40d unless configured)"));
+  CHECK(contains(flat(reverify_cli({"capture", "--help"}).out), "[env: $REVERIFY_DATA]"));
+}
+
+TEST_CASE("a mistyped command or option is named, with the closest match") {
+  Ran verb = reverify_cli({"lnit", "x.json"});
+  CHECK(verb.exit_code == 2);
+  CHECK(contains(verb.err, "unknown command \"lnit\"; did you mean \"lint\"?"));
+  Ran far = reverify_cli({"frobnicate"});
+  CHECK(far.exit_code == 2);
+  CHECK(contains(far.err, "unknown command \"frobnicate\""));
+  CHECK(!contains(far.err, "did you mean"));
+
+  Ran option = reverify_cli({"lint", "x.json", "--min-scor", "3"});
+  CHECK(option.exit_code == 2);
+  CHECK(
+      contains(option.err, "reverify lint: unknown option --min-scor (did you mean --min-score?)"));
+  Ran unknown = reverify_cli({"gate", "m@v", "--frobnicate=1"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(contains(unknown.err, "reverify gate: unknown option --frobnicate\n"));
+  Ran extra = reverify_cli({"diff", "a.json", "b.json", "c.json"});
+  CHECK(extra.exit_code == 2);
+  CHECK(contains(extra.err, "unexpected argument \"c.json\""));
+}
+
+TEST_CASE("bad values name the option and what was expected, before anything runs") {
+  Ran mode = reverify_cli({"run", "m@v", "--mode", "fast"});
+  CHECK(mode.exit_code == 2);
+  CHECK(contains(mode.err, "--mode: must be full or steps, got \"fast\""));
+  Ran runner = reverify_cli({"run", "m@v", "--runner", "k8s"});
+  CHECK(runner.exit_code == 2);
+  CHECK(contains(runner.err, "--runner: must be process, docker or kubernetes, got \"k8s\""));
+  Ran timeout = reverify_cli({"run", "m@v", "--timeout", "soon"});
+  CHECK(timeout.exit_code == 2);
+  CHECK(contains(timeout.err, "--timeout: "));
+  Ran seeds = reverify_cli({"calibrate", "m@v", "--seeds", "2"});
+  CHECK(seeds.exit_code == 2);
+  CHECK(contains(seeds.err, "--seeds: must be an integer from 3 to 1000, got \"2\""));
+  Ran missing = reverify_cli({"gate"});
+  CHECK(missing.exit_code == 2);
+  CHECK(contains(missing.err, "MODEL@VERSION is required"));
+}
+
+TEST_CASE(
+    "no daemon listening: the error says reverifyd may not be running and how the URL was "
+    "chosen") {
+  const auto port = reverify::testing::free_port();
+  Ran gate = reverify_cli({"gate", "m@v", "--url", "http://127.0.0.1:" + std::to_string(port)});
+  CHECK(gate.exit_code == 2);
+  CHECK(contains(gate.err, "is reverifyd running"));
+  CHECK(contains(gate.err, "REVERIFY_URL"));
+}
+
+TEST_CASE("reverifyd: --help on stdout with exit 0; a missing or unknown option is named") {
+  Ran help = reverifyd({"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(contains(help.out, "--config FILE"));
+  CHECK(contains(help.out, "--check-config"));
+  CHECK(help.err.empty());
+  Ran none = reverifyd({});
+  CHECK(none.exit_code == 2);
+  CHECK(contains(none.err, "--config is required"));
+  Ran typo = reverifyd({"--confg", "x.yaml"});
+  CHECK(typo.exit_code == 2);
+  CHECK(contains(typo.err, "unknown option --confg (did you mean --config?)"));
+}
