@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/hashing.hpp"
+#include "core/manifest_parse.hpp"
 #include "core/program_output.hpp"
 
 namespace reverify::cli {
@@ -107,6 +108,63 @@ Result<std::string> module_version(const std::string& python, const std::string&
   if (!out.ok())
     return out.error();
   return trim(*out);
+}
+
+Result<std::vector<std::string>> merge_job_environment(const nlohmann::json& result,
+                                                       Environment& env) {
+  std::vector<std::string> notes;
+  auto reported = result.find("environment");
+  if (reported == result.end() || reported->is_null())
+    return notes;
+  EnvironmentParse facts = parse_environment(*reported, "result.json: environment");
+  for (const char* hashed : {"image", "lockfile"}) {
+    if (reported->is_object() && reported->contains(hashed)) {
+      facts.errors.push_back({std::string("result.json: environment.") + hashed,
+                              "is recorded by capture itself (it hashes it), not by the job"});
+    }
+  }
+  if (!facts.errors.empty()) {
+    std::string message;
+    for (const auto& error : facts.errors)
+      message += (message.empty() ? "" : "; ") + error.to_string();
+    return make_error(ErrorCode::invalid_argument, message);
+  }
+  for (const auto& warning : facts.warnings)
+    notes.push_back("warning: " + warning);
+  Environment& job = *facts.environment;
+  auto take = [](auto& target, auto& value) {
+    if (value)
+      target = std::move(value);
+  };
+  take(env.python, job.python);
+  take(env.framework, job.framework);
+  take(env.determinism, job.determinism);
+  take(env.threads, job.threads);
+  take(env.world_size, job.world_size);
+  for (auto& [name, value] : job.env)
+    env.env[name] = value;
+  if (job.accelerator && job.accelerator->count > 0) {
+    // The job names the devices it used; the driver is the machine's (nvidia-smi).
+    if (!job.accelerator->driver && env.accelerator && env.accelerator->count > 0)
+      job.accelerator->driver = env.accelerator->driver;
+    env.accelerator = std::move(job.accelerator);
+    notes.push_back("accelerator: " + std::to_string(env.accelerator->count) + " x " +
+                    env.accelerator->model + ", CUDA " + env.accelerator->cuda.value_or("?") +
+                    ", cuDNN " + env.accelerator->cudnn.value_or("?") + " (as the job used them)");
+  } else if (env.framework) {
+    notes.push_back("accelerator: the job used none (" + env.framework->name + " " +
+                    env.framework->version +
+                    " reported no GPU): no GPU model, CUDA or cuDNN version recorded");
+  }
+  if (env.threads) {
+    auto text = [](const std::optional<std::int64_t>& n) {
+      return n ? std::to_string(*n) : std::string("not reported");
+    };
+    notes.push_back("threads: intra-op " + text(env.threads->intra_op) + ", inter-op " +
+                    text(env.threads->inter_op) + ", data-loader workers " +
+                    text(env.threads->dataloader_workers));
+  }
+  return notes;
 }
 
 std::map<std::string, std::string> determinism_env() {

@@ -6,6 +6,9 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/manifest.hpp"
 #include "core/result.hpp"
@@ -28,6 +31,14 @@ std::string host_name();
 // `<python> -c ...`: the interpreter's version, and a module's __version__.
 Result<std::string> python_version(const std::string& python);
 Result<std::string> module_version(const std::string& python, const std::string& module);
+
+// The facts only the job itself can see, reported in result.json's "environment" (same shape as
+// the manifest's: framework, determinism flags as set, thread counts and data-loader workers, the
+// GPU, CUDA and cuDNN it used, env): validated like a manifest and merged over what capture probed
+// from outside (the job's values win). image and lockfile are refused there: capture hashes
+// those itself. Returns one line per fact worth telling the user (what was taken, what is absent).
+Result<std::vector<std::string>> merge_job_environment(const nlohmann::json& result,
+                                                       Environment& env);
 
 // The variables of the current environment that change numerics (thread counts, hash seed,
 // cuBLAS workspace, ...): recorded so the rebuild gets them too.

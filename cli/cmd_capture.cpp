@@ -221,6 +221,9 @@ int run_capture(const CaptureArguments& args) {
   auto outputs = read_job_outputs(fs::path(*result_path).parent_path());
   if (!outputs.ok())
     return usage_error(kName, *result_path + ": " + outputs.error().message);
+  auto job_facts = merge_job_environment(outputs->result, *m.environment);
+  if (!job_facts.ok())
+    return usage_error(kName, job_facts.error().message);
   m.evaluation.primary =
       PrimaryMetric{outputs->primary_name, outputs->primary_value, !args.lower_is_better};
   m.evaluation.segments = outputs->segments;
@@ -278,6 +281,8 @@ int run_capture(const CaptureArguments& args) {
                                   " seed runs"
                             : "")
             << ")\n";
+  for (const auto& note : *job_facts)
+    std::cout << "  " << note << "\n";
   return 0;
 }
 

@@ -53,12 +53,24 @@ struct Accelerator {
   bool operator==(const Accelerator&) const = default;
 };
 
+// The framework's determinism switches as the job set them (PyTorch: use_deterministic_algorithms,
+// torch.backends.cudnn.deterministic / .benchmark, TF32 for matmul or cuDNN).
 struct Determinism {
   std::optional<bool> deterministic_algorithms;
   std::optional<bool> cudnn_benchmark;
   std::optional<bool> tf32;
+  std::optional<bool> cudnn_deterministic;
 
   bool operator==(const Determinism&) const = default;
+};
+
+// The parallelism a CPU reduction order and a data loader's sample-to-worker mapping depend on.
+struct Threads {
+  std::optional<std::int64_t> intra_op;            // >= 1 (torch.get_num_threads())
+  std::optional<std::int64_t> inter_op;            // >= 1 (torch.get_num_interop_threads())
+  std::optional<std::int64_t> dataloader_workers;  // >= 0 (DataLoader num_workers)
+
+  bool operator==(const Threads&) const = default;
 };
 
 struct Environment {
@@ -69,6 +81,7 @@ struct Environment {
   std::optional<Accelerator> accelerator;
   std::map<std::string, std::string> env;  // passed to the job as is
   std::optional<Determinism> determinism;
+  std::optional<Threads> threads;
   std::optional<std::int64_t> world_size;  // >= 1
 
   bool operator==(const Environment&) const = default;

@@ -44,6 +44,13 @@ json environment(const Environment& e) {
     put(d, "deterministic_algorithms", e.determinism->deterministic_algorithms);
     put(d, "cudnn_benchmark", e.determinism->cudnn_benchmark);
     put(d, "tf32", e.determinism->tf32);
+    put(d, "cudnn_deterministic", e.determinism->cudnn_deterministic);
+  }
+  if (e.threads) {
+    json& t = j["threads"] = json::object();
+    put(t, "intra_op", e.threads->intra_op);
+    put(t, "inter_op", e.threads->inter_op);
+    put(t, "dataloader_workers", e.threads->dataloader_workers);
   }
   put(j, "world_size", e.world_size);
   return j;

@@ -215,7 +215,14 @@ Environment read_environment(ObjectReader& r) {
   }
   env.determinism = read_section(r, "determinism", [](ObjectReader& d) {
     return Determinism{optional_bool(d, "deterministic_algorithms"),
-                       optional_bool(d, "cudnn_benchmark"), optional_bool(d, "tf32")};
+                       optional_bool(d, "cudnn_benchmark"), optional_bool(d, "tf32"),
+                       optional_bool(d, "cudnn_deterministic")};
+  });
+  env.threads = read_section(r, "threads", [](ObjectReader& t) {
+    constexpr std::string_view kCount = "an integer >= 1";
+    return Threads{optional_integer(t, "intra_op", 1, kCount),
+                   optional_integer(t, "inter_op", 1, kCount),
+                   optional_integer(t, "dataloader_workers", 0, "a non-negative integer")};
   });
   env.world_size = optional_integer(r, "world_size", 1, "an integer >= 1");
   return env;
@@ -464,6 +471,21 @@ std::optional<ReproLevel> parse_repro_level(std::string_view text) {
 
 std::string ValidationError::to_string() const {
   return path.empty() ? message : path + ": " + message;
+}
+
+EnvironmentParse parse_environment(const nlohmann::json& value, const std::string& path) {
+  EnvironmentParse out;
+  Findings findings;
+  if (is_object(findings, value, path)) {
+    ObjectReader reader(findings, value, path);
+    Environment environment = read_environment(reader);
+    reader.warn_unknown_keys();
+    if (findings.errors().empty())
+      out.environment = std::move(environment);
+  }
+  out.errors = std::move(findings.errors());
+  out.warnings = std::move(findings.warnings());
+  return out;
 }
 
 ManifestParse parse_manifest(std::string_view document, const ManifestLimits& limits) {

@@ -37,6 +37,17 @@ struct ManifestLimits {
 
 ManifestParse parse_manifest(std::string_view document, const ManifestLimits& limits = {});
 
+// Validates an object of the manifest's "environment" shape on its own, with the same rules; its
+// errors and warnings carry paths under `path`. `reverify capture` reads the facts only a job can
+// see (result.json's "environment": framework, determinism flags as set, thread counts, the GPU)
+// through it.
+struct EnvironmentParse {
+  std::optional<Environment> environment;  // set iff errors is empty
+  std::vector<ValidationError> errors;
+  std::vector<std::string> warnings;
+};
+EnvironmentParse parse_environment(const nlohmann::json& value, const std::string& path);
+
 // Reads a manifest from a local path, a file:// URI or an http(s):// URL (fetched with a size cap
 // and timeout). On success, the manifest's base location (for resolving relative URIs) is set.
 struct LoadedManifest {

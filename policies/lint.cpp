@@ -86,31 +86,84 @@ void check_split(const Manifest& m, const LintRule& rule, Findings& out) {
   }
 }
 
+bool is_torch(const Manifest& m) {
+  return m.environment && m.environment->framework &&
+         (m.environment->framework->name == "torch" || m.environment->framework->name == "pytorch");
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items)
+    text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+// What makes a PyTorch run's numerics depend on the machine beyond the flags: thread counts (CPU
+// reduction order), data-loader workers (which worker's seed augments which sample) and, on a
+// GPU, cuBLAS's workspace setting (required by deterministic algorithms).
+void torch_determinism(const Manifest& m, std::vector<std::string>& unsafe,
+                       std::vector<std::string>& unrecorded) {
+  const Environment& env = *m.environment;
+  const auto* d = env.determinism ? &*env.determinism : nullptr;
+  if (d && d->cudnn_deterministic && !*d->cudnn_deterministic &&
+      !d->deterministic_algorithms.value_or(false)) {
+    unsafe.push_back("cudnn_deterministic is false");
+  }
+  if (env.accelerator && env.accelerator->count > 0) {
+    auto workspace = env.env.find("CUBLAS_WORKSPACE_CONFIG");
+    if (workspace == env.env.end()) {
+      unsafe.push_back("a GPU run without CUBLAS_WORKSPACE_CONFIG in environment.env");
+    } else if (workspace->second != ":4096:8" && workspace->second != ":16:8") {
+      unsafe.push_back("CUBLAS_WORKSPACE_CONFIG is \"" + workspace->second +
+                       "\" (deterministic cuBLAS needs :4096:8 or :16:8)");
+    }
+  }
+  const auto* threads = env.threads ? &*env.threads : nullptr;
+  if (!(threads && threads->intra_op) && !env.env.count("OMP_NUM_THREADS"))
+    unrecorded.push_back("the intra-op thread count (environment.threads.intra_op)");
+  if (!(threads && threads->dataloader_workers))
+    unrecorded.push_back("the data-loader worker count (environment.threads.dataloader_workers)");
+}
+
 void check_determinism(const Manifest& m, const LintRule& rule, Findings& out) {
   const auto* d =
       m.environment && m.environment->determinism ? &*m.environment->determinism : nullptr;
-  if (!d) {
+  std::vector<std::string> unsafe, unrecorded;
+  if (d) {
+    if (d->cudnn_benchmark.value_or(false))
+      unsafe.push_back("cudnn_benchmark is true");
+    if (d->deterministic_algorithms && !*d->deterministic_algorithms)
+      unsafe.push_back("deterministic_algorithms is false");
+    if (d->tf32.value_or(false))
+      unsafe.push_back("tf32 is true");
+  }
+  if (is_torch(m))
+    torch_determinism(m, unsafe, unrecorded);
+  const std::string fix =
+      "release with deterministic_algorithms=true, cudnn_benchmark=false, tf32=false" +
+      std::string(is_torch(m) ? ", CUBLAS_WORKSPACE_CONFIG=:4096:8 on a GPU, and record the "
+                                "thread counts and data-loader workers (environment.threads)"
+                              : "");
+  if (!unsafe.empty()) {
+    add(out, rule, LintSeverity::error, "environment.determinism",
+        joined(unsafe) +
+            ": autotuned, reduced-precision or nondeterministic kernels vary between "
+            "runs" +
+            (unrecorded.empty() ? "" : "; not recorded: " + joined(unrecorded)),
+        fix);
+  } else if (!d) {
     add(out, rule, LintSeverity::warning, "environment.determinism",
-        "determinism flags not recorded: autotuning may have chosen different kernels",
-        "record deterministic_algorithms, cudnn_benchmark and tf32 as the job set them");
-    return;
+        "determinism flags not recorded: autotuning may have chosen different kernels" +
+            (unrecorded.empty() ? "" : "; not recorded either: " + joined(unrecorded)),
+        is_torch(m) ? fix
+                    : "record deterministic_algorithms, cudnn_benchmark and tf32 as the job set "
+                      "them");
+  } else if (!unrecorded.empty()) {
+    add(out, rule, LintSeverity::warning, "environment.threads",
+        "not recorded: " + joined(unrecorded) +
+            ": a rebuild on a machine with other counts reduces and augments in another order",
+        fix);
   }
-  std::vector<std::string> on;
-  if (d->cudnn_benchmark.value_or(false))
-    on.push_back("cudnn_benchmark is true");
-  if (d->deterministic_algorithms && !*d->deterministic_algorithms) {
-    on.push_back("deterministic_algorithms is false");
-  }
-  if (d->tf32.value_or(false))
-    on.push_back("tf32 is true");
-  if (on.empty())
-    return;
-  std::string message;
-  for (const auto& item : on)
-    message += (message.empty() ? "" : ", ") + item;
-  add(out, rule, LintSeverity::error, "environment.determinism",
-      message + ": autotuned or reduced-precision kernels vary between runs",
-      "release with deterministic_algorithms=true, cudnn_benchmark=false, tf32=false");
 }
 
 void check_machine_emitted(const Manifest& m, const LintRule& rule, Findings& out) {

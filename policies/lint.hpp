@@ -9,8 +9,13 @@
 //   data-snapshot     15  error    no data.snapshot, or a table snapshot without an id
 //   split-hash-rule   10  warning  no data.split, no salt, or a rule naming no hash function
 //   determinism       15  error    cudnn_benchmark true, deterministic_algorithms false or tf32
-//   true
-//                         warning  determinism flags not recorded
+//                                  true; for torch also cudnn_deterministic false (without
+//                                  deterministic_algorithms), and a GPU run (accelerator.count >
+//                                  0) without CUBLAS_WORKSPACE_CONFIG :4096:8 or :16:8
+//                         warning  determinism flags not recorded; for torch also no intra-op
+//                                  thread count (environment.threads.intra_op or OMP_NUM_THREADS)
+//                                  or no data-loader worker count
+//                         (one finding at most: the error lists every problem found)
 //   machine-emitted   10  warning  no run.runner or no run.started_at
 //   eval-set-hash     10  error    evaluation.set missing, or without sha256
 //   dirty-tree         5  error    code.dirty without code.diff_sha256

@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev nlohmann-json3-dev
   libcurl4-openssl-dev libsqlite3-dev libssl-dev doctest-dev libcli11-dev
   clang-14 libclang-rt-14-dev clang-format
-  python3 python3-numpy python3-scipy python3-sklearn python3-cryptography
+  python3 python3-numpy python3-scipy python3-sklearn python3-cryptography python3-torch
   docker.io docker-registry mmdebstrap
   prometheus-alertmanager prometheus
   nginx-light wrk systemd coreutils curl procps openssl

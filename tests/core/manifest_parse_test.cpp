@@ -35,11 +35,15 @@ json full() {
   return json::parse(manifest_fixture_text("valid_full.json"));
 }
 
-std::vector<std::string> error_texts(const reverify::ManifestParse& parse) {
+std::vector<std::string> error_texts_of(const std::vector<reverify::ValidationError>& errors) {
   std::vector<std::string> texts;
-  for (const auto& e : parse.errors)
+  for (const auto& e : errors)
     texts.push_back(e.to_string());
   return texts;
+}
+
+std::vector<std::string> error_texts(const reverify::ManifestParse& parse) {
+  return error_texts_of(parse.errors);
 }
 
 void set(json& doc, const std::string& pointer, json value) {
@@ -206,6 +210,18 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
       {"tf32 as a string",
        [](json& d) { set(d, "/environment/determinism/tf32", "false"); },
        {"environment.determinism.tf32: must be true or false, got \"false\""}},
+      {"cudnn_deterministic as a number",
+       [](json& d) { set(d, "/environment/determinism/cudnn_deterministic", 1); },
+       {"environment.determinism.cudnn_deterministic: must be true or false, got number 1"}},
+      {"no intra-op threads",
+       [](json& d) { set(d, "/environment/threads/intra_op", 0); },
+       {"environment.threads.intra_op: must be an integer >= 1, got number 0"}},
+      {"negative data-loader workers",
+       [](json& d) { set(d, "/environment/threads/dataloader_workers", -1); },
+       {"environment.threads.dataloader_workers: must be a non-negative integer, got number -1"}},
+      {"fractional inter-op threads",
+       [](json& d) { set(d, "/environment/threads/inter_op", 1.5); },
+       {"environment.threads.inter_op: must be an integer >= 1, got number 1.5"}},
       {"framework without version",
        [](json& d) { erase(d, "/environment/framework/version"); },
        {"environment.framework.version: required field is missing (must be a non-empty "
@@ -425,4 +441,27 @@ TEST_CASE("a 100 MB string is rejected without crashing") {
   CHECK(error_texts(parse_manifest(doc, roomy)) ==
         std::vector<std::string>{"owner: string of 104857600 bytes exceeds the limit of 1048576 "
                                  "bytes"});
+}
+
+TEST_CASE("an environment reported by a job is validated on its own, under its own path") {
+  json facts = {
+      {"framework", {{"name", "torch"}, {"version", "1.13.0a0"}}},
+      {"determinism", {{"deterministic_algorithms", true}, {"cudnn_deterministic", true}}},
+      {"threads", {{"intra_op", 1}, {"inter_op", 1}, {"dataloader_workers", 2}}},
+      {"surprise", 1}};
+  auto ok = reverify::parse_environment(facts, "result.json: environment");
+  REQUIRE(ok.environment);
+  CHECK(ok.errors.empty());
+  CHECK(ok.environment->threads->dataloader_workers == 2);
+  CHECK(ok.environment->determinism->cudnn_deterministic == true);
+  REQUIRE(ok.warnings.size() == 1);
+  CHECK(ok.warnings[0] == "result.json: environment.surprise: unknown field, ignored");
+
+  facts["threads"]["intra_op"] = "1";
+  auto bad = reverify::parse_environment(facts, "result.json: environment");
+  CHECK_FALSE(bad.environment);
+  CHECK(error_texts_of(bad.errors) ==
+        std::vector<std::string>{
+            "result.json: environment.threads.intra_op: must be an integer >= 1, got \"1\""});
+  CHECK(reverify::parse_environment(json::array(), "env").errors.size() == 1);
 }

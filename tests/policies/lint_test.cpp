@@ -121,6 +121,27 @@ TEST_CASE("each rule fires on its own silent failure") {
       {"determinism not recorded",
        [](Manifest& m) { m.environment->determinism.reset(); },
        {"determinism", LintSeverity::warning, "environment.determinism", 15}},
+      {"torch: cudnn_deterministic off without deterministic algorithms",
+       [](Manifest& m) {
+         m.environment->determinism->cudnn_deterministic = false;
+         m.environment->determinism->deterministic_algorithms.reset();
+       },
+       {"determinism", LintSeverity::error, "environment.determinism", 15}},
+      {"torch on a GPU without CUBLAS_WORKSPACE_CONFIG",
+       [](Manifest& m) { m.environment->env.erase("CUBLAS_WORKSPACE_CONFIG"); },
+       {"determinism", LintSeverity::error, "environment.determinism", 15}},
+      {"torch on a GPU with a nondeterministic cuBLAS workspace",
+       [](Manifest& m) { m.environment->env["CUBLAS_WORKSPACE_CONFIG"] = ":0:0"; },
+       {"determinism", LintSeverity::error, "environment.determinism", 15}},
+      {"torch without a data-loader worker count",
+       [](Manifest& m) { m.environment->threads->dataloader_workers.reset(); },
+       {"determinism", LintSeverity::warning, "environment.threads", 15}},
+      {"torch without any thread count",
+       [](Manifest& m) {
+         m.environment->threads.reset();
+         m.environment->env.erase("OMP_NUM_THREADS");
+       },
+       {"determinism", LintSeverity::warning, "environment.threads", 15}},
       {"no runner",
        [](Manifest& m) { m.run.runner.reset(); },
        {"machine-emitted", LintSeverity::warning, "run.runner", 10}},
@@ -151,6 +172,41 @@ TEST_CASE("each rule fires on its own silent failure") {
   }
 }
 
+TEST_CASE(
+    "torch: a thread count from OMP_NUM_THREADS, cuDNN flags under deterministic "
+    "algorithms and a CPU run without CUBLAS_WORKSPACE_CONFIG all pass") {
+  Manifest m = manifest_fixture("valid_full.json");
+  m.environment->threads->intra_op.reset();                 // OMP_NUM_THREADS=8 is recorded in env
+  m.environment->determinism->cudnn_deterministic = false;  // overridden by the algorithms flag
+  CHECK(reverify::lint_manifest(m).findings.empty());
+  m.environment->accelerator = reverify::Accelerator{};  // CPU: count 0
+  m.environment->env.erase("CUBLAS_WORKSPACE_CONFIG");
+  CHECK(reverify::lint_manifest(m).findings.empty());
+}
+
+TEST_CASE("torch: every unsafe setting and every unrecorded count is named in one finding") {
+  Manifest m = manifest_fixture("valid_full.json");
+  m.environment->determinism->tf32 = true;
+  m.environment->env.erase("CUBLAS_WORKSPACE_CONFIG");
+  m.environment->threads.reset();
+  m.environment->env.erase("OMP_NUM_THREADS");
+  auto report = reverify::lint_manifest(m);
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.score == 85);
+  const std::string& message = report.findings[0].message;
+  CHECK(message.find("tf32 is true, a GPU run without CUBLAS_WORKSPACE_CONFIG") == 0);
+  CHECK(message.find("not recorded: the intra-op thread count") != std::string::npos);
+  CHECK(message.find("the data-loader worker count") != std::string::npos);
+}
+
+TEST_CASE("other frameworks are not asked for PyTorch's settings") {
+  Manifest m = manifest_fixture("valid_full.json");
+  m.environment->framework = reverify::Framework{"numpy", "1.24.2"};
+  m.environment->threads.reset();
+  m.environment->env.clear();
+  CHECK(reverify::lint_manifest(m).findings.empty());
+}
+
 TEST_CASE("a dirty tree with its diff hash passes") {
   Manifest m = manifest_fixture("valid_full.json");
   m.code.dirty = true;
@@ -160,7 +216,7 @@ TEST_CASE("a dirty tree with its diff hash passes") {
 
 TEST_CASE("every autotuning flag that is on is named in one finding") {
   Manifest m = manifest_fixture("valid_full.json");
-  m.environment->determinism = reverify::Determinism{false, true, true};
+  m.environment->determinism = reverify::Determinism{false, true, true, std::nullopt};
   auto report = reverify::lint_manifest(m);
   REQUIRE(report.findings.size() == 1);
   CHECK(report.findings[0].message.find("cudnn_benchmark is true, deterministic_algorithms is "
