@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "api/metrics.hpp"
+#include "attest/vsa.hpp"
 #include "core/hashing.hpp"
 #include "core/names.hpp"
 #include "core/redact.hpp"
@@ -96,6 +97,13 @@ nlohmann::json version_json(const VersionView& view) {
                       {"last_verdict", brief_json(view.latest)},
                       {"last_conclusive_verdict", brief_json(view.conclusive)},
                       {"last_passed", brief_json(view.passed)}};
+  j["signed_summary"] =
+      view.attestation
+          ? nlohmann::json{{"verification_id", view.attestation->verification_id},
+                           {"result", view.attestation->result},
+                           {"key_id", view.attestation->key_id},
+                           {"url", "/v1/attestations/" + row.model + "/" + row.version}}
+          : nlohmann::json(nullptr);
   j["released_at"] = row.released_at ? nlohmann::json(rfc3339(*row.released_at)) : nullptr;
   if (view.active_id) {
     j["active"] = {{"id", *view.active_id}, {"state", view.active_state}};
@@ -231,6 +239,61 @@ ApiResponse handle_models(const ApiRequest& request, const ApiContext& context) 
   return json_response(request, http::status::ok, {{"models", models}}, context);
 }
 
+// GET /v1/attestations/{model}/{version}[/policy][?verification=ID]: the signed summary of the
+// latest passed or failed:* verdict (or of the given verification), byte for byte as signed, or
+// the tolerance policy document its digest names.
+ApiResponse handle_attestation(const ApiRequest& request, std::string_view model_name,
+                               std::string_view version, bool policy, std::string_view query,
+                               const ApiContext& context) {
+  if (auto why = invalid_names(model_name, version))
+    return error_response(request, http::status::bad_request, *why, context);
+  const auto& model = *context.model;
+  const auto* view = model.find(std::string(model_name), std::string(version));
+  if (!view)
+    return error_response(request, http::status::not_found, "unknown model version", context);
+  std::shared_ptr<const AttestationRow> found;
+  if (auto text = query_param(query, "verification")) {
+    auto id = parse_id(*text);
+    if (!id) {
+      return error_response(request, http::status::bad_request,
+                            "verification: expected a positive integer", context);
+    }
+    auto it = model.attestations.find(*id);
+    if (it == model.attestations.end() || it->second->model != model_name ||
+        it->second->version != version) {
+      return error_response(
+          request, http::status::not_found,
+          "no signed summary of verification " + std::to_string(*id) +
+              " of this model version "
+              "among the " +
+              std::to_string(kRecentVerifications) +
+              " most recent verifications (older ones: reverify attest export --verification)",
+          context);
+    }
+    found = it->second;
+  } else if (!view->decided) {
+    return error_response(request, http::status::not_found,
+                          "no passed or failed verdict yet, so no signed summary", context);
+  } else if (!view->attestation) {
+    return error_response(request, http::status::not_found,
+                          "the latest decided verification (" + std::to_string(view->decided->id) +
+                              ", " + view->decided->cls +
+                              ") has no signed summary: attestation was not configured when it "
+                              "was recorded",
+                          context);
+  } else {
+    found = view->attestation;
+  }
+  // Served exactly as stored: the signature covers these bytes, so nothing is redacted or
+  // re-serialised.
+  auto response = policy ? respond(request, http::status::ok, found->policy_json + "\n", kJson)
+                         : respond(request, http::status::ok, found->envelope_json + "\n",
+                                   kVsaEnvelopeMediaType);
+  response.set("X-Reverify-Verification-Id", std::to_string(found->verification_id));
+  response.set("X-Reverify-Key-Id", found->key_id);
+  return response;
+}
+
 ApiResponse route_get(const ApiRequest& request, std::string_view path, std::string_view query,
                       const ApiContext& context) {
   const auto parts = split_path(path);
@@ -290,6 +353,10 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
     auto answer =
         answer_gate(model, std::string(parts[2]), std::string(parts[3]), max_age, context.now);
     return json_response(request, http::status(answer.status), answer.body, context);
+  }
+  if (parts[1] == "attestations" &&
+      (parts.size() == 4 || (parts.size() == 5 && parts[4] == "policy"))) {
+    return handle_attestation(request, parts[2], parts[3], parts.size() == 5, query, context);
   }
   if (parts[1] == "verifications" && parts.size() == 2) {
     return handle_verifications(request, query, context);

@@ -13,6 +13,11 @@
 //   GET /v1/models/{model}/versions/{version}
 //   GET /v1/gate/{model}/{version}?max_age=40d
 //         200 verified and fresh, 412 known but not (reason in the body), 404 unknown
+//   GET /v1/attestations/{model}/{version}[?verification=ID]
+//         the signed summary (DSSE envelope of a SLSA VSA) of the latest passed or failed:*
+//         verdict, or of that verification (among the recent ones); 404 with the reason if none
+//   GET /v1/attestations/{model}/{version}/policy[?verification=ID]
+//         the tolerance policy document whose sha256 that summary's policy digest names
 //   GET /v1/verifications[?model=&version=&limit=]   newest first, from the recent window
 //   GET /v1/verifications/{id}
 //   POST /v1/verifications  {"model","version","mode"?}  bearer token; 202 queued

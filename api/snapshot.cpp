@@ -20,6 +20,40 @@ const VerificationRow* ReadModel::find_verification(std::int64_t id) const {
   return nullptr;
 }
 
+namespace {
+
+// The signed summaries of the recent verifications and of each version's latest decided one.
+Status attach_attestations(Store& store, ReadModel& model) {
+  std::vector<std::int64_t> ids;
+  for (const auto& row : model.recent)
+    ids.push_back(row.id);
+  for (const auto& [name, versions] : model.models) {
+    for (const auto& [version, view] : versions) {
+      if (view.decided)
+        ids.push_back(view.decided->id);
+    }
+  }
+  auto rows = store.attestations(ids);
+  if (!rows.ok())
+    return rows.error();
+  for (auto& row : *rows) {
+    const auto id = row.verification_id;
+    model.attestations[id] = std::make_shared<const AttestationRow>(std::move(row));
+  }
+  for (auto& [name, versions] : model.models) {
+    for (auto& [version, view] : versions) {
+      if (!view.decided)
+        continue;
+      auto it = model.attestations.find(view.decided->id);
+      if (it != model.attestations.end())
+        view.attestation = it->second;
+    }
+  }
+  return Status::success();
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann::json plan,
                                                           UnixSeconds now) {
   auto model = std::make_shared<ReadModel>();
@@ -36,6 +70,7 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann
       {VerdictFilter::any, &VersionView::latest},
       {VerdictFilter::conclusive, &VersionView::conclusive},
       {VerdictFilter::passed, &VersionView::passed},
+      {VerdictFilter::decided, &VersionView::decided},
   };
   for (auto [filter, slot] : slots) {
     auto briefs = store.latest_verdicts(filter);
@@ -68,6 +103,8 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann
   if (!recent.ok())
     return recent.error();
   model->recent = std::move(*recent);
+  if (auto s = attach_attestations(store, *model); !s.ok())
+    return s.error();
   auto stats = store.verification_stats();
   if (!stats.ok())
     return stats.error();

@@ -21,11 +21,13 @@ namespace reverify {
 
 struct VersionView {
   ModelVersionRow row;
-  std::optional<VerdictBrief> latest;      // the latest verdict of any class
-  std::optional<VerdictBrief> conclusive;  // the latest that is not error:*
-  std::optional<VerdictBrief> passed;      // the latest pass
-  std::optional<std::int64_t> active_id;   // a queued or running verification
-  std::string active_state;                // "queued" | "running" when active_id is set
+  std::optional<VerdictBrief> latest;                 // the latest verdict of any class
+  std::optional<VerdictBrief> conclusive;             // the latest that is not error:*
+  std::optional<VerdictBrief> passed;                 // the latest pass
+  std::optional<VerdictBrief> decided;                // the latest passed or failed:*
+  std::shared_ptr<const AttestationRow> attestation;  // decided's signed summary; null if none
+  std::optional<std::int64_t> active_id;              // a queued or running verification
+  std::string active_state;                           // "queued" | "running" when active_id is set
 };
 
 struct ReadModel {
@@ -35,6 +37,8 @@ struct ReadModel {
   // The most recent verifications, newest first, complete (log tail, verdict, evidence).
   std::vector<VerificationRow> recent;
   std::vector<VerificationRow> unfinished;  // queued or running, oldest first
+  // Signed summaries by verification id: those of `recent` and each version's `decided`.
+  std::map<std::int64_t, std::shared_ptr<const AttestationRow>> attestations;
   VerificationStats stats;
   DeliveryCounts deliveries;
   nlohmann::json plan;       // the next cycle's plan as `reverify plan` shows it; null if none

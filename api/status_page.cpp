@@ -125,7 +125,7 @@ std::string render_status_page(const ReadModel& model, UnixSeconds now) {
   }
 
   out << "<h2>Inventory</h2><table><tr><th>model@version</th><th>owner</th><th>level</th>"
-         "<th>latest</th><th>at</th></tr>";
+         "<th>latest</th><th>at</th><th>signed summary</th></tr>";
   std::size_t shown = 0;
   for (const auto& [name, by_version] : model.models) {
     for (const auto& [version, view] : by_version) {
@@ -135,7 +135,13 @@ std::string render_status_page(const ReadModel& model, UnixSeconds now) {
           << escape_html(version) << "\">" << escape_html(name + "@" + version) << "</a></td><td>"
           << escape_html(view.row.owner) << "</td><td>" << escape_html(view.row.level) << "</td>";
       verdict_cell(out, view.latest);
-      out << "</tr>";
+      out << "<td>";
+      if (view.attestation) {
+        out << "<a href=\"/v1/attestations/" << escape_html(name) << "/" << escape_html(version)
+            << "\">" << escape_html(view.attestation->result) << " (verification "
+            << view.attestation->verification_id << ")</a>";
+      }
+      out << "</td></tr>";
     }
   }
   out << "</table>";

@@ -81,6 +81,12 @@ int run_run(const RunCommandArguments& args) {
       std::cout << "recorded as verification " << row->id << " in "
                 << ctx->config.db_path().string() << "\n";
     }
+    if (const auto& summary = outcome.evidence.value("attestation", nlohmann::json());
+        summary.is_object()) {
+      std::cout << "signed summary: " << summary.value("result", "") << ", key "
+                << summary.value("key_id", "").substr(0, 16) << "…; export it with `reverify "
+                << "attest export " << request.manifest.id() << " --config FILE`\n";
+    }
   }
   deliver_recorded_pages(std::cout, *ctx->store, ctx->config.pager, ctx->store_is_throwaway);
   return exit_status(outcome.verdict.cls);

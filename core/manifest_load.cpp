@@ -3,6 +3,7 @@
 
 #include <system_error>
 
+#include "core/hashing.hpp"
 #include "core/manifest_parse.hpp"
 #include "core/uri.hpp"
 
@@ -23,7 +24,7 @@ Result<LoadedManifest> load_manifest(const std::string& path_or_uri) {
   auto text = read_uri(location, FetchLimits{limits.max_bytes, FetchLimits{}.timeout_s});
   if (!text)
     return text.error();
-  return LoadedManifest{parse_manifest(*text, limits), location};
+  return LoadedManifest{parse_manifest(*text, limits), location, sha256_hex(*text)};
 }
 
 }  // namespace reverify

@@ -53,6 +53,7 @@ EnvironmentParse parse_environment(const nlohmann::json& value, const std::strin
 struct LoadedManifest {
   ManifestParse parse;
   std::string location;  // the path or URL it was read from
+  std::string sha256;    // of the document bytes as read
 };
 Result<LoadedManifest> load_manifest(const std::string& path_or_uri);
 

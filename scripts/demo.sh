@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 1: the whole loop on a real (small) model, with the `process` runner.
 #   1. installs what is missing and builds the `reverify` CLI;
-#   2. verifies the released example digits-mlp@2026.11.1 -> a report of every check, `passed`;
+#   2. verifies the released example digits-mlp@2026.11.1 -> a report of every check, `passed`,
+#      recorded with its signed summary (SLSA VSA in a DSSE envelope, Ed25519);
 #   3. a backfilled dataset (one shard rewritten after release) -> failed:input-drift, caught in
 #      preflight before any training, naming the changed file;
 #   4. a variant whose trainer lost one seed (weights initialised from an unseeded generator),
@@ -36,6 +37,12 @@ expect() {  # STATUS COMMAND...: runs COMMAND, fails the demo unless it exits wi
 # fixed commit; the demo rebuilds that repository locally (same commit hash) and mirrors it.
 url="https://git.example/vision/digits-trainer.git"
 examples/digits/build_trainer_repo.sh "$demo/trainer" >/dev/null
+
+# Every passed or failed verdict gets a signed summary (config/demo.yaml, attestation): the demo's
+# own Ed25519 key, readable by its owner only, and the public key a release gate would trust.
+mkdir -p "$demo/attest"
+(umask 077 && openssl genpkey -algorithm ed25519 -out "$demo/attest/ed25519.pem")
+openssl pkey -in "$demo/attest/ed25519.pem" -pubout -out "$demo/attest/ed25519.pub"
 
 step "1/3 verify the released example (expect: passed)"
 expect 0 "$reverify" run digits-mlp@2026.11.1 --config config/demo.yaml \

@@ -272,6 +272,35 @@ void read_runner(Section s, Config& config) {
   s.reject_unknown();
 }
 
+void read_attestation(Section s, const std::filesystem::path& base, AttestationConfig& a) {
+  std::string key_file;
+  s.read("key_file", key_file);
+  s.read("verifier_id", a.identity.verifier_id);
+  s.read("resource_uri", a.identity.resource_uri_template);
+  s.reject_unknown();
+  if (!a.identity.verifier_id.empty()) {
+    if (auto problem = in_toto_uri_problem(a.identity.verifier_id))
+      s.fail(s.child_path("verifier_id"), *problem);
+  }
+  if (auto problem =
+          in_toto_uri_problem(resource_uri_for(a.identity.resource_uri_template, "m", "v")))
+    s.fail(s.child_path("resource_uri"), *problem);
+  if (key_file.empty()) {
+    if (!a.identity.verifier_id.empty())
+      s.fail(s.child_path("key_file"), "required when verifier_id is set (the summaries' key)");
+    return;
+  }
+  if (a.identity.verifier_id.empty()) {
+    s.fail(s.child_path("verifier_id"),
+           "required with key_file: a URI naming this verifier in every summary");
+  }
+  a.key_file = base / key_file;
+  auto key = Ed25519SigningKey::read_pem_file(a.key_file);
+  if (!key.ok())
+    return s.fail(s.child_path("key_file"), key.error().message);
+  a.key = std::make_shared<const Ed25519SigningKey>(std::move(*key));
+}
+
 Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& base) {
   std::vector<std::string> errors;
   Config config;
@@ -292,6 +321,7 @@ Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& b
   read_models(s.section("models"), config);
   read_runner(s.section("runner"), config);
   s.read_duration("stop_timeout", config.stop_timeout_s);
+  read_attestation(s.section("attestation"), base, config.attestation);
   read_pager(s.section("pager"), base, config.pager);
   s.reject_unknown();
   config.api.secrets = {config.api.token};

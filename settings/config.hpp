@@ -1,7 +1,7 @@
 #pragma once
 // settings/: reverify.yaml read into a typed Config, shared by reverifyd and the CLI's --config.
-// The only layer that reads YAML (yaml-cpp). Includes core/, policies/, runners/ and pager/ for
-// the typed structs it fills; never store/ or above.
+// The only layer that reads YAML (yaml-cpp). Includes core/, policies/, attest/ (the signing
+// key, read at load), runners/ and pager/ for the typed structs it fills; never store/ or above.
 //
 // reverify.yaml as a typed struct with defaults (STYLE.md: options sanitized in one place).
 // yaml-cpp is used only by the loader (config.cpp). Every validation error names its YAML path
@@ -11,10 +11,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "attest/ed25519.hpp"
+#include "attest/summary.hpp"
 #include "core/result.hpp"
 #include "pager/pager_config.hpp"
 #include "policies/verdict.hpp"
@@ -68,6 +71,16 @@ struct ApiConfig {
   std::vector<std::string> secrets;
 };
 
+// Signed verification summaries (attest/): one per passed or failed:* verdict when key_file is
+// set. Rotation: point key_file at a new key and reload; keep the old public key where summaries
+// are verified.
+struct AttestationConfig {
+  std::filesystem::path key_file;  // Ed25519 PKCS#8 PEM, no group/other access; "" = off
+  std::shared_ptr<const Ed25519SigningKey> key;  // read from key_file at load
+  SummaryIdentity identity;  // verifier_id (required with key_file), resource_uri template
+  bool enabled() const { return key != nullptr; }
+};
+
 struct Config {
   std::filesystem::path state_dir = "/var/lib/reverify";  // reverify.db and work/ live here
   std::filesystem::path work_dir;                         // "" = <state_dir>/work
@@ -80,6 +93,7 @@ struct Config {
   std::map<std::string, ModelPolicy> models;  // models.<name>, merged over the defaults
   RunnerConfig runner;                        // runner: (scratch roots default under state_dir)
   PagerConfig pager;
+  AttestationConfig attestation;
   std::int64_t stop_timeout_s = 60;  // SIGTERM: running jobs get this long to finish
 
   std::filesystem::path db_path() const { return state_dir / "reverify.db"; }

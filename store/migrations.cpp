@@ -91,6 +91,19 @@ CREATE TABLE page_deliveries (
 );
 CREATE INDEX page_deliveries_due ON page_deliveries(next_attempt_at) WHERE state = 'pending';
 )sql"},
+    {2, R"sql(
+-- Signed verification summaries (attest/): one per passed or failed:* verdict, written in the
+-- verdict's own transaction. envelope_json is the DSSE envelope byte for byte as signed and
+-- served; policy_json the tolerance policy document whose sha256 the summary names.
+CREATE TABLE attestations (
+  verification_id INTEGER PRIMARY KEY REFERENCES verifications(id),
+  result TEXT NOT NULL CHECK (result IN ('PASSED', 'FAILED')),
+  key_id TEXT NOT NULL,
+  envelope_json TEXT NOT NULL,
+  policy_json TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+)sql"},
 };
 
 }  // namespace

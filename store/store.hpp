@@ -1,13 +1,15 @@
 #pragma once
 // store/: the durable state, one SQLite database (inventory, verifications and cycles,
-// calibrations, the page outbox), its migrations and SQLite helpers. Includes core/, policies/,
+// calibrations, the page outbox, signed verification summaries), its migrations and SQLite
+// helpers. Includes core/, policies/,
 // runners/ (rebuild modes) and pager/ (the Outbox it implements); never settings/ or above:
 // callers pass what the config says as values.
 //
 // The daemon's durable state: one SQLite database under state_dir (DESIGN.md "State, crash
 // safety"). WAL mode, numbered migrations applied at open, every state change one transaction.
-// The verdict of a verification and the outbox rows of its pages are written in the SAME
-// transaction, so a page is recorded before it is sent and a crash never loses or doubles one.
+// The verdict of a verification, the outbox rows of its pages and its signed summary are written
+// in the SAME transaction, so a page is recorded before it is sent, a crash never loses or
+// doubles one, and no verdict is ever without its summary (nor a summary without its verdict).
 //
 // Thread-safety: one connection per Store, guarded by a mutex; call from worker threads (every
 // method blocks on SQLite), never from the event loop. Another process may open the same file
@@ -97,6 +99,22 @@ struct PageToRecord {
   std::vector<std::string> senders;
 };
 
+// A verdict's signed summary, recorded with it (attest/ built and signed it; the store keeps the
+// bytes).
+struct AttestationToRecord {
+  std::string envelope_json;  // the DSSE envelope, stored and served byte for byte
+  std::string key_id;         // of the key that signed it
+  std::string result;         // "PASSED" | "FAILED"
+  std::string policy_json;    // the tolerance policy document the summary's policy digest names
+};
+
+struct AttestationRow {
+  std::int64_t verification_id = 0;
+  std::string model, version, cls;  // of its verification
+  std::string result, key_id, envelope_json, policy_json;
+  UnixSeconds created_at = 0;
+};
+
 // The gist of one finished verification, for the in-memory read model (no log, no evidence).
 struct VerdictBrief {
   std::int64_t id = 0;
@@ -110,6 +128,7 @@ enum class VerdictFilter {
   any,         // the latest verdict
   conclusive,  // the latest verdict that is not error:* (the system's failures say nothing)
   passed,      // the latest pass
+  decided,     // the latest passed or failed:* (the verdicts a signed summary is made for)
 };
 
 // Verification duration histogram buckets (seconds, upper bounds; +Inf implied).
@@ -161,13 +180,15 @@ class Store final : public Outbox {
   Status set_work_dir(std::int64_t id, const std::string& work_dir);
   // Persists the runner's reference as soon as the job started, so a restart can reattach.
   Status record_runner(std::int64_t id, const std::string& runner_kind, const std::string& ref);
-  // running|queued -> done with its verdict, the pages to send and the retry to queue (error:*),
-  // in ONE transaction. Refuses (conflict) a verification that already has a verdict: exactly
-  // one verdict per verification. Returns the page ids.
+  // running|queued -> done with its verdict, the pages to send, the retry to queue (error:*) and
+  // the signed summary (passed, failed:*), in ONE transaction: a verdict is never without its
+  // summary, nor a summary without its verdict. Refuses (conflict) a verification that already
+  // has a verdict: exactly one verdict per verification. Returns the page ids.
   Result<std::vector<std::int64_t>> record_verdict(
       std::int64_t id, const Verdict& verdict, const nlohmann::json& evidence,
       const std::string& log_tail, const std::vector<PageToRecord>& pages,
-      const std::optional<QueuedVerification>& retry = {});
+      const std::optional<QueuedVerification>& retry = {},
+      const std::optional<AttestationToRecord>& attestation = {});
   Result<std::optional<VerificationRow>> verification(std::int64_t id);
   // Newest first; model/version empty = all.
   Result<std::vector<VerificationRow>> verifications(const std::string& model,
@@ -176,6 +197,8 @@ class Store final : public Outbox {
   // Per model version, the latest done verification matching the filter.
   Result<std::vector<VerdictBrief>> latest_verdicts(VerdictFilter filter);
   Result<VerificationStats> verification_stats();
+  // The signed summaries of these verifications (those that have one), in id order.
+  Result<std::vector<AttestationRow>> attestations(const std::vector<std::int64_t>& ids);
   // Every conclusive (not error:*) verdict, oldest first: the rotation policy's history.
   Result<std::vector<VerdictBrief>> history();
 

@@ -108,7 +108,8 @@ Status Store::record_runner(std::int64_t id, const std::string& runner_kind,
 Result<std::vector<std::int64_t>> Store::record_verdict(
     std::int64_t id, const Verdict& verdict, const nlohmann::json& evidence,
     const std::string& log_tail, const std::vector<PageToRecord>& pages,
-    const std::optional<QueuedVerification>& retry) {
+    const std::optional<QueuedVerification>& retry,
+    const std::optional<AttestationToRecord>& attestation) {
   std::lock_guard lock(mutex_);
   const UnixSeconds now = clock_();
   Transaction tx(db_);
@@ -151,6 +152,15 @@ WHERE id = ?1 AND state != 'done')sql");
     if (auto queued = insert_verification(db_, *retry, now, false); !queued.ok())
       return queued.error();
   }
+  if (attestation) {
+    Statement a(db_,
+                "INSERT INTO attestations (verification_id, result, key_id, envelope_json, "
+                "policy_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    a.bind(1, id).bind(2, attestation->result).bind(3, attestation->key_id);
+    a.bind(4, attestation->envelope_json).bind(5, attestation->policy_json).bind(6, now);
+    if (auto st = a.run(); !st.ok())
+      return st.error();
+  }
   if (auto st = tx.commit(); !st.ok())
     return st.error();
   return page_ids;
@@ -191,7 +201,9 @@ Result<std::vector<VerdictBrief>> Store::latest_verdicts(VerdictFilter filter) {
   std::lock_guard lock(mutex_);
   const char* where = filter == VerdictFilter::passed       ? "class = 'passed'"
                       : filter == VerdictFilter::conclusive ? "class NOT LIKE 'error:%'"
-                                                            : "1";
+                      : filter == VerdictFilter::decided
+                          ? "(class = 'passed' OR class LIKE 'failed:%')"
+                          : "1";
   Statement s(db_, std::string(R"sql(
 SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha256
 FROM verifications

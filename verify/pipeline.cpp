@@ -10,11 +10,9 @@
 #include "verify/preflight.hpp"
 
 namespace reverify {
-namespace {
 
 namespace fs = std::filesystem;
 
-// The released model's file named by a manifest URI, when it is local and present.
 std::optional<fs::path> released_file(const VerificationRequest& request, const std::string& uri) {
   auto path = local_path(resolve_uri(request.manifest_location, uri));
   std::error_code ec;
@@ -22,6 +20,8 @@ std::optional<fs::path> released_file(const VerificationRequest& request, const 
     return std::nullopt;
   return *path;
 }
+
+namespace {
 
 // Names the tensors whose bytes differ from the released weights (bitwise evidence).
 nlohmann::json differing_tensors(const VerificationRequest& request, const TensorHash& rebuilt) {

@@ -1,8 +1,8 @@
 #pragma once
 // verify/: one verification end to end (preflight, rebuild through a runner, verdict, recorded
-// with its pages: verification_service.hpp), calibration and the cycle plan (schedule.hpp): what
-// `reverify run/calibrate/plan` and reverifyd share. Includes every layer below it (core/ to
-// store/); never api/ or daemon/.
+// with its pages and signed summary: verification_service.hpp), calibration and the cycle plan
+// (schedule.hpp): what `reverify run/calibrate/plan` and reverifyd share. Includes every layer
+// below it (core/ to store/); never api/ or daemon/.
 //
 // One verification end to end (DESIGN.md, "Data flow"): preflight -> provision -> run -> collect
 // -> hash the outputs ourselves -> verdict. Shared by reverifyd (through verification_service)
@@ -79,6 +79,11 @@ struct VerificationOutcome {
   // per stage in seconds ("durations": {"preflight": 0.4, ...}).
   nlohmann::json evidence = nlohmann::json::object();
 };
+
+// The released model's file a manifest URI names (resolved against the manifest's location),
+// when it is local and present.
+std::optional<std::filesystem::path> released_file(const VerificationRequest& request,
+                                                   const std::string& uri);
 
 // Blocking. Never throws for expected failures: they are verdicts (error:* / failed:*).
 VerificationOutcome run_verification(const VerificationRequest& request, PipelineDeps& deps);

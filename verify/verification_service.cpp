@@ -8,6 +8,7 @@
 #include "pager/router.hpp"
 #include "policies/backoff.hpp"
 #include "store/inventory_row.hpp"
+#include "verify/attestation.hpp"
 #include "verify/pipeline_pages.hpp"
 
 namespace reverify {
@@ -27,6 +28,7 @@ VerificationSettings verification_settings(const Config& config, const std::stri
   settings.retry_initial_s = config.schedule.retry_initial_s;
   settings.retry_max_s = config.schedule.retry_max_s;
   settings.retry_max_attempts = config.schedule.retry_max_attempts;
+  settings.attestation = config.attestation;
   return settings;
 }
 
@@ -46,6 +48,7 @@ std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictC
 
 struct VerificationService::Prepared {
   VerificationRequest request;
+  std::string manifest_sha256;  // of the manifest bytes read
   std::string owner;
   VerificationSettings settings;
   std::optional<Verdict> early;  // the manifest could not be used: this is the verdict
@@ -95,6 +98,7 @@ Result<VerificationService::Prepared> VerificationService::prepare(const Verific
   }
   request.manifest = std::move(*loaded->parse.manifest);
   request.manifest_location = loaded->location;
+  prepared.manifest_sha256 = loaded->sha256;
   auto calibration = store_.calibration(row.model, row.version);
   if (!calibration.ok())
     return calibration.error();
@@ -144,7 +148,7 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
     std::lock_guard lock(mutex_);
     running_.erase(request.verification_id);
   }
-  return finish(**row, prepared->owner, outcome, prepared->settings);
+  return finish(**row, *prepared, outcome);
 }
 
 Result<VerificationRow> VerificationService::recover(const VerificationRow& row) {
@@ -154,7 +158,7 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row)
   VerificationOutcome outcome;
   if (prepared->early) {
     outcome.verdict = *prepared->early;
-    return finish(row, prepared->owner, outcome, prepared->settings);
+    return finish(row, *prepared, outcome);
   }
   const auto& request = prepared->request;
   auto found = runner_.find_running(request.verification_id);
@@ -174,15 +178,24 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row)
             kRebuildIdLabel + "=" + request.verification_id +
             (found.ok() ? std::string() : " (" + found.error().message + ")"));
   }
-  return finish(row, prepared->owner, outcome, prepared->settings);
+  return finish(row, *prepared, outcome);
 }
 
 Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
-                                                    const std::string& owner,
-                                                    const VerificationOutcome& outcome,
-                                                    const VerificationSettings& settings) {
+                                                    const Prepared& prepared,
+                                                    const VerificationOutcome& outcome) {
+  const auto& settings = prepared.settings;
+  const auto& owner = prepared.owner;
   std::vector<PageToRecord> pages;
   nlohmann::json evidence = outcome.evidence;
+  // A manifest that could not be read has no verdict a summary is made for (error:*).
+  auto attestation =
+      prepared.early
+          ? std::nullopt
+          : attest_verdict(outcome.verdict,
+                           AttestationRequest{prepared.request, row.id, prepared.manifest_sha256,
+                                              settings.policy, store_.now()},
+                           settings.attestation, evidence);
   if (!settings.pager.routes.empty()) {
     PageInput input;
     input.model = row.model;
@@ -204,8 +217,8 @@ Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
     }
   }
   auto retry = retry_for(row, outcome.verdict.cls, settings, store_.now());
-  auto recorded =
-      store_.record_verdict(row.id, outcome.verdict, evidence, outcome.log_tail, pages, retry);
+  auto recorded = store_.record_verdict(row.id, outcome.verdict, evidence, outcome.log_tail, pages,
+                                        retry, attestation);
   if (!recorded.ok())
     return recorded.error();
   if (!recorded->empty() && pages_recorded_)

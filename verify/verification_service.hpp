@@ -1,8 +1,9 @@
 #pragma once
 // Executes ONE verification end to end, for the daemon's scheduler and for `reverify run` alike:
 //   queued row -> load the manifest -> running (work dir recorded) -> pipeline (runner reference
-//   recorded the moment the job starts) -> ONE transaction: verdict + its pages in the outbox ->
-//   kick the dispatcher.
+//   recorded the moment the job starts) -> the verdict's signed summary (passed, failed:*; when
+//   attestation is configured) -> ONE transaction: verdict + its summary + its pages in the
+//   outbox -> kick the dispatcher.
 // and reconciles a verification that was running when the daemon died (recover()): reattach to
 // the job found by its rebuild id and finish it, or record error:runner-lost.
 // Each verification ends with exactly one verdict: the store refuses a second one.
@@ -37,7 +38,8 @@ struct VerificationSettings {
   // after min(retry_initial_s * 2^(attempt - 1), retry_max_s), up to retry_max_attempts.
   std::int64_t retry_initial_s = 600;
   std::int64_t retry_max_s = 86'400;
-  int retry_max_attempts = 1;  // 1 = no retry (the CLI); the daemon passes its schedule's
+  int retry_max_attempts = 1;     // 1 = no retry (the CLI); the daemon passes its schedule's
+  AttestationConfig attestation;  // signed summaries of passed and failed:* verdicts, when on
 };
 
 // What the config says for one model's verifications (the daemon's schedule sets the retries).
@@ -81,9 +83,8 @@ class VerificationService {
   Result<VerificationRow> run(std::int64_t verification_id, bool inserted_running,
                               const Progress& progress);
   Result<Prepared> prepare(const VerificationRow& row);
-  Result<VerificationRow> finish(const VerificationRow& row, const std::string& owner,
-                                 const VerificationOutcome& outcome,
-                                 const VerificationSettings& settings);
+  Result<VerificationRow> finish(const VerificationRow& row, const Prepared& prepared,
+                                 const VerificationOutcome& outcome);
 
   Store& store_;
   Runner& runner_;

@@ -222,3 +222,52 @@ TEST_CASE("bearer comparison") {
   CHECK_FALSE(bearer_token_matches("Bearer ", ""));
   CHECK_FALSE(bearer_token_matches("", "abc"));
 }
+
+TEST_CASE(
+    "attestations: the latest decided verdict's summary, byte for byte, or why there is none") {
+  Api api;
+  auto& view = api.model->models["m"]["1"];
+  CHECK(api.get("/v1/attestations/m/2").result() == http::status::not_found);
+  CHECK(api.get("/v1/attestations/m/1%2F..").result() == http::status::bad_request);
+  auto none = api.get("/v1/attestations/m/1");
+  CHECK(none.result() == http::status::not_found);
+  CHECK(body_of(none)["error"] == "no passed or failed verdict yet, so no signed summary");
+
+  view.decided = brief(7, "passed", kNow - kDay);
+  auto unsigned_ = api.get("/v1/attestations/m/1");
+  CHECK(unsigned_.result() == http::status::not_found);
+  CHECK(body_of(unsigned_)["error"].get<std::string>().find("attestation was not configured") !=
+        std::string::npos);
+
+  // The envelope goes out exactly as stored, even where it holds text a redaction would touch.
+  auto row = std::make_shared<AttestationRow>();
+  row->verification_id = 7;
+  row->model = "m";
+  row->version = "1";
+  row->result = "PASSED";
+  row->key_id = "abc";
+  row->envelope_json = R"({"payload":"sekrit-token","payloadType":"application/vnd.in-toto+json"})";
+  row->policy_json = R"({"schema":"reverify.tolerance-policy/v1"})";
+  view.attestation = row;
+  api.model->attestations[7] = row;
+  auto latest = api.get("/v1/attestations/m/1");
+  CHECK(latest.result() == http::status::ok);
+  CHECK(latest.body() == row->envelope_json + "\n");
+  CHECK(latest[http::field::content_type] == "application/vnd.in-toto.vsa+dsse");
+  CHECK(latest["X-Reverify-Verification-Id"] == "7");
+  CHECK(latest["X-Reverify-Key-Id"] == "abc");
+  auto policy = api.get("/v1/attestations/m/1/policy");
+  CHECK(policy.result() == http::status::ok);
+  CHECK(policy.body() == row->policy_json + "\n");
+
+  CHECK(api.get("/v1/attestations/m/1?verification=7").body() == row->envelope_json + "\n");
+  CHECK(api.get("/v1/attestations/m/1?verification=8").result() == http::status::not_found);
+  CHECK(api.get("/v1/attestations/m/1?verification=x").result() == http::status::bad_request);
+  CHECK(api.get("/v1/attestations/m/1/other").result() == http::status::not_found);
+
+  // The version's JSON and the status page link to it.
+  CHECK(body_of(api.get("/v1/models/m/versions/1"))["signed_summary"]["url"] ==
+        "/v1/attestations/m/1");
+  CHECK(api.get("/").body().find("<a href=\"/v1/attestations/m/1\">PASSED (verification 7)</a>") !=
+        std::string::npos);
+}

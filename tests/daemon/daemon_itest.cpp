@@ -1,9 +1,12 @@
 // reverifyd as a process: --check-config, HTTP limits (malformed, oversized, slow requests) with
 // the daemon still serving afterwards, bearer token on POST, a manual trigger verified end to
-// end with its page, the gate, and SIGTERM draining within the stop timeout.
+// end with its page, the gate, SIGTERM draining within the stop timeout, and the signed summary
+// of each decided verdict (served, gated, exported, rotated by a reload).
 
 #include <doctest/doctest.h>
 
+#include "attest/summary_check.hpp"
+#include "core/hashing.hpp"
 #include "store/store.hpp"
 #include "tests/daemon/daemon_fixture.hpp"
 
@@ -261,4 +264,87 @@ TEST_CASE("SIGTERM drains: the running verification finishes, then the daemon ex
   REQUIRE(all.ok());
   REQUIRE(all->size() == 1);
   CHECK(all->front().cls.has_value());
+}
+
+TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rotated by a reload") {
+  const std::string attestation =
+      "attestation: {key_file: attest.pem, verifier_id: 'https://reverify.example/daemon'}\n";
+  Setup setup(1, 0.1, attestation);
+  const fs::path dir = setup.temp.path;
+  const auto first_key = Ed25519SigningKey::generate();
+  write_file(dir / "attest.pem", first_key.private_pem());
+  fs::permissions(dir / "attest.pem", fs::perms::owner_read | fs::perms::owner_write);
+  write_file(dir / "first.pub", first_key.public_key().pem());
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+  REQUIRE(setup.wait_all_done(1, std::chrono::seconds(120)));
+  const auto cls = *setup.store()->verifications("slow", "1.1", 1)->front().cls;
+  INFO("verdict " << cls << "; log: " << setup.daemon.log());
+  REQUIRE((cls == "passed" || cls.rfind("failed:", 0) == 0));
+  const int accepted = cls == "passed" ? 0 : 1;  // a FAILED summary is valid but not accepted
+
+  // Served from the daemon's memory once its read model has the verdict.
+  const std::string path = "/v1/attestations/slow/1.1";
+  Result<HttpResponse> served = get(setup.daemon.url() + path);
+  for (int i = 0; i < 100 && served.ok() && served->status != 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    served = get(setup.daemon.url() + path);
+  }
+  REQUIRE(served.ok());
+  REQUIRE(served->status == 200);
+  CHECK(served->header("content-type") == "application/vnd.in-toto.vsa+dsse");
+  const std::string first_id = served->header("x-reverify-verification-id");
+  write_file(dir / "served.json", served->body);
+
+  const std::string quiet = " > /dev/null 2>&1";
+  // The second implementation agrees on the signature.
+  CHECK(run_command("/usr/bin/python3 " + env_or_fail("REVERIFY_SOURCE_DIR") +
+                    "/tests/attest/dsse_reference.py verify " + (dir / "served.json").string() +
+                    " " + (dir / "first.pub").string() + quiet) == 0);
+  // The status page links it; the policy document hashes to the summary's policy digest.
+  CHECK(get(setup.daemon.url() + "/")->body.find("href=\"/v1/attestations/slow/1.1\"") !=
+        std::string::npos);
+  auto policy = get(setup.daemon.url() + path + "/policy");
+  REQUIRE(policy->status == 200);
+  SummaryExpectations expected;
+  expected.now = system_now();
+  expected.model = ModelVersion{"slow", "1.1"};
+  expected.max_age_s = 86'400;
+  auto checked = check_summary(served->body, {first_key.public_key()}, expected);
+  REQUIRE(checked.ok());
+  CHECK(checked->acceptable() == (accepted == 0));
+  CHECK(checked->summary.policy.digest.at("sha256") ==
+        sha256_hex(policy->body.substr(0, policy->body.size() - 1)));
+
+  // Rotation: a new key file and a reload; the next summary is signed with the new key, the
+  // first one is still served by its id and still verifies with the old public key.
+  const auto second_key = Ed25519SigningKey::generate();
+  write_file(dir / "attest2.pem", second_key.private_pem());
+  fs::permissions(dir / "attest2.pem", fs::perms::owner_read | fs::perms::owner_write);
+  write_file(dir / "second.pub", second_key.public_key().pem());
+  std::ifstream config_in(setup.daemon.config);
+  std::string config((std::istreambuf_iterator<char>(config_in)), {});
+  config.replace(config.find("attest.pem"), std::string("attest.pem").size(), "attest2.pem");
+  write_file(setup.daemon.config, config);
+  ::kill(setup.daemon.pid, SIGHUP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  HttpRequest trigger;
+  trigger.method = "POST";
+  trigger.url = setup.daemon.url() + "/v1/verifications";
+  trigger.body = R"({"model": "slow", "version": "1.1"})";
+  trigger.bearer_token = "test-token";
+  REQUIRE(http_request(trigger)->status == 202);
+  REQUIRE(setup.wait_all_done(2, std::chrono::seconds(120)));
+  served = get(setup.daemon.url() + path);
+  for (int i = 0; i < 100 && served->header("x-reverify-verification-id") == first_id; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    served = get(setup.daemon.url() + path);
+  }
+  REQUIRE(served->header("x-reverify-verification-id") != first_id);
+  CHECK(served->header("x-reverify-key-id") == second_key.key_id());
+  CHECK(check_summary(served->body, {second_key.public_key()}, {}).ok());
+  CHECK_FALSE(check_summary(served->body, {first_key.public_key()}, {}).ok());
+  auto old = get(setup.daemon.url() + path + "?verification=" + first_id);
+  REQUIRE(old->status == 200);
+  CHECK(check_summary(old->body, {first_key.public_key()}, {}).ok());
 }

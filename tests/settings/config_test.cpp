@@ -9,6 +9,8 @@
 #include <fstream>
 #include <random>
 
+#include <sys/stat.h>
+
 #include "core/unix_time.hpp"
 #include "settings/config.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -130,8 +132,11 @@ TEST_CASE("the shipped production template and demo config load") {
   // else by pointing those keys at a temporary file.
   TempDir dir;
   auto secret = dir.write("secret", "x\n");
-  std::ifstream in(fs::path(source) / "config/production.yaml");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto read_text = [](const fs::path& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string text = read_text(fs::path(source) / "config/production.yaml");
   REQUIRE_FALSE(text.empty());
   for (const char* key :
        {"/etc/reverify/api.token", "/etc/reverify/registry.token", "/etc/reverify/pagerduty.key"}) {
@@ -139,14 +144,73 @@ TEST_CASE("the shipped production template and demo config load") {
       text.replace(pos, std::string(key).size(), secret.string());
     }
   }
+  // The attestation key must be a real Ed25519 key, private to its owner.
+  auto key = dir.write("attest.pem", Ed25519SigningKey::generate().private_pem());
+  ::chmod(key.c_str(), 0600);
+  const std::string key_path = "/etc/reverify/attest-ed25519.pem";
+  text.replace(text.find(key_path), key_path.size(), key.string());
   auto production = parse_config(text, dir.path);
   INFO((production.ok() ? "" : production.error().message));
   REQUIRE(production.ok());
   CHECK(production->sources.size() == 2);
   CHECK(production->runner.kind == "docker");
-  auto demo = load_config(fs::path(source) / "config/demo.yaml");
+  CHECK(production->attestation.enabled());
+  std::string demo_text = read_text(fs::path(source) / "config/demo.yaml");
+  const std::string demo_key = "../out/demo/attest/ed25519.pem";  // scripts/demo.sh writes it
+  REQUIRE(demo_text.find(demo_key) != std::string::npos);
+  demo_text.replace(demo_text.find(demo_key), demo_key.size(), key.string());
+  auto demo = parse_config(demo_text, fs::path(source) / "config");
   INFO((demo.ok() ? "" : demo.error().message));
-  CHECK(demo.ok());
+  REQUIRE(demo.ok());
+  CHECK(demo->attestation.enabled());
+}
+
+TEST_CASE("attestation: the signing key from a private file, a URI naming the verifier") {
+  TempDir dir;
+  auto key = Ed25519SigningKey::generate();
+  auto file = dir.write("attest.pem", key.private_pem());
+  ::chmod(file.c_str(), 0600);
+  auto config = parse_config(R"(
+attestation:
+  key_file: attest.pem
+  verifier_id: https://reverify.example.com/verifier
+  resource_uri: "https://models.example/{model}/{version}/"
+)",
+                             dir.path);
+  REQUIRE_MESSAGE(config.ok(), config.error().message);
+  REQUIRE(config->attestation.enabled());
+  CHECK(config->attestation.key->key_id() == key.key_id());
+  CHECK(config->attestation.key_file == dir.path / "attest.pem");
+  CHECK(config->attestation.identity.verifier_id == "https://reverify.example.com/verifier");
+  CHECK(resource_uri_for(config->attestation.identity.resource_uri_template, "m", "1") ==
+        "https://models.example/m/1/");
+  CHECK_FALSE(parse_config("", dir.path)->attestation.enabled());
+  CHECK(parse_config("", dir.path)->attestation.identity.resource_uri_template ==
+        "reverify:{model}@{version}");
+
+  ::chmod(file.c_str(), 0640);
+  CHECK(error_of("attestation: {key_file: attest.pem, verifier_id: 'https://v.example'}", dir.path)
+            .find("attestation.key_file: " + file.string() + ": permissions 0640 are too open") ==
+        0);
+  ::chmod(file.c_str(), 0600);
+  CHECK(error_of("attestation: {key_file: attest.pem}", dir.path)
+            .find("attestation.verifier_id: required with key_file") != std::string::npos);
+  CHECK(error_of("attestation: {verifier_id: 'https://v.example'}", dir.path)
+            .find("attestation.key_file: required when verifier_id is set") != std::string::npos);
+  CHECK(error_of("attestation: {key_file: attest.pem, verifier_id: 'HTTPS://v.example'}", dir.path)
+            .find("attestation.verifier_id: the URI scheme must be lower case") !=
+        std::string::npos);
+  CHECK(error_of("attestation: {key_file: attest.pem, verifier_id: 'https://V.example'}", dir.path)
+            .find("attestation.verifier_id: the URI's host must be lower case") !=
+        std::string::npos);
+  CHECK(
+      error_of("attestation: {key_file: attest.pem, verifier_id: v, resource_uri: 'a b'}", dir.path)
+          .find("attestation.verifier_id: must be a URI") != std::string::npos);
+  CHECK(error_of("attestation: {key_file: missing.pem, verifier_id: 'https://v.example'}", dir.path)
+            .find("attestation.key_file: " + (dir.path / "missing.pem").string() +
+                  ": cannot open") != std::string::npos);
+  CHECK(error_of("attestation: {key: inline}", dir.path).find("attestation.key: unknown key") !=
+        std::string::npos);
 }
 
 TEST_CASE("durations and times") {

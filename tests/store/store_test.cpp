@@ -171,6 +171,66 @@ TEST_CASE("an error verdict queues its retry in the same transaction") {
   CHECK((*unfinished)[0].not_before == f.now + 600);
 }
 
+TEST_CASE("a verdict's signed summary is written in the verdict's transaction, or neither is") {
+  Fixture f;
+  f.add_version("m", "1");
+  const auto passed = f.queue("m", "1");
+  REQUIRE(f.store->mark_running(passed, "w1").ok());
+  const AttestationToRecord summary{"{\"payload\":\"e30=\"}", "key-1", "PASSED", "{}"};
+  REQUIRE(f.store
+              ->record_verdict(passed, verdict_of(VerdictClass::passed), {}, "", {}, std::nullopt,
+                               summary)
+              .ok());
+
+  // A summary the database refuses (here: a result that is neither PASSED nor FAILED) takes its
+  // verdict and pages down with it: the verification stays running, no page is left behind.
+  const auto refused = f.queue("m", "1");
+  REQUIRE(f.store->mark_running(refused, "w2").ok());
+  auto bad =
+      f.store->record_verdict(refused, verdict_of(VerdictClass::failed_out_of_tolerance), {}, "",
+                              {page_for("reverify/m/1", PageAction::trigger, {"a"})}, std::nullopt,
+                              AttestationToRecord{"{}", "key-1", "MAYBE", "{}"});
+  REQUIRE_FALSE(bad.ok());
+  auto still = f.store->verification(refused);
+  REQUIRE(still.ok());
+  CHECK((*still)->state == VerificationState::running);
+  CHECK(f.store->pending(10)->empty());
+
+  const auto failed = f.queue("m", "1");
+  REQUIRE(f.store->mark_running(failed, "w3").ok());
+  f.now += 60;
+  REQUIRE(f.store
+              ->record_verdict(failed, verdict_of(VerdictClass::failed_input_drift), {}, "", {},
+                               std::nullopt,
+                               AttestationToRecord{"env", "key-2", "FAILED", "{\"p\":1}"})
+              .ok());
+  auto rows = f.store->attestations({failed, refused, passed, 999});
+  REQUIRE(rows.ok());
+  REQUIRE(rows->size() == 2);
+  CHECK((*rows)[0].verification_id == passed);
+  CHECK((*rows)[0].envelope_json == summary.envelope_json);
+  CHECK((*rows)[0].result == "PASSED");
+  CHECK((*rows)[0].cls == "passed");
+  CHECK((*rows)[0].model == "m");
+  CHECK((*rows)[1].verification_id == failed);
+  CHECK((*rows)[1].key_id == "key-2");
+  CHECK((*rows)[1].policy_json == "{\"p\":1}");
+  CHECK((*rows)[1].created_at == f.now);
+  CHECK(f.store->attestations({})->empty());
+
+  // The latest decided verdict (passed or failed:*) is the one a summary is served for; error:*
+  // and uncalibrated verdicts after it do not replace it.
+  for (auto cls : {VerdictClass::error_job, VerdictClass::uncalibrated}) {
+    const auto id = f.queue("m", "1");
+    REQUIRE(f.store->mark_running(id, "w").ok());
+    REQUIRE(f.store->record_verdict(id, verdict_of(cls), {}, "", {}).ok());
+  }
+  auto decided = f.store->latest_verdicts(VerdictFilter::decided);
+  REQUIRE(decided.ok());
+  REQUIRE(decided->size() == 1);
+  CHECK((*decided)[0].id == failed);
+}
+
 TEST_CASE("outbox: a resolve waits for its trigger; backoff doubles and is capped") {
   Fixture f;
   f.add_version("m", "1");
