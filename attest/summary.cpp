@@ -1,6 +1,7 @@
 #include "attest/summary.hpp"
 
 #include "attest/dsse.hpp"
+#include "core/version.hpp"
 
 namespace reverify {
 namespace {

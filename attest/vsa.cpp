@@ -206,10 +206,6 @@ Result<ReverifyDetails> read_details(const json& j, const std::string& path) {
 
 }  // namespace
 
-const char* reverify_version() {
-  return REVERIFY_VERSION;
-}
-
 const char* to_string(SummaryResult result) {
   return result == SummaryResult::passed ? "PASSED" : "FAILED";
 }

@@ -50,9 +50,6 @@ inline constexpr char kVsaSlsaVersion[] = "1.2";
 inline constexpr char kReverifyExtension[] = "reverify:verification/v1";
 inline constexpr char kTensorDigestKey[] = "reverify-tensor-sha256";
 
-// reverify's own version, for predicate.verifier.version.
-const char* reverify_version();
-
 // DigestSet: algorithm -> lowercase hex.
 using DigestSet = std::map<std::string, std::string>;
 

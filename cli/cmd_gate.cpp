@@ -1,10 +1,17 @@
 // reverify gate MODEL@VERSION --max-age D: the release gate for CI jobs. Exit 0 verified and
 // fresh, 1 not (the reason is printed), 2 unknown model version, unreachable daemon or usage.
+// With --attestation --key PUBKEY.pem [--weights FILE] it also fetches the version's signed
+// summary and checks it offline against the trusted key (attest/summary_check.hpp): the gate
+// passes only when the daemon says so AND a valid PASSED summary of this model version (and of
+// these weights) no older than --max-age (40d without it) is signed by that key, so an answer
+// forged on the way cannot pass it. An invalid summary (bad signature, wrong key) is exit 2.
 
+#include <algorithm>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/attest_verify.hpp"
 #include "cli/daemon_client.hpp"
 #include "core/names.hpp"
 #include "core/unix_time.hpp"
@@ -16,7 +23,43 @@ struct GateArguments {
   std::optional<std::string> max_age;
   reverify::cli::DaemonAddress daemon;
   bool json = false;
+  bool attestation = false;
+  std::vector<std::string> keys;
+  std::optional<std::string> weights;
 };
+
+// A summary's age limit when the gate is given no --max-age: the daemon's documented default.
+constexpr std::int64_t kDefaultSummaryMaxAgeS = 40 * 86'400;
+
+// The signed summary the daemon serves, checked offline against the trusted keys: 0, 1 or 2 as
+// `reverify attest verify`. Its report goes to stdout (stderr with --json, which is the gate's).
+int check_signed_summary(const GateArguments& options, const std::string& base,
+                         const reverify::ModelVersion& target) {
+  using namespace reverify;
+  cli::AttestVerifyOptions verify;
+  verify.key_files.assign(options.keys.begin(), options.keys.end());
+  if (options.weights)
+    verify.weights = *options.weights;
+  verify.expected.now = system_now();
+  verify.expected.model = target;
+  verify.expected.max_age_s =
+      options.max_age ? *parse_duration_s(*options.max_age) : kDefaultSummaryMaxAgeS;
+  const std::string path = "/v1/attestations/" + target.model + "/" + target.version;
+  auto response = cli::daemon_request(base, "GET", path);
+  if (!response.ok()) {
+    std::cerr << "reverify gate: cannot fetch the signed summary: " << response.error().message
+              << "\n";
+    return 2;
+  }
+  std::ostream& out = options.json ? std::cerr : std::cout;
+  if (response->status != 200) {
+    auto body = nlohmann::json::parse(response->body, nullptr, false);
+    out << target.id() << ": NO signed summary: "
+        << (body.is_object() ? body.value("error", response->body) : response->body) << "\n";
+    return 1;
+  }
+  return cli::verify_and_report(response->body, base + path, verify, false, out, std::cerr);
+}
 
 int run_gate(const GateArguments& options) {
   using namespace reverify;
@@ -47,11 +90,12 @@ int run_gate(const GateArguments& options) {
     case 200:
       if (!options.json)
         std::cout << target->id() << ": verified and fresh: " << reason << "\n";
-      return 0;
+      return options.attestation ? check_signed_summary(options, *base, *target) : 0;
     case 412:
       if (!options.json)
         std::cout << target->id() << ": NOT verified: " << reason << "\n";
-      return 1;
+      // A summary never turns the daemon's "no" into a "yes"; an invalid one still says 2.
+      return options.attestation ? std::max(1, check_signed_summary(options, *base, *target)) : 1;
     case 404:
       std::cerr << "reverify gate: " << target->id() << ": unknown: " << reason << "\n";
       return 2;
@@ -73,10 +117,30 @@ reverify::cli::Action define_gate(CLI::App& app) {
       ->check(reverify::duration());
   reverify::cli::add_daemon_options(app, o->daemon);
   reverify::cli::add_json_flag(app, o->json);
+  auto* attestation = app.add_flag(
+      "--attestation", o->attestation,
+      "also require a valid signed summary (fetched from the daemon, checked here against "
+      "--key): PASSED, of this model version, no older than --max-age (40d without it)");
+  auto* key = app.add_option("--key", o->keys,
+                             "with --attestation: a trusted Ed25519 public key (PEM); repeat it, "
+                             "or give a file holding several, to trust the keys a rotation "
+                             "replaced")
+                  ->type_name("PUBKEY.pem")
+                  ->allow_extra_args(false);
+  auto* weights = app.add_option("--weights", o->weights,
+                                 "with --attestation: the weights to ship, which must be a "
+                                 "subject of the summary (sha256 or tensor hash)")
+                      ->type_name("FILE");
+  attestation->needs(key);
+  key->needs(attestation);
+  weights->needs(attestation);
   return [o] { return run_gate(*o); };
 }
 
 const reverify::cli::Registrar kGate{
-    {"gate", "release gate: exit 0 if verified and fresh, 1 if not, 2 if unknown", define_gate}};
+    {"gate",
+     "release gate: exit 0 if verified and fresh (with --attestation: and a valid signed summary "
+     "says so), 1 if not, 2 if unknown or the summary is invalid",
+     define_gate}};
 
 }  // namespace

@@ -2,7 +2,8 @@
 # README command 1: the whole loop on a real (small) model, with the `process` runner.
 #   1. installs what is missing and builds the `reverify` CLI;
 #   2. verifies the released example digits-mlp@2026.11.1 -> a report of every check, `passed`,
-#      recorded with its signed summary (SLSA VSA in a DSSE envelope, Ed25519);
+#      and prints its signed summary (SLSA VSA in a DSSE envelope, Ed25519), verified offline
+#      against the demo's public key and the released weights;
 #   3. a backfilled dataset (one shard rewritten after release) -> failed:input-drift, caught in
 #      preflight before any training, naming the changed file;
 #   4. a variant whose trainer lost one seed (weights initialised from an unseeded generator),
@@ -44,11 +45,18 @@ mkdir -p "$demo/attest"
 (umask 077 && openssl genpkey -algorithm ed25519 -out "$demo/attest/ed25519.pem")
 openssl pkey -in "$demo/attest/ed25519.pem" -pubout -out "$demo/attest/ed25519.pub"
 
-step "1/3 verify the released example (expect: passed)"
+step "1/4 verify the released example (expect: passed)"
 expect 0 "$reverify" run digits-mlp@2026.11.1 --config config/demo.yaml \
   --code-mirror "$url=$demo/trainer"
 
-step "2/3 a backfilled dataset: one shard rewritten after release (expect: failed:input-drift)"
+step "2/4 its signed summary, exported and verified offline (expect: VERIFIED)"
+"$reverify" attest export digits-mlp@2026.11.1 --config config/demo.yaml \
+  --out "$demo/attest/digits-mlp@2026.11.1.json"
+expect 0 "$reverify" attest verify "$demo/attest/digits-mlp@2026.11.1.json" \
+  --key "$demo/attest/ed25519.pub" --model digits-mlp@2026.11.1 --max-age 1d \
+  --weights examples/registry/digits-mlp/2026.11.1/model.safetensors
+
+step "3/4 a backfilled dataset: one shard rewritten after release (expect: failed:input-drift)"
 mkdir -p "$demo/backfill/examples"
 cp -r examples/registry examples/digits "$demo/backfill/examples/"
 # The backfill relabels two records and appends a late-arriving one to shard-03.csv.
@@ -66,7 +74,7 @@ PY
 expect 1 "$reverify" run digits-mlp@2026.11.1 --config config/demo.yaml \
   --registry "$demo/backfill/examples/registry" --code-mirror "$url=$demo/trainer"
 
-step "3/3 a variant trainer with one unpinned seed, released as bitwise (expect: a failure)"
+step "4/4 a variant trainer with one unpinned seed, released as bitwise (expect: a failure)"
 PATCH="$root/examples/digits/variants/unpinned-init.patch" LEVEL=bitwise VERSION=2026.11.2 \
   TRAINER_REPO="$demo/variant-trainer" \
   examples/digits/release.sh "$reverify" "$demo/variant/registry"

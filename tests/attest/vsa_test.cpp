@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "attest/summary.hpp"
+#include "core/version.hpp"
 #include "tests/attest/attest_test_support.hpp"
 
 using namespace reverify;

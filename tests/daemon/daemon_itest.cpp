@@ -296,11 +296,29 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
   const std::string first_id = served->header("x-reverify-verification-id");
   write_file(dir / "served.json", served->body);
 
+  const std::string cli = env_or_fail("REVERIFY_CLI");
   const std::string quiet = " > /dev/null 2>&1";
+  auto status_of = [](int raw) { return WEXITSTATUS(raw); };
+  CHECK(status_of(run_command(cli + " attest verify " + (dir / "served.json").string() + " --key " +
+                              (dir / "first.pub").string() + " --model slow@1.1 --max-age 1d" +
+                              quiet)) == accepted);
   // The second implementation agrees on the signature.
   CHECK(run_command("/usr/bin/python3 " + env_or_fail("REVERIFY_SOURCE_DIR") +
                     "/tests/attest/dsse_reference.py verify " + (dir / "served.json").string() +
                     " " + (dir / "first.pub").string() + quiet) == 0);
+  // The gate with --attestation trusts the key, not the transport.
+  CHECK(status_of(run_command(cli + " gate slow@1.1 --max-age 1d --url " + setup.daemon.url() +
+                              " --attestation --key " + (dir / "first.pub").string() + quiet)) ==
+        accepted);
+  write_file(dir / "stranger.pub", Ed25519SigningKey::generate().public_key().pem());
+  CHECK(status_of(run_command(cli + " gate slow@1.1 --max-age 1d --url " + setup.daemon.url() +
+                              " --attestation --key " + (dir / "stranger.pub").string() + quiet)) ==
+        2);
+  // The CLI exports the same bytes from the store.
+  CHECK(run_command(cli + " attest export slow@1.1 --config " + setup.daemon.config.string() +
+                    " --out " + (dir / "exported.json").string() + quiet) == 0);
+  std::ifstream exported_in(dir / "exported.json");
+  CHECK(std::string(std::istreambuf_iterator<char>(exported_in), {}) == served->body);
   // The status page links it; the policy document hashes to the summary's policy digest.
   CHECK(get(setup.daemon.url() + "/")->body.find("href=\"/v1/attestations/slow/1.1\"") !=
         std::string::npos);

@@ -1,0 +1,170 @@
+#include "cli/attest_verify.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/hashing.hpp"
+#include "policies/number_text.hpp"
+
+namespace reverify::cli {
+namespace {
+
+std::string short_digest(const std::string& hex) {
+  return hex.size() > 16 ? hex.substr(0, 16) + "…" : hex;
+}
+
+std::string subjects_line(const VerificationSummary& s) {
+  std::string out;
+  for (const auto& subject : s.subjects) {
+    out += out.empty() ? "" : "; ";
+    out += subject.name.empty() ? "_" : subject.name;
+    for (const auto& [algorithm, value] : subject.digest)
+      out += " " + algorithm + ":" + short_digest(value);
+  }
+  return out;
+}
+
+std::string number_or_dash(const nlohmann::json& j) {
+  return j.is_number() ? number_text(j.get<double>()) : "-";
+}
+
+// One check of the per-check summary: "primary:accuracy passed: 0.9609 in 0.9611 ± 0.004
+// (margin 0.0038; catches shifts of 0.006 with 80% probability)".
+std::string check_line(const nlohmann::json& c) {
+  if (!c.is_object())
+    return c.dump();
+  std::string line = c.value("check", "?") + " " + c.value("outcome", "?");
+  const auto band = c.value("band", nlohmann::json::object());
+  const std::string shape = band.is_object() ? band.value("shape", "") : "";
+  const auto observed = c.value("observed", nlohmann::json());
+  if (shape == "two-sided" && band.value("tolerance", nlohmann::json()).is_number()) {
+    line += ": " + number_or_dash(observed) + " in " + number_or_dash(band["reference"]) + " ± " +
+            number_or_dash(band["tolerance"]);
+  } else if (shape == "upper-bound" && band.value("tolerance", nlohmann::json()).is_number()) {
+    line += ": " + number_or_dash(observed) + " ≤ " + number_or_dash(band["tolerance"]);
+  } else if (observed.is_number()) {
+    line += ": " + number_or_dash(observed);
+  }
+  if (c.value("margin", nlohmann::json()).is_number())
+    line += " (margin " + number_or_dash(c["margin"]) + ")";
+  const auto power = c.value("power", nlohmann::json());
+  if (power.is_object() && power.value("shift_units", nlohmann::json()).is_number()) {
+    line += "; catches shifts of " + number_or_dash(power["shift_units"]) + " with " +
+            number_text(100 * power.value("probability", 0.8)) + "% probability";
+  }
+  if (c.value("underpowered", false))
+    line += "; UNDERPOWERED";
+  if (c.value("informational", false))
+    line += "; informational";
+  return line;
+}
+
+void print_summary(std::ostream& out, const CheckedSummary& c, UnixSeconds now) {
+  const auto& s = c.summary;
+  out << "  signed by key " << short_digest(c.key_id) << " (" << s.verifier_id << ")\n";
+  std::string levels;
+  for (const auto& level : s.verified_levels)
+    levels += (levels.empty() ? "" : ", ") + level;
+  out << "  " << to_string(s.result) << " [" << levels << "] for " << s.resource_uri;
+  if (s.time_verified) {
+    out << ", verified " << rfc3339(*s.time_verified) << " (" << age_text(now - *s.time_verified)
+        << " ago)";
+  }
+  out << "\n";
+  if (s.details) {
+    const auto& d = *s.details;
+    out << "  verification " << d.verification_id << " of " << d.model << "@" << d.version << ": "
+        << to_string(d.verdict) << ", level " << to_string(d.level) << ", "
+        << (d.mode == SummaryMode::steps
+                ? "first " + std::to_string(d.max_steps.value_or(0)) + " steps rebuilt"
+                : std::string("full rebuild"))
+        << "\n    " << d.explanation << "\n";
+    for (const auto& check : d.checks)
+      out << "    - " << check_line(check) << "\n";
+  }
+  out << "  subjects: " << subjects_line(s) << "\n";
+  out << "  policy: " << s.policy.uri;
+  for (const auto& [algorithm, value] : s.policy.digest)
+    out << " " << algorithm << ":" << short_digest(value);
+  out << "\n";
+  if (c.matched)
+    out << "  the weights match " << *c.matched << "\n";
+}
+
+}  // namespace
+
+Result<std::vector<Ed25519PublicKey>> read_public_keys(
+    const std::vector<std::filesystem::path>& files) {
+  std::vector<Ed25519PublicKey> keys;
+  for (const auto& file : files) {
+    auto read = Ed25519PublicKey::read_pem_file(file);
+    if (!read.ok())
+      return read.error();
+    keys.insert(keys.end(), read->begin(), read->end());
+  }
+  if (keys.empty())
+    return make_error(ErrorCode::invalid_argument, "--key PUBKEY.pem is required");
+  return keys;
+}
+
+Result<ArtifactDigests> artifact_digests(const std::filesystem::path& file) {
+  auto sha256 = sha256_file(file);
+  if (!sha256.ok())
+    return sha256.error();
+  ArtifactDigests artifact{file.string(), {{"sha256", *sha256}}};
+  // Only a file that reads as safetensors has a tensor hash; any other file is matched by sha256.
+  if (auto tensors = hash_safetensors(file); tensors.ok())
+    artifact.digest[kTensorDigestKey] = tensors->root;
+  return artifact;
+}
+
+int verify_and_report(const std::string& envelope_json, const std::string& source,
+                      const AttestVerifyOptions& options, bool json, std::ostream& out,
+                      std::ostream& err) {
+  auto keys = read_public_keys(options.key_files);
+  if (!keys.ok()) {
+    err << "reverify attest: " << keys.error().message << "\n";
+    return 2;
+  }
+  SummaryExpectations expected = options.expected;
+  if (options.weights) {
+    auto artifact = artifact_digests(*options.weights);
+    if (!artifact.ok()) {
+      err << "reverify attest: --weights: " << artifact.error().message << "\n";
+      return 2;
+    }
+    expected.artifact = std::move(*artifact);
+  }
+  auto checked = check_summary(envelope_json, *keys, expected);
+  if (!checked.ok()) {
+    if (json) {
+      out << nlohmann::json{{"source", source},
+                            {"valid", false},
+                            {"reason", checked.error().message}}
+                 .dump(2)
+          << "\n";
+    }
+    err << source << ": INVALID: " << checked.error().message << "\n";
+    return 2;
+  }
+  if (json) {
+    out << nlohmann::json{{"source", source},
+                          {"valid", true},
+                          {"accepted", checked->acceptable()},
+                          {"problems", checked->problems},
+                          {"key_id", checked->key_id},
+                          {"matched_subject", checked->matched ? nlohmann::json(*checked->matched)
+                                                               : nlohmann::json(nullptr)},
+                          {"statement", nlohmann::json::parse(checked->payload)}}
+               .dump(2)
+        << "\n";
+    return checked->acceptable() ? 0 : 1;
+  }
+  out << source << ": signature valid\n";
+  print_summary(out, *checked, expected.now);
+  for (const auto& problem : checked->problems)
+    out << "  NOT ACCEPTED: " << problem << "\n";
+  out << (checked->acceptable() ? "VERIFIED" : "NOT VERIFIED") << "\n";
+  return checked->acceptable() ? 0 : 1;
+}
+
+}  // namespace reverify::cli
