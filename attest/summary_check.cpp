@@ -25,21 +25,10 @@ std::optional<std::string> match_subject(const VerificationSummary& summary,
   return std::nullopt;
 }
 
-std::string subjects_text(const VerificationSummary& summary) {
-  std::string out;
-  for (const auto& subject : summary.subjects) {
-    out += out.empty() ? "" : "; ";
-    out += subject.name.empty() ? "_" : subject.name;
-    for (const auto& [algorithm, value] : subject.digest)
-      out += " " + algorithm + ":" + value.substr(0, 12) + "…";
-  }
-  return out;
-}
-
 std::string digests_text(const DigestSet& digest) {
   std::string out;
   for (const auto& [algorithm, value] : digest)
-    out += (out.empty() ? "" : ", ") + algorithm + ":" + value.substr(0, 12) + "…";
+    out += (out.empty() ? "" : ", ") + digest_text(algorithm, value);
   return out;
 }
 
@@ -74,6 +63,21 @@ void check_age(const VerificationSummary& s, const SummaryExpectations& expected
 }
 
 }  // namespace
+
+std::string digest_text(const std::string& algorithm, const std::string& hex) {
+  return algorithm + ":" + (hex.size() > 16 ? hex.substr(0, 16) + "…" : hex);
+}
+
+std::string subjects_text(const VerificationSummary& summary) {
+  std::string out;
+  for (const auto& subject : summary.subjects) {
+    out += out.empty() ? "" : "; ";
+    out += subject.name.empty() ? "_" : subject.name;
+    for (const auto& [algorithm, value] : subject.digest)
+      out += " " + digest_text(algorithm, value);
+  }
+  return out;
+}
 
 std::string age_text(std::int64_t seconds) {
   if (seconds < 0)

@@ -61,6 +61,11 @@ Result<CheckedSummary> check_summary(std::string_view envelope_json,
                                      const std::vector<Ed25519PublicKey>& keys,
                                      const SummaryExpectations& expected);
 
+// "model.safetensors sha256:523ffcf152ee31a1… reverify-tensor-sha256:…; manifest.json …": the
+// subjects for messages, digests cut to 16 hex digits.
+std::string subjects_text(const VerificationSummary& summary);
+std::string digest_text(const std::string& algorithm, const std::string& hex);
+
 // "45d 3h", "2h 5m", "40s": an age for messages.
 std::string age_text(std::int64_t seconds);
 

@@ -8,21 +8,6 @@
 namespace reverify::cli {
 namespace {
 
-std::string short_digest(const std::string& hex) {
-  return hex.size() > 16 ? hex.substr(0, 16) + "…" : hex;
-}
-
-std::string subjects_line(const VerificationSummary& s) {
-  std::string out;
-  for (const auto& subject : s.subjects) {
-    out += out.empty() ? "" : "; ";
-    out += subject.name.empty() ? "_" : subject.name;
-    for (const auto& [algorithm, value] : subject.digest)
-      out += " " + algorithm + ":" + short_digest(value);
-  }
-  return out;
-}
-
 std::string number_or_dash(const nlohmann::json& j) {
   return j.is_number() ? number_text(j.get<double>()) : "-";
 }
@@ -60,7 +45,7 @@ std::string check_line(const nlohmann::json& c) {
 
 void print_summary(std::ostream& out, const CheckedSummary& c, UnixSeconds now) {
   const auto& s = c.summary;
-  out << "  signed by key " << short_digest(c.key_id) << " (" << s.verifier_id << ")\n";
+  out << "  signed by key " << c.key_id.substr(0, 16) << "… (" << s.verifier_id << ")\n";
   std::string levels;
   for (const auto& level : s.verified_levels)
     levels += (levels.empty() ? "" : ", ") + level;
@@ -81,10 +66,10 @@ void print_summary(std::ostream& out, const CheckedSummary& c, UnixSeconds now) 
     for (const auto& check : d.checks)
       out << "    - " << check_line(check) << "\n";
   }
-  out << "  subjects: " << subjects_line(s) << "\n";
+  out << "  subjects: " << subjects_text(s) << "\n";
   out << "  policy: " << s.policy.uri;
   for (const auto& [algorithm, value] : s.policy.digest)
-    out << " " << algorithm << ":" << short_digest(value);
+    out << " " << digest_text(algorithm, value);
   out << "\n";
   if (c.matched)
     out << "  the weights match " << *c.matched << "\n";

@@ -7,13 +7,14 @@
 //       the summary of the latest passed or failed:* verdict (or of that verification) from the
 //       state_dir's store: exit 0 written, 1 there is none, 2 usage or store error
 
-#include <fstream>
 #include <iostream>
 
 #include "cli/attest_verify.hpp"
 #include "cli/command.hpp"
+#include "core/file_write.hpp"
 #include "core/names.hpp"
 #include "core/unix_time.hpp"
+#include "core/uri.hpp"
 #include "settings/config.hpp"
 #include "store/store.hpp"
 
@@ -37,29 +38,6 @@ struct ExportArguments {
   std::optional<std::string> out, policy;
 };
 
-Result<std::string> read_envelope(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return make_error(ErrorCode::not_found, path + ": cannot read");
-  std::string text;
-  char buffer[65536];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxEnvelopeBytes)
-      return make_error(ErrorCode::invalid_argument, path + ": larger than 16 MiB");
-  }
-  return text;
-}
-
-Status write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  if (!out)
-    return make_error(ErrorCode::io, path + ": cannot write");
-  return Status::success();
-}
-
 int run_verify(const VerifyArguments& a) {
   AttestVerifyOptions options;
   options.key_files.assign(a.keys.begin(), a.keys.end());
@@ -77,7 +55,7 @@ int run_verify(const VerifyArguments& a) {
   options.expected.verifier_id = a.verifier_id;
   options.expected.resource_uri = a.resource_uri;
   options.expected.level = a.level;
-  auto envelope = read_envelope(a.file);
+  auto envelope = read_uri(a.file, FetchLimits{kMaxEnvelopeBytes, FetchLimits{}.timeout_s});
   if (!envelope.ok()) {
     std::cerr << "reverify attest verify: " << envelope.error().message << "\n";
     return 2;

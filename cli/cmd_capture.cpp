@@ -12,6 +12,7 @@
 
 #include "cli/capture_facts.hpp"
 #include "cli/command.hpp"
+#include "core/file_write.hpp"
 #include "core/hashing.hpp"
 #include "core/manifest_json.hpp"
 #include "core/manifest_parse.hpp"
@@ -49,15 +50,6 @@ Result<nlohmann::json> read_json_file(const fs::path& path) {
   if (doc.is_discarded())
     return make_error(ErrorCode::parse, path.string() + ": not valid JSON");
   return doc;
-}
-
-Status write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out)
-    return make_error(ErrorCode::io, path.string() + ": cannot write");
-  return {};
 }
 
 std::string file_uri(const fs::path& path) {

@@ -1,17 +1,12 @@
 #include "runners/job_contract.hpp"
 
-#include <fstream>
+#include "core/file_write.hpp"
 
 namespace reverify {
 namespace {
 
 Status write_json(const std::filesystem::path& path, const nlohmann::json& doc) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << doc.dump(2) << '\n';
-  out.close();
-  if (!out)
-    return make_error(ErrorCode::io, path.string() + ": cannot write");
-  return {};
+  return write_file(path, doc.dump(2) + '\n');
 }
 
 bool is_valid_rebuild_id(const std::string& id) {

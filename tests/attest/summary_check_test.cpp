@@ -102,9 +102,10 @@ TEST_CASE("the artifact is matched by any accepted digest of any subject") {
   auto by_tensors = accepted(envelope_for(sample_summary()), e);
   CHECK(*by_tensors.matched == "subject \"model.safetensors\" by reverify-tensor-sha256");
   e.artifact = ArtifactDigests{"other.safetensors", {{"sha256", std::string(64, 'e')}}};
-  CHECK(only_problem(accepted(envelope_for(sample_summary()), e))
-            .find("another subject: other.safetensors (sha256:eeeeeeeeeeee…) is not a subject") ==
-        0);
+  CHECK(
+      only_problem(accepted(envelope_for(sample_summary()), e))
+          .find("another subject: other.safetensors (sha256:eeeeeeeeeeeeeeee…) is not a subject") ==
+      0);
   // An algorithm this verifier does not accept never matches.
   e.artifact = ArtifactDigests{"x", {{"md5", std::string(32, 'a')}}};
   CHECK_FALSE(accepted(envelope_for(sample_summary()), e).acceptable());
