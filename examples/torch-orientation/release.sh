@@ -16,12 +16,13 @@
 #             machine, with the docker CLI on $DOCKER_HOST the way the docker runner runs a
 #             rebuild (no network, no capabilities, read-only data); the image is recorded. All
 #             runs of one release share one container.
+#   WORKDIR   where the trainer is inside IMAGE (/src); recorded as run.workdir
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 reverify="$(realpath "$1")"
 registry="$(realpath -m "${2:-$here/../registry}")"
 model="${MODEL:-digit-orientation-cnn}" version="${VERSION:-2026.11.1}" owner="${OWNER:-team-vision}"
-level="${LEVEL:-bitwise}" runs="${RUNS:-10}"
+level="${LEVEL:-bitwise}" runs="${RUNS:-10}" workdir="${WORKDIR:-/src}"
 data="$(realpath "${DATA_DIR:-$here/../digits/data}")"
 eval_file="$(realpath "${EVAL_FILE:-$here/../digits/eval/digits-eval.csv}")"
 repo_url="${REPO_URL:-https://git.example/vision/digit-orientation.git}"
@@ -58,9 +59,9 @@ else
     docker run --rm --network none --cap-drop ALL --security-opt no-new-privileges \
       --user "$(id -u):$(id -g)" "${envs[@]}" -e RUNS="$runs" \
       -e REVERIFY_DATA=/reverify/data -e REVERIFY_EVAL="/reverify/eval/$(basename "$eval_file")" \
-      -e REVERIFY_CONFIG=/src/config.json -e REVERIFY_SEEDS=/src/seeds.json \
+      -e REVERIFY_CONFIG="$workdir/config.json" -e REVERIFY_SEEDS="$workdir/seeds.json" \
       -v "$data:/reverify/data:ro" -v "$eval_file:/reverify/eval/$(basename "$eval_file"):ro" \
-      -v "$1:/reverify/release" -w /src --entrypoint bash "$IMAGE" -c '
+      -v "$1:/reverify/release" -w "$workdir" --entrypoint bash "$IMAGE" -c '
         set -e
         t0=$(date +%s.%N)
         REVERIFY_OUT=/reverify/release/out python3 train.py
@@ -88,5 +89,5 @@ c = json.load(open(sys.argv[1])); print(c["split_salt"], c["split_percent"])' "$
   --eval-uri "$(realpath -m --relative-to="$out" "$eval_file")" \
   --split-rule "sha256(id + salt) % 100 < $percent" --split-salt "$salt" \
   --lockfile requirements.lock --python /usr/bin/python3 \
-  --workdir /src --started-at "$started_at" --duration-s "$(cat "$work/release/duration")" \
+  --workdir "$workdir" --started-at "$started_at" --duration-s "$(cat "$work/release/duration")" \
   ${IMAGE:+--image "$IMAGE"} --seed-runs "$work/release/seed-runs" -- python3 train.py)

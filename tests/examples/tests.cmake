@@ -10,3 +10,10 @@ add_test(NAME examples_example_docker COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/exa
 set_tests_properties(examples_example_docker PROPERTIES LABELS integration TIMEOUT 900
                      FIXTURES_REQUIRED docker)
 set_property(TEST examples_example_docker APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# The PyTorch example (examples/torch-orientation): released inside an mmdebstrap python3-torch
+# image and verified through the docker runner (full, steps, thread count, unseeded workers).
+add_test(NAME examples_torch_docker COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/torch_docker.sh)
+set_tests_properties(examples_torch_docker PROPERTIES LABELS integration TIMEOUT 1800
+                     FIXTURES_REQUIRED docker)
+set_property(TEST examples_torch_docker APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})

@@ -3,8 +3,7 @@
 # python3, numpy and python3-torch, built with mmdebstrap), building it first when the cache has
 # none for this recipe and these apt sources. About 6-7 min and 1.15 GB the first time, then
 # cached like docker_up.sh's numpy base ($REVERIFY_CACHE_DIR, default /var/cache/reverify-tests).
-# Docs, man pages, locales and libtorch's C++ test binaries are left out (dpkg path-exclude);
-# packages the host's apt cache already holds are copied in instead of downloaded again.
+# Docs, man pages, locales and libtorch's C++ test binaries are left out (dpkg path-exclude).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -27,9 +26,7 @@ base_tar=$cache/torch-base-$key.tar
     log=$(mktemp)
     # mmdebstrap picks the output format from the name: keep ".tar" at the end.
     partial=$cache/partial-torch-$key.tar
-    "${debstrap[@]}" --setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
-      --setup-hook='sync-in /var/cache/apt/archives/ /var/cache/apt/archives/' \
-      "$partial" >"$log" 2>&1 || { tail -n 30 "$log" >&2; rm -f "$log" "$partial"; exit 1; }
+    "${debstrap[@]}" "$partial" >"$log" 2>&1 || { tail -n 30 "$log" >&2; rm -f "$log" "$partial"; exit 1; }
     rm -f "$log"
     mv "$partial" "$base_tar"
   fi
