@@ -7,5 +7,5 @@ set_tests_properties(services_docker_up PROPERTIES FIXTURES_SETUP docker LABELS 
 add_test(NAME services_docker_down
          COMMAND bash ${PROJECT_SOURCE_DIR}/tests/services/docker_down.sh ${PROJECT_BINARY_DIR}/services)
 set_tests_properties(services_docker_down PROPERTIES FIXTURES_CLEANUP docker LABELS integration TIMEOUT 300)
-# Pulls into two engines (vfs copies every layer): slow on a loaded 2-core machine.
+# Pulls into two engines (each unpacks every layer): slow on a loaded 2-core machine.
 set_tests_properties(runners_docker_runner_itest PROPERTIES FIXTURES_REQUIRED docker TIMEOUT 1800)
