@@ -41,9 +41,8 @@ Result<fs::path> find_manifest(const RunArguments& args, const Config& config,
                                               (roots.size() > 1 ? " or the other registries" : ""));
 }
 
-// "URL=PATH" items -> mirrors (a relative PATH is made absolute).
-std::map<std::string, std::string> parse_mirrors(const std::vector<std::string>& items) {
-  std::map<std::string, std::string> mirrors;
+// "URL=PATH" items added to `mirrors`, over the config's (a relative PATH is made absolute).
+void add_mirrors(const std::vector<std::string>& items, CodeMirrors& mirrors) {
   for (const auto& item : items) {
     const std::size_t eq = item.find('=');
     std::string target = item.substr(eq + 1);
@@ -52,7 +51,6 @@ std::map<std::string, std::string> parse_mirrors(const std::vector<std::string>&
       target = fs::absolute(target, ec).string();
     mirrors[item.substr(0, eq)] = target;
   }
-  return mirrors;
 }
 
 CLI::Validator mirror_item() {
@@ -79,8 +77,7 @@ Status apply_options(const RunArguments& args, VerificationRequest& request) {
       return make_error(ErrorCode::invalid_argument, "--timeout: " + seconds.error().message);
     request.timeout = std::chrono::seconds(*seconds);
   }
-  if (!args.code_mirrors.empty())
-    request.code_mirrors = parse_mirrors(args.code_mirrors);
+  add_mirrors(args.code_mirrors, request.code_mirrors);
   return {};
 }
 
@@ -202,6 +199,7 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   const ModelPolicy& policy = ctx.config.model_policy(id->model);
   request.max_steps = policy.max_steps;
   request.timeout = std::chrono::seconds(policy.timeout_s);
+  request.code_mirrors = ctx.config.code_mirrors;
   if (Status applied = apply_options(args, request); !applied.ok())
     return applied.error();
 

@@ -35,7 +35,8 @@ expect() {  # STATUS COMMAND...: runs COMMAND, fails the demo unless it exits wi
 }
 
 # The released manifest names its code as https://git.example/vision/digits-trainer.git at a
-# fixed commit; the demo rebuilds that repository locally (same commit hash) and mirrors it.
+# fixed commit; the demo rebuilds that repository locally (same commit hash), where
+# config/demo.yaml's code_mirrors points.
 url="https://git.example/vision/digits-trainer.git"
 examples/digits/build_trainer_repo.sh "$demo/trainer" >/dev/null
 
@@ -46,8 +47,7 @@ mkdir -p "$demo/attest"
 openssl pkey -in "$demo/attest/ed25519.pem" -pubout -out "$demo/attest/ed25519.pub"
 
 step "1/4 verify the released example (expect: passed)"
-expect 0 "$reverify" run digits-mlp@2026.11.1 --config config/demo.yaml \
-  --code-mirror "$url=$demo/trainer"
+expect 0 "$reverify" run digits-mlp@2026.11.1 --config config/demo.yaml
 
 step "2/4 its signed summary, exported and verified offline (expect: VERIFIED)"
 "$reverify" attest export digits-mlp@2026.11.1 --config config/demo.yaml \
@@ -72,12 +72,13 @@ lines.append(lines[-1].replace(lines[-1].split(",")[0], "optdigits-9999", 1))
 open(path, "w").write("\n".join(lines) + "\n")
 PY
 expect 1 "$reverify" run digits-mlp@2026.11.1 --config config/demo.yaml \
-  --registry "$demo/backfill/examples/registry" --code-mirror "$url=$demo/trainer"
+  --registry "$demo/backfill/examples/registry"
 
 step "4/4 a variant trainer with one unpinned seed, released as bitwise (expect: a failure)"
 PATCH="$root/examples/digits/variants/unpinned-init.patch" LEVEL=bitwise VERSION=2026.11.2 \
   TRAINER_REPO="$demo/variant-trainer" \
   examples/digits/release.sh "$reverify" "$demo/variant/registry"
+# The variant's trainer lives elsewhere: --code-mirror adds to the config's mirrors.
 expect 1 "$reverify" run digits-mlp@2026.11.2 --config config/demo.yaml \
   --registry "$demo/variant/registry" --code-mirror "$url=$demo/variant-trainer"
 

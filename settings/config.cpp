@@ -301,6 +301,27 @@ void read_attestation(Section s, const std::filesystem::path& base, AttestationC
   a.key = std::make_shared<const Ed25519SigningKey>(std::move(*key));
 }
 
+// code_mirrors: {URL prefix: folder or URL}. A replacement without a scheme ("://") or an scp-like
+// host ("git@host:path") is a local folder, relative to the config file; its trailing slash is
+// kept, since the rest of the URL is appended to it.
+void read_code_mirrors(Section s, const std::filesystem::path& base, CodeMirrors& mirrors) {
+  if (!s.node() || !s.node().IsMap())
+    return;
+  for (const auto& item : s.node()) {
+    const auto prefix = item.first.as<std::string>();
+    std::string target;
+    s.read(prefix, target);
+    if (prefix.empty() || target.empty()) {
+      s.fail(s.child_path(prefix), "expected a URL prefix mapped to a folder or URL");
+      continue;
+    }
+    const bool remote =
+        target.find("://") != std::string::npos ||
+        (target.find('@') != std::string::npos && target.find(':') != std::string::npos);
+    mirrors[prefix] = remote ? target : (base / target).lexically_normal().string();
+  }
+}
+
 Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& base) {
   std::vector<std::string> errors;
   Config config;
@@ -320,6 +341,7 @@ Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& b
   read_verdict(s.section("verdict"), config.verdict);
   read_models(s.section("models"), config);
   read_runner(s.section("runner"), config);
+  read_code_mirrors(s.section("code_mirrors"), base, config.code_mirrors);
   s.read_duration("stop_timeout", config.stop_timeout_s);
   read_attestation(s.section("attestation"), base, config.attestation);
   read_pager(s.section("pager"), base, config.pager);

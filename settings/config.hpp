@@ -18,6 +18,7 @@
 
 #include "attest/ed25519.hpp"
 #include "attest/summary.hpp"
+#include "core/code_mirrors.hpp"
 #include "core/result.hpp"
 #include "pager/pager_config.hpp"
 #include "policies/verdict.hpp"
@@ -92,6 +93,10 @@ struct Config {
   ModelPolicy model_defaults;                 // models.default
   std::map<std::string, ModelPolicy> models;  // models.<name>, merged over the defaults
   RunnerConfig runner;                        // runner: (scratch roots default under state_dir)
+  // code_mirrors: code.repo URL prefix -> local folder (resolved against the config's folder) or
+  // another URL, git insteadOf semantics (core/code_mirrors.hpp); the CLI's --code-mirror adds on
+  // top.
+  CodeMirrors code_mirrors;
   PagerConfig pager;
   AttestationConfig attestation;
   std::int64_t stop_timeout_s = 60;  // SIGTERM: running jobs get this long to finish

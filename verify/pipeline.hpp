@@ -33,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/code_mirrors.hpp"
 #include "core/manifest.hpp"
 #include "policies/check.hpp"
 #include "runners/runner.hpp"
@@ -54,9 +55,9 @@ struct VerificationRequest {
   std::optional<std::int64_t> seed_override;  // calibration rebuilds only
   std::chrono::seconds timeout{3600};
   std::filesystem::path work_root;  // scratch; this verification uses <work_root>/<id>/
-  // code.repo as recorded (a URL) -> where to clone it from here (a local mirror path or another
-  // URL). Exact match; used by the checkout and by the preflight's lockfile check.
-  std::map<std::string, std::string> code_mirrors;
+  // Where to fetch code.repo from here (core/code_mirrors.hpp: URL prefix -> local folder or
+  // another URL, longest prefix wins); used by the checkout and by the preflight's lockfile check.
+  CodeMirrors code_mirrors;
 };
 
 struct PipelineDeps {

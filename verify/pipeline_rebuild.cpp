@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "core/code_mirrors.hpp"
 #include "policies/verdict.hpp"
 
 namespace reverify {
@@ -34,9 +35,8 @@ fs::path outputs_dir(const VerificationRequest& request) {
 Manifest mirrored_manifest(const VerificationRequest& request) {
   Manifest manifest = request.manifest;
   if (manifest.code.repo) {
-    auto mirror = request.code_mirrors.find(*manifest.code.repo);
-    if (mirror != request.code_mirrors.end())
-      manifest.code.repo = mirror->second;
+    if (auto mirror = mirrored_url(*manifest.code.repo, request.code_mirrors))
+      manifest.code.repo = *mirror;
   }
   return manifest;
 }

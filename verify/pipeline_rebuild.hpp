@@ -44,7 +44,8 @@ struct RebuildAttempt {
   nlohmann::json durations = nlohmann::json::object();  // stage -> seconds
 };
 
-// The manifest with code.repo replaced by its mirror (request.code_mirrors), when it has one.
+// The manifest with code.repo rewritten by request.code_mirrors (core/code_mirrors.hpp), when a
+// mirror prefix matches.
 Manifest mirrored_manifest(const VerificationRequest& request);
 
 // The runner's view of a request; the job's data and eval paths come from preflight.

@@ -25,6 +25,7 @@ VerificationSettings verification_settings(const Config& config, const std::stri
   settings.work_root = config.work_root();
   settings.max_steps = policy.max_steps;
   settings.timeout_s = policy.timeout_s;
+  settings.code_mirrors = config.code_mirrors;
   settings.retry_initial_s = config.schedule.retry_initial_s;
   settings.retry_max_s = config.schedule.retry_max_s;
   settings.retry_max_attempts = config.schedule.retry_max_attempts;

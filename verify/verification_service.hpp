@@ -33,7 +33,7 @@ struct VerificationSettings {
   std::filesystem::path work_root;  // each verification works in <work_root>/<rebuild id>
   std::int64_t max_steps = 100;     // steps mode
   std::int64_t timeout_s = 3600;    // one rebuild
-  std::map<std::string, std::string> code_mirrors;  // code.repo URL -> local clone (the CLI)
+  CodeMirrors code_mirrors;         // config code_mirrors (+ the CLI's --code-mirror)
   // error:* verdicts (except manifest-invalid, which only a new manifest fixes) queue a retry
   // after min(retry_initial_s * 2^(attempt - 1), retry_max_s), up to retry_max_attempts.
   std::int64_t retry_initial_s = 600;

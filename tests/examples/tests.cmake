@@ -17,3 +17,8 @@ add_test(NAME examples_torch_docker COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/torch
 set_tests_properties(examples_torch_docker PROPERTIES LABELS integration TIMEOUT 1800
                      FIXTURES_REQUIRED docker)
 set_property(TEST examples_torch_docker APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# reverifyd on config/demo.yaml as shipped (code_mirrors, no flags) verifies the example.
+add_test(NAME examples_daemon_demo COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/daemon_demo.sh)
+set_tests_properties(examples_daemon_demo PROPERTIES LABELS integration TIMEOUT 600)
+set_property(TEST examples_daemon_demo APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})

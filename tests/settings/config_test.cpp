@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 
 #include <sys/stat.h>
 
@@ -125,37 +126,189 @@ TEST_CASE("pager errors come from the pager section's parser with their path") {
   CHECK(message.find("pager.routes[0].senders[0]") != std::string::npos);
 }
 
-TEST_CASE("the shipped production template and demo config load") {
+TEST_CASE("code_mirrors: local folders resolve against the config's folder, URLs stay as given") {
+  auto config = parse_config(
+      "code_mirrors:\n"
+      "  https://git.example/vision/: ../mirrors/vision/\n"
+      "  https://git.example/x.git: /srv/x\n"
+      "  https://git.example/: https://mirror.internal/\n"
+      "  https://git.example/y.git: git@mirror.internal:y.git\n",
+      "/etc/reverify");
+  INFO((config.ok() ? "" : config.error().message));
+  REQUIRE(config.ok());
+  CHECK(config->code_mirrors.size() == 4);
+  CHECK(config->code_mirrors.at("https://git.example/vision/") == "/etc/mirrors/vision/");
+  CHECK(config->code_mirrors.at("https://git.example/x.git") == "/srv/x");
+  CHECK(config->code_mirrors.at("https://git.example/") == "https://mirror.internal/");
+  CHECK(config->code_mirrors.at("https://git.example/y.git") == "git@mirror.internal:y.git");
+  CHECK(parse_config("", "/etc/reverify")->code_mirrors.empty());
+  CHECK(error_of("code_mirrors: {https://git.example/: ''}")
+            .find("code_mirrors.https://git.example/") != std::string::npos);
+  CHECK(error_of("code_mirrors: [a, b]").find("code_mirrors: must be a mapping") !=
+        std::string::npos);
+}
+
+std::string source_file(const std::string& relative) {
   const char* source = std::getenv("REVERIFY_SOURCE_DIR");
   REQUIRE(source != nullptr);
-  // The production template names secret files that exist only on a server: check everything
-  // else by pointing those keys at a temporary file.
-  TempDir dir;
-  auto secret = dir.write("secret", "x\n");
-  auto read_text = [](const fs::path& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  std::string text = read_text(fs::path(source) / "config/production.yaml");
+  std::ifstream in(fs::path(source) / relative);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE_FALSE(text.empty());
-  for (const char* key :
-       {"/etc/reverify/api.token", "/etc/reverify/registry.token", "/etc/reverify/pagerduty.key"}) {
-    for (auto pos = text.find(key); pos != std::string::npos; pos = text.find(key)) {
-      text.replace(pos, std::string(key).size(), secret.string());
-    }
-  }
-  // The attestation key must be a real Ed25519 key, private to its owner.
-  auto key = dir.write("attest.pem", Ed25519SigningKey::generate().private_pem());
-  ::chmod(key.c_str(), 0600);
-  const std::string key_path = "/etc/reverify/attest-ed25519.pem";
-  text.replace(text.find(key_path), key_path.size(), key.string());
-  auto production = parse_config(text, dir.path);
+  return text;
+}
+
+TEST_CASE("the shipped production template, as it stands, is exactly the built-in defaults") {
+  auto production = parse_config(source_file("config/production.yaml"), "/etc/reverify");
   INFO((production.ok() ? "" : production.error().message));
   REQUIRE(production.ok());
-  CHECK(production->sources.size() == 2);
-  CHECK(production->runner.kind == "docker");
-  CHECK(production->attestation.enabled());
-  std::string demo_text = read_text(fs::path(source) / "config/demo.yaml");
+  const Config defaults = *parse_config("", "/etc/reverify");
+  const Config& p = *production;
+  CHECK(p.state_dir == defaults.state_dir);
+  CHECK(p.work_root() == defaults.work_root());
+  CHECK(p.stop_timeout_s == defaults.stop_timeout_s);
+  CHECK(p.sync_interval_s == defaults.sync_interval_s);
+  CHECK(p.api.address == defaults.api.address);
+  CHECK(p.api.port == defaults.api.port);
+  CHECK(p.api.token == defaults.api.token);
+  CHECK(p.api.max_header_bytes == defaults.api.max_header_bytes);
+  CHECK(p.api.max_body_bytes == defaults.api.max_body_bytes);
+  CHECK(p.api.request_timeout_ms == defaults.api.request_timeout_ms);
+  CHECK(p.api.default_max_age_s == defaults.api.default_max_age_s);
+  CHECK(p.sources.empty());
+  CHECK(p.schedule.cron == defaults.schedule.cron);
+  CHECK(p.schedule.per_cycle == defaults.schedule.per_cycle);
+  CHECK(p.schedule.max_concurrent == defaults.schedule.max_concurrent);
+  CHECK(p.schedule.gpu_budget_hours == defaults.schedule.gpu_budget_hours);
+  CHECK(p.schedule.full_every_n_cycles == defaults.schedule.full_every_n_cycles);
+  CHECK(p.schedule.large_gpu_hours == defaults.schedule.large_gpu_hours);
+  CHECK(p.schedule.steps_cost_fraction == defaults.schedule.steps_cost_fraction);
+  CHECK(p.schedule.jitter_s == defaults.schedule.jitter_s);
+  CHECK(p.schedule.retry_initial_s == defaults.schedule.retry_initial_s);
+  CHECK(p.schedule.retry_max_s == defaults.schedule.retry_max_s);
+  CHECK(p.schedule.retry_max_attempts == defaults.schedule.retry_max_attempts);
+  CHECK(p.verdict.false_page_rate == defaults.verdict.false_page_rate);
+  CHECK(p.verdict.allow_fallback == defaults.verdict.allow_fallback);
+  CHECK(p.verdict.fallback_tolerance == defaults.verdict.fallback_tolerance);
+  CHECK(p.verdict.flip_threshold == defaults.verdict.flip_threshold);
+  CHECK(p.model_defaults.criticality == defaults.model_defaults.criticality);
+  CHECK(p.model_defaults.large == defaults.model_defaults.large);
+  CHECK(p.model_defaults.max_steps == defaults.model_defaults.max_steps);
+  CHECK(p.model_defaults.timeout_s == defaults.model_defaults.timeout_s);
+  CHECK(p.models.empty());
+  CHECK(p.code_mirrors.empty());
+  CHECK(p.runner.kind == defaults.runner.kind);
+  CHECK(p.runner.process.path_env == defaults.runner.process.path_env);
+  CHECK(p.runner.process.scratch_root == defaults.runner.process.scratch_root);
+  CHECK(p.runner.process.log_cap_bytes == defaults.runner.process.log_cap_bytes);
+  CHECK(p.runner.process.kill_grace == defaults.runner.process.kill_grace);
+  const auto& d = defaults.runner.docker;
+  CHECK(p.runner.docker.socket == d.socket);
+  CHECK(p.runner.docker.network_mode == d.network_mode);
+  CHECK(p.runner.docker.memory_bytes == d.memory_bytes);
+  CHECK(p.runner.docker.nano_cpus == d.nano_cpus);
+  CHECK(p.runner.docker.user == d.user);
+  CHECK(p.runner.docker.scratch_root == d.scratch_root);
+  CHECK(p.runner.docker.log_cap_bytes == d.log_cap_bytes);
+  CHECK(p.runner.docker.kill_grace == d.kill_grace);
+  CHECK(p.runner.docker.pull_timeout == d.pull_timeout);
+  const auto& k = defaults.runner.kubernetes;
+  CHECK(p.runner.kubernetes.api_server == k.api_server);
+  CHECK(p.runner.kubernetes.namespace_name == k.namespace_name);
+  CHECK(p.runner.kubernetes.token_file == k.token_file);
+  CHECK(p.runner.kubernetes.ca_file == k.ca_file);
+  CHECK(p.runner.kubernetes.in_cluster == k.in_cluster);
+  CHECK(p.runner.kubernetes.service_account == k.service_account);
+  CHECK(p.runner.kubernetes.image_pull_secret == k.image_pull_secret);
+  CHECK(p.runner.kubernetes.node_selector == k.node_selector);
+  CHECK(p.runner.kubernetes.resources.cpu == k.resources.cpu);
+  CHECK(p.runner.kubernetes.resources.memory == k.resources.memory);
+  CHECK(p.runner.kubernetes.run_as_user == k.run_as_user);
+  CHECK(p.runner.kubernetes.run_as_non_root == k.run_as_non_root);
+  CHECK(p.runner.kubernetes.fs_group == k.fs_group);
+  CHECK(p.runner.kubernetes.input_volumes.empty());
+  CHECK(p.runner.kubernetes.outputs.sub_dir == k.outputs.sub_dir);
+  CHECK(p.runner.kubernetes.ttl_seconds_after_finished == k.ttl_seconds_after_finished);
+  CHECK(p.runner.kubernetes.termination_grace_period_s == k.termination_grace_period_s);
+  CHECK(p.runner.kubernetes.watch_timeout_s == k.watch_timeout_s);
+  CHECK(p.runner.kubernetes.log_tail_lines == k.log_tail_lines);
+  CHECK(p.runner.kubernetes.log_cap_bytes == k.log_cap_bytes);
+  CHECK(p.runner.kubernetes.reconnect_grace == k.reconnect_grace);
+  CHECK(p.pager.public_url == defaults.pager.public_url);
+  CHECK(p.pager.senders.empty());
+  CHECK(p.pager.routes.empty());
+  CHECK(p.pager.retry.initial == defaults.pager.retry.initial);
+  CHECK(p.pager.retry.max_backoff == defaults.pager.retry.max_backoff);
+  CHECK(p.pager.retry.max_attempts == defaults.pager.retry.max_attempts);
+  CHECK_FALSE(p.attestation.enabled());
+  CHECK(p.attestation.identity.verifier_id == defaults.attestation.identity.verifier_id);
+  CHECK(p.attestation.identity.resource_uri_template ==
+        defaults.attestation.identity.resource_uri_template);
+}
+
+TEST_CASE("the production template names every key the loader knows") {
+  // Every section, each with a key no version knows: the loader answers with the keys it does
+  // know there ("api.zz: unknown key (expected one of: address, ...)"), and each of those must be
+  // documented in the template (as an active line or in the comments of list-valued sections).
+  const std::string probe = R"(zz: 1
+api: {zz: 1}
+sources:
+  - {name: a, kind: directory, root: /tmp, zz: 1}
+  - {name: b, kind: http-index, url: "http://x", zz: 1}
+schedule: {zz: 1, retry: {zz: 1}}
+verdict: {zz: 1}
+models: {default: {zz: 1}, m: {zz: 1}}
+runner:
+  zz: 1
+  process: {zz: 1}
+  docker: {zz: 1}
+  kubernetes:
+    zz: 1
+    outputs: {claim: c, daemon_path: /tmp, zz: 1}
+    input_volumes: [{claim: c, daemon_path: /tmp, zz: 1}]
+pager:
+  zz: 1
+  retry: {zz: 1}
+  senders:
+    pd: {kind: pagerduty, routing_key_file: k, zz: 1, severity: {zz: 1}}
+    am: {kind: alertmanager, url: "http://x", zz: 1}
+    sl: {kind: slack, url_file: u, zz: 1}
+    wh: {kind: webhook, url: "http://x", zz: 1}
+    fi: {kind: file, path: p, zz: 1}
+  routes: [{owner: "*", senders: [fi], zz: 1}]
+attestation: {zz: 1}
+)";
+  const std::string message = error_of(probe);
+  const std::string production = source_file("config/production.yaml");
+  const std::string marker = "unknown key (expected one of: ";
+  std::size_t sections = 0;
+  for (std::size_t at = message.find(marker); at != std::string::npos;
+       at = message.find(marker, at + 1)) {
+    ++sections;
+    const std::size_t begin = at + marker.size();
+    std::string list = message.substr(begin, message.find(')', begin) - begin);
+    std::size_t start = 0;
+    while (start < list.size()) {
+      std::size_t comma = list.find(", ", start);
+      const std::string key =
+          list.substr(start, comma == std::string::npos ? comma : comma - start);
+      const bool documented = std::regex_search(production, std::regex("\\b" + key + "\\b"));
+      CHECK_MESSAGE(documented,
+                    "config/production.yaml does not mention the key \"" << key << "\"");
+      if (comma == std::string::npos)
+        break;
+      start = comma + 2;
+    }
+  }
+  CHECK(sections >= 20);  // every section of the probe answered
+}
+
+TEST_CASE("the shipped demo config loads (with the key scripts/demo.sh writes)") {
+  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  TempDir dir;
+  auto key = dir.write("attest.pem", Ed25519SigningKey::generate().private_pem());
+  ::chmod(key.c_str(), 0600);
+  std::string demo_text = source_file("config/demo.yaml");
   const std::string demo_key = "../out/demo/attest/ed25519.pem";  // scripts/demo.sh writes it
   REQUIRE(demo_text.find(demo_key) != std::string::npos);
   demo_text.replace(demo_text.find(demo_key), demo_key.size(), key.string());
@@ -163,6 +316,7 @@ TEST_CASE("the shipped production template and demo config load") {
   INFO((demo.ok() ? "" : demo.error().message));
   REQUIRE(demo.ok());
   CHECK(demo->attestation.enabled());
+  CHECK(demo->code_mirrors.size() == 1);
 }
 
 TEST_CASE("attestation: the signing key from a private file, a URI naming the verifier") {
