@@ -157,9 +157,13 @@ std::optional<std::vector<double>> read_numbers(Findings& f, const json& value,
     return std::nullopt;
   }
   std::vector<double> numbers;
+  numbers.reserve(value.size());
   bool ok = true;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    auto number = read_number(f, value[i], json_path_index(path, i));
+    // The element's path is only spelled out for an error: long arrays stay cheap.
+    const bool fine = value[i].is_number() && std::isfinite(value[i].get<double>());
+    auto number = fine ? std::optional(value[i].get<double>())
+                       : read_number(f, value[i], json_path_index(path, i));
     ok = ok && number.has_value();
     if (number)
       numbers.push_back(*number);

@@ -90,7 +90,8 @@ class StrictBuilder {
                           std::to_string(limits_.max_string_bytes) + " bytes");
   }
 
-  // Places a value in the current container (or as the root); returns where it now lives.
+  // Places a value in the current container (or as the root); returns where it now lives, or
+  // nullptr when the array is full.
   json* place(json value) {
     if (levels_.empty()) {
       root_ = std::move(value);
@@ -98,6 +99,11 @@ class StrictBuilder {
     }
     Level& level = levels_.back();
     if (level.node->is_array()) {
+      if (level.next_index >= limits_.max_array_elements) {
+        fail(level.path, "array of more than " + std::to_string(limits_.max_array_elements) +
+                             " elements exceeds the limit");
+        return nullptr;
+      }
       ++level.next_index;
       level.node->push_back(std::move(value));
       return &level.node->back();
@@ -107,10 +113,7 @@ class StrictBuilder {
     return &slot;
   }
 
-  bool add(json value) {
-    place(std::move(value));
-    return true;
-  }
+  bool add(json value) { return place(std::move(value)) != nullptr; }
 
   bool open(json container) {
     const std::string path = current_path();
@@ -119,6 +122,8 @@ class StrictBuilder {
                             " levels");
     }
     json* node = place(std::move(container));
+    if (node == nullptr)
+      return false;
     levels_.push_back(Level{node, path, {}, 0});
     return true;
   }
@@ -193,6 +198,15 @@ StrictJson parse_strict_json(std::string_view text, const ManifestLimits& limits
             ValidationError{"", "document of " + std::to_string(text.size()) +
                                     " bytes exceeds the limit of " +
                                     std::to_string(limits.max_bytes) + " bytes"}};
+  }
+  // nlohmann would skip it silently; Python's json and Go's encoding/json refuse it, so a manifest
+  // that starts with one is not what the tools around the training job read.
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    return {{},
+            ValidationError{"",
+                            "starts with a UTF-8 byte order mark (EF BB BF), which JSON text "
+                            "must not have (RFC 8259, section 8.1): save it as UTF-8 without "
+                            "a BOM"}};
   }
   if (auto offset = find_invalid_utf8(text)) {
     return {{}, ValidationError{"", "invalid UTF-8 at byte offset " + std::to_string(*offset)}};

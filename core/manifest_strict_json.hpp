@@ -1,8 +1,9 @@
 #pragma once
-// A JSON reader for untrusted manifests. It checks, before any DOM is built or while building it:
-// the document size, UTF-8 validity (naming the byte offset of the first bad byte), nesting depth,
-// string sizes and duplicate object keys, which nlohmann's DOM parser would silently accept
-// (last one wins) and which make a manifest mean two things.
+// A JSON reader for untrusted documents (manifests, API request bodies). It checks, before any
+// DOM is built or while building it: the document size, a leading byte order mark (refused),
+// UTF-8 validity (naming the byte offset of the first bad byte), nesting depth, string sizes and
+// duplicate object keys, which nlohmann's DOM parser would silently accept (last one wins) and
+// which make a document mean two things.
 
 #include <optional>
 #include <string_view>

@@ -13,6 +13,8 @@ class LogTail {
  public:
   explicit LogTail(std::size_t cap_bytes) : cap_(cap_bytes) {}
   void append(std::string_view chunk);
+  // Counts `bytes` of earlier output that are not available to keep (cut elsewhere).
+  void skip(std::uint64_t bytes) { total_ += bytes; }
   std::string text() const;
   std::uint64_t total_bytes() const { return total_; }
 

@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "runners/job_contract.hpp"
+#include "runners/job_log.hpp"
 #include "runners/job_outputs.hpp"
-#include "runners/log_tail.hpp"
 #include "runners/process_checkout.hpp"
 #include "runners/process_spawn.hpp"
 
@@ -22,6 +22,7 @@ using Clock = std::chrono::system_clock;  // deadlines outlive the process: wall
 struct JobRecord {
   ProcessIdentity supervisor;  // its pid is also the process group id
   std::int64_t deadline_unix_ms = 0;
+  std::uint64_t log_cap_bytes = 0;  // of job.log; 0 = not capped (recorded before the cap existed)
 };
 
 std::int64_t now_unix_ms() {
@@ -36,7 +37,8 @@ std::filesystem::path record_path(const std::filesystem::path& dir) {
 Status write_record(const std::filesystem::path& dir, const JobRecord& record) {
   const nlohmann::json doc = {{"pid", record.supervisor.pid},
                               {"start_ticks", record.supervisor.start_ticks},
-                              {"deadline_unix_ms", record.deadline_unix_ms}};
+                              {"deadline_unix_ms", record.deadline_unix_ms},
+                              {"log_cap_bytes", record.log_cap_bytes}};
   const auto tmp = dir / "job.json.tmp";
   std::ofstream(tmp) << doc.dump() << '\n';
   std::error_code ec;
@@ -57,6 +59,7 @@ std::optional<JobRecord> read_record(const std::filesystem::path& dir) {
   record.supervisor.pid = doc["pid"].get<pid_t>();
   record.supervisor.start_ticks = doc["start_ticks"].get<std::uint64_t>();
   record.deadline_unix_ms = doc.value("deadline_unix_ms", std::int64_t{0});
+  record.log_cap_bytes = doc.value("log_cap_bytes", std::uint64_t{0});
   return record;
 }
 
@@ -114,32 +117,6 @@ Result<std::filesystem::path> entrypoint_executable(const RebuildSpec& spec,
     return make_error(ErrorCode::provision, "run.entrypoint[0]: " + exe.error().message);
   return exe;
 }
-
-// Reads what the job appended to its log since the last call.
-class LogFollower {
- public:
-  LogFollower(const std::filesystem::path& file, std::size_t cap) : file_(file), tail_(cap) {}
-  void drain(const LogSink& sink) {
-    if (!in_.is_open())
-      in_.open(file_, std::ios::binary);
-    if (!in_.is_open())
-      return;
-    in_.clear();
-    char buffer[64 * 1024];
-    while (in_.read(buffer, sizeof buffer) || in_.gcount() > 0) {
-      const std::string_view chunk(buffer, static_cast<std::size_t>(in_.gcount()));
-      tail_.append(chunk);
-      if (sink)
-        sink(chunk);
-    }
-  }
-  std::string text() const { return tail_.text(); }
-
- private:
-  std::filesystem::path file_;
-  std::ifstream in_;
-  LogTail tail_;
-};
 
 }  // namespace
 
@@ -204,12 +181,13 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
   request.working_dir = workdir;
   request.log_file = *dir / "job.log";
   request.status_file = *dir / "exit_status";
+  request.log_cap_bytes = config_.job_log_cap_bytes;
   const std::int64_t deadline =
       now_unix_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(spec.timeout).count();
   auto supervisor = spawn_supervised(request);
   if (!supervisor)
     return supervisor.error();
-  if (auto s = write_record(*dir, JobRecord{*supervisor, deadline}); !s) {
+  if (auto s = write_record(*dir, JobRecord{*supervisor, deadline, request.log_cap_bytes}); !s) {
     end_group(*supervisor);
     return s.error();
   }
@@ -236,7 +214,8 @@ Result<JobExit> ProcessRunner::wait(const JobHandle& job, const LogSink& logs) {
   if (!record)
     return record.error();
   const auto& supervisor = record->supervisor;
-  LogFollower log(job.work_dir / "job.log", config_.log_cap_bytes);
+  const auto log_file = job.work_dir / "job.log";
+  LogFollower log(log_file, record->log_cap_bytes);
   JobExit exit;
   std::optional<std::int64_t> term_sent_ms;
   bool kill_sent = false;
@@ -260,7 +239,7 @@ Result<JobExit> ProcessRunner::wait(const JobHandle& job, const LogSink& logs) {
   log.drain(logs);
   // The supervisor's own status stands in when SIGKILL took it down with the job.
   exit.exit_code = read_exit_status(job.work_dir / "exit_status").value_or(*supervisor_status);
-  exit.log_tail = log.text();
+  exit.log_tail = job_log_tail(log_file, record->log_cap_bytes, config_.log_cap_bytes);
   return exit;
 }
 

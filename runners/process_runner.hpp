@@ -3,7 +3,8 @@
 // rebuild, a git checkout of code.commit, the job run as its own process group with a cleared
 // environment. Scratch layout (scratch_dir() in job_contract.hpp):
 //   src/ the checkout    in/ config.json, seeds.json    out/ $REVERIFY_OUT
-//   job.log (stdout+stderr)    job.json (pid, start time, deadline)    exit_status
+//   job.log (stdout+stderr, capped: job_log.hpp)    job.json (pid, start time, deadline, log cap)
+//   exit_status
 // job.json is what find_running() reads after a daemon restart.
 
 #include "runners/runner.hpp"

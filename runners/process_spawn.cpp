@@ -1,10 +1,13 @@
 #include "runners/process_spawn.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
 #include <boost/process/env.hpp>
@@ -15,6 +18,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "runners/job_log.hpp"
 
 namespace reverify {
 namespace {
@@ -40,23 +45,85 @@ void write_status(int fd, const char* word, int n) {
   (void)!::write(fd, buf, static_cast<std::size_t>(len));
 }
 
+// Closes every descriptor from 3 up except the ones in `keep` (async-signal-safe).
+void close_all_but(int (&keep)[3]) {
+  std::sort(std::begin(keep), std::end(keep));
+  unsigned next = 3;
+  for (int fd : keep) {
+    if (fd < 3)
+      continue;
+    if (static_cast<unsigned>(fd) > next)
+      ::close_range(next, static_cast<unsigned>(fd) - 1, 0);
+    next = static_cast<unsigned>(fd) + 1;
+  }
+  ::close_range(next, ~0U, 0);
+}
+
+// Copies the job's output from the pipe into the capped log until the job has ended, then what
+// is still buffered in the pipe; returns the job's wait status. A descendant that keeps the pipe
+// open does not keep the supervisor waiting: the job's own exit ends the copy.
+int copy_output_until_exit(pid_t job, int pipe_fd, CappedLogWriter& log) {
+  char buffer[16 * 1024];
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, job, 0));
+  bool pipe_open = true;
+  int status = 0;
+  for (;;) {
+    if (::waitpid(job, &status, WNOHANG) == job)
+      break;
+    if (!pipe_open && pidfd < 0) {
+      while (::waitpid(job, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    pollfd fds[2];
+    nfds_t count = 0;
+    if (pipe_open)
+      fds[count++] = {pipe_fd, POLLIN, 0};
+    if (pidfd >= 0)
+      fds[count++] = {pidfd, POLLIN, 0};
+    // Without a pidfd (an old kernel) the job's exit is noticed within 100 ms.
+    if (::poll(fds, count, pidfd >= 0 ? -1 : 100) <= 0 || !pipe_open || fds[0].revents == 0)
+      continue;
+    const ssize_t n = ::read(pipe_fd, buffer, sizeof buffer);
+    if (n > 0)
+      log.write(buffer, static_cast<std::size_t>(n));
+    else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+      pipe_open = false;
+  }
+  if (pipe_open) {
+    ::fcntl(pipe_fd, F_SETFL, O_NONBLOCK);
+    // Bounded: a descendant still writing cannot keep the supervisor here.
+    for (int reads = 0; reads < 1024; ++reads) {
+      const ssize_t n = ::read(pipe_fd, buffer, sizeof buffer);
+      if (n <= 0)
+        break;
+      log.write(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  return status;
+}
+
 // Runs in Boost.Process's forked child just before execve: from here on only async-signal-safe
 // calls (the daemon is multi-threaded). The child becomes the supervisor; its fork goes on to
-// execve the job.
+// execve the job with stdout and stderr on a pipe that the supervisor copies into the capped log.
 struct supervise : bp::extend::handler {
+  CappedLogWriter* log;
   int log_fd;
   int status_fd;
 
   template <class Executor>
   void on_exec_setup(Executor&) const {
     ::setpgid(0, 0);  // own group, whatever order the handlers run in
-    const int null_fd = ::open("/dev/null", O_RDONLY);
+    int output[2];
+    if (::pipe2(output, O_CLOEXEC) < 0)
+      ::_exit(127);
+    const int null_fd = ::open("/dev/null", O_RDWR);
     ::dup2(null_fd, 0);
-    ::dup2(log_fd, 1);
-    ::dup2(log_fd, 2);
     const pid_t job = ::fork();
     if (job == 0) {
       // The job: nothing of the daemon's survives execve except stdin/stdout/stderr.
+      ::dup2(output[1], 1);
+      ::dup2(output[1], 2);
       ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
       return;
     }
@@ -66,14 +133,14 @@ struct supervise : bp::extend::handler {
     ignore.sa_handler = SIG_IGN;
     for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE})
       ::sigaction(sig, &ignore, nullptr);
-    // Closing the rest also closes Boost's error pipe, so the daemon stops waiting for execve
-    // here; the job's own copy still reports an execve failure.
-    if (status_fd > 3)
-      ::close_range(3, static_cast<unsigned>(status_fd - 1), 0);
-    ::close_range(static_cast<unsigned>(status_fd + 1), ~0U, 0);
-    int status = 0;
-    while (::waitpid(job, &status, 0) < 0 && errno == EINTR) {
-    }
+    // The supervisor keeps none of the daemon's descriptors (closing them also closes Boost's
+    // error pipe, so the daemon stops waiting for execve here; the job's own copy still reports
+    // an execve failure), and only the job holds the pipe's write end.
+    ::dup2(null_fd, 1);
+    ::dup2(null_fd, 2);
+    int keep[3] = {log_fd, status_fd, output[0]};
+    close_all_but(keep);
+    const int status = copy_output_until_exit(job, output[0], *log);
     if (WIFSIGNALED(status)) {
       write_status(status_fd, "signal", WTERMSIG(status));
       ::_exit(128 + WTERMSIG(status));
@@ -119,7 +186,13 @@ bool is_alive(const ProcessIdentity& process) {
 }
 
 Result<ProcessIdentity> spawn_supervised(const SpawnRequest& request) {
-  FdCloser log{::open(request.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640)};
+  if (request.log_cap_bytes < kMinJobLogCapBytes) {
+    return make_error(ErrorCode::invalid_argument,
+                      "job.log cap of " + std::to_string(request.log_cap_bytes) +
+                          " bytes: must be at least " + std::to_string(kMinJobLogCapBytes));
+  }
+  // Read and write, not O_APPEND: the writer moves the tail down when it cuts the log.
+  FdCloser log{::open(request.log_file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0640)};
   if (log.fd < 0)
     return make_error(ErrorCode::io,
                       request.log_file.string() + ": cannot open: " + std::strerror(errno));
@@ -129,6 +202,7 @@ Result<ProcessIdentity> spawn_supervised(const SpawnRequest& request) {
     return make_error(ErrorCode::io,
                       request.status_file.string() + ": cannot open: " + std::strerror(errno));
   }
+  CappedLogWriter log_writer(log.fd, request.log_cap_bytes);
   bp::environment env;
   for (const auto& [name, value] : request.env)
     env[name] = value;
@@ -136,7 +210,7 @@ Result<ProcessIdentity> spawn_supervised(const SpawnRequest& request) {
   bp::group group;
   bp::child child(boost::filesystem::path(request.executable.string()), bp::args(request.args),
                   bp::env(env), bp::start_dir(request.working_dir.string()), group,
-                  supervise{{}, log.fd, status.fd}, ec);
+                  supervise{{}, &log_writer, log.fd, status.fd}, ec);
   if (ec) {
     return make_error(ErrorCode::provision, "starting " + request.executable.string() + " in " +
                                                 request.working_dir.string() + ": " + ec.message());

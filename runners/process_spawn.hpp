@@ -2,10 +2,11 @@
 // Starting a job as its own process group in a way that survives a daemon restart.
 //
 // The group leader is a small supervisor forked inside Boost.Process's child (before execve): it
-// forks the job, ignores SIGTERM (which is meant for the job), waits for the job and writes its
-// wait status to a file. So the exit status is known even when the daemon that started the job
-// is gone and the job was reparented, and a restarted daemon finds the group again by the pid
-// and start time recorded in the scratch folder.
+// forks the job, ignores SIGTERM (which is meant for the job), copies the job's stdout and stderr
+// from a pipe into job.log, capped on disk (job_log.hpp: head, TRUNCATED marker, latest output),
+// and once the job ended writes its wait status to a file. So the exit status is known even when
+// the daemon that started the job is gone and the job was reparented, and a restarted daemon finds
+// the group again by the pid and start time recorded in the scratch folder.
 
 #include <sys/types.h>
 
@@ -40,7 +41,8 @@ struct SpawnRequest {
   std::vector<std::string> args;           // argv[1..]
   std::map<std::string, std::string> env;  // the whole environment
   std::filesystem::path working_dir;
-  std::filesystem::path log_file;     // stdout and stderr, appended
+  std::filesystem::path log_file;  // stdout and stderr, created afresh, capped (job_log.hpp)
+  std::uint64_t log_cap_bytes = 16 * 1024 * 1024;  // >= kMinJobLogCapBytes
   std::filesystem::path status_file;  // "exit N" or "signal N", written by the supervisor
 };
 

@@ -19,7 +19,10 @@ struct ProcessRunnerConfig {
   // Scratch folders live in scratch_root/<rebuild id> when RebuildSpec::work_dir is empty; that is
   // also where find_running() looks after a restart.
   std::filesystem::path scratch_root = "/var/lib/reverify/scratch";
-  std::size_t log_cap_bytes = 1024 * 1024;       // log tail kept in JobExit::log_tail
+  std::size_t log_cap_bytes = 1024 * 1024;  // log tail kept in JobExit::log_tail
+  // job.log on disk (stdout + stderr): its first quarter and the latest output are kept, the cut
+  // between them marked TRUNCATED (job_log.hpp). At least 64 KiB.
+  std::uint64_t job_log_cap_bytes = 16 * 1024 * 1024;
   std::chrono::milliseconds kill_grace{10000};   // SIGTERM -> SIGKILL
   std::chrono::milliseconds poll_interval{100};  // how often wait() looks at the job and its log
 };

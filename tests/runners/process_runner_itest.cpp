@@ -162,6 +162,41 @@ TEST_CASE("a long log keeps its tail behind a TRUNCATED marker") {
   runner.cleanup(job);
 }
 
+TEST_CASE("a job that floods its output cannot grow job.log past its cap") {
+  Fixture f("flood");
+  f.spec.manifest.environment->env["TRAINER_FLOOD_BYTES"] = std::to_string(6 * 1024 * 1024);
+  f.config.job_log_cap_bytes = 256 * 1024;
+  f.config.log_cap_bytes = 4096;
+  ProcessRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->exit_code == 0);
+  const auto log_file = job.work_dir / "job.log";
+  CHECK(std::filesystem::file_size(log_file) <= 256 * 1024);
+  const std::string log = read_file(log_file);
+  CHECK(log.find("trainer-first-instruction") == 0);               // the head
+  CHECK(log.find("job.log TRUNCATED here") != std::string::npos);  // the cut, marked
+  CHECK(log.find("trainer: done") != std::string::npos);           // the latest output
+  CHECK(outcome.exit->log_tail.find("trainer: done") != std::string::npos);
+  CHECK(outcome.streamed.find("trainer: flood starts") != std::string::npos);
+  runner.cleanup(job);
+}
+
+TEST_CASE("a descendant holding the job's stdout open does not hold the job's exit") {
+  Fixture f("orphan_writer");
+  ProcessRunner runner(f.config);
+  JobHandle job;
+  const auto started = std::chrono::steady_clock::now();
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->exit_code == 0);
+  CHECK_FALSE(outcome.exit->timed_out);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+  CHECK(outcome.exit->log_tail.find("trainer: done") != std::string::npos);
+  runner.cleanup(job);
+}
+
 TEST_CASE("a commit missing from the repository is a clear input-drift error") {
   Fixture f("ok");
   f.spec.manifest.code.commit = std::string(40, 'a');
