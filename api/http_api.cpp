@@ -34,7 +34,9 @@ ApiResponse respond(const ApiRequest& request, http::status status, std::string 
 
 ApiResponse json_response(const ApiRequest& request, http::status status, const nlohmann::json& j,
                           const ApiContext& context) {
-  return respond(request, status, redact(j.dump(2), context.api->secrets) + "\n", kJson);
+  nlohmann::json redacted = j;
+  redact_strings(redacted, context.api->secrets);
+  return respond(request, status, redacted.dump(2) + "\n", kJson);
 }
 
 ApiResponse error_response(const ApiRequest& request, http::status status,

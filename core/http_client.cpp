@@ -136,8 +136,17 @@ Result<HttpResponse> http_request(const HttpRequest& request) {
   }
   if (rc != CURLE_OK && !(transfer.stopped && rc == CURLE_WRITE_ERROR)) {
     std::string detail = error_buffer[0] ? error_buffer : curl_easy_strerror(rc);
-    return make_error(rc == CURLE_OPERATION_TIMEDOUT ? ErrorCode::timeout : ErrorCode::network,
-                      where + ": " + detail);
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+      // Connected and the whole body sent: the peer has the request and was slow to answer.
+      curl_off_t pretransfer_us = 0, uploaded = 0;
+      curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+      curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &uploaded);
+      if (pretransfer_us > 0 && uploaded == static_cast<curl_off_t>(request.body.size())) {
+        return make_error(ErrorCode::timeout,
+                          where + ": " + detail + " (the request was sent; no answer in time)");
+      }
+    }
+    return make_error(ErrorCode::network, where + ": " + detail);
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   return response;

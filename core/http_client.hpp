@@ -36,8 +36,10 @@ struct HttpResponse {
   std::string header(const std::string& lowercase_name) const;  // "" when absent
 };
 
-// Transport failures (refused, DNS, TLS, timeout, body too large) are an Error with code network
-// or timeout; any HTTP status, including 4xx/5xx, is a response.
+// Transport failures are an Error; any HTTP status, including 4xx/5xx, is a response. Code timeout
+// means the request was sent whole and no answer came in time (the peer may have acted on it);
+// every other failure (refused, DNS, TLS, a timeout while connecting or sending, a body too
+// large) has code network.
 Result<HttpResponse> http_request(const HttpRequest& request);
 
 // Percent-encodes a query or path component.

@@ -52,7 +52,7 @@ std::optional<std::chrono::seconds> AlertmanagerNotifier::resend_interval() cons
   return config_.resend_interval;
 }
 
-DeliveryResult AlertmanagerNotifier::deliver(const PageEvent& event) {
+DeliveryResult AlertmanagerNotifier::deliver(const PageEvent& event, int attempt) {
   const std::string what = "alertmanager " + config_.name + " (" + config_.url + ")";
   if (event.action == PageAction::notice) {
     return {true, false, what + ": notices are not sent to Alertmanager"};
@@ -64,12 +64,13 @@ DeliveryResult AlertmanagerNotifier::deliver(const PageEvent& event) {
             matcher("alertname", kAlertName) + "&" + matcher("model", event.model) + "&" +
             matcher("version", event.version);
   get.bearer_token = token_;
-  get.timeout_ms = static_cast<long>(config_.timeout.count() * 1000);
+  get.timeout_ms = answer_timeout_ms(config_.timeout, attempt);
   auto open = http_request(get);
   if (!open || open->status != 200) {
     DeliveryResult failed = classify_response(open);
     failed.delivered = false;
     failed.permanent_failure = false;  // reading open alerts back: always worth another try
+    failed.unconfirmed = false;        // and a read changes nothing at the receiver
     failed.detail = what + ": reading open alerts: " + redact(failed.detail, {token_});
     return failed;
   }

@@ -32,7 +32,7 @@ class AlertmanagerNotifier final : public Notifier {
   AlertmanagerNotifier(
       SenderConfig config, std::string token,
       WallClockFn clock = [] { return std::chrono::system_clock::now(); });
-  DeliveryResult deliver(const PageEvent& event) override;
+  DeliveryResult deliver(const PageEvent& event, int attempt) override;
   std::optional<std::chrono::seconds> resend_interval() const override;
 
  private:

@@ -5,6 +5,10 @@
 namespace reverify {
 namespace {
 
+Status status_of(const Result<Outbox::AfterFailure>& result) {
+  return result.ok() ? Status() : Status(result.error());
+}
+
 std::string describe(const OutboxEntry& entry) {
   return "page " + std::to_string(entry.event.id) + " (" + entry.event.dedup_key + " " +
          to_string(entry.event.action) + ") to " + entry.sender;
@@ -49,31 +53,60 @@ Result<DrainStats> Dispatcher::drain_once(PageClock::time_point now) {
     if (sender == senders_.end()) {
       const std::string detail = "sender \"" + entry.sender + "\" is not configured";
       log_(describe(entry) + ": failed for good: " + detail);
-      marked = outbox_.mark_attempt_failed(entry.event.id, entry.sender, detail, true);
       ++stats.failed;
-    } else if (DeliveryResult result = sender->second->deliver(entry.event); result.delivered) {
+      note_unrecorded(
+          entry, status_of(outbox_.mark_attempt_failed(entry.event.id, entry.sender, detail, true)),
+          stats);
+      continue;
+    }
+    const int attempt = entry.attempts + 1;
+    DeliveryResult result = sender->second->deliver(entry.event, attempt);
+    if (result.delivered) {
       marked = outbox_.mark_sent(entry.event.id, entry.sender);
       note_delivered(entry, now);
       ++stats.delivered;
     } else if (result.permanent_failure) {
       // Never retried: the receiver rejected the event itself; its answer says why.
       log_(describe(entry) + ": rejected for good: " + result.detail);
-      marked = outbox_.mark_attempt_failed(entry.event.id, entry.sender, result.detail, true);
+      marked =
+          status_of(outbox_.mark_attempt_failed(entry.event.id, entry.sender, result.detail, true));
       ++stats.failed;
+    } else if (result.unconfirmed && sender->second->dedup() == ReceiverDedup::posts_copies) {
+      // It may well have arrived, and another copy would be another message: counted as sent.
+      log_(describe(entry) + ": sent, unconfirmed (no answer in time); not sent again, since " +
+           "this receiver posts every copy: " + result.detail);
+      marked = outbox_.mark_sent(entry.event.id, entry.sender);
+      note_delivered(entry, now);
+      ++stats.delivered;
     } else {
-      log_(describe(entry) + ": attempt " + std::to_string(entry.attempts + 1) +
-           " failed, will retry: " + result.detail);
-      marked = outbox_.mark_attempt_failed(entry.event.id, entry.sender, result.detail, false);
-      ++stats.retrying;
+      auto after = outbox_.mark_attempt_failed(entry.event.id, entry.sender, result.detail, false);
+      marked = status_of(after);
+      const std::string what =
+          describe(entry) + ": attempt " + std::to_string(attempt) +
+          (result.unconfirmed ? " unconfirmed (the receiver merges copies of one page)"
+                              : " failed");
+      if (after.ok() && *after == Outbox::AfterFailure::gave_up) {
+        log_(what + "; giving up, it was the last attempt: " + result.detail);
+        ++stats.failed;
+      } else {
+        log_(what + ", will retry: " + result.detail);
+        ++stats.retrying;
+      }
     }
-    // The row stays pending: it is attempted again (at least once), never lost.
-    if (!marked) {
-      log_(describe(entry) + ": cannot record the attempt: " + marked.error().message);
-      ++stats.unrecorded;
-    }
+    note_unrecorded(entry, marked, stats);
   }
   stats.resent = resend_open_alerts(now);
   return stats;
+}
+
+// The row stays pending when its outcome cannot be recorded: it is attempted again (at least
+// once), never lost.
+void Dispatcher::note_unrecorded(const OutboxEntry& entry, const Status& marked,
+                                 DrainStats& stats) {
+  if (marked)
+    return;
+  log_(describe(entry) + ": cannot record the attempt: " + marked.error().message);
+  ++stats.unrecorded;
 }
 
 void Dispatcher::note_delivered(const OutboxEntry& entry, PageClock::time_point now) {
@@ -94,7 +127,7 @@ std::size_t Dispatcher::resend_open_alerts(PageClock::time_point now) {
     auto& notifier = senders_.at(key.first);
     if (now - alert.last_sent < *notifier->resend_interval())
       continue;
-    DeliveryResult result = notifier->deliver(alert.event);
+    DeliveryResult result = notifier->deliver(alert.event, 1);
     if (result.delivered) {
       alert.last_sent = now;
       ++resent;

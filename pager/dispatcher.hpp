@@ -2,7 +2,9 @@
 // Drains the durable Outbox through the configured senders: at least once, in order per
 // (dedup_key, sender) (the outbox's pending() guarantees a resolve never overtakes its trigger),
 // with the outbox's capped exponential backoff for transient failures (429, 5xx, network) and no
-// retry of a rejected event (400). Open alerts at receivers that forget them (Alertmanager) are
+// retry of a rejected event (400). An attempt that timed out after it was sent (unconfirmed) is
+// retried only at a receiver that merges copies (ReceiverDedup); the attempt that exhausts the
+// retries logs one "giving up" line. Open alerts at receivers that forget them (Alertmanager) are
 // re-sent every resend interval, seeded from Outbox::open_triggers after a restart.
 //
 // Thread-safety: drain_once may be called from any one thread at a time; start() runs it on a
@@ -31,7 +33,7 @@ PageLogFn stderr_page_log();  // "reverify pager: <line>" on stderr
 struct DrainStats {
   std::size_t delivered = 0;   // rows marked sent
   std::size_t retrying = 0;    // transient failures, to be tried again
-  std::size_t failed = 0;      // rejected for good (400, unknown sender)
+  std::size_t failed = 0;      // rejected for good (400, unknown sender) or out of attempts
   std::size_t resent = 0;      // open alerts kept alive
   std::size_t unrecorded = 0;  // outcomes the outbox could not record (attempted again later)
   bool more = false;           // the batch limit was reached: drain again
@@ -62,6 +64,7 @@ class Dispatcher {
     PageEvent event;
     PageClock::time_point last_sent;
   };
+  void note_unrecorded(const OutboxEntry& entry, const Status& marked, DrainStats& stats);
   void note_delivered(const OutboxEntry& entry, PageClock::time_point now);
   std::size_t resend_open_alerts(PageClock::time_point now);
   void run(std::chrono::milliseconds poll);

@@ -52,7 +52,7 @@ bool FileNotifier::load_written_ids() {
   return !in.bad();
 }
 
-DeliveryResult FileNotifier::deliver(const PageEvent& event) {
+DeliveryResult FileNotifier::deliver(const PageEvent& event, int /*attempt*/) {
   const std::string what = "file " + config_.name + " (" + config_.path + ")";
   std::lock_guard lock(mutex_);
   if (!loaded_) {

@@ -21,7 +21,7 @@ namespace reverify {
 class FileNotifier final : public Notifier {
  public:
   explicit FileNotifier(SenderConfig config);
-  DeliveryResult deliver(const PageEvent& event) override;
+  DeliveryResult deliver(const PageEvent& event, int attempt) override;
 
  private:
   bool load_written_ids();

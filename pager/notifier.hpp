@@ -18,11 +18,16 @@
 //  4. At least once. A row is marked sent only after the receiver accepted it; a crash between
 //     the two sends it again after the restart. Transient failures (429, 5xx, network) retry with
 //     the capped backoff (policies/backoff.hpp, Outbox::mark_attempt_failed); a rejected event
-//     (400, 413, 422) fails for good.
-//  5. Receivers deduplicate. PagerDuty by dedup_key, Alertmanager by the alert's labels (a resend
-//     refreshes the same alert), the file sink by (id, dedup_key, action, created_at) in its own
-//     file, webhook receivers by (id, dedup_key, action). Slack cannot: a crash between sending
-//     and recording can post a page twice there.
+//     (400, 413, 422) fails for good; the attempt that exhausts the retries logs one give-up line.
+//  5. Receivers deduplicate (ReceiverDedup). PagerDuty by dedup_key, Alertmanager by the alert's
+//     labels (a resend refreshes the same alert), the file sink by (id, dedup_key, action,
+//     created_at) in its own file, webhook receivers by the page id (also sent as
+//     Idempotency-Key). Slack cannot: a crash between sending and recording can post a page
+//     twice there.
+//  6. A slow receiver does not multiply copies. An attempt sent whole with no answer in time is
+//     unconfirmed (it may have arrived): later attempts wait longer for the answer
+//     (answer_timeout_ms, sender_http.hpp), and an unconfirmed attempt is retried only at a
+//     receiver that merges copies; Slack counts it sent.
 
 #include <chrono>
 #include <cstdint>
@@ -64,18 +69,36 @@ std::optional<PageEvent> page_event_from_json(const nlohmann::json& j);
 // Delivery outcome of one attempt. delivered = the receiver accepted it (PagerDuty 202, 2xx).
 // Not delivered and not permanent = transient (429, 5xx, network, timeout): tried again later.
 // permanent_failure = the receiver rejected the event itself (e.g. HTTP 400): never retried.
+// unconfirmed = the request was sent whole but no answer came in time: the receiver may have
+// accepted it (a slow receiver), so sending it again may make a second copy.
 // detail never holds a secret (routing key, token, Slack webhook URL): senders redact it.
 struct DeliveryResult {
   bool delivered = false;
   bool permanent_failure = false;  // e.g. HTTP 400: never retried
   std::string detail;
+  bool unconfirmed = false;  // sent, no answer in time; implies !delivered
+};
+
+// What a receiver does with a second copy of an event it already has: what a re-send after an
+// unconfirmed attempt produces.
+enum class ReceiverDedup {
+  // One alert whatever the number of copies: PagerDuty (events with the same dedup_key go to the
+  // same open alert), Alertmanager (alerts with the same labels are one alert), the file sink
+  // (never writes a page id twice), a webhook (every copy carries the page's id and an
+  // Idempotency-Key header; acting once per id is the receiver's contract).
+  merges_copies,
+  // Every copy is a new message (Slack): an unconfirmed delivery is not sent again.
+  posts_copies,
 };
 
 class Notifier {
  public:
   virtual ~Notifier() = default;
-  // Blocking (libcurl): call from a worker thread.
-  virtual DeliveryResult deliver(const PageEvent& event) = 0;
+  // Blocking (libcurl): call from a worker thread. `attempt` counts from 1 for this page and
+  // sender; HTTP senders wait longer for an answer on later attempts (answer_timeout()), so a
+  // receiver slower than the configured timeout is not sent copy after copy.
+  virtual DeliveryResult deliver(const PageEvent& event, int attempt) = 0;
+  virtual ReceiverDedup dedup() const { return ReceiverDedup::merges_copies; }
   // Receivers that forget an open alert unless it is repeated (Alertmanager) return how often an
   // open trigger must be re-delivered; the others return nothing.
   virtual std::optional<std::chrono::seconds> resend_interval() const { return std::nullopt; }
@@ -107,11 +130,13 @@ class Outbox {
   virtual Status mark_sent(std::int64_t page_id, const std::string& sender) = 0;
 
   // One failed attempt: attempts + 1 and last_error = detail (already free of secrets).
-  // permanent, or attempts reaching the configured max: state failed, never returned again.
-  // Otherwise next_attempt_at = now + capped_backoff(initial, max_backoff, attempts)
-  // (policies/backoff.hpp), attempts counted after this failure (30 s, 60 s, 120 s, ... capped).
-  virtual Status mark_attempt_failed(std::int64_t page_id, const std::string& sender,
-                                     const std::string& detail, bool permanent) = 0;
+  // permanent, or attempts reaching the configured max: state failed, never returned again
+  // (returns gave_up). Otherwise next_attempt_at = now + capped_backoff(initial, max_backoff,
+  // attempts) (policies/backoff.hpp), attempts counted after this failure (30 s, 60 s, 120 s, ...
+  // capped).
+  enum class AfterFailure { retry_later, gave_up };
+  virtual Result<AfterFailure> mark_attempt_failed(std::int64_t page_id, const std::string& sender,
+                                                   const std::string& detail, bool permanent) = 0;
 
   // For one sender, per dedup_key, the newest SENT row when its action is trigger: the pages
   // still open at that receiver. The dispatcher re-sends these to receivers that forget an

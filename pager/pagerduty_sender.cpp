@@ -50,14 +50,14 @@ nlohmann::json pagerduty_event(const PageEvent& event, const SenderConfig& confi
 PagerDutyNotifier::PagerDutyNotifier(SenderConfig config, std::string routing_key)
     : config_(std::move(config)), routing_key_(std::move(routing_key)) {}
 
-DeliveryResult PagerDutyNotifier::deliver(const PageEvent& event) {
+DeliveryResult PagerDutyNotifier::deliver(const PageEvent& event, int attempt) {
   if (event.action == PageAction::notice) {
     return {true, false, "pagerduty " + config_.name + ": notices are not sent to PagerDuty"};
   }
   HttpRequest request;
   request.url = config_.url;
   request.body = pagerduty_event(event, config_, routing_key_).dump();
-  request.timeout_ms = static_cast<long>(config_.timeout.count() * 1000);
+  request.timeout_ms = answer_timeout_ms(config_.timeout, attempt);
   return post_json(std::move(request), {routing_key_},
                    "pagerduty " + config_.name + " (" + config_.url + ")");
 }

@@ -22,7 +22,7 @@ nlohmann::json pagerduty_event(const PageEvent& event, const SenderConfig& confi
 class PagerDutyNotifier final : public Notifier {
  public:
   PagerDutyNotifier(SenderConfig config, std::string routing_key);
-  DeliveryResult deliver(const PageEvent& event) override;
+  DeliveryResult deliver(const PageEvent& event, int attempt) override;
 
  private:
   SenderConfig config_;

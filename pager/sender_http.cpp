@@ -1,5 +1,7 @@
 #include "pager/sender_http.hpp"
 
+#include <algorithm>
+
 #include "core/redact.hpp"
 
 namespace reverify {
@@ -13,6 +15,7 @@ DeliveryResult classify_response(const Result<HttpResponse>& response) {
   DeliveryResult result;
   if (!response) {
     result.detail = response.error().message;
+    result.unconfirmed = response.error().code == ErrorCode::timeout;
     return result;
   }
   const long status = response->status;
@@ -24,6 +27,15 @@ DeliveryResult classify_response(const Result<HttpResponse>& response) {
     result.permanent_failure = true;
   }
   return result;
+}
+
+long answer_timeout_ms(std::chrono::seconds configured, int attempt) {
+  const auto cap = std::max(configured, kMaxAnswerTimeout);
+  auto timeout = configured;
+  for (int i = 1; i < attempt && timeout < cap; ++i)
+    timeout *= 2;
+  return static_cast<long>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::min(timeout, cap)).count());
 }
 
 DeliveryResult post_json(HttpRequest request, const std::vector<std::string>& secrets,

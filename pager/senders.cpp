@@ -15,7 +15,7 @@ namespace {
 Result<std::string> optional_secret(const std::string& path, const std::string& yaml_key) {
   if (path.empty())
     return std::string();
-  return read_secret_file(path, yaml_key);
+  return read_secret_file(path, yaml_key, SecretForm::opaque);
 }
 
 }  // namespace
@@ -24,7 +24,8 @@ Result<std::shared_ptr<Notifier>> make_notifier(const SenderConfig& config) {
   const std::string key = "pager.senders." + config.name + ".";
   switch (config.kind) {
     case SenderKind::pagerduty: {
-      auto routing_key = read_secret_file(config.routing_key_file, key + "routing_key_file");
+      auto routing_key =
+          read_secret_file(config.routing_key_file, key + "routing_key_file", SecretForm::opaque);
       if (!routing_key)
         return routing_key.error();
       return std::shared_ptr<Notifier>(std::make_shared<PagerDutyNotifier>(config, *routing_key));
@@ -36,7 +37,7 @@ Result<std::shared_ptr<Notifier>> make_notifier(const SenderConfig& config) {
       return std::shared_ptr<Notifier>(std::make_shared<AlertmanagerNotifier>(config, *token));
     }
     case SenderKind::slack: {
-      auto url = read_secret_file(config.url_file, key + "url_file");
+      auto url = read_secret_file(config.url_file, key + "url_file", SecretForm::opaque);
       if (!url)
         return url.error();
       if (url->rfind("https://", 0) != 0 && url->rfind("http://", 0) != 0) {

@@ -69,11 +69,11 @@ nlohmann::json slack_message(const PageEvent& event) {
 SlackNotifier::SlackNotifier(SenderConfig config, std::string webhook_url)
     : config_(std::move(config)), webhook_url_(std::move(webhook_url)) {}
 
-DeliveryResult SlackNotifier::deliver(const PageEvent& event) {
+DeliveryResult SlackNotifier::deliver(const PageEvent& event, int attempt) {
   HttpRequest request;
   request.url = webhook_url_;
   request.body = slack_message(event).dump();
-  request.timeout_ms = static_cast<long>(config_.timeout.count() * 1000);
+  request.timeout_ms = answer_timeout_ms(config_.timeout, attempt);
   return post_json(std::move(request), {webhook_url_}, "slack " + config_.name);
 }
 

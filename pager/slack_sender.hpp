@@ -2,7 +2,8 @@
 // Slack incoming webhook: POST the secret webhook URL (read from url_file) with Block Kit blocks
 // and a plain `text` fallback for notifications. Slack answers 200 "ok"; 400 (invalid_payload)
 // is never retried; 429 and 5xx are. Slack does not deduplicate: a resend after a crash between
-// sending and recording can post twice (at least once).
+// sending and recording can post twice (at least once); a post that timed out after it was sent
+// (unconfirmed) is not sent again, so a slow Slack does not get one copy per attempt.
 
 #include <string>
 
@@ -21,7 +22,9 @@ nlohmann::json slack_message(const PageEvent& event);
 class SlackNotifier final : public Notifier {
  public:
   SlackNotifier(SenderConfig config, std::string webhook_url);
-  DeliveryResult deliver(const PageEvent& event) override;
+  DeliveryResult deliver(const PageEvent& event, int attempt) override;
+  // Slack posts every copy as a new message: an unconfirmed delivery is not sent again.
+  ReceiverDedup dedup() const override { return ReceiverDedup::posts_copies; }
 
  private:
   SenderConfig config_;

@@ -1,6 +1,7 @@
 #pragma once
 // Generic JSON webhook: POST <url> with the PageEvent as JSON (pager/notifier.hpp to_json) plus
-// "severity", and an optional bearer token. Receivers deduplicate by (id, dedup_key, action).
+// "severity", and an optional bearer token. Every copy of one page carries the same "id" and an
+// `Idempotency-Key: reverify-page-<id>` header: receivers deduplicate by them.
 
 #include <string>
 
@@ -12,7 +13,7 @@ namespace reverify {
 class WebhookNotifier final : public Notifier {
  public:
   WebhookNotifier(SenderConfig config, std::string token);
-  DeliveryResult deliver(const PageEvent& event) override;
+  DeliveryResult deliver(const PageEvent& event, int attempt) override;
 
  private:
   SenderConfig config_;

@@ -8,6 +8,7 @@
 
 #include "core/names.hpp"
 #include "policies/cron.hpp"
+#include "runners/job_log.hpp"
 #include "settings/pager_section.hpp"
 #include "settings/yaml_section.hpp"
 
@@ -27,7 +28,7 @@ void read_api(Section s, const std::filesystem::path& base, ApiConfig& api) {
   if (port < 1 || port > 65535)
     s.fail(s.child_path("port"), "must be 1..65535");
   api.port = std::uint16_t(port);
-  s.read_secret_file("token_file", base, api.token);
+  s.read_secret_file("token_file", base, SecretForm::bearer_token, api.token);
   s.read("max_header_bytes", api.max_header_bytes);
   s.read("max_body_bytes", api.max_body_bytes);
   std::int64_t timeout_s = api.request_timeout_ms / 1000;
@@ -68,7 +69,7 @@ void read_sources(Section& parent, const std::filesystem::path& base,
     s.read("ca_file", ca_file);
     if (!ca_file.empty())
       source.ca_file = (base / ca_file).string();
-    s.read_secret_file("token_file", base, source.token);
+    s.read_secret_file("token_file", base, SecretForm::opaque, source.token);
     std::int64_t timeout_s = source.timeout_ms / 1000;
     s.read_duration("timeout", timeout_s);
     source.timeout_ms = timeout_s * 1000;
@@ -248,6 +249,9 @@ void read_runner(Section s, Config& config) {
   if (!scratch.empty())
     runner.process.scratch_root = config.state_dir / scratch;
   process.read("log_cap_bytes", runner.process.log_cap_bytes);
+  process.read("job_log_cap_bytes", runner.process.job_log_cap_bytes);
+  process.at_least<std::uint64_t>("job_log_cap_bytes", runner.process.job_log_cap_bytes,
+                                  kMinJobLogCapBytes);
   read_ms(process, "kill_grace", runner.process.kill_grace);
   process.reject_unknown();
   auto docker = s.section("docker");

@@ -58,7 +58,7 @@ void Section::read_http_url(const std::string& key, std::string& url) {
 }
 
 void Section::read_secret_file(const std::string& key, const std::filesystem::path& base,
-                               std::string& secret) {
+                               SecretForm form, std::string& secret) {
   const std::string inline_key = key.substr(0, key.size() - std::string("_file").size());
   if (has(inline_key)) {
     fail_key(inline_key, "secrets are not accepted inline; put it in a file and set " + key +
@@ -68,7 +68,7 @@ void Section::read_secret_file(const std::string& key, const std::filesystem::pa
   read(key, file);
   if (file.empty())
     return;
-  auto read = reverify::read_secret_file(base / file, child_path(key));
+  auto read = reverify::read_secret_file(base / file, child_path(key), form);
   if (!read.ok())
     return errors_.push_back(read.error().message);
   secret = std::move(*read);

@@ -17,6 +17,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/secret_file.hpp"
+
 namespace reverify {
 
 class Section {
@@ -74,9 +76,10 @@ class Section {
   // An http:// or https:// URL.
   void read_http_url(const std::string& key, std::string& url);
 
-  // A secret read from the file a `*_file` key names; the inline key is refused.
+  // A secret read from the file a `*_file` key names, checked for its form (secret_file.hpp);
+  // the inline key is refused.
   void read_secret_file(const std::string& key, const std::filesystem::path& base,
-                        std::string& secret);
+                        SecretForm form, std::string& secret);
 
   template <class T>
   void at_least(const std::string& key, T value, T minimum) {

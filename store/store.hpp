@@ -219,8 +219,8 @@ class Store final : public Outbox {
   void set_outbox_retry(const RetryPolicy& retry);  // backoff of mark_attempt_failed
   Result<std::vector<OutboxEntry>> pending(std::size_t limit) override;
   Status mark_sent(std::int64_t page_id, const std::string& sender) override;
-  Status mark_attempt_failed(std::int64_t page_id, const std::string& sender,
-                             const std::string& detail, bool permanent) override;
+  Result<AfterFailure> mark_attempt_failed(std::int64_t page_id, const std::string& sender,
+                                           const std::string& detail, bool permanent) override;
   Result<std::vector<OutboxEntry>> open_triggers(const std::string& sender) override;
   Result<DeliveryCounts> delivery_counts();
 

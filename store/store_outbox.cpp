@@ -68,8 +68,9 @@ Status Store::mark_sent(std::int64_t page_id, const std::string& sender) {
   return s.run();
 }
 
-Status Store::mark_attempt_failed(std::int64_t page_id, const std::string& sender,
-                                  const std::string& detail, bool permanent) {
+Result<Outbox::AfterFailure> Store::mark_attempt_failed(std::int64_t page_id,
+                                                       const std::string& sender,
+                                                       const std::string& detail, bool permanent) {
   std::lock_guard lock(mutex_);
   Statement read(db_, "SELECT attempts FROM page_deliveries WHERE page_id = ?1 AND sender = ?2");
   read.bind(1, page_id).bind(2, sender);
@@ -88,7 +89,9 @@ Status Store::mark_attempt_failed(std::int64_t page_id, const std::string& sende
               "state = ?6 WHERE page_id = ?1 AND sender = ?2 AND state = 'pending'");
   s.bind(1, page_id).bind(2, sender).bind(3, std::int64_t(attempts)).bind(4, detail);
   s.bind(5, clock_() + backoff.count()).bind(6, give_up ? "failed" : "pending");
-  return s.run();
+  if (auto ran = s.run(); !ran)
+    return ran.error();
+  return give_up ? AfterFailure::gave_up : AfterFailure::retry_later;
 }
 
 Result<DeliveryCounts> Store::delivery_counts() {

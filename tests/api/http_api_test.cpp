@@ -215,6 +215,26 @@ TEST_CASE("secrets are redacted from responses; the status page escapes what it 
   CHECK(body_of(api.get("/v1/models"))["models"][0]["versions"][0]["version"] == "1");
 }
 
+// Found #4: redaction replaced the token as a substring of the serialized body, so a token `"`
+// made every body invalid JSON and a token "ok" turned "status": "ok" into "[redacted]".
+TEST_CASE("redaction works on string values: a secret can neither break JSON nor touch keys") {
+  Api api;
+  for (const std::string secret : {"\"", "status", "{", "\\", "\n"}) {
+    CAPTURE(secret);
+    api.config.secrets = {secret};
+    for (const char* target : {"/healthz", "/v1/verifications/7", "/v1/models", "/v1/nothing"}) {
+      CAPTURE(target);
+      const auto body = nlohmann::json::parse(api.get(target).body(), nullptr, false);
+      CHECK_FALSE(body.is_discarded());
+    }
+    CHECK(body_of(api.get("/healthz")).contains("status"));  // a key is never redacted
+  }
+  api.config.secrets = {"sekrit-token"};
+  const auto verification = body_of(api.get("/v1/verifications/7"));
+  CHECK(verification["log_tail"] == "token=[redacted] in the log");
+  CHECK(body_of(api.get("/healthz"))["status"] == "ok");
+}
+
 TEST_CASE("bearer comparison") {
   CHECK(bearer_token_matches("Bearer abc", "abc"));
   CHECK_FALSE(bearer_token_matches("Bearer abd", "abc"));

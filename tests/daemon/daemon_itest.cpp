@@ -28,7 +28,7 @@ struct Setup {
           temp.path / "registry/slow" / version / "manifest.json",
           slow_manifest("slow", version, temp.path / "trainer", commit, trainer_seconds).dump(2));
     }
-    write_file(temp.path / "api.token", "test-token\n");
+    write_file(temp.path / "api.token", "test-token-0123456789abcdef0123456789\n");
     daemon.dir = temp.path;
     daemon.port = free_port();
     daemon.config = temp.path / "reverify.yaml";
@@ -106,7 +106,7 @@ TEST_CASE("malformed, oversized and slow requests get 4xx or are cut; the daemon
 
   const std::string big_body =
       "POST /v1/verifications HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n"
-      "Authorization: Bearer test-token\r\n\r\n" +
+      "Authorization: Bearer test-token-0123456789abcdef0123456789\r\n\r\n" +
       std::string(5000, '{');
   CHECK(raw_exchange(port, big_body, milliseconds(3000)).rfind("HTTP/1.1 413", 0) == 0);
 
@@ -184,11 +184,11 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
   };
   CHECK(post("")->status == 401);
   CHECK(post("wrong-token")->status == 401);
-  auto accepted = post("test-token");
+  auto accepted = post("test-token-0123456789abcdef0123456789");
   REQUIRE(accepted.ok());
   CHECK(accepted->status == 202);
   // A second trigger while the first is being written, queued or running is refused.
-  auto duplicate = post("test-token");
+  auto duplicate = post("test-token-0123456789abcdef0123456789");
   REQUIRE(duplicate.ok());
   CHECK(duplicate->status == 409);
   REQUIRE(setup.wait_all_done(2, std::chrono::seconds(120)));

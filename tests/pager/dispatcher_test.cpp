@@ -14,13 +14,16 @@ namespace {
 // Answers each attempt from a script (default: delivered) and records what it was given.
 class ScriptedNotifier final : public Notifier {
  public:
-  explicit ScriptedNotifier(std::optional<std::chrono::seconds> resend = std::nullopt)
-      : resend_(resend) {}
+  explicit ScriptedNotifier(std::optional<std::chrono::seconds> resend = std::nullopt,
+                            ReceiverDedup dedup = ReceiverDedup::merges_copies)
+      : resend_(resend), dedup_(dedup) {}
   std::deque<DeliveryResult> script;
   std::vector<PageEvent> seen;
+  std::vector<int> attempts;
 
-  DeliveryResult deliver(const PageEvent& event) override {
+  DeliveryResult deliver(const PageEvent& event, int attempt) override {
     seen.push_back(event);
+    attempts.push_back(attempt);
     if (script.empty())
       return {true, false, "ok"};
     DeliveryResult next = script.front();
@@ -28,13 +31,17 @@ class ScriptedNotifier final : public Notifier {
     return next;
   }
   std::optional<std::chrono::seconds> resend_interval() const override { return resend_; }
+  ReceiverDedup dedup() const override { return dedup_; }
 
  private:
   std::optional<std::chrono::seconds> resend_;
+  ReceiverDedup dedup_;
 };
 
 const DeliveryResult kTransient{false, false, "HTTP 503"};
 const DeliveryResult kRejected{false, true, "HTTP 400: invalid event"};
+const DeliveryResult kUnconfirmed{false, false,
+                                  "timed out (the request was sent; no answer in time)", true};
 
 PageEvent page(const std::string& key, PageAction action) {
   PageEvent e;
@@ -133,6 +140,42 @@ TEST_CASE("after max attempts the delivery fails for good") {
   CHECK(f.outbox.row(id, "pd").state == "failed");
   CHECK(f.drain(100'000).retrying == 0);
   CHECK(f.pd->seen.size() == 6);
+  CHECK(f.pd->attempts == std::vector<int>{1, 2, 3, 4, 5, 6});
+  // Found #6: the last attempt logged "will retry" and no give-up line followed.
+  REQUIRE(f.log.size() == 6);
+  CHECK(f.log[4] == "page 1 (reverify/m/1 trigger) to pd: attempt 5 failed, will retry: HTTP 503");
+  CHECK(f.log[5] ==
+        "page 1 (reverify/m/1 trigger) to pd: attempt 6 failed; giving up, it was the "
+        "last attempt: HTTP 503");
+}
+
+// Found #6: a receiver slower than the sender's timeout got a copy on every attempt.
+TEST_CASE("an unconfirmed delivery is retried only where the receiver merges copies") {
+  Fixture f;
+  const auto id = f.outbox.record(page("reverify/m/1", PageAction::trigger), {"pd"});
+  f.pd->script = {kUnconfirmed};
+  CHECK(f.drain(0).retrying == 1);
+  CHECK(f.outbox.row(id, "pd").state == "pending");
+  CHECK(f.log.at(0).find("attempt 1 unconfirmed (the receiver merges copies of one page), will "
+                         "retry") != std::string::npos);
+  CHECK(f.drain(30).delivered == 1);
+  CHECK(f.pd->attempts == std::vector<int>{1, 2});  // the second waits longer for its answer
+
+  MemoryOutbox outbox;
+  auto chat = std::make_shared<ScriptedNotifier>(std::nullopt, ReceiverDedup::posts_copies);
+  chat->script = {kUnconfirmed};
+  std::vector<std::string> log;
+  Dispatcher dispatcher(outbox, {{"chat", chat}}, [&](const std::string& l) { log.push_back(l); });
+  const auto posted = outbox.record(page("reverify/m/1", PageAction::trigger), {"chat"});
+  REQUIRE(dispatcher.drain_once(t0).ok());
+  for (std::int64_t t : {30, 1000, 100'000}) {
+    outbox.now = t;
+    REQUIRE(dispatcher.drain_once(t0 + std::chrono::seconds(t)).ok());
+  }
+  CHECK(chat->seen.size() == 1);  // never a second post
+  CHECK(outbox.row(posted, "chat").state == "sent");
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].find("sent, unconfirmed") != std::string::npos);
 }
 
 TEST_CASE("a row for a sender removed from the config fails for good, logged") {
@@ -210,7 +253,7 @@ TEST_CASE("the background worker drains a trigger and the resolve queued behind 
    public:
     explicit CountingNotifier(std::size_t expected) : expected_(expected) {}
     std::future<void> done() { return done_.get_future(); }
-    DeliveryResult deliver(const PageEvent& event) override {
+    DeliveryResult deliver(const PageEvent& event, int) override {
       actions.push_back(event.action);
       if (actions.size() == expected_)
         done_.set_value();

@@ -6,11 +6,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "pager/dispatcher.hpp"
 #include "pager/page_builder.hpp"
@@ -126,6 +128,7 @@ struct StrictReceiver {
                  std::uint16_t port = 0)
       : server(
             [this, validate, ok_status, ok_body](const ReceivedRequest& r) -> Reply {
+              std::this_thread::sleep_for(answer_delay);  // a slow receiver, when set
               std::lock_guard lock(mutex);
               if (!forced.empty()) {
                 Reply reply = forced.front();
@@ -145,6 +148,7 @@ struct StrictReceiver {
             port) {}
 
   std::mutex mutex;
+  std::chrono::milliseconds answer_delay{0};  // set before the first request
   std::deque<Reply> forced;
   std::vector<nlohmann::json> accepted;
   std::vector<std::string> violations;
@@ -331,6 +335,44 @@ TEST_CASE("a receiver down for a while, then up: the page arrives once") {
   CHECK(pd.server.requests().size() == 1);
 }
 
+// Found #6: with a receiver answering in 4 s and a sender timeout of 3 s, PagerDuty got the page
+// on every attempt and reverify marked the delivery failed. Here the receiver answers in 1.5 s
+// and the timeout is 1 s.
+TEST_CASE("a receiver slower than the sender's timeout: PagerDuty merges, Slack gets one post") {
+  StrictReceiver pd(pagerduty_violation, 202, "{}");
+  pd.answer_delay = std::chrono::milliseconds(1500);
+  StrictReceiver slack(slack_violation, 200, "ok");
+  slack.answer_delay = std::chrono::milliseconds(1500);
+  Harness h;
+  auto pd_sender = pagerduty_sender(pd.server.url("/v2/enqueue"),
+                                    h.secret_file("pd.key", kRoutingKey));
+  auto chat_sender = slack_sender(
+      h.secret_file("slack.url", slack.server.url("/services/T000/B000/SECRETPATH")));
+  pd_sender.timeout = chat_sender.timeout = std::chrono::seconds(1);
+  h.senders({pd_sender, chat_sender});
+  const auto page = h.outbox.record(failing_page(), {"pd", "chat"});
+  const auto first = h.drain(0);
+  CHECK(first.retrying == 1);   // pd: unconfirmed, and PagerDuty merges copies by dedup_key
+  CHECK(first.delivered == 1);  // chat: unconfirmed, and Slack would post a copy: counted sent
+  // The second attempt waits 2 s for the answer: the slow receiver answers within it.
+  CHECK(h.drain(30).delivered == 1);
+  for (std::int64_t t : {100, 10'000, 1'000'000}) {
+    const auto later = h.drain(t);
+    CHECK(later.delivered + later.retrying + later.failed == 0);
+  }
+  CHECK(h.outbox.row(page, "pd").state == "sent");
+  CHECK(h.outbox.row(page, "chat").state == "sent");
+  // PagerDuty got two copies with one dedup_key: one alert. Slack got one post.
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // the last answer is recorded
+  std::lock_guard lock(pd.mutex);
+  REQUIRE(pd.accepted.size() == 2);
+  CHECK(pd.accepted[0]["dedup_key"] == pd.accepted[1]["dedup_key"]);
+  CHECK(slack.server.requests().size() == 1);
+  CHECK(std::count_if(h.log.begin(), h.log.end(), [](const std::string& line) {
+          return line.find("to pd: attempt 1 unconfirmed") != std::string::npos;
+        }) == 1);
+}
+
 TEST_CASE("secrets never reach a log line or a stored error") {
   // A hostile receiver that echoes the request body (with the routing key) in its 400 answer,
   // and a Slack webhook whose URL (a secret) is unreachable, so libcurl's error names it.
@@ -345,17 +387,17 @@ TEST_CASE("secrets never reach a log line or a stored error") {
   Harness h;
   h.senders({pagerduty_sender(echo.url("/v2/enqueue"), h.secret_file("pd.key", kRoutingKey)),
              slack_sender(h.secret_file("slack.url", slack_url)),
-             webhook_sender(echo.url("/hook"), h.secret_file("hook.token", "T0KENVALUE"))});
+             webhook_sender(echo.url("/hook"), h.secret_file("hook.token", "T0KENVALUE-T0KENVALUE"))});
   const auto page = h.outbox.record(failing_page(), {"pd", "chat", "hook"});
   h.drain(0);
   REQUIRE(echo.requests().size() == 2);
   CHECK(echo.requests()[0].body.find(kRoutingKey) != std::string::npos);  // it was sent...
-  CHECK(echo.requests()[1].authorization == "Bearer T0KENVALUE");
+  CHECK(echo.requests()[1].authorization == "Bearer T0KENVALUE-T0KENVALUE");
   REQUIRE(h.log.size() == 3);
   for (const auto& line : h.log) {  // ...but never logged or stored
     CHECK(line.find(kRoutingKey) == std::string::npos);
     CHECK(line.find("XOXSECRETPATH") == std::string::npos);
-    CHECK(line.find("T0KENVALUE") == std::string::npos);
+    CHECK(line.find("T0KENVALUE-T0KENVALUE") == std::string::npos);
   }
   for (const char* sender : {"pd", "chat", "hook"}) {
     const auto& error = h.outbox.row(page, sender).last_error;

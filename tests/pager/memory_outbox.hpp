@@ -61,19 +61,19 @@ class MemoryOutbox final : public Outbox {
     return {};
   }
 
-  Status mark_attempt_failed(std::int64_t page_id, const std::string& sender,
-                             const std::string& detail, bool permanent) override {
+  Result<AfterFailure> mark_attempt_failed(std::int64_t page_id, const std::string& sender,
+                                           const std::string& detail, bool permanent) override {
     Row& r = find(page_id, sender);
     r.attempts += 1;
     r.last_error = detail;
     if (permanent || r.attempts >= retry_.max_attempts) {
       r.state = "failed";
-      return {};
+      return AfterFailure::gave_up;
     }
     const std::int64_t backoff = std::min<std::int64_t>(
         retry_.initial.count() << std::min(r.attempts - 1, 30), retry_.max_backoff.count());
     r.next_attempt_at = now + backoff;
-    return {};
+    return AfterFailure::retry_later;
   }
 
   Result<std::vector<OutboxEntry>> open_triggers(const std::string& sender) override {

@@ -123,6 +123,8 @@ TEST_CASE("Slack message: header, escaped mrkdwn, links, within Block Kit limits
 TEST_CASE("redaction removes every occurrence of every secret") {
   CHECK(redact("key=abc, again abc", {"abc", ""}) == "key=[redacted], again [redacted]");
   CHECK(redact("nothing", {"zzz"}) == "nothing");
+  // A secret that is part of the replacement itself ends (it looped forever).
+  CHECK(redact("a redacted d", {"d"}) == "a re[redacted]acte[redacted] [redacted]");
 }
 
 TEST_CASE("answers are classified: 2xx delivered, 400 never retried, 429/5xx/network retried") {
@@ -143,6 +145,22 @@ TEST_CASE("answers are classified: 2xx delivered, 400 never retried, 429/5xx/net
   auto down = classify_response(Result<HttpResponse>(make_error(ErrorCode::network, "refused")));
   CHECK_FALSE(down.delivered);
   CHECK_FALSE(down.permanent_failure);
+  CHECK_FALSE(down.unconfirmed);
+  auto slow = classify_response(Result<HttpResponse>(make_error(ErrorCode::timeout, "no answer")));
+  CHECK_FALSE(slow.delivered);
+  CHECK_FALSE(slow.permanent_failure);
+  CHECK(slow.unconfirmed);
+}
+
+TEST_CASE("later attempts wait longer for the answer, up to the cap") {
+  using std::chrono::seconds;
+  CHECK(answer_timeout_ms(seconds(3), 1) == 3'000);
+  CHECK(answer_timeout_ms(seconds(3), 2) == 6'000);
+  CHECK(answer_timeout_ms(seconds(3), 3) == 12'000);
+  CHECK(answer_timeout_ms(seconds(3), 8) == 300'000);
+  CHECK(answer_timeout_ms(seconds(3), 1000) == 300'000);
+  CHECK(answer_timeout_ms(seconds(600), 1) == 600'000);  // a configured timeout above the cap
+  CHECK(answer_timeout_ms(seconds(600), 5) == 600'000);
 }
 
 TEST_CASE("a sender whose secret file is missing is an error naming the key") {
@@ -152,7 +170,8 @@ TEST_CASE("a sender whose secret file is missing is an error naming the key") {
   pd.routing_key_file = (dir.path / "nope").string();
   auto notifier = make_notifier(pd);
   REQUIRE_FALSE(notifier.ok());
-  CHECK(notifier.error().message.starts_with("pager.senders.pd.routing_key_file: cannot read"));
+  CHECK(notifier.error().message.starts_with("pager.senders.pd.routing_key_file: "));
+  CHECK(notifier.error().message.ends_with("does not exist"));
 }
 
 TEST_CASE("the file sink appends one JSON line per page, once even across restarts") {
@@ -163,15 +182,15 @@ TEST_CASE("the file sink appends one JSON line per page, once even across restar
   auto event = failing_event();
   {
     FileNotifier notifier(sink);
-    CHECK(notifier.deliver(event).delivered);
-    CHECK(notifier.deliver(event).delivered);  // a re-delivery of the same row
+    CHECK(notifier.deliver(event, 1).delivered);
+    CHECK(notifier.deliver(event, 1).delivered);  // a re-delivery of the same row
   }
   FileNotifier restarted(sink);  // a new process after a crash before mark_sent
-  CHECK(restarted.deliver(event).delivered);
+  CHECK(restarted.deliver(event, 1).delivered);
   auto resolve = event;
   resolve.id = 4;
   resolve.action = PageAction::resolve;
-  CHECK(restarted.deliver(resolve).delivered);
+  CHECK(restarted.deliver(resolve, 1).delivered);
 
   std::ifstream in(sink.path);
   std::vector<nlohmann::json> lines;
@@ -190,7 +209,7 @@ TEST_CASE("the file sink reports a path it cannot write as a transient failure")
   SenderConfig sink = config(SenderKind::file);
   sink.path = "/nonexistent-dir/pages.jsonl";
   FileNotifier notifier(sink);
-  auto result = notifier.deliver(failing_event());
+  auto result = notifier.deliver(failing_event(), 1);
   CHECK_FALSE(result.delivered);
   CHECK_FALSE(result.permanent_failure);
   CHECK(result.detail.find("cannot open") != std::string::npos);

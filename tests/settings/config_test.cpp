@@ -106,19 +106,72 @@ TEST_CASE("type errors and bad durations name their path") {
 
 TEST_CASE("secrets come only from *_file keys, are read at load and trimmed") {
   TempDir dir;
-  dir.write("api.token", "s3cret-token\n");
+  const std::string token(40, 'k');
+  dir.write("api.token", token + "\n");
   auto config = parse_config("api: {token_file: api.token}", dir.path);
   REQUIRE(config.ok());
-  CHECK(config->api.token == "s3cret-token");
+  CHECK(config->api.token == token);
   // Every token read is on the list the API redacts from its responses.
-  CHECK(std::find(config->api.secrets.begin(), config->api.secrets.end(), "s3cret-token") !=
+  CHECK(std::find(config->api.secrets.begin(), config->api.secrets.end(), token) !=
         config->api.secrets.end());
   auto inline_secret = error_of("api: {token: s3cret}", dir.path);
   CHECK(inline_secret.find("api.token: secrets are not accepted inline") != std::string::npos);
   CHECK(inline_secret.find("s3cret") == std::string::npos);  // never echoed
+  CHECK(error_of("api: {token_file: missing.token}", dir.path).find("api.token_file: ") !=
+        std::string::npos);
+  CHECK(error_of("api: {token_file: missing.token}", dir.path).find("does not exist") !=
+        std::string::npos);
+}
+
+// Found #4 (a token "ok" redacted every "status": "ok"; any length was accepted) and #8 (a
+// token_file that is a directory was reported as "is empty").
+TEST_CASE(
+    "the API token is refused below 32 bytes, above 1024, or with characters a header cannot "
+    "hold") {
+  TempDir dir;
+  struct Case {
+    std::string content;
+    const char* error;  // nullptr: accepted
+  };
+  const Case cases[] = {
+      {"", "is empty"},
+      {"\n", "is empty"},
+      {"ok", "holds 2 bytes; a secret needs at least 32"},
+      {std::string(31, 'a'), "holds 31 bytes; a secret needs at least 32"},
+      {std::string(31, 'a') + "\n", "holds 31 bytes"},
+      {std::string(32, 'a'), nullptr},
+      {std::string(32, 'a') + "\n", nullptr},
+      {"  " + std::string(32, 'a') + " \r\n", nullptr},
+      {std::string(1024, 'a'), nullptr},
+      {std::string(1025, 'a'), "holds 1025 bytes; a bearer token may have at most 1024"},
+      {std::string(31, 'a') + "\"", "byte 31 is not allowed"},
+      {std::string(16, 'a') + " " + std::string(16, 'a'), "byte 16 is not allowed"},
+      {std::string(30, 'a') + "==", nullptr},
+      {std::string(30, 'a') + "=b", "'=' may only end a bearer token"},
+      {"0123456789abcdefABCDEF-._~+/0123456789", nullptr},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.content);
+    dir.write("api.token", c.content);
+    auto config = parse_config("api: {token_file: api.token}", dir.path);
+    if (c.error == nullptr) {
+      CHECK(config.ok());
+      continue;
+    }
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.error().message.find("api.token_file: ") == 0);
+    CHECK(config.error().message.find(c.error) != std::string::npos);
+  }
+  std::filesystem::create_directories(dir.path / "token.d");
+  auto directory = error_of("api: {token_file: token.d}", dir.path);
+  CHECK(directory.find("is a directory") != std::string::npos);
+  CHECK(directory.find("is empty") == std::string::npos);
+  // Registry tokens are someone else's: any one-line form, but at least 16 bytes.
+  dir.write("source.token", "short");
   CHECK(
-      error_of("api: {token_file: missing.token}", dir.path).find("api.token_file: cannot read") !=
-      std::string::npos);
+      error_of("sources: [{name: s, kind: http-index, url: 'http://x', token_file: source.token}]",
+               dir.path)
+          .find("sources[0].token_file: ") != std::string::npos);
 }
 
 TEST_CASE("pager errors come from the pager section's parser with their path") {
@@ -200,6 +253,7 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.runner.process.path_env == defaults.runner.process.path_env);
   CHECK(p.runner.process.scratch_root == defaults.runner.process.scratch_root);
   CHECK(p.runner.process.log_cap_bytes == defaults.runner.process.log_cap_bytes);
+  CHECK(p.runner.process.job_log_cap_bytes == defaults.runner.process.job_log_cap_bytes);
   CHECK(p.runner.process.kill_grace == defaults.runner.process.kill_grace);
   const auto& d = defaults.runner.docker;
   CHECK(p.runner.docker.socket == d.socket);

@@ -66,7 +66,7 @@ PageEvent failing_page() {
     _exit(5);
   if (deliver_first) {
     auto due = (*store)->pending(10);
-    if (!due || due->size() != 1 || !deliver_first->deliver(due->front().event).delivered)
+    if (!due || due->size() != 1 || !deliver_first->deliver(due->front().event, 1).delivered)
       _exit(6);
   }
   ::raise(SIGKILL);
