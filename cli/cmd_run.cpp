@@ -4,6 +4,7 @@
 // Exit status: 0 passed, 1 failed:*, 2 error:* or usage, 3 uncalibrated.
 
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/command.hpp"
@@ -13,6 +14,7 @@
 #include "policies/check.hpp"
 #include "policies/verdict.hpp"
 #include "verify/pipeline.hpp"
+#include "verify/run_owner.hpp"
 #include "verify/verification_service.hpp"
 
 namespace reverify::cli {
@@ -39,6 +41,26 @@ struct RunCommandArguments {
   bool json = false;
 };
 
+// Rows of this version that an earlier `reverify run` left running: their owner is gone (this
+// process owns the version now), so each is reattached and finished, or error:runner-lost.
+Status reconcile_orphans(VerificationService& service, Store& store, const Manifest& manifest) {
+  auto unfinished = store.unfinished();
+  if (!unfinished.ok())
+    return unfinished.error();
+  for (const auto& row : *unfinished) {
+    if (row.state != VerificationState::running || row.trigger != "cli" ||
+        row.model != manifest.model || row.version != manifest.version) {
+      continue;
+    }
+    auto done = service.recover(row);
+    if (!done.ok())
+      return done.error();
+    std::cout << "verification " << row.id << " was left running by a reverify run that ended; "
+              << "reconciled: " << done->cls.value_or("?") << "\n";
+  }
+  return {};
+}
+
 int run_run(const RunCommandArguments& args) {
   auto ctx = make_run_context(args.run);
   if (!ctx.ok()) {
@@ -57,6 +79,23 @@ int run_run(const RunCommandArguments& args) {
   settings.retry_max_attempts = 1;  // a foreground run reports its error; it queues no retry
   VerificationService service(*ctx->store, *ctx->runner,
                               [&settings](const std::string&) { return settings; });
+  // Recorded in a state_dir, the run owns its version there while this process lives
+  // (verify/run_owner.hpp); what an earlier run of it left running when it died is reconciled
+  // first, so no row outlives its process without a verdict.
+  std::optional<RunOwnership> ownership;
+  if (!ctx->store_is_throwaway) {
+    auto owned = RunOwnership::acquire(ctx->config.state_dir, request.manifest.model,
+                                       request.manifest.version);
+    if (!owned.ok()) {
+      std::cerr << "reverify run: " << owned.error().message << "\n";
+      return 2;
+    }
+    ownership.emplace(std::move(*owned));
+    if (auto s = reconcile_orphans(service, *ctx->store, request.manifest); !s.ok()) {
+      std::cerr << "reverify run: " << s.error().message << "\n";
+      return 2;
+    }
+  }
   auto row = service.run_now(request.manifest_location, request.mode, "cli",
                              stage_printer(args.run.progress));
   if (!row.ok()) {

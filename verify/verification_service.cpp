@@ -124,13 +124,13 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
   }
   auto prepared = prepare(**row);
   if (!prepared.ok())
-    return prepared.error();
+    return finish_unstarted(**row, prepared.error());
   const auto& request = prepared->request;
   const auto work_dir = (request.work_root / request.verification_id).string();
   if (auto s = inserted_running ? store_.set_work_dir(verification_id, work_dir)
                                 : store_.mark_running(verification_id, work_dir);
       !s.ok())
-    return s.error();
+    return finish_unstarted(**row, s.error());
   VerificationOutcome outcome;
   if (prepared->early) {
     outcome.verdict = *prepared->early;
@@ -155,7 +155,7 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
 Result<VerificationRow> VerificationService::recover(const VerificationRow& row) {
   auto prepared = prepare(row);
   if (!prepared.ok())
-    return prepared.error();
+    return finish_unstarted(row, prepared.error());
   VerificationOutcome outcome;
   if (prepared->early) {
     outcome.verdict = *prepared->early;
@@ -182,6 +182,25 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row)
   return finish(row, *prepared, outcome);
 }
 
+Result<VerificationRow> VerificationService::finish_unstarted(const VerificationRow& row,
+                                                              const Error& error) {
+  VerificationOutcome outcome;
+  outcome.verdict = verdict_for_error(VerdictClass::error_provision,
+                                      "the verification could not start: " + error.message);
+  // No rebuild ran: nothing for a signed summary (the early verdict skips it), pages as usual.
+  Prepared unstarted;
+  auto version = store_.model_version(row.model, row.version);
+  unstarted.owner = version.ok() && *version ? (*version)->owner : std::string();
+  unstarted.settings = settings_(row.model);
+  unstarted.early = outcome.verdict;
+  auto finished = finish(row, unstarted, outcome);
+  if (!finished.ok()) {
+    return make_error(error.code, error.message + "; recording that as its verdict failed too: " +
+                                      finished.error().message);
+  }
+  return finished;
+}
+
 Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
                                                     const Prepared& prepared,
                                                     const VerificationOutcome& outcome) {
@@ -197,7 +216,10 @@ Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
                            AttestationRequest{prepared.request, row.id, prepared.manifest_sha256,
                                               settings.policy, store_.now()},
                            settings.attestation, evidence);
-  if (!settings.pager.routes.empty()) {
+  std::string no_page;  // why this verdict records no page, when it records none
+  if (settings.pager.routes.empty()) {
+    no_page = "no pager route is configured (pager.routes is empty)";
+  } else {
     PageInput input;
     input.model = row.model;
     input.version = row.version;
@@ -212,10 +234,18 @@ Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
     auto event = build_page(input);
     auto senders = route_page(settings.pager, event);
     if (!senders.ok()) {
-      evidence["page_error"] = senders.error().message;  // shown on the verification
-    } else if (!senders->empty()) {
+      no_page = senders.error().message;
+    } else if (senders->empty()) {
+      no_page = std::string("the route for owner \"") + owner + "\" has no sender that takes a " +
+                to_string(event.action);
+    } else {
       pages.push_back(PageToRecord{std::move(event), std::move(*senders)});
     }
+  }
+  if (!no_page.empty()) {
+    if (!evidence.is_object())
+      evidence = nlohmann::json::object();
+    evidence["no_page"] = no_page;  // shown on the verification: a page decision, never silence
   }
   auto retry = retry_for(row, outcome.verdict.cls, settings, store_.now());
   auto recorded = store_.record_verdict(row.id, outcome.verdict, evidence, outcome.log_tail, pages,

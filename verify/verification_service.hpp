@@ -7,6 +7,9 @@
 // and reconciles a verification that was running when the daemon died (recover()): reattach to
 // the job found by its rebuild id and finish it, or record error:runner-lost.
 // Each verification ends with exactly one verdict: the store refuses a second one.
+// Every verdict records its pages, or says in its evidence why it has none ("no_page": no route,
+// no sender for that action). A verification that cannot start (the store failed while it was
+// prepared) gets an error:provision verdict at once instead of staying queued or running.
 //
 // Blocking (SQLite, hashing, waiting on the job): call from a worker thread. Several executions
 // may run at once on different verifications.
@@ -85,6 +88,9 @@ class VerificationService {
   Result<Prepared> prepare(const VerificationRow& row);
   Result<VerificationRow> finish(const VerificationRow& row, const Prepared& prepared,
                                  const VerificationOutcome& outcome);
+  // The verdict of a verification that failed before its rebuild started; error only when even
+  // that cannot be recorded.
+  Result<VerificationRow> finish_unstarted(const VerificationRow& row, const Error& error);
 
   Store& store_;
   Runner& runner_;

@@ -15,6 +15,9 @@ using namespace reverify::testing;
 
 namespace {
 
+// The API token every daemon of these tests is started with (32+ token characters).
+constexpr const char* kToken = "test-token-0123456789abcdef0123456789";
+
 struct Setup {
   TempDir temp;
   DaemonUnderTest daemon;
@@ -28,7 +31,7 @@ struct Setup {
           temp.path / "registry/slow" / version / "manifest.json",
           slow_manifest("slow", version, temp.path / "trainer", commit, trainer_seconds).dump(2));
     }
-    write_file(temp.path / "api.token", "test-token-0123456789abcdef0123456789\n");
+    write_file(temp.path / "api.token", std::string(kToken) + "\n");
     daemon.dir = temp.path;
     daemon.port = free_port();
     daemon.config = temp.path / "reverify.yaml";
@@ -106,8 +109,8 @@ TEST_CASE("malformed, oversized and slow requests get 4xx or are cut; the daemon
 
   const std::string big_body =
       "POST /v1/verifications HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n"
-      "Authorization: Bearer test-token-0123456789abcdef0123456789\r\n\r\n" +
-      std::string(5000, '{');
+      "Authorization: Bearer " +
+      std::string(kToken) + "\r\n\r\n" + std::string(5000, '{');
   CHECK(raw_exchange(port, big_body, milliseconds(3000)).rfind("HTTP/1.1 413", 0) == 0);
 
   // Slow loris: half a request, then silence. The daemon closes it after request_timeout (1 s)
@@ -184,11 +187,11 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
   };
   CHECK(post("")->status == 401);
   CHECK(post("wrong-token")->status == 401);
-  auto accepted = post("test-token-0123456789abcdef0123456789");
+  auto accepted = post(kToken);
   REQUIRE(accepted.ok());
   CHECK(accepted->status == 202);
   // A second trigger while the first is being written, queued or running is refused.
-  auto duplicate = post("test-token-0123456789abcdef0123456789");
+  auto duplicate = post(kToken);
   REQUIRE(duplicate.ok());
   CHECK(duplicate->status == 409);
   REQUIRE(setup.wait_all_done(2, std::chrono::seconds(120)));
@@ -350,7 +353,7 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
   trigger.method = "POST";
   trigger.url = setup.daemon.url() + "/v1/verifications";
   trigger.body = R"({"model": "slow", "version": "1.1"})";
-  trigger.bearer_token = "test-token";
+  trigger.bearer_token = kToken;
   REQUIRE(http_request(trigger)->status == 202);
   REQUIRE(setup.wait_all_done(2, std::chrono::seconds(120)));
   served = get(setup.daemon.url() + path);

@@ -1,0 +1,159 @@
+// VerificationService on a real SQLite store and a fake runner: every verdict records its pages
+// or why it has none, and a verification that fails before its rebuild starts gets a verdict at
+// once instead of staying running.
+
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "tests/support/manifest_fixture.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/verify/fake_runner.hpp"
+#include "verify/verification_service.hpp"
+
+namespace reverify {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Harness {
+  testing::TempDir dir;
+  UnixSeconds now = 1'800'000'000;
+  std::unique_ptr<Store> store;
+  test::FakeRunner runner;
+  VerificationSettings settings;
+  std::unique_ptr<VerificationService> service;
+  std::string manifest = (dir.path / "registry/tiny/1/manifest.json").string();
+
+  Harness() {
+    auto opened = Store::open(dir.path / "reverify.db", [this] { return now; });
+    REQUIRE(opened.ok());
+    store = std::move(*opened);
+    fs::create_directories(fs::path(manifest).parent_path());
+    // The fake runner's job computes accuracy 0.96; a rerunnable release of it passes.
+    std::string text = testing::manifest_fixture_text("valid_minimal.json");
+    text.replace(text.find("\"loss\""), 6, "\"accuracy\"");
+    std::ofstream(manifest) << text;
+    settings.work_root = dir.path / "work";
+    service = std::make_unique<VerificationService>(
+        *store, runner, [this](const std::string&) { return settings; });
+  }
+
+  // One sender "out" of `kind`, routed for `owner`.
+  void route(const std::string& owner, SenderKind kind) {
+    SenderConfig sender;
+    sender.name = "out";
+    sender.kind = kind;
+    sender.path = (dir.path / "pages.jsonl").string();
+    sender.url_file = (dir.path / "slack.url").string();
+    settings.pager.senders = {{"out", sender}};
+    RouteConfig route;
+    route.owner = owner;
+    route.senders = {"out"};
+    settings.pager.routes = {route};
+  }
+
+  std::int64_t pages_of(std::int64_t verification_id) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2((dir.path / "reverify.db").c_str(), &db, SQLITE_OPEN_READONLY,
+                            nullptr) == SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM pages WHERE verification_id = ?1", -1, &stmt,
+                       nullptr);
+    sqlite3_bind_int64(stmt, 1, verification_id);
+    REQUIRE(sqlite3_step(stmt) == SQLITE_ROW);
+    const auto count = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return count;
+  }
+
+  void sql(const std::string& statement) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((dir.path / "reverify.db").c_str(), &db) == SQLITE_OK);
+    char* error = nullptr;
+    const int rc = sqlite3_exec(db, statement.c_str(), nullptr, nullptr, &error);
+    INFO(statement << ": " << (error ? error : ""));
+    sqlite3_free(error);
+    sqlite3_close(db);
+    REQUIRE(rc == SQLITE_OK);
+  }
+};
+
+}  // namespace
+
+// Found #2: after a reload to an empty config, a verdict was recorded with no page row and no
+// reason; every other verdict has exactly one.
+TEST_CASE("every verdict records its page or the reason it has none") {
+  Harness h;
+  SUBCASE("no routes at all") {
+    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    REQUIRE(row.ok());
+    CHECK(row->state == VerificationState::done);
+    CHECK(h.pages_of(row->id) == 0);
+    CHECK(row->evidence["no_page"] == "no pager route is configured (pager.routes is empty)");
+  }
+  SUBCASE("a route for another owner only") {
+    h.route("team-other", SenderKind::file);
+    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    REQUIRE(row.ok());
+    CHECK(h.pages_of(row->id) == 0);
+    CHECK(row->evidence["no_page"].get<std::string>().find("team-x") != std::string::npos);
+  }
+  SUBCASE("a route whose only sender takes no resolve") {
+    h.route("*", SenderKind::slack);
+    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    REQUIRE(row.ok());
+    REQUIRE(row->cls == "passed");
+    CHECK(h.pages_of(row->id) == 0);
+    CHECK(row->evidence["no_page"] ==
+          "the route for owner \"team-x\" has no sender that takes a "
+          "resolve");
+  }
+  SUBCASE("a routed verdict has its page and no reason") {
+    h.route("*", SenderKind::file);
+    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    REQUIRE(row.ok());
+    CHECK(h.pages_of(row->id) == 1);
+    CHECK_FALSE(row->evidence.contains("no_page"));
+  }
+}
+
+// Found #7: a `reverify run --config` whose store failed while it prepared left its row running
+// with no verdict, so a manual trigger of that version got 409 until a daemon reconciled it.
+TEST_CASE("a verification that fails before its rebuild starts gets its verdict at once") {
+  Harness h;
+  // A store failure on exactly the write that records the work folder.
+  h.sql(
+      "CREATE TRIGGER fail_work_dir BEFORE UPDATE OF work_dir ON verifications "
+      "BEGIN SELECT RAISE(FAIL, 'injected store failure'); END");
+  SUBCASE("reverify run: inserted running") {
+    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    REQUIRE(row.ok());
+    CHECK(row->state == VerificationState::done);
+    CHECK(row->cls == "error:provision");
+    CHECK(row->explanation.find("injected store failure") != std::string::npos);
+  }
+  SUBCASE("the daemon: queued") {
+    ModelVersionRow version;
+    version.model = "tiny";
+    version.version = "1";
+    version.owner = "team-x";
+    version.source = "local";
+    version.location = h.manifest;
+    REQUIRE(h.store->upsert_model_version(version).ok());
+    auto id = h.store->enqueue(QueuedVerification{"tiny", "1", "full", "manual"});
+    REQUIRE(id.ok());
+    auto row = h.service->execute(*id);
+    REQUIRE(row.ok());
+    CHECK(row->state == VerificationState::done);
+    CHECK(row->cls == "error:provision");
+  }
+  CHECK(h.runner.calls.empty());  // the rebuild never started
+  auto unfinished = h.store->unfinished();
+  REQUIRE(unfinished.ok());
+  CHECK(unfinished->empty());
+}
+
+}  // namespace reverify
