@@ -7,28 +7,35 @@
 #include "core/command_line.hpp"
 #include "core/version.hpp"
 #include "daemon/daemon.hpp"
-#include "pager/senders.hpp"
-#include "runners/runner_factory.hpp"
+#include "daemon/daemon_log.hpp"
 #include "settings/config.hpp"
+#include "settings/config_check.hpp"
 
 namespace {
 
-// Everything the daemon would refuse at start, reported without starting it.
-int check_config(const reverify::Config& config) {
-  auto senders = reverify::make_notifiers(config.pager);
-  if (!senders.ok()) {
-    std::cerr << "reverifyd: config invalid:\n" << senders.error().message << "\n";
+// --check-config: the loader's errors and what the machine around the config lacks
+// (settings/config_check.hpp), every one of them in one pass, one per line; exit 2 on any error.
+int check_config(const std::string& path) {
+  using namespace reverify;
+  const ConfigReading reading = read_config_file(path);
+  const auto problems = check_deployment(reading.config, reading.errors);
+  std::size_t errors = reading.errors.size(), warnings = 0;
+  for (const auto& error : reading.errors)
+    std::cerr << "error: " << error << "\n";
+  for (const auto& problem : problems) {
+    const bool error = problem.severity == ProblemSeverity::error;
+    (error ? errors : warnings) += 1;
+    std::cerr << (error ? "error: " : "warning: ") << problem.message << "\n";
+  }
+  if (errors > 0) {
+    std::cerr << path << ": " << errors << " error(s), " << warnings << " warning(s)\n";
     return 2;
   }
-  auto runner = reverify::make_runner(config.runner);
-  if (!runner.ok()) {
-    std::cerr << "reverifyd: config invalid:\n" << runner.error().message << "\n";
-    return 2;
-  }
-  std::cout << "config OK: listen " << config.api.address << ":" << config.api.port
-            << ", state_dir " << config.state_dir.string() << ", " << config.sources.size()
-            << " source(s), runner " << config.runner.kind << ", " << senders->size()
-            << " pager sender(s)\n";
+  const Config& config = reading.config;
+  std::cout << "config OK" << (warnings ? " (" + std::to_string(warnings) + " warning(s))" : "")
+            << ": listen " << config.api.address << ":" << config.api.port << ", state_dir "
+            << config.state_dir.string() << ", " << config.sources.size() << " source(s), runner "
+            << config.runner.kind << ", " << config.pager.senders.size() << " pager sender(s)\n";
   return 0;
 }
 
@@ -51,29 +58,33 @@ int main(int argc, char** argv) {
       ->type_name("FILE")
       ->required();
   app.add_flag("--check-config", check,
-               "validate the config and what it names (secret files, pager senders, runner), "
-               "then exit: 0 valid, 2 not");
+               "validate the config and the machine around it (secret files and their "
+               "permissions, source roots, pager senders, runner), print every problem in one "
+               "pass, then exit: 0 valid (warnings allowed), 2 not");
   app.allow_extras();  // reported by parse_command_line, with a suggestion
   if (auto exit_status = reverify::parse_command_line(app, {argv + 1, argv + argc}))
     return *exit_status;
   try {
+    if (check)
+      return check_config(config_path);
     auto config = reverify::load_config(config_path);
     if (!config.ok()) {
-      std::cerr << "reverifyd: config invalid: " << config.error().message << "\n";
+      reverify::log_error("config invalid: " + config.error().message);
       return 2;
     }
-    if (check)
-      return check_config(*config);
+    // What --check-config calls errors only warns here: see settings/config_check.hpp.
+    for (const auto& problem : reverify::check_deployment(*config))
+      reverify::log_warning(problem.message);
     reverify::DaemonOptions options;
     options.config_path = config_path;
     auto daemon = reverify::Daemon::create(std::move(*config), std::move(options));
     if (!daemon.ok()) {
-      std::cerr << "reverifyd: cannot start: " << daemon.error().message << "\n";
+      reverify::log_error("cannot start: " + daemon.error().message);
       return 1;
     }
     return (*daemon)->run();
   } catch (const std::exception& e) {
-    std::cerr << "reverifyd: internal error: " << e.what() << "\n";
+    reverify::log_error(std::string("internal error: ") + e.what());
     return 70;
   }
 }

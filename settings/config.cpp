@@ -21,6 +21,15 @@ const ModelPolicy& Config::model_policy(const std::string& model) const {
 
 namespace {
 
+// Where the secret named by `key` was read from ("" when the key is not set), for the permission
+// check of --check-config.
+std::filesystem::path secret_file_path(Section& s, const std::string& key,
+                                       const std::filesystem::path& base) {
+  std::string file;
+  s.read(key, file);
+  return file.empty() ? std::filesystem::path() : base / file;
+}
+
 void read_api(Section s, const std::filesystem::path& base, ApiConfig& api) {
   s.read("address", api.address);
   int port = api.port;
@@ -29,6 +38,7 @@ void read_api(Section s, const std::filesystem::path& base, ApiConfig& api) {
     s.fail(s.child_path("port"), "must be 1..65535");
   api.port = std::uint16_t(port);
   s.read_secret_file("token_file", base, SecretForm::bearer_token, api.token);
+  api.token_file = secret_file_path(s, "token_file", base);
   s.read("max_header_bytes", api.max_header_bytes);
   s.read("max_body_bytes", api.max_body_bytes);
   std::int64_t timeout_s = api.request_timeout_ms / 1000;
@@ -70,6 +80,7 @@ void read_sources(Section& parent, const std::filesystem::path& base,
     if (!ca_file.empty())
       source.ca_file = (base / ca_file).string();
     s.read_secret_file("token_file", base, SecretForm::opaque, source.token);
+    source.token_file = secret_file_path(s, "token_file", base);
     std::int64_t timeout_s = source.timeout_ms / 1000;
     s.read_duration("timeout", timeout_s);
     source.timeout_ms = timeout_s * 1000;
@@ -326,9 +337,9 @@ void read_code_mirrors(Section s, const std::filesystem::path& base, CodeMirrors
   }
 }
 
-Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& base) {
-  std::vector<std::string> errors;
-  Config config;
+void read_root(const YAML::Node& root, const std::filesystem::path& base, ConfigReading& reading) {
+  std::vector<std::string>& errors = reading.errors;
+  Config& config = reading.config;
   Section s(root, "", errors);
   std::string state_dir = config.state_dir.string();
   s.read("state_dir", state_dir);
@@ -353,46 +364,72 @@ Result<Config> parse_root(const YAML::Node& root, const std::filesystem::path& b
   config.api.secrets = {config.api.token};
   for (const auto& source : config.sources)
     config.api.secrets.push_back(source.token);
-  if (!errors.empty()) {
-    std::string message;
-    for (const auto& e : errors)
-      message += (message.empty() ? "" : "\n") + e;
-    return make_error(ErrorCode::invalid_argument, message);
-  }
-  return config;
+}
+
+// Every error on its own line, as one Error.
+Error joined(ErrorCode code, const std::vector<std::string>& errors) {
+  std::string message;
+  for (const auto& e : errors)
+    message += (message.empty() ? "" : "\n") + e;
+  return make_error(code, message);
 }
 
 }  // namespace
 
-Result<Config> parse_config(const std::string& yaml_text, const std::filesystem::path& base_dir) {
+ConfigReading read_config_text(const std::string& yaml_text,
+                               const std::filesystem::path& base_dir) {
+  ConfigReading reading;
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    return make_error(ErrorCode::parse, "not valid YAML: " + std::string(e.what()));
+    reading.code = ErrorCode::parse;
+    reading.errors.push_back("not valid YAML: " + std::string(e.what()));
+    return reading;
   }
   if (root && !root.IsNull() && !root.IsMap()) {
-    return make_error(ErrorCode::parse, "the document must be a mapping of settings");
+    reading.code = ErrorCode::parse;
+    reading.errors.push_back("the document must be a mapping of settings");
+    return reading;
   }
   try {
-    return parse_root(root, base_dir);
+    read_root(root, base_dir, reading);
   } catch (const YAML::Exception& e) {
     // A key that is not a string, an alias loop: still the file's fault, not a crash.
-    return make_error(ErrorCode::parse, "unexpected YAML structure: " + std::string(e.what()));
+    reading.code = ErrorCode::parse;
+    reading.errors.push_back("unexpected YAML structure: " + std::string(e.what()));
   }
+  return reading;
+}
+
+Result<Config> parse_config(const std::string& yaml_text, const std::filesystem::path& base_dir) {
+  ConfigReading reading = read_config_text(yaml_text, base_dir);
+  if (!reading.errors.empty())
+    return joined(reading.code, reading.errors);
+  return std::move(reading.config);
+}
+
+ConfigReading read_config_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ConfigReading reading;
+    reading.code = ErrorCode::not_found;
+    reading.errors.push_back("cannot read config file " + path.string());
+    return reading;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return read_config_text(buffer.str(), std::filesystem::absolute(path).parent_path());
 }
 
 Result<Config> load_config(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return make_error(ErrorCode::not_found, "cannot read config file " + path.string());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  auto config = parse_config(buffer.str(), std::filesystem::absolute(path).parent_path());
-  if (!config.ok()) {
-    return make_error(config.error().code, path.string() + ":\n" + config.error().message);
-  }
-  return config;
+  ConfigReading reading = read_config_file(path);
+  if (reading.errors.empty())
+    return std::move(reading.config);
+  if (reading.code == ErrorCode::not_found)
+    return joined(reading.code, reading.errors);
+  Error error = joined(reading.code, reading.errors);
+  return make_error(error.code, path.string() + ":\n" + error.message);
 }
 
 }  // namespace reverify

@@ -35,6 +35,7 @@ struct RegistrySourceConfig {
   std::string url;                   // http-index: JSON index of manifest URLs
   std::string ca_file;               // http-index: TLS trust anchor; "" = system store
   std::string token;                 // http-index: bearer token, read from token_file
+  std::filesystem::path token_file;  // where it was read from; "" = none
   std::int64_t timeout_ms = 30'000;  // http-index: per request
 };
 
@@ -63,7 +64,8 @@ struct ScheduleConfig {
 struct ApiConfig {
   std::string address = "127.0.0.1";  // loopback unless configured
   std::uint16_t port = 8420;
-  std::string token;  // bearer token for POST, read from token_file
+  std::string token;                 // bearer token for POST, read from token_file
+  std::filesystem::path token_file;  // where it was read from; "" = none
   std::size_t max_header_bytes = 8 * 1024;
   std::size_t max_body_bytes = 16 * 1024;
   std::int64_t request_timeout_ms = 10'000;      // whole request read, per request
@@ -111,5 +113,15 @@ struct Config {
 // Parses YAML text; `origin` names the file in errors. Relative paths resolve against base_dir.
 Result<Config> parse_config(const std::string& yaml_text, const std::filesystem::path& base_dir);
 Result<Config> load_config(const std::filesystem::path& path);
+
+// The file read as far as it goes, for --check-config: the Config with every valid value applied
+// (defaults where a value was wrong) and every error, one per line ("<yaml path>: <message>").
+struct ConfigReading {
+  Config config;
+  std::vector<std::string> errors;
+  ErrorCode code = ErrorCode::invalid_argument;  // of the errors, when there are any
+};
+ConfigReading read_config_text(const std::string& yaml_text, const std::filesystem::path& base_dir);
+ConfigReading read_config_file(const std::filesystem::path& path);
 
 }  // namespace reverify

@@ -32,6 +32,8 @@ struct Setup {
           slow_manifest("slow", version, temp.path / "trainer", commit, trainer_seconds).dump(2));
     }
     write_file(temp.path / "api.token", std::string(kToken) + "\n");
+    // A secret readable by other users fails --check-config (settings/config_check.hpp).
+    fs::permissions(temp.path / "api.token", fs::perms::owner_read | fs::perms::owner_write);
     daemon.dir = temp.path;
     daemon.port = free_port();
     daemon.config = temp.path / "reverify.yaml";

@@ -9,3 +9,14 @@ foreach(t daemon_daemon_itest daemon_crash_itest api_metrics_itest)
     add_dependencies(${t} reverifyd reverify)
   endif()
 endforeach()
+
+# `cmake --install` into a DESTDIR: the packaged layout, runnable, with a verified unit.
+add_test(NAME daemon_install COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/install.sh)
+set_tests_properties(daemon_install PROPERTIES LABELS integration TIMEOUT 300)
+set_property(TEST daemon_install APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# --check-config in one pass (loader errors and the machine around the config), and the
+# daemon's journal priorities.
+add_test(NAME daemon_check_config COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_config.sh)
+set_tests_properties(daemon_check_config PROPERTIES LABELS integration TIMEOUT 300)
+set_property(TEST daemon_check_config APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
