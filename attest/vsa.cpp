@@ -17,19 +17,9 @@ bool is_hex64(const std::string& text) {
          });
 }
 
-const char* band_shape(CheckKind kind) {
-  switch (kind) {
-    case CheckKind::primary:
-    case CheckKind::segment:
-      return "two-sided";
-    case CheckKind::distribution:
-    case CheckKind::steps:
-      return "upper-bound";
-    case CheckKind::input:
-    case CheckKind::weights:
-      return "equal";
-  }
-  return "unknown";
+// Two-sided bands around the reference (metrics); upper bounds from 0 (distances).
+bool two_sided(CheckKind kind) {
+  return kind == CheckKind::primary || kind == CheckKind::segment;
 }
 
 ordered_json number_or_null(const json& j, const char* key) {
@@ -234,27 +224,43 @@ std::vector<std::string> verified_levels_for(SummaryResult result, ReproLevel le
   return {name + "_V1"};
 }
 
+// The accepted range of a check as {"lower", "upper"} (lower null for an upper bound), from the
+// check's own "band" when it has one, else from its reference and tolerance half-width.
+ordered_json band_of(const CheckResult& check, const json& full) {
+  if (auto band = full.find("band"); band != full.end() && band->is_object())
+    return {{"lower", number_or_null(*band, "lower")}, {"upper", number_or_null(*band, "upper")}};
+  const auto tolerance = full.find("tolerance");
+  if (tolerance == full.end() || !tolerance->is_number())
+    return nullptr;
+  const double t = tolerance->get<double>();
+  const double reference =
+      full.value("reference", json(0.0)).is_number() ? full["reference"].get<double>() : 0.0;
+  if (two_sided(check.kind))
+    return {{"lower", reference - t}, {"upper", reference + t}};
+  return {{"lower", nullptr}, {"upper", t}};
+}
+
 json summarize_checks(const Verdict& verdict) {
   json out = json::array();
   for (const auto& check : verdict.checks) {
     const json full = to_json(check);
-    const json& evidence = full.contains("evidence") ? full["evidence"] : json::object();
+    const json evidence = full.value("evidence", json::object());
     ordered_json entry = {{"check", check.name},
                           {"kind", to_string(check.kind)},
                           {"outcome", to_string(check.outcome)},
                           {"observed", number_or_null(full, "observed")},
-                          {"band",
-                           {{"shape", band_shape(check.kind)},
-                            {"reference", number_or_null(full, "reference")},
-                            {"tolerance", number_or_null(full, "tolerance")}}},
+                          {"reference", number_or_null(full, "reference")},
+                          {"band", band_of(check, full)},
                           {"margin", number_or_null(full, "margin")}};
-    // Figures the verdict engine may attach (power of the band, underpowered, informational):
-    // taken from the check's top level when it has them there, else from its evidence.
+    // What the verdict engine says of the band's power and of the check's weight: from the
+    // check's top level when it has them there, else from its evidence.
     for (const char* key : {"power", "underpowered", "informational"}) {
-      if (full.contains(key) && !full[key].is_null())
-        entry[key] = full[key];
-      else if (evidence.is_object() && evidence.contains(key))
+      if (full.contains(key) && !full[key].is_null()) {
+        if (!full[key].is_boolean() || full[key].get<bool>())
+          entry[key] = full[key];
+      } else if (evidence.is_object() && evidence.contains(key)) {
         entry[key] = evidence[key];
+      }
     }
     out.push_back(json(entry));
   }

@@ -105,10 +105,12 @@ std::vector<std::string> verified_levels_for(SummaryResult result, ReproLevel le
                                              SummaryMode mode);
 
 // The per-check results summary: one object per check, {check, kind, outcome, observed,
-// band: {shape, reference, tolerance}, margin}, plus power, underpowered and informational when
-// the check carries them (read from to_json(CheckResult), top level first, then its evidence).
-// band.shape: "two-sided" (|observed - reference| <= tolerance: primary, segment), "upper-bound"
-// (observed <= tolerance: distribution, steps), "equal" (input, weights).
+// reference, band: {lower, upper} (accepted: lower <= observed <= upper; lower null for an upper
+// bound; band null for input and weights checks, which compare hashes), margin (to the nearest
+// edge, negative outside)}, plus power (the shift the band catches with 80% probability),
+// underpowered and informational when the check carries them. Read from to_json(CheckResult):
+// its "band" when it has one, else reference ± tolerance (metrics) or [.., tolerance]
+// (distances); power and flags from its top level, else from its evidence.
 nlohmann::json summarize_checks(const Verdict& verdict);
 
 // The Statement as JSON (fields in the specs' order) and as the exact payload bytes that get

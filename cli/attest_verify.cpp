@@ -12,31 +12,36 @@ std::string number_or_dash(const nlohmann::json& j) {
   return j.is_number() ? number_text(j.get<double>()) : "-";
 }
 
-// One check of the per-check summary: "primary:accuracy passed: 0.9609 in 0.9611 ± 0.004
-// (margin 0.0038; catches shifts of 0.006 with 80% probability)".
+// One check of the per-check summary: "primary:accuracy passed: 0.9609 in [0.9571, 0.9651]
+// (margin 0.0038); catches shifts of 0.006 with 80% probability".
 std::string check_line(const nlohmann::json& c) {
   if (!c.is_object())
     return c.dump();
   std::string line = c.value("check", "?") + " " + c.value("outcome", "?");
-  const auto band = c.value("band", nlohmann::json::object());
-  const std::string shape = band.is_object() ? band.value("shape", "") : "";
   const auto observed = c.value("observed", nlohmann::json());
-  if (shape == "two-sided" && band.value("tolerance", nlohmann::json()).is_number()) {
-    line += ": " + number_or_dash(observed) + " in " + number_or_dash(band["reference"]) + " ± " +
-            number_or_dash(band["tolerance"]);
-  } else if (shape == "upper-bound" && band.value("tolerance", nlohmann::json()).is_number()) {
-    line += ": " + number_or_dash(observed) + " ≤ " + number_or_dash(band["tolerance"]);
+  const auto band = c.value("band", nlohmann::json());
+  if (band.is_object() && band.value("upper", nlohmann::json()).is_number()) {
+    const auto lower = band.value("lower", nlohmann::json());
+    line += ": " + number_or_dash(observed) +
+            (lower.is_number()
+                 ? " in [" + number_or_dash(lower) + ", " + number_or_dash(band["upper"]) + "]"
+                 : " <= " + number_or_dash(band["upper"]));
   } else if (observed.is_number()) {
     line += ": " + number_or_dash(observed);
   }
   if (c.value("margin", nlohmann::json()).is_number())
     line += " (margin " + number_or_dash(c["margin"]) + ")";
   const auto power = c.value("power", nlohmann::json());
-  if (power.is_object() && power.value("shift_units", nlohmann::json()).is_number()) {
-    line += "; catches shifts of " + number_or_dash(power["shift_units"]) + " with " +
-            number_text(100 * power.value("probability", 0.8)) + "% probability";
+  if (power.is_object()) {
+    // "shift" (or "shift_units"): the smallest shift the band catches with that probability.
+    const auto shift =
+        power.contains("shift") ? power["shift"] : power.value("shift_units", nlohmann::json());
+    if (shift.is_number()) {
+      line += "; catches shifts of " + number_or_dash(shift) + " with " +
+              number_text(100 * power.value("probability", 0.8)) + "% probability";
+    }
   }
-  if (c.value("underpowered", false))
+  if (c.value("underpowered", false) || (power.is_object() && power.value("underpowered", false)))
     line += "; UNDERPOWERED";
   if (c.value("informational", false))
     line += "; informational";
