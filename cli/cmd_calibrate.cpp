@@ -8,6 +8,7 @@
 
 #include "cli/command.hpp"
 #include "cli/run_context.hpp"
+#include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
 #include "policies/verdict.hpp"
 #include "store/tolerance_json.hpp"
@@ -28,9 +29,13 @@ int run_calibrate(const CalibrateArguments& args) {
   auto ctx = make_run_context(args.run);
   if (!ctx.ok())
     return usage_error(kName, ctx.error().message);
-  PipelineDeps deps{*ctx->runner, ctx->config.verdict, stage_printer(args.run.progress), {}, {}};
   CalibrationRequest request{ctx->request, args.seeds, args.first_seed};
-  CalibrationOutcome outcome = run_calibration(request, deps);
+  CalibrationOutcome outcome = [&] {
+    RunProgress progress;  // its status line is erased before the results print
+    PipelineDeps deps{*ctx->runner, ctx->config.verdict, progress.stages(), progress.started(),
+                      progress.logs()};
+    return run_calibration(request, deps);
+  }();
   const Manifest& m = ctx->request.manifest;
   if (!outcome.spec) {
     std::cout << "calibration of " << m.id() << " failed: " << to_string(outcome.failure->cls)

@@ -93,10 +93,15 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
     if (judged)
       std::snprintf(bound, sizeof bound, "%.8g", *check->tolerance);
     std::printf("%-14s %-16.8g %-16s %s\n", name, value, bound,
-                check == checks.end() ? "" : reverify::to_string(check->outcome));
+                check == checks.end() ? "not judged" : reverify::to_string(check->outcome));
   }
   if (!c.paired)
     std::printf("(paired statistics need the same shape on both sides)\n");
+  if (checks.empty()) {
+    std::printf(
+        "\nnot judged: no bounds were given (--tolerances FILE), so nothing above passed "
+        "or failed; exit status 0 says only that both files were read\n");
+  }
 }
 
 struct CompareArguments {
@@ -151,12 +156,10 @@ int run_compare(const CompareArguments& options) {
                        {"mean_abs_diff", c.paired->mean_abs_diff},
                        {"flip_rate", c.paired->flip_rate}};
     }
-    if (bands) {
-      out["checks"] = nlohmann::json::array();
-      for (const auto& check : checks)
-        out["checks"].push_back(reverify::to_json(check));
-      out["outcome"] = failed ? "failed" : "passed";
-    }
+    out["checks"] = nlohmann::json::array();
+    for (const auto& check : checks)
+      out["checks"].push_back(reverify::to_json(check));
+    out["outcome"] = !bands ? "not judged" : failed ? "failed" : "passed";
     std::cout << out.dump(2) << "\n";
   } else {
     print_table(original_path, rebuilt_path, o, r, c, checks);

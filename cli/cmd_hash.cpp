@@ -49,6 +49,7 @@ Status write_text(const fs::path& path, const std::string& text) {
 struct HashArguments {
   std::string path;
   std::optional<std::string> write, verify;
+  std::string format = "manifest";  // of --write: manifest (DESIGN's) or sha256sum
   bool json = false;
 };
 
@@ -70,7 +71,8 @@ int hash_folder(const fs::path& dir, const HashArguments& args) {
   if (!manifest)
     return input_error(manifest.error());
   if (auto write = args.write) {
-    Status written = write_text(*write, manifest->text());
+    Status written = write_text(
+        *write, args.format == "sha256sum" ? manifest->sha256sum_text() : manifest->text());
     if (!written)
       return input_error(written.error());
   }
@@ -154,6 +156,8 @@ int hash_plain_file(const fs::path& file, const HashArguments& args) {
 }
 
 int run_hash(const HashArguments& args) {
+  if (args.format != "manifest" && !args.write)
+    return usage_error(kName, "--format says what --write writes; give --write FILE too");
   const fs::path path = args.path;
   std::error_code ec;
   const auto status = fs::status(path, ec);
@@ -183,6 +187,14 @@ Action define_hash(CLI::App& app) {
                  "folders: also write the file manifest to FILE (atomically: written beside it, "
                  "then renamed)")
       ->type_name("FILE");
+  app.add_option(
+         "--format", o->format,
+         "what --write writes: manifest (the file manifest, \"<sha256>  <size>  <path>\" "
+         "lines, whose sha256 is the root hash; what --verify reads) or sha256sum "
+         "(\"<sha256>  <path>\" lines: check the folder with `cd DIR && sha256sum -c FILE`)")
+      ->type_name("manifest|sha256sum")
+      ->check(one_of({"manifest", "sha256sum"}))
+      ->capture_default_str();
   app.add_option("--verify", o->verify,
                  "folders: compare against the file manifest in FILE; name every added, removed "
                  "and changed file and exit 1 if any")

@@ -10,6 +10,7 @@
 #include "cli/command.hpp"
 #include "cli/run_context.hpp"
 #include "cli/run_pages.hpp"
+#include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
 #include "policies/check.hpp"
 #include "policies/verdict.hpp"
@@ -96,8 +97,11 @@ int run_run(const RunCommandArguments& args) {
       return 2;
     }
   }
-  auto row = service.run_now(request.manifest_location, request.mode, "cli",
-                             stage_printer(args.run.progress));
+  auto row = [&] {
+    RunProgress progress;  // its status line is erased before the report prints
+    return service.run_now(request.manifest_location, request.mode, "cli", progress.stages(),
+                           {progress.started(), progress.logs()});
+  }();
   if (!row.ok()) {
     std::cerr << "reverify run: " << row.error().message << "\n";
     return 2;

@@ -1,6 +1,6 @@
 #include "cli/hash_progress.hpp"
 
-#include <unistd.h>
+#include <cstdio>
 
 namespace reverify::cli {
 namespace {
@@ -9,17 +9,10 @@ constexpr double kMB = 1e6;
 }  // namespace
 
 HashProgressLine::HashProgressLine(std::FILE* out)
-    : out_(out), enabled_(::isatty(::fileno(out)) == 1), start_(std::chrono::steady_clock::now()) {}
-
-HashProgressLine::~HashProgressLine() {
-  if (drawn_) {
-    std::fputs("\r\033[K", out_);
-    std::fflush(out_);
-  }
-}
+    : line_(out), start_(std::chrono::steady_clock::now()) {}
 
 ProgressFn HashProgressLine::callback() {
-  if (!enabled_)
+  if (!line_.enabled())
     return {};
   return [this](const HashProgress& progress) { draw(progress); };
 }
@@ -32,12 +25,13 @@ void HashProgressLine::draw(const HashProgress& progress) {
   drawn_ = true;
   const double seconds = std::chrono::duration<double>(now - start_).count();
   const double rate = seconds > 0 ? static_cast<double>(progress.bytes_done) / kMB / seconds : 0;
-  std::fprintf(out_, "\r\033[Khashing: %llu/%llu files, %.1f/%.1f MB, %.0f MB/s",
-               static_cast<unsigned long long>(progress.files_done),
-               static_cast<unsigned long long>(progress.files_total),
-               static_cast<double>(progress.bytes_done) / kMB,
-               static_cast<double>(progress.bytes_total) / kMB, rate);
-  std::fflush(out_);
+  char text[160];
+  std::snprintf(text, sizeof text, "hashing: %llu/%llu files, %.1f/%.1f MB, %.0f MB/s",
+                static_cast<unsigned long long>(progress.files_done),
+                static_cast<unsigned long long>(progress.files_total),
+                static_cast<double>(progress.bytes_done) / kMB,
+                static_cast<double>(progress.bytes_total) / kMB, rate);
+  line_.draw(text);
 }
 
 }  // namespace reverify::cli

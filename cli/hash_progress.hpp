@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/status_line.hpp"
 #include "core/hashing.hpp"
 
 namespace reverify::cli {
@@ -13,7 +14,6 @@ namespace reverify::cli {
 class HashProgressLine {
  public:
   explicit HashProgressLine(std::FILE* out);
-  ~HashProgressLine();  // erases the line
   HashProgressLine(const HashProgressLine&) = delete;
   HashProgressLine& operator=(const HashProgressLine&) = delete;
 
@@ -22,8 +22,7 @@ class HashProgressLine {
  private:
   void draw(const HashProgress& progress);
 
-  std::FILE* out_;
-  bool enabled_;
+  StatusLine line_;  // erased when this goes
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };

@@ -137,9 +137,6 @@ void add_run_arguments(CLI::App& app, RunArguments& args) {
       ->delimiter(',')
       ->take_all()
       ->check(mirror_item());
-  app.add_flag("--progress", args.progress,
-               "print each stage on stderr even when it is not a terminal (on a terminal it "
-               "always is)");
 }
 
 RunContext::~RunContext() {

@@ -25,7 +25,6 @@ struct RunArguments {
   std::string mode = "full";
   std::optional<std::int64_t> max_steps;
   std::vector<std::string> code_mirrors;  // "URL=PATH", repeated or comma-separated
-  bool progress = false;
 };
 
 // Declares RunArguments on `app`, each with its help text, units and default.

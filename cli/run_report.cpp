@@ -1,7 +1,5 @@
 #include "cli/run_report.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -111,14 +109,6 @@ int exit_status(VerdictClass cls) {
   if (cls == VerdictClass::uncalibrated)
     return 3;
   return 2;
-}
-
-std::function<void(std::string_view, std::string_view)> stage_printer(bool always) {
-  if (!always && !isatty(STDERR_FILENO))
-    return {};
-  return [](std::string_view stage, std::string_view detail) {
-    std::cerr << "[" << stage << "] " << detail << std::endl;
-  };
 }
 
 }  // namespace reverify::cli

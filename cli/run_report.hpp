@@ -16,8 +16,4 @@ void print_report(std::ostream& out, const VerificationRequest& request,
 // `reverify run` exit status: 0 passed, 1 failed:*, 2 error:*, 3 uncalibrated.
 int exit_status(VerdictClass cls);
 
-// Progress lines on stderr ("[preflight] digits-mlp@2026.11.1") when stderr is a terminal or
-// `always`; a no-op otherwise, so logs and pipes stay clean.
-std::function<void(std::string_view, std::string_view)> stage_printer(bool always);
-
 }  // namespace reverify::cli

@@ -59,6 +59,26 @@ std::string FileManifest::text() const {
   return out;
 }
 
+std::string FileManifest::sha256sum_text() const {
+  std::string out;
+  for (const FileEntry& file : files) {
+    // Paths never hold a newline (hash_directory refuses them); a backslash is doubled and
+    // flagged with a leading backslash, exactly as coreutils escapes it.
+    const bool escaped = file.relative_path.find('\\') != std::string::npos;
+    if (escaped)
+      out += '\\';
+    out += file.sha256;
+    out += kSeparator;
+    for (char c : file.relative_path) {
+      if (c == '\\')
+        out += '\\';
+      out += c;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 Result<FileManifest> parse_file_manifest(const std::string& text) {
   FileManifest manifest;
   if (!text.empty() && text.back() != '\n') {

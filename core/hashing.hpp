@@ -41,6 +41,10 @@ struct FileManifest {
   std::string root;              // sha256 of text()
   std::uint64_t total_bytes = 0;
   std::string text() const;  // "<sha256>  <size>  <path>\n" per file
+  // The same files as coreutils `sha256sum` prints them ("<sha256>  <path>\n"; a path holding a
+  // backslash is escaped and its line starts with '\\', as sha256sum does), so that
+  // `cd DIR && sha256sum -c FILE` checks the folder. Carries no sizes and no root hash.
+  std::string sha256sum_text() const;
 };
 
 // Symlinks that leave the folder and special files (fifo, socket, device) are errors naming the

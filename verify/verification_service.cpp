@@ -113,7 +113,8 @@ Result<VerificationRow> VerificationService::execute(std::int64_t verification_i
 }
 
 Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
-                                                 bool inserted_running, const Progress& progress) {
+                                                 bool inserted_running, const Progress& progress,
+                                                 const JobWatch& watch) {
   const auto expected = inserted_running ? VerificationState::running : VerificationState::queued;
   auto row = store_.verification(verification_id);
   if (!row.ok())
@@ -135,7 +136,7 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
   if (prepared->early) {
     outcome.verdict = *prepared->early;
   } else {
-    PipelineDeps deps{runner_, prepared->settings.policy, progress, {}, {}};
+    PipelineDeps deps{runner_, prepared->settings.policy, progress, {}, watch.logs};
     deps.on_started = [&](const JobHandle& job) {
       {
         std::lock_guard lock(mutex_);
@@ -144,6 +145,8 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
       // Persisted before waiting, so a restarted daemon knows which job to reattach to. The
       // rebuild id label finds it even if this write is lost to a crash.
       (void)store_.record_runner(verification_id, job.runner_kind, job.ref);
+      if (watch.started)
+        watch.started(job);
     };
     outcome = run_verification(request, deps);
     std::lock_guard lock(mutex_);
@@ -263,7 +266,8 @@ Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
 Result<VerificationRow> VerificationService::run_now(const std::string& location,
                                                      std::optional<RebuildMode> mode,
                                                      const std::string& trigger,
-                                                     const Progress& progress) {
+                                                     const Progress& progress,
+                                                     const JobWatch& watch) {
   auto document = read_uri(location);
   if (!document.ok())
     return document.error();
@@ -286,7 +290,7 @@ Result<VerificationRow> VerificationService::run_now(const std::string& location
   auto id = store_.insert_running(item);
   if (!id.ok())
     return id.error();
-  return run(*id, true, progress);
+  return run(*id, true, progress, watch);
 }
 
 void VerificationService::cancel_all() {

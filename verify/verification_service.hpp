@@ -68,11 +68,19 @@ class VerificationService {
   // not queued; every outcome of the model or the runner is a verdict in the returned row.
   Result<VerificationRow> execute(std::int64_t verification_id, const Progress& progress = {});
 
+  // What a foreground caller sees of the job besides the stages: its handle once it started,
+  // and its log as it streams. Both optional.
+  struct JobWatch {
+    std::function<void(const JobHandle&)> started;
+    LogSink logs;
+  };
+
   // `reverify run`: upserts the model version from the manifest at `location`, writes the
   // verification as running (never queued, so a daemon sharing the store cannot start it too)
   // and executes it, in the foreground.
   Result<VerificationRow> run_now(const std::string& location, std::optional<RebuildMode> mode,
-                                  const std::string& trigger, const Progress& progress = {});
+                                  const std::string& trigger, const Progress& progress = {},
+                                  const JobWatch& watch = {});
 
   // After a restart, for a row left running: reattach and finish, or error:runner-lost.
   Result<VerificationRow> recover(const VerificationRow& row);
@@ -84,7 +92,7 @@ class VerificationService {
   struct Prepared;
   // execute() and run_now(): the row is queued, or was inserted running by run_now.
   Result<VerificationRow> run(std::int64_t verification_id, bool inserted_running,
-                              const Progress& progress);
+                              const Progress& progress, const JobWatch& watch = {});
   Result<Prepared> prepare(const VerificationRow& row);
   Result<VerificationRow> finish(const VerificationRow& row, const Prepared& prepared,
                                  const VerificationOutcome& outcome);

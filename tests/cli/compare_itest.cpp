@@ -95,7 +95,14 @@ TEST_CASE("json output holds every statistic, both sides' quantiles and the pair
   CHECK(j["wasserstein"] == 0.0);
   CHECK(j["quantiles"]["original"]["p50"] == j["quantiles"]["rebuilt"]["p50"]);
   CHECK(j["paired"]["flip_rate"] == 0.0);
-  CHECK_FALSE(j.contains("checks"));
+  CHECK(j["checks"].empty());  // no bounds given: nothing was judged, and it says so
+  CHECK(j["outcome"] == "not judged");
+  const auto table = compare({a, a});
+  CHECK(table.status == 0);
+  CHECK(table.out.find("ks             0                -                not judged\n") !=
+        std::string::npos);
+  CHECK(table.out.find("\nnot judged: no bounds were given (--tolerances FILE)") !=
+        std::string::npos);
   const auto mixed = compare({a, csv, "--json"});
   REQUIRE(mixed.status == 0);
   CHECK(nlohmann::json::parse(mixed.out)["paired"].is_null());  // different row counts

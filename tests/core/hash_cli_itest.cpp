@@ -136,3 +136,36 @@ TEST_CASE("errors exit 2 with a message naming the path") {
   CHECK(usage.exit_code == 2);
   CHECK(usage.err.find("apply to a folder") != std::string::npos);
 }
+
+TEST_CASE("--write --format sha256sum: coreutils `sha256sum -c` checks the folder with it") {
+  TempDir scratch, dir;
+  make_folder(dir.path);
+  write_file(dir.path / "odd\\name.txt", "backslash");  // sha256sum escapes it; so must we
+  const std::string sums = (scratch.path / "files.sha256sum").string();
+  Ran wrote =
+      reverify_hash({dir.path.string(), "--write", sums, "--format", "sha256sum"}, scratch.path);
+  REQUIRE(wrote.exit_code == 0);
+  const auto manifest = reverify::hash_directory(dir.path).value();
+  CHECK(wrote.out == manifest.text() + manifest.root + "\n");  // stdout keeps the DESIGN form
+  // What coreutils itself writes for the same files, in the same order.
+  Ran coreutils = run_program(
+      {"sh", "-c",
+       "cd '" + dir.path.string() + "' && sha256sum 'a.txt' 'odd\\name.txt' 'sub/b.bin' 'sub/c'"},
+      scratch.path);
+  REQUIRE(coreutils.exit_code == 0);
+  CHECK(read_file(sums) == coreutils.out);
+  Ran check = run_program(
+      {"sh", "-c", "cd '" + dir.path.string() + "' && sha256sum -c '" + sums + "'"}, scratch.path);
+  CHECK(check.exit_code == 0);
+  CHECK(check.out.find("sub/b.bin: OK") != std::string::npos);
+
+  write_file(dir.path / "a.txt", "changed");
+  Ran changed = run_program(
+      {"sh", "-c", "cd '" + dir.path.string() + "' && sha256sum -c '" + sums + "'"}, scratch.path);
+  CHECK(changed.exit_code == 1);
+  CHECK(changed.out.find("a.txt: FAILED") != std::string::npos);
+
+  Ran alone = reverify_hash({dir.path.string(), "--format", "sha256sum"}, scratch.path);
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.find("give --write FILE too") != std::string::npos);
+}

@@ -30,6 +30,19 @@ grep -Eq "PASS +input:dataset" "$t/full.txt" || fail "dataset input check missin
 grep -Eq "PASS +primary:accuracy" "$t/full.txt" || fail "primary check missing"
 grep -Eq "PASS +segment:digit=8:accuracy" "$t/full.txt" || fail "segment check missing"
 grep -Eq "PASS +distribution:" "$t/full.txt" || fail "distribution checks missing"
+# Progress on stderr (not a terminal here): plain stage lines with the elapsed time and the log.
+grep -Eq '^\[0:0[0-9]\] preflight: digits-mlp@2026.11.1$' "$t/full.txt" || fail "no preflight line"
+grep -Eq "^\[0:0[0-9]\] job .* started; its log: $t/work/verification-[0-9]+/job/job.log$" \
+  "$t/full.txt" || fail "no job log path"
+if grep -q $'\033\\[K' "$t/full.txt"; then fail "a status line was drawn on a pipe"; fi
+
+echo "== 1b. on a terminal: a status line redrawn in place, erased before the report"
+script -qec "'$cli' run digits-mlp@2026.11.1 --code-mirror '$url=$t/trainer' --work-dir '$t/work' \
+  --registry '$src/examples/registry' >'$t/tty-report.txt'" /dev/null >"$t/tty.txt" </dev/null
+grep -q "^verdict: passed" "$t/tty-report.txt" || fail "no passed verdict on a terminal"
+grep -Eq $'\r\033\\[K\\[compare 0:0[0-9], 0:[0-9]{2} in all\\]' "$t/tty.txt" ||
+  fail "no status line on the terminal: $(cat -v "$t/tty.txt")"
+[[ "$(tail -c 4 "$t/tty.txt")" == $'\r\033[K' ]] || fail "the status line was not erased"
 
 echo "== 2. steps mode"
 run 0 "$t/steps.txt" --registry "$src/examples/registry" --mode steps --max-steps 50
