@@ -9,6 +9,7 @@
 #include "core/hashing.hpp"
 #include "core/names.hpp"
 #include "core/redact.hpp"
+#include "policies/gate.hpp"
 
 namespace reverify {
 
@@ -17,6 +18,19 @@ namespace http = boost::beast::http;
 namespace {
 
 constexpr const char* kJson = "application/json";
+
+unsigned gate_http_status(GateStatus status) {
+  switch (status) {
+    case GateStatus::fresh:
+      return 200;
+    case GateStatus::unknown:
+      return 404;
+    case GateStatus::not_fresh:
+    case GateStatus::not_verified:
+      return 412;
+  }
+  return 412;
+}
 
 ApiResponse respond(const ApiRequest& request, http::status status, std::string body,
                     const char* content_type) {
@@ -78,8 +92,8 @@ nlohmann::json brief_json(const std::optional<VerdictBrief>& brief) {
   if (!brief)
     return nullptr;
   return {{"id", brief->id},
-          {"class", brief->cls},
-          {"mode", brief->mode},
+          {"class", to_string(brief->cls)},
+          {"mode", to_string(brief->mode)},
           {"finished_at", rfc3339(brief->finished_at)},
           {"explanation", brief->explanation}};
 }
@@ -108,7 +122,7 @@ nlohmann::json version_json(const VersionView& view) {
           : nlohmann::json(nullptr);
   j["released_at"] = row.released_at ? nlohmann::json(rfc3339(*row.released_at)) : nullptr;
   if (view.active_id) {
-    j["active"] = {{"id", *view.active_id}, {"state", view.active_state}};
+    j["active"] = {{"id", *view.active_id}, {"state", to_string(view.active_state)}};
   } else {
     j["active"] = nullptr;
   }
@@ -132,11 +146,13 @@ std::optional<std::string> invalid_names(std::string_view model, std::string_vie
   return std::nullopt;
 }
 
-ApiResponse handle_trigger(const ApiRequest& request, const ApiContext& context) {
+// Answers through `reply`: at once when the request is refused here, else when the daemon's
+// loop has recorded the trigger.
+void handle_trigger(const ApiRequest& request, const ApiContext& context, ApiReply reply) {
   if (context.api->token.empty()) {
-    return error_response(request, http::status::forbidden,
-                          "manual triggers are disabled: set api.token_file in the config",
-                          context);
+    return reply(error_response(request, http::status::forbidden,
+                                "manual triggers are disabled: set api.token_file in the config",
+                                context));
   }
   const auto authorization = request[http::field::authorization];
   if (!bearer_token_matches(std::string_view(authorization.data(), authorization.size()),
@@ -144,58 +160,67 @@ ApiResponse handle_trigger(const ApiRequest& request, const ApiContext& context)
     auto response = error_response(request, http::status::unauthorized,
                                    "missing or wrong bearer token", context);
     response.set(http::field::www_authenticate, "Bearer realm=\"reverify\"");
-    return response;
+    return reply(std::move(response));
   }
   auto body = nlohmann::json::parse(request.body(), nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
-    return error_response(request, http::status::bad_request,
-                          "body: expected a JSON object {\"model\", \"version\", \"mode\"?}",
-                          context);
+    return reply(error_response(request, http::status::bad_request,
+                                "body: expected a JSON object {\"model\", \"version\", \"mode\"?}",
+                                context));
   }
   for (const char* key : {"model", "version"}) {
     if (!body.contains(key) || !body[key].is_string()) {
-      return error_response(request, http::status::bad_request,
-                            std::string("body.") + key + ": required string", context);
+      return reply(error_response(request, http::status::bad_request,
+                                  std::string("body.") + key + ": required string", context));
     }
   }
   TriggerRequest trigger{body["model"].get<std::string>(), body["version"].get<std::string>(), {}};
   if (auto why = invalid_names(trigger.model, trigger.version)) {
-    return error_response(request, http::status::bad_request, "body: " + *why, context);
+    return reply(error_response(request, http::status::bad_request, "body: " + *why, context));
   }
   if (body.contains("mode")) {
     const auto& mode = body["mode"];
-    if (mode == "full") {
-      trigger.mode = RebuildMode::full;
-    } else if (mode == "steps") {
-      trigger.mode = RebuildMode::steps;
-    } else {
-      return error_response(request, http::status::bad_request,
-                            "body.mode: expected \"full\" or \"steps\"", context);
+    trigger.mode = mode.is_string() ? parse_rebuild_mode(mode.get<std::string>()) : std::nullopt;
+    if (!trigger.mode) {
+      return reply(error_response(request, http::status::bad_request,
+                                  "body.mode: expected \"full\" or \"steps\"", context));
     }
   }
   const auto* view = context.model->find(trigger.model, trigger.version);
   if (!view || view->row.removed) {
-    return error_response(request, http::status::not_found,
-                          "unknown model version " + trigger.model + "@" + trigger.version,
-                          context);
+    return reply(error_response(request, http::status::not_found,
+                                "unknown model version " + trigger.model + "@" + trigger.version,
+                                context));
   }
   if (view->row.manifest_error) {
-    return error_response(request, http::status::conflict,
-                          "manifest does not validate: " + *view->row.manifest_error, context);
+    return reply(error_response(request, http::status::conflict,
+                                "manifest does not validate: " + *view->row.manifest_error,
+                                context));
   }
-  auto accepted = context.trigger(trigger);
-  if (!accepted.ok()) {
-    return error_response(request,
-                          accepted.error().code == ErrorCode::conflict
-                              ? http::status::conflict
-                              : http::status::service_unavailable,
-                          accepted.error().message, context);
-  }
-  auto response = json_response(request, http::status::accepted, *accepted, context);
-  response.set(http::field::location,
-               "/v1/models/" + trigger.model + "/versions/" + trigger.version);
-  response.prepare_payload();
-  return response;
+  // Answered once the daemon has the row committed (or refused it): a 202 is never lost.
+  ApiRequest head;
+  head.version(request.version());
+  head.keep_alive(request.keep_alive());
+  context.trigger(trigger, [head = std::move(head), model = context.model, api = context.api,
+                            trigger, reply = std::move(reply)](Result<nlohmann::json> accepted) {
+    ApiContext answer;
+    answer.model = model;
+    answer.api = api;
+    if (!accepted.ok()) {
+      const auto code = accepted.error().code;
+      return reply(error_response(head,
+                                  code == ErrorCode::conflict ? http::status::conflict
+                                  : code == ErrorCode::not_found
+                                      ? http::status::not_found
+                                      : http::status::service_unavailable,
+                                  accepted.error().message, answer));
+    }
+    auto response = json_response(head, http::status::accepted, *accepted, answer);
+    response.set(http::field::location,
+                 "/v1/models/" + trigger.model + "/versions/" + trigger.version);
+    response.prepare_payload();
+    reply(std::move(response));
+  });
 }
 
 ApiResponse handle_verifications(const ApiRequest& request, std::string_view query,
@@ -279,7 +304,7 @@ ApiResponse handle_attestation(const ApiRequest& request, std::string_view model
   } else if (!view->attestation) {
     return error_response(request, http::status::not_found,
                           "the latest decided verification (" + std::to_string(view->decided->id) +
-                              ", " + view->decided->cls +
+                              ", " + to_string(view->decided->cls) +
                               ") has no signed summary: attestation was not configured when it "
                               "was recorded",
                           context);
@@ -331,8 +356,8 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
       if (row.model == parts[2] && row.version == parts[4]) {
         history.push_back({{"id", row.id},
                            {"state", to_string(row.state)},
-                           {"class", row.cls ? nlohmann::json(*row.cls) : nullptr},
-                           {"mode", row.mode},
+                           {"class", row.cls ? nlohmann::json(to_string(*row.cls)) : nullptr},
+                           {"mode", to_string(row.mode)},
                            {"queued_at", rfc3339(row.queued_at)}});
       }
     }
@@ -401,9 +426,9 @@ nlohmann::json verification_json(const VerificationRow& row) {
           {"model", row.model},
           {"version", row.version},
           {"state", to_string(row.state)},
-          {"class", row.cls ? nlohmann::json(*row.cls) : nullptr},
-          {"mode", row.mode},
-          {"trigger", row.trigger},
+          {"class", row.cls ? nlohmann::json(to_string(*row.cls)) : nullptr},
+          {"mode", to_string(row.mode)},
+          {"trigger", to_string(row.trigger)},
           {"attempt", row.attempt},
           {"runner",
            {{"kind", row.runner_kind ? nlohmann::json(*row.runner_kind) : nullptr},
@@ -419,68 +444,51 @@ nlohmann::json verification_json(const VerificationRow& row) {
 
 GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
                        const std::string& version, std::int64_t max_age_s, UnixSeconds now) {
-  GateAnswer answer;
-  answer.body = {{"model", model_name}, {"version", version}, {"max_age_s", max_age_s},
-                 {"ok", false},         {"verified", false},  {"fresh", false}};
-  auto& body = answer.body;
+  GateFacts facts;
+  facts.model = model_name;
+  facts.version = version;
   const auto* view = model.find(model_name, version);
-  if (!view || view->row.removed) {
-    answer.status = 404;
-    body["reason"] =
-        "unknown model version: no registry source lists " + model_name + "@" + version;
-    return answer;
+  if (view && !view->row.removed) {
+    facts.listed = true;
+    facts.manifest_error = view->row.manifest_error;
+    facts.manifest_sha256 = view->row.manifest_sha256;
+    if (const auto& c = view->conclusive)
+      facts.conclusive =
+          GateVerdict{c->id, c->cls, c->finished_at, c->explanation, c->manifest_sha256};
+    if (view->active_id)
+      facts.active = GateActive{*view->active_id, view->active_state};
   }
-  answer.status = 412;
+  const GateDecision decision = decide_gate(facts, max_age_s, now);
+  GateAnswer answer;
+  answer.status = gate_http_status(decision.status);
+  answer.body = {{"model", model_name},
+                 {"version", version},
+                 {"max_age_s", max_age_s},
+                 {"ok", decision.status == GateStatus::fresh},
+                 {"verified", decision.verified()},
+                 {"fresh", decision.status == GateStatus::fresh},
+                 {"reason", decision.reason}};
+  if (!facts.listed)
+    return answer;
+  // The system's failure after the conclusive verdict is shown, never counted.
   const auto& conclusive = view->conclusive;
-  if (view->latest && (!conclusive || view->latest->id != conclusive->id)) {
-    body["latest_error"] = brief_json(view->latest);  // the system's failure, shown, not counted
+  if (view->latest && (!conclusive || view->latest->id != conclusive->id))
+    answer.body["latest_error"] = brief_json(view->latest);
+  if (conclusive && !facts.manifest_error) {
+    answer.body["verification_id"] = conclusive->id;
+    answer.body["class"] = to_string(conclusive->cls);
+    answer.body["verified_at"] = rfc3339(conclusive->finished_at);
   }
-  if (view->row.manifest_error) {
-    body["reason"] = "the manifest no longer validates: " + *view->row.manifest_error;
-    return answer;
-  }
-  if (!conclusive) {
-    body["reason"] = view->active_id
-                         ? "never verified; verification " + std::to_string(*view->active_id) +
-                               " is " + view->active_state
-                         : std::string("never verified");
-    return answer;
-  }
-  body["verification_id"] = conclusive->id;
-  body["class"] = conclusive->cls;
-  body["verified_at"] = rfc3339(conclusive->finished_at);
-  if (conclusive->cls != "passed") {
-    body["reason"] = "the latest verdict is " + conclusive->cls + " (verification " +
-                     std::to_string(conclusive->id) + "): " + conclusive->explanation;
-    return answer;
-  }
-  if (conclusive->manifest_sha256 != view->row.manifest_sha256) {
-    body["reason"] = "the manifest changed since verification " + std::to_string(conclusive->id) +
-                     "; the new manifest is not verified yet";
-    return answer;
-  }
-  body["verified"] = true;
-  const std::int64_t age = now - conclusive->finished_at;
-  body["age_s"] = age;
-  if (age > max_age_s) {
-    body["reason"] = "verified " + std::to_string(age / 86400) + "d ago (" +
-                     rfc3339(conclusive->finished_at) + "), older than max_age " +
-                     std::to_string(max_age_s) + "s";
-    return answer;
-  }
-  answer.status = 200;
-  body["fresh"] = true;
-  body["ok"] = true;
-  body["reason"] = "passed verification " + std::to_string(conclusive->id) + " at " +
-                   rfc3339(conclusive->finished_at);
+  if (decision.age_s)
+    answer.body["age_s"] = *decision.age_s;
   return answer;
 }
 
-ApiResponse handle_api_request(const ApiRequest& request, const ApiContext& context) {
+void handle_api_request(const ApiRequest& request, const ApiContext& context, ApiReply reply) {
   const std::string_view target(request.target().data(), request.target().size());
   if (target.empty() || target.front() != '/') {
-    return error_response(request, http::status::bad_request, "request target must be a path",
-                          context);
+    return reply(error_response(request, http::status::bad_request, "request target must be a path",
+                                context));
   }
   const auto question = target.find('?');
   const auto path = target.substr(0, question);
@@ -488,20 +496,20 @@ ApiResponse handle_api_request(const ApiRequest& request, const ApiContext& cont
       question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
   for (auto segment : split_path(path)) {
     if (segment == "." || segment == "..") {
-      return error_response(request, http::status::bad_request, "path traversal is not allowed",
-                            context);
+      return reply(error_response(request, http::status::bad_request,
+                                  "path traversal is not allowed", context));
     }
   }
   if (path == "/v1/verifications" && request.method() == http::verb::post) {
-    return handle_trigger(request, context);
+    return handle_trigger(request, context, std::move(reply));
   }
   if (request.method() != http::verb::get && request.method() != http::verb::head) {
     auto response =
         error_response(request, http::status::method_not_allowed, "method not allowed", context);
     response.set(http::field::allow, path == "/v1/verifications" ? "GET, HEAD, POST" : "GET, HEAD");
-    return response;
+    return reply(std::move(response));
   }
-  return route_get(request, path, query, context);
+  reply(route_get(request, path, query, context));
 }
 
 }  // namespace reverify

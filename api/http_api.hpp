@@ -20,8 +20,11 @@
 //         the tolerance policy document whose sha256 that summary's policy digest names
 //   GET /v1/verifications[?model=&version=&limit=]   newest first, from the recent window
 //   GET /v1/verifications/{id}
-//   POST /v1/verifications  {"model","version","mode"?}  bearer token; 202 queued
-// Reads come from the immutable ReadModel given in the context; the handler never blocks.
+//   POST /v1/verifications  {"model","version","mode"?}  bearer token; 202 once the queued
+//         verification is committed to the store, 409 when one is already queued or running
+// Reads come from the immutable ReadModel given in the context; the handler never blocks. Every
+// request is answered through its reply function: at once, except a POST that passed its checks,
+// which the daemon answers once its loop has recorded (or refused) the trigger.
 
 #include <functional>
 #include <memory>
@@ -47,16 +50,22 @@ struct TriggerRequest {
   std::optional<RebuildMode> mode;  // absent: the rotation policy's choice
 };
 
+// Sends the response of one request; called exactly once, from any thread.
+using ApiReply = std::function<void(ApiResponse response)>;
+// The outcome of a manual trigger: what to tell the caller (the verification's id, ...), or why
+// it was refused (conflict: already queued or running, or shutting down).
+using TriggerDone = std::function<void(Result<nlohmann::json> outcome)>;
+
 struct ApiContext {
   std::shared_ptr<const ReadModel> model;
   const ApiConfig* api = nullptr;
   UnixSeconds now = 0;
-  // Queues a manual trigger (non-blocking; the daemon writes the row on its worker pool).
-  // Returns what to tell the caller (e.g. the queue position) or why it was refused.
-  std::function<Result<nlohmann::json>(const TriggerRequest&)> trigger;
+  // Records a manual trigger and calls `done` exactly once, from any thread, when the row is
+  // committed or refused. Returns at once (the daemon hands it to its loop).
+  std::function<void(const TriggerRequest& trigger, TriggerDone done)> trigger;
 };
 
-ApiResponse handle_api_request(const ApiRequest& request, const ApiContext& context);
+void handle_api_request(const ApiRequest& request, const ApiContext& context, ApiReply reply);
 
 // The gate decision, shared by the endpoint and `reverify gate` tests.
 struct GateAnswer {

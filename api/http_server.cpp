@@ -104,17 +104,23 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     if (ec)
       return reject(ec);
-    ApiResponse response;
+    // The deadline now bounds the handler too: a reply that never comes is cut like a slow read.
+    set_deadline();
+    const unsigned version = parser_->get().version();
     try {
-      response = server_.handler_(parser_->get());
+      server_.handler_(parser_->get(), [self = shared_from_this()](ApiResponse response) {
+        // On the connection's strand: at once when called there (a synchronous answer).
+        net::dispatch(self->socket_.get_executor(),
+                      [self, response = std::move(response)] { self->write(response); });
+      });
     } catch (const std::exception&) {
       // A bug in a handler: answer 500, keep serving everyone else.
-      response = ApiResponse(http::status::internal_server_error, parser_->get().version());
+      ApiResponse response(http::status::internal_server_error, version);
       response.set(http::field::content_type, "application/json");
       response.body() = "{\"error\": \"internal error\"}\n";
       response.prepare_payload();
+      write(response);
     }
-    write(response);
   }
 
   // Malformed or over-limit requests get a 4xx and the connection is closed (the rest of the

@@ -6,6 +6,11 @@
 // a quarter of the limit, at most a second, after it), malformed requests (400). Keep-alive is
 // honoured.
 //
+// The handler gets each request with a reply function: it answers at once (every GET) or keeps
+// the reply and calls it later, exactly once, from any thread (a POST the daemon's loop records
+// first); the response is written on the connection's strand. A reply that never comes is cut
+// like a slow request (the connection is closed at the request deadline).
+//
 // Thread-safety: the io_context may be run by several threads. Each connection lives on its own
 // strand and the acceptor on another, so the handler is called concurrently for different
 // connections: it must be thread-safe. stop() may be called from any thread.
@@ -31,7 +36,7 @@ class HttpSession;
 
 class HttpServer {
  public:
-  using Handler = std::function<ApiResponse(const ApiRequest&)>;
+  using Handler = std::function<void(const ApiRequest&, ApiReply reply)>;
 
   HttpServer(boost::asio::io_context& io, ApiConfig limits, Handler handler);
   ~HttpServer();

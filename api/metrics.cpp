@@ -55,7 +55,7 @@ std::string render_metrics(const ReadModel& model) {
   header(out, "reverify_verifications_total", "counter",
          "Finished verifications by verdict class.");
   for (auto cls : kAllClasses) {
-    auto it = stats.by_class.find(to_string(cls));
+    auto it = stats.by_class.find(cls);
     out << "reverify_verifications_total{class=\"" << to_string(cls) << "\"} "
         << (it == stats.by_class.end() ? 0 : it->second) << "\n";
   }

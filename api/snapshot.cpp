@@ -55,9 +55,11 @@ Status attach_attestations(Store& store, ReadModel& model) {
 }  // namespace
 
 Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann::json plan,
-                                                          UnixSeconds now) {
+                                                          UnixSeconds now,
+                                                          std::shared_ptr<const ApiConfig> api) {
   auto model = std::make_shared<ReadModel>();
   model->built_at = now;
+  model->api = std::move(api);
   model->plan = std::move(plan);
   auto rows = store.model_versions();
   if (!rows.ok())
@@ -96,7 +98,7 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann
     if (v == m->second.end() || v->second.active_id)
       continue;
     v->second.active_id = row.id;
-    v->second.active_state = to_string(row.state);
+    v->second.active_state = row.state;
   }
   model->unfinished = std::move(*active);
   auto recent = store.verifications("", "", kRecentVerifications);

@@ -1,8 +1,9 @@
 #pragma once
-// The in-memory read model every HTTP GET is served from (DESIGN: "Reads are served from memory,
-// never blocked by a running verification"). Built from the store on a worker thread after each
-// commit, then handed to the event loop, which swaps its shared_ptr; a request holds the model
-// it started with. Immutable once built.
+// The in-memory read model every HTTP request is served from (DESIGN: "Reads are served from
+// memory, never blocked by a running verification"): the store's state and the API's part of the
+// config. Built from the store on a worker thread after each commit, then handed to the daemon's
+// loop, which publishes it through one atomic shared_ptr; a request loads it once and holds the
+// model it started with. Immutable once built, so any number of threads read it without a lock.
 
 #include <cstdint>
 #include <map>
@@ -15,6 +16,7 @@
 
 #include "core/result.hpp"
 #include "core/unix_time.hpp"
+#include "settings/config.hpp"
 #include "store/store.hpp"
 
 namespace reverify {
@@ -27,11 +29,12 @@ struct VersionView {
   std::optional<VerdictBrief> decided;                // the latest passed or failed:*
   std::shared_ptr<const AttestationRow> attestation;  // decided's signed summary; null if none
   std::optional<std::int64_t> active_id;              // a queued or running verification
-  std::string active_state;                           // "queued" | "running" when active_id is set
+  VerificationState active_state = VerificationState::queued;  // when active_id is set
 };
 
 struct ReadModel {
   UnixSeconds built_at = 0;
+  std::shared_ptr<const ApiConfig> api;  // token, default max_age, secrets to redact
   // model -> version -> view
   std::map<std::string, std::map<std::string, VersionView>> models;
   // The most recent verifications, newest first, complete (log tail, verdict, evidence).
@@ -50,8 +53,9 @@ struct ReadModel {
 
 inline constexpr std::size_t kRecentVerifications = 1000;
 
-// Blocking (SQLite): call on a worker thread. `plan` is attached as is.
+// Blocking (SQLite): call on a worker thread. `plan` and `api` are attached as they are.
 Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann::json plan,
-                                                          UnixSeconds now);
+                                                          UnixSeconds now,
+                                                          std::shared_ptr<const ApiConfig> api);
 
 }  // namespace reverify

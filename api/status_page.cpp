@@ -38,12 +38,14 @@ std::string escape_html(std::string_view text) {
 
 constexpr std::size_t kInventoryRows = 500;  // a page stays readable with 100k versions
 
-const char* css_class(const std::string& cls) {
-  if (cls == "passed")
+const char* css_class(std::optional<VerdictClass> cls) {
+  if (!cls)
+    return "warn";
+  if (*cls == VerdictClass::passed)
     return "ok";
-  if (cls.rfind("failed:", 0) == 0)
+  if (is_failure(*cls))
     return "bad";
-  if (cls.rfind("error:", 0) == 0)
+  if (is_error(*cls))
     return "err";
   return "warn";
 }
@@ -53,7 +55,7 @@ void verdict_cell(std::ostream& out, const std::optional<VerdictBrief>& brief) {
     out << "<td>never verified</td><td></td>";
     return;
   }
-  out << "<td class=\"" << css_class(brief->cls) << "\">" << escape_html(brief->cls) << "</td><td>"
+  out << "<td class=\"" << css_class(brief->cls) << "\">" << to_string(brief->cls) << "</td><td>"
       << rfc3339(brief->finished_at) << "</td>";
 }
 
@@ -77,7 +79,7 @@ std::string render_status_page(const ReadModel& model, UnixSeconds now) {
         ++never;
       if (view.row.manifest_error)
         ++invalid;
-      if (view.row.manifest_error || (view.latest && view.latest->cls != "passed")) {
+      if (view.row.manifest_error || (view.latest && view.latest->cls != VerdictClass::passed)) {
         problems.push_back(&view);
       }
     }
@@ -105,11 +107,11 @@ std::string render_status_page(const ReadModel& model, UnixSeconds now) {
          "<th>state</th><th>class</th><th>mode</th><th>trigger</th><th>queued</th></tr>";
   for (std::size_t i = 0; i < model.recent.size() && i < 50; ++i) {
     const auto& row = model.recent[i];
-    const std::string cls = row.cls.value_or("");
+    const std::string cls = row.cls ? to_string(*row.cls) : "";
     out << "<tr><td><a href=\"/v1/verifications/" << row.id << "\">" << row.id << "</a></td><td>"
         << escape_html(row.model + "@" + row.version) << "</td><td>" << to_string(row.state)
-        << "</td><td class=\"" << css_class(cls) << "\">" << escape_html(cls) << "</td><td>"
-        << escape_html(row.mode) << "</td><td>" << escape_html(row.trigger) << "</td><td>"
+        << "</td><td class=\"" << css_class(row.cls) << "\">" << cls << "</td><td>"
+        << to_string(row.mode) << "</td><td>" << to_string(row.trigger) << "</td><td>"
         << rfc3339(row.queued_at) << "</td></tr>";
   }
   out << "</table>";

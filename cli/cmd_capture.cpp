@@ -146,8 +146,8 @@ Result<Captured> capture_context(const CaptureArguments& args) {
     auto files = hash_directory(*dir);
     if (!files.ok())
       return make_error(files.error().code, "--data: " + files.error().message);
-    data.snapshot =
-        Snapshot{"files", args.data_uri.value_or(file_uri(*dir)), files->root, std::nullopt};
+    data.snapshot = Snapshot{SnapshotKind::files, args.data_uri.value_or(file_uri(*dir)),
+                             files->root, std::nullopt};
     c.snapshot = std::move(files).value();
   }
   if (auto rule = args.split_rule)

@@ -44,20 +44,21 @@ struct RunCommandArguments {
 
 // Rows of this version that an earlier `reverify run` left running: their owner is gone (this
 // process owns the version now), so each is reattached and finished, or error:runner-lost.
-Status reconcile_orphans(VerificationService& service, Store& store, const Manifest& manifest) {
+Status reconcile_orphans(VerificationService& service, Store& store, const Manifest& manifest,
+                         const VerificationSettings& settings) {
   auto unfinished = store.unfinished();
   if (!unfinished.ok())
     return unfinished.error();
   for (const auto& row : *unfinished) {
-    if (row.state != VerificationState::running || row.trigger != "cli" ||
+    if (row.state != VerificationState::running || row.trigger != VerificationTrigger::cli ||
         row.model != manifest.model || row.version != manifest.version) {
       continue;
     }
-    auto done = service.recover(row);
+    auto done = service.recover(row, settings);
     if (!done.ok())
       return done.error();
     std::cout << "verification " << row.id << " was left running by a reverify run that ended; "
-              << "reconciled: " << done->cls.value_or("?") << "\n";
+              << "reconciled: " << (done->cls ? to_string(*done->cls) : "?") << "\n";
   }
   return {};
 }
@@ -78,8 +79,7 @@ int run_run(const RunCommandArguments& args) {
   settings.work_root = request.work_root;
   settings.code_mirrors = request.code_mirrors;
   settings.retry_max_attempts = 1;  // a foreground run reports its error; it queues no retry
-  VerificationService service(*ctx->store, *ctx->runner,
-                              [&settings](const std::string&) { return settings; });
+  VerificationService service(*ctx->store, *ctx->runner);
   // Recorded in a state_dir, the run owns its version there while this process lives
   // (verify/run_owner.hpp); what an earlier run of it left running when it died is reconciled
   // first, so no row outlives its process without a verdict.
@@ -92,15 +92,15 @@ int run_run(const RunCommandArguments& args) {
       return 2;
     }
     ownership.emplace(std::move(*owned));
-    if (auto s = reconcile_orphans(service, *ctx->store, request.manifest); !s.ok()) {
+    if (auto s = reconcile_orphans(service, *ctx->store, request.manifest, settings); !s.ok()) {
       std::cerr << "reverify run: " << s.error().message << "\n";
       return 2;
     }
   }
   auto row = [&] {
     RunProgress progress;  // its status line is erased before the report prints
-    return service.run_now(request.manifest_location, request.mode, "cli", progress.stages(),
-                           {progress.started(), progress.logs()});
+    return service.run_now(request.manifest_location, request.mode, VerificationTrigger::cli,
+                           settings, progress.stages(), {progress.started(), progress.logs()});
   }();
   if (!row.ok()) {
     std::cerr << "reverify run: " << row.error().message << "\n";

@@ -87,10 +87,14 @@ struct Environment {
   bool operator==(const Environment&) const = default;
 };
 
-// Snapshot kinds: "files" is verified by the file-manifest root hash; the others
-// (iceberg, delta, hudi, lakefs, dvc) are recorded ids passed through to the job.
+// Snapshot kinds: files is verified by the file-manifest root hash; the table and versioning
+// formats (iceberg, delta, hudi, lakefs, dvc) are recorded ids passed through to the job.
+enum class SnapshotKind { files, iceberg, delta, hudi, lakefs, dvc };
+const char* to_string(SnapshotKind kind);
+std::optional<SnapshotKind> parse_snapshot_kind(std::string_view text);
+
 struct Snapshot {
-  std::string kind;
+  SnapshotKind kind = SnapshotKind::files;
   std::string uri;
   std::optional<std::string> sha256;  // root hash of the file manifest (kind "files")
   std::optional<std::string> id;      // snapshot/commit id for the table formats

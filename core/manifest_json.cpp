@@ -59,7 +59,7 @@ json environment(const Environment& e) {
 json data(const Data& d) {
   json j = json::object();
   if (d.snapshot) {
-    json& s = j["snapshot"] = {{"kind", d.snapshot->kind}, {"uri", d.snapshot->uri}};
+    json& s = j["snapshot"] = {{"kind", to_string(d.snapshot->kind)}, {"uri", d.snapshot->uri}};
     put(s, "sha256", d.snapshot->sha256);
     put(s, "id", d.snapshot->id);
   }

@@ -22,8 +22,6 @@ constexpr std::string_view kImage = "referenced by digest (name@sha256:<64 hex>)
 constexpr std::string_view kLevel = "one of rerunnable, equivalent, bitwise";
 constexpr std::string_view kSnapshotKind = "one of files, iceberg, delta, hudi, lakefs, dvc";
 constexpr std::string_view kTimestamp = "an RFC 3339 timestamp (2026-11-02T03:00:00Z)";
-constexpr std::array<std::string_view, 6> kSnapshotKinds = {"files", "iceberg", "delta",
-                                                            "hudi",  "lakefs",  "dvc"};
 constexpr std::array<std::string_view, 6> kDistributionStats = {
     "ks", "psi", "wasserstein", "max_abs_diff", "mean_abs_diff", "flip_rate"};
 
@@ -230,15 +228,19 @@ Environment read_environment(ObjectReader& r) {
 
 Snapshot read_snapshot(ObjectReader& r) {
   Snapshot s;
-  if (const json* kind = r.required("kind", kSnapshotKind)) {
-    s.kind = string_matching(r, kind, "kind", kSnapshotKind, [](const std::string& k) {
-               return one_of(kSnapshotKinds, k);
-             }).value_or("");
+  std::optional<SnapshotKind> kind;
+  if (const json* value = r.required("kind", kSnapshotKind)) {
+    if (auto text = string_matching(r, value, "kind", kSnapshotKind, [](const std::string& k) {
+          return parse_snapshot_kind(k).has_value();
+        })) {
+      kind = parse_snapshot_kind(*text);
+    }
   }
+  s.kind = kind.value_or(SnapshotKind::files);
   s.uri = required_string(r, "uri").value_or("");
   s.sha256 = optional_sha256(r, "sha256");
   s.id = optional_string(r, "id");
-  if (s.kind == "files" && !s.sha256 && !r.object().contains("sha256")) {
+  if (kind == SnapshotKind::files && !s.sha256 && !r.object().contains("sha256")) {
     r.findings().error(r.path("sha256"), "required field is missing for kind \"files\" (must be " +
                                              std::string(kSha256) +
                                              ", the root hash of the file manifest)");
@@ -466,6 +468,33 @@ std::optional<ReproLevel> parse_repro_level(std::string_view text) {
     return ReproLevel::equivalent;
   if (text == "bitwise")
     return ReproLevel::bitwise;
+  return std::nullopt;
+}
+
+const char* to_string(SnapshotKind kind) {
+  switch (kind) {
+    case SnapshotKind::files:
+      return "files";
+    case SnapshotKind::iceberg:
+      return "iceberg";
+    case SnapshotKind::delta:
+      return "delta";
+    case SnapshotKind::hudi:
+      return "hudi";
+    case SnapshotKind::lakefs:
+      return "lakefs";
+    case SnapshotKind::dvc:
+      return "dvc";
+  }
+  return "unknown";
+}
+
+std::optional<SnapshotKind> parse_snapshot_kind(std::string_view text) {
+  for (auto kind : {SnapshotKind::files, SnapshotKind::iceberg, SnapshotKind::delta,
+                    SnapshotKind::hudi, SnapshotKind::lakefs, SnapshotKind::dvc}) {
+    if (text == to_string(kind))
+      return kind;
+  }
   return std::nullopt;
 }
 

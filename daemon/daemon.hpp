@@ -2,12 +2,23 @@
 // daemon/: the reverifyd process (main, this loop, registry sources, sd_notify, logging). The top
 // layer: it may include every layer below it; nothing includes daemon/.
 //
-// reverifyd's orchestrator (STYLE.md): ONE io_context on one thread owns the scheduler state,
-// the job table, the read model and the HTTP handlers. Blocking work goes elsewhere:
-//   - a small thread pool for SQLite writes, registry syncs and read-model builds;
-//   - one thread per running verification (it blocks on the runner for hours);
-//   - the pager dispatcher's own thread (libcurl).
-// Each posts its result back to the io_context. Lifecycle:
+// reverifyd's threads, and what each may touch (STYLE.md):
+//   - the LOOP: one io_context run by one thread (the caller of run()). It owns every piece of
+//     the daemon's state: the config, the scheduler's bookkeeping, the job table, the timers and
+//     signals, the registry sources between syncs, the pager dispatcher, the random generator.
+//     Nothing else reads or writes them, so they need no lock.
+//   - the API threads: a second io_context run by one thread per core, for the HTTP listener and
+//     its connections. A request reads only the immutable ReadModel that the loop publishes
+//     through one atomic shared_ptr (api/snapshot.hpp); a manual trigger is handed to the loop,
+//     and its 202 is sent once the loop has the row committed.
+//   - the POOL: a small thread pool for blocking work (SQLite writes and reads, read-model builds,
+//     registry syncs, config loads, cycle plans, building pager senders). Each task gets copies
+//     of what it needs from the loop and posts its result back to the loop.
+//   - one thread per running verification (it blocks on the runner for hours); it gets its
+//     settings from the loop when it starts and posts its verdict back.
+//   - the pager dispatcher's own thread (libcurl), kicked from the loop (pager/dispatcher.hpp).
+// The store (one SQLite connection behind its own mutex) is the state these threads share.
+// Lifecycle:
 //   start: migrate the store, reconcile verifications left running (reattach or
 //          error:runner-lost + retry), sync the registry sources, listen, READY=1;
 //   loop:  sync every sync_interval, plan each new cycle once (the plan and its queued
@@ -15,9 +26,12 @@
 //          manual triggers first; WATCHDOG=1 from the loop itself;
 //   SIGHUP: reload the config (an invalid one keeps the old, logged);
 //   SIGTERM/SIGINT: stop starting work, let running verifications finish for up to
-//          stop_timeout, then exit; what is still running is reconciled on the next start.
+//          stop_timeout, then exit; what is still running is left to its runner and reconciled on
+//          the next start (a second signal exits at once).
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "core/result.hpp"
@@ -28,7 +42,7 @@ namespace reverify {
 
 struct DaemonOptions {
   std::filesystem::path config_path;  // re-read on SIGHUP
-  ClockFn clock = system_now;
+  ClockFn clock = system_now;         // called from every thread: must be thread-safe
   // Called once listening, with the bound port (tests use port 0).
   std::function<void(std::uint16_t port)> on_listening;
 };
@@ -39,9 +53,10 @@ class Daemon {
  public:
   static Result<std::unique_ptr<Daemon>> create(Config config, DaemonOptions options);
   ~Daemon();
-  // Blocks until SIGTERM/SIGINT (or stop()). Returns the process exit status.
+  // Runs the loop on the calling thread until SIGTERM/SIGINT (or stop()) and the drain end.
+  // Returns the process exit status.
   int run();
-  void stop();  // thread-safe: behaves like SIGTERM
+  void stop();  // from any thread: behaves like SIGTERM
 
  private:
   explicit Daemon(std::unique_ptr<DaemonImpl> impl);

@@ -44,15 +44,16 @@ void check_snapshot(const Manifest& m, const LintRule& rule, Findings& out) {
         "snapshot the training data and record its kind, uri and sha256 (files) or id (tables)");
     return;
   }
-  if (snapshot->kind == "files")
+  if (snapshot->kind == SnapshotKind::files)
     return;  // validation already requires its root hash
+  const std::string kind = to_string(snapshot->kind);
   if (!snapshot->id) {
     add(out, rule, LintSeverity::error, "data.snapshot.id",
-        snapshot->kind + " snapshot without an id: the rebuild would read the table's latest state",
-        "record the " + snapshot->kind + " snapshot/commit id the job read");
+        kind + " snapshot without an id: the rebuild would read the table's latest state",
+        "record the " + kind + " snapshot/commit id the job read");
   } else {
     add(out, rule, LintSeverity::info, "data.snapshot.kind",
-        snapshot->kind + " snapshot " + *snapshot->id +
+        kind + " snapshot " + *snapshot->id +
             " is passed to the job as recorded; reverify cannot recompute its hash",
         "none needed; use kind \"files\" where the data can be hashed");
   }

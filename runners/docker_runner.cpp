@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <limits>
 #include <thread>
 
@@ -34,7 +35,12 @@ struct ImageRef {
   std::string reference() const { return repository + "@" + digest; }
 };
 
+// What prepare() and start() both need from the spec: the image by digest and an argv.
 Result<ImageRef> parse_image(const RebuildSpec& spec) {
+  if (spec.manifest.run.entrypoint.empty()) {
+    return make_error(ErrorCode::manifest_invalid,
+                      "run.entrypoint: expected a non-empty argv array");
+  }
   if (!spec.manifest.environment || !spec.manifest.environment->image) {
     return make_error(ErrorCode::provision, "environment.image: the docker runner needs an image");
   }
@@ -249,7 +255,14 @@ Result<ContainerState> inspect_container(DockerApi& api, const std::string& id) 
       doc["Config"]["Labels"].is_object()) {
     const auto& labels = doc["Config"]["Labels"];
     if (labels.contains(kDeadlineLabel) && labels[kDeadlineLabel].is_string()) {
-      state.deadline_unix_ms = std::stoll(labels[kDeadlineLabel].get<std::string>());
+      const auto text = labels[kDeadlineLabel].get<std::string>();
+      const auto [end, error] =
+          std::from_chars(text.data(), text.data() + text.size(), state.deadline_unix_ms);
+      if (error != std::errc() || end != text.data() + text.size()) {
+        return make_error(ErrorCode::runner_lost, "container " + id + ": label " + kDeadlineLabel +
+                                                      " is not a number of milliseconds: \"" +
+                                                      text + "\"");
+      }
     }
   }
   return state;
@@ -283,10 +296,6 @@ Status DockerRunner::prepare(const RebuildSpec& spec) {
   auto image = parse_image(spec);
   if (!image)
     return image.error();
-  if (spec.manifest.run.entrypoint.empty()) {
-    return make_error(ErrorCode::manifest_invalid,
-                      "run.entrypoint: expected a non-empty argv array");
-  }
   auto api = api_for(config_);
   if (auto v = api.version(); !v)
     return v.error();
@@ -300,8 +309,6 @@ Result<JobHandle> DockerRunner::start(const RebuildSpec& spec) {
   auto image = parse_image(spec);
   if (!image)
     return image.error();
-  if (auto s = prepare(spec); !s)
-    return s.error();
   std::error_code ec;
   std::filesystem::remove_all(*dir / "out", ec);
   std::filesystem::create_directories(*dir / "out", ec);

@@ -24,6 +24,8 @@ class DockerRunner final : public Runner {
   // image is not referenced by digest, the registry is down or lacks the digest, or the engine
   // has no GPU runtime for accelerator.count > 0).
   Status prepare(const RebuildSpec& spec) override;
+  // Creates and starts the container from the image prepare() pulled (an image missing from the
+  // engine is error:provision, "No such image"; nothing is pulled here).
   Result<JobHandle> start(const RebuildSpec& spec) override;
   // Streams the demultiplexed logs until the container stops or its deadline passes (then it is
   // stopped: SIGTERM, SIGKILL after kill_grace). An engine that stops answering for longer than

@@ -154,10 +154,14 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
   if (!dir)
     return dir.error();
   std::error_code ec;
-  if (!std::filesystem::exists(*dir / "src" / ".git", ec) ||
-      std::filesystem::exists(record_path(*dir), ec)) {
-    if (auto s = prepare(spec); !s)
-      return s.error();
+  if (!std::filesystem::exists(*dir / "src" / ".git", ec)) {
+    return make_error(ErrorCode::provision, "rebuild " + spec.rebuild_id + ": " + dir->string() +
+                                                " holds no checkout: prepare() must run first");
+  }
+  if (std::filesystem::exists(record_path(*dir), ec)) {
+    return make_error(ErrorCode::conflict, "rebuild " + spec.rebuild_id +
+                                               " was already started in " + dir->string() +
+                                               "; prepare() again for a fresh scratch folder");
   }
   const auto workdir = job_workdir(spec, *dir / "src");
   const auto& argv = spec.manifest.run.entrypoint;

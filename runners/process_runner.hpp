@@ -20,7 +20,8 @@ class ProcessRunner final : public Runner {
   // Checks the code out into a fresh scratch folder (see checkout_code() for the errors) and
   // resolves the entrypoint's argv[0] on the configured PATH.
   Status prepare(const RebuildSpec& spec) override;
-  // Prepares first when prepare() was not called for this scratch folder.
+  // Runs the job in the checkout prepare() made (error:provision when there is none; a scratch
+  // folder a job already started in is a conflict until prepare() makes it fresh again).
   Result<JobHandle> start(const RebuildSpec& spec) override;
   Result<JobExit> wait(const JobHandle& job, const LogSink& logs) override;
   // dest must lie outside the scratch folder, which cleanup() deletes.

@@ -25,14 +25,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/manifest.hpp"
+#include "core/rebuild_mode.hpp"
 #include "core/result.hpp"
 
 namespace reverify {
 
 inline constexpr const char* kRebuildIdLabel = "reverify.rebuild-id";
-
-enum class RebuildMode { full, steps };
-const char* to_string(RebuildMode mode);
 
 // Everything a runner needs to start one rebuild. Paths are on the daemon's machine.
 struct RebuildSpec {
@@ -84,9 +82,13 @@ class Runner {
   virtual ~Runner() = default;
   virtual std::string kind() const = 0;
 
-  // Checks that the runner can run this manifest at all (image resolvable and pulled by digest,
-  // code checked out, GPUs available) without starting the job. error:provision on failure.
+  // Checks that the runner can run this manifest at all and does the slow set-up once (image
+  // pulled by digest, code checked out, GPUs available), without starting the job.
+  // error:provision on failure.
   virtual Status prepare(const RebuildSpec& spec) = 0;
+  // Starts the job. REQUIRES: a successful prepare() of the same spec just before (the pipeline
+  // always calls both, in that order): start() repeats none of prepare()'s work (no second pull,
+  // no second checkout) and fails with a clear error when what prepare() sets up is missing.
   virtual Result<JobHandle> start(const RebuildSpec& spec) = 0;
   // Blocks until the job ends or spec.timeout passes (then it is killed and timed_out is set).
   virtual Result<JobExit> wait(const JobHandle& job, const LogSink& logs) = 0;

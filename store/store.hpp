@@ -14,6 +14,10 @@
 // Thread-safety: one connection per Store, guarded by a mutex; call from worker threads (every
 // method blocks on SQLite), never from the event loop. Another process may open the same file
 // (the CLI reads it read-only; WAL lets readers run beside the writer).
+//
+// States, classes, modes and triggers are enums in the rows and words in SQLite; a word this
+// version does not know (a newer reverify or a hand edit wrote it) is an error naming the row and
+// the column, never read as some default.
 
 #include <cstdint>
 #include <filesystem>
@@ -22,13 +26,16 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/manifest.hpp"
+#include "core/rebuild_mode.hpp"
 #include "core/result.hpp"
 #include "core/unix_time.hpp"
+#include "core/verdict_class.hpp"
 #include "core/verification_state.hpp"
 #include "pager/notifier.hpp"
 #include "pager/pager_config.hpp"
@@ -54,14 +61,20 @@ struct ModelVersionRow {
   bool removed = false;  // gone from its source since the last sync
 };
 
+// Why a verification was queued: the cycle's plan, a manual trigger (API, `reverify trigger`), the
+// retry of an error:* verdict, or `reverify run` in the foreground.
+enum class VerificationTrigger { schedule, manual, retry, cli };
+const char* to_string(VerificationTrigger trigger);
+std::optional<VerificationTrigger> parse_verification_trigger(std::string_view text);
+
 struct VerificationRow {
   std::int64_t id = 0;
   std::string model, version;
   VerificationState state = VerificationState::queued;
-  std::optional<std::string> cls;    // verdict class once done
-  std::string mode = "full";         // full | steps
-  std::string trigger = "schedule";  // schedule | manual | retry | cli
-  int attempt = 1;                   // 1 + number of earlier error:* attempts it retries
+  std::optional<VerdictClass> cls;  // verdict class once done
+  RebuildMode mode = RebuildMode::full;
+  VerificationTrigger trigger = VerificationTrigger::schedule;
+  int attempt = 1;  // 1 + number of earlier error:* attempts it retries
   std::optional<std::string> runner_kind, runner_ref, work_dir;
   nlohmann::json verdict;   // to_json(Verdict) once done, else null
   nlohmann::json evidence;  // pipeline evidence (moved inputs, durations), else null
@@ -77,17 +90,18 @@ struct VerificationRow {
 struct QueuedVerification {
   QueuedVerification() = default;
   QueuedVerification(std::string model_name, std::string version_name,
-                     std::string mode_name = "full", std::string trigger_name = "schedule",
+                     RebuildMode rebuild_mode = RebuildMode::full,
+                     VerificationTrigger why = VerificationTrigger::schedule,
                      int attempt_number = 1)
       : model(std::move(model_name)),
         version(std::move(version_name)),
-        mode(std::move(mode_name)),
-        trigger(std::move(trigger_name)),
+        mode(rebuild_mode),
+        trigger(why),
         attempt(attempt_number) {}
 
   std::string model, version;
-  std::string mode = "full";         // full | steps
-  std::string trigger = "schedule";  // schedule | manual | retry | cli
+  RebuildMode mode = RebuildMode::full;
+  VerificationTrigger trigger = VerificationTrigger::schedule;
   int attempt = 1;
   UnixSeconds not_before = 0;
   std::optional<std::int64_t> cycle_id;
@@ -118,7 +132,9 @@ struct AttestationRow {
 // The gist of one finished verification, for the in-memory read model (no log, no evidence).
 struct VerdictBrief {
   std::int64_t id = 0;
-  std::string model, version, cls, mode;
+  std::string model, version;
+  VerdictClass cls = VerdictClass::passed;
+  RebuildMode mode = RebuildMode::full;
   UnixSeconds finished_at = 0;
   std::string explanation;
   std::string manifest_sha256;  // the manifest it verified
@@ -135,8 +151,8 @@ enum class VerdictFilter {
 inline constexpr double kDurationBucketsS[] = {60, 300, 900, 1800, 3600, 7200, 21600, 86400};
 
 struct VerificationStats {
-  std::map<std::string, std::int64_t> by_class;  // done verifications per verdict class
-  std::vector<std::int64_t> duration_buckets;    // cumulative, one per kDurationBucketsS
+  std::map<VerdictClass, std::int64_t> by_class;  // done verifications per verdict class
+  std::vector<std::int64_t> duration_buckets;     // cumulative, one per kDurationBucketsS
   std::int64_t duration_count = 0;
   double duration_sum_s = 0;
   std::int64_t queued = 0, running = 0;
@@ -171,6 +187,10 @@ class Store final : public Outbox {
 
   // --- verifications ---
   Result<std::int64_t> enqueue(const QueuedVerification& item);
+  // A manual trigger: queues the verification unless its model version already has one queued
+  // or running, decided and written in ONE transaction (conflict naming that verification), so
+  // two triggers at once queue one row and the caller's acknowledgement follows the commit.
+  Result<std::int64_t> enqueue_unless_active(const QueuedVerification& item);
   // A verification that starts running as it is written, for `reverify run`, which runs it in
   // its own process: a daemon sharing the store never sees it queued, so never starts it too.
   Result<std::int64_t> insert_running(const QueuedVerification& item);

@@ -18,7 +18,8 @@ Result<std::int64_t> insert_verification(sqlite3* db, const QueuedVerification& 
       "queued_at, not_before, cycle_id, manifest_sha256, started_at) SELECT ?1, ?2, "
       "CASE WHEN ?9 THEN 'running' ELSE 'queued' END, ?3, ?4, ?5, ?6, ?7, ?8, manifest_sha256, "
       "CASE WHEN ?9 THEN ?6 END FROM model_versions WHERE model = ?1 AND version = ?2");
-  s.bind(1, item.model).bind(2, item.version).bind(3, item.mode).bind(4, item.trigger);
+  s.bind(1, item.model).bind(2, item.version).bind(3, to_string(item.mode));
+  s.bind(4, to_string(item.trigger));
   s.bind(5, std::int64_t(item.attempt)).bind(6, now).bind(7, item.not_before);
   s.bind(8, item.cycle_id).bind(9, std::int64_t(running ? 1 : 0));
   const std::string what = "queue " + item.model + "@" + item.version;

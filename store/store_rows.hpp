@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,8 @@ namespace reverify::store_rows {
 // A JSON column the store wrote itself; null when the column is NULL.
 nlohmann::json parse_json_column(const std::optional<std::string>& text);
 
+// Every row of a query, each read by `read` (Statement -> Result<T>); the first row it cannot
+// read is the error.
 template <class T, class Read>
 Result<std::vector<T>> collect_rows(sql::Statement& s, Read read) {
   std::vector<T> rows;
@@ -26,8 +29,23 @@ Result<std::vector<T>> collect_rows(sql::Statement& s, Read read) {
       return more.error();
     if (!*more)
       return rows;
-    rows.push_back(read(s));
+    Result<T> row = read(s);
+    if (!row.ok())
+      return row.error();
+    rows.push_back(std::move(*row));
   }
+}
+
+// A column's word parsed into its enum, or an error naming the table, the row and the column:
+// `verifications row 12: unknown trigger "bogus" (expected schedule, manual, retry or cli)`.
+template <class Enum, class Parse>
+Result<Enum> parse_column(std::string_view table, std::int64_t row_id, std::string_view column,
+                          const std::string& text, Parse parse, std::string_view expected) {
+  if (std::optional<Enum> value = parse(text))
+    return *value;
+  return make_error(ErrorCode::parse, std::string(table) + " row " + std::to_string(row_id) +
+                                          ": unknown " + std::string(column) + " \"" + text +
+                                          "\" (expected " + std::string(expected) + ")");
 }
 
 // Inserts one verification, queued or already running (started now); the manifest hash it will

@@ -11,32 +11,80 @@ using sql::Transaction;
 using store_rows::collect_rows;
 using store_rows::expect_one_change;
 using store_rows::insert_verification;
+using store_rows::parse_column;
 using store_rows::parse_json_column;
 
-namespace {
-
-VerificationState parse_state(const std::string& text) {
-  if (text == "running")
-    return VerificationState::running;
-  if (text == "done")
-    return VerificationState::done;
-  return VerificationState::queued;
+const char* to_string(VerificationTrigger trigger) {
+  switch (trigger) {
+    case VerificationTrigger::schedule:
+      return "schedule";
+    case VerificationTrigger::manual:
+      return "manual";
+    case VerificationTrigger::retry:
+      return "retry";
+    case VerificationTrigger::cli:
+      return "cli";
+  }
+  return "unknown";
 }
+
+std::optional<VerificationTrigger> parse_verification_trigger(std::string_view text) {
+  for (auto trigger : {VerificationTrigger::schedule, VerificationTrigger::manual,
+                       VerificationTrigger::retry, VerificationTrigger::cli}) {
+    if (text == to_string(trigger))
+      return trigger;
+  }
+  return std::nullopt;
+}
+
+namespace {
 
 constexpr const char* kVerificationColumns =
     "id, model, version, state, class, mode, trigger, attempt, runner_kind, runner_ref, work_dir, "
     "verdict_json, evidence_json, log_tail, explanation, queued_at, started_at, finished_at, "
     "cycle_id, not_before";
 
-VerificationRow read_verification(const Statement& s) {
+constexpr const char* kStates = "queued, running or done";
+constexpr const char* kClasses =
+    "passed, failed:input-drift, failed:out-of-tolerance, failed:distribution-shift, "
+    "error:manifest-invalid, error:provision, error:job, error:runner-lost or uncalibrated";
+constexpr const char* kModes = "full or steps";
+constexpr const char* kTriggers = "schedule, manual, retry or cli";
+
+Result<VerdictClass> read_class(std::int64_t id, const std::string& text) {
+  return parse_column<VerdictClass>("verifications", id, "class", text, parse_verdict_class,
+                                    kClasses);
+}
+
+Result<RebuildMode> read_mode(std::int64_t id, const std::string& text) {
+  return parse_column<RebuildMode>("verifications", id, "mode", text, parse_rebuild_mode, kModes);
+}
+
+Result<VerificationRow> read_verification(const Statement& s) {
   VerificationRow row;
   row.id = s.int64(0);
   row.model = s.text(1);
   row.version = s.text(2);
-  row.state = parse_state(s.text(3));
-  row.cls = s.optional_text(4);
-  row.mode = s.text(5);
-  row.trigger = s.text(6);
+  auto state = parse_column<VerificationState>("verifications", row.id, "state", s.text(3),
+                                               parse_verification_state, kStates);
+  if (!state.ok())
+    return state.error();
+  row.state = *state;
+  if (auto cls = s.optional_text(4)) {
+    auto parsed = read_class(row.id, *cls);
+    if (!parsed.ok())
+      return parsed.error();
+    row.cls = *parsed;
+  }
+  auto mode = read_mode(row.id, s.text(5));
+  if (!mode.ok())
+    return mode.error();
+  row.mode = *mode;
+  auto trigger = parse_column<VerificationTrigger>("verifications", row.id, "trigger", s.text(6),
+                                                   parse_verification_trigger, kTriggers);
+  if (!trigger.ok())
+    return trigger.error();
+  row.trigger = *trigger;
   row.attempt = int(s.int64(7));
   row.runner_kind = s.optional_text(8);
   row.runner_ref = s.optional_text(9);
@@ -54,9 +102,23 @@ VerificationRow read_verification(const Statement& s) {
 }
 
 // Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256.
-VerdictBrief read_brief(const Statement& r) {
-  return VerdictBrief{r.int64(0), r.text(1),  r.text(2), r.text(3),
-                      r.text(4),  r.int64(5), r.text(6), r.text(7)};
+Result<VerdictBrief> read_brief(const Statement& r) {
+  VerdictBrief brief;
+  brief.id = r.int64(0);
+  brief.model = r.text(1);
+  brief.version = r.text(2);
+  auto cls = read_class(brief.id, r.text(3));
+  if (!cls.ok())
+    return cls.error();
+  brief.cls = *cls;
+  auto mode = read_mode(brief.id, r.text(4));
+  if (!mode.ok())
+    return mode.error();
+  brief.mode = *mode;
+  brief.finished_at = r.int64(5);
+  brief.explanation = r.text(6);
+  brief.manifest_sha256 = r.text(7);
+  return brief;
 }
 
 }  // namespace
@@ -64,6 +126,32 @@ VerdictBrief read_brief(const Statement& r) {
 Result<std::int64_t> Store::enqueue(const QueuedVerification& item) {
   std::lock_guard lock(mutex_);
   return insert_verification(db_, item, clock_(), false);
+}
+
+Result<std::int64_t> Store::enqueue_unless_active(const QueuedVerification& item) {
+  std::lock_guard lock(mutex_);
+  Transaction tx(db_);
+  if (!tx.begun().ok())
+    return tx.begun().error();
+  Statement active(db_,
+                   "SELECT id, state FROM verifications WHERE model = ?1 AND version = ?2 "
+                   "AND state != 'done' ORDER BY id LIMIT 1");
+  active.bind(1, item.model).bind(2, item.version);
+  auto found = active.step();
+  if (!found.ok())
+    return found.error();
+  if (*found) {
+    return make_error(ErrorCode::conflict, item.model + "@" + item.version +
+                                               " already has a verification queued or running (" +
+                                               std::to_string(active.int64(0)) + ", " +
+                                               active.text(1) + ")");
+  }
+  auto id = insert_verification(db_, item, clock_(), false);
+  if (!id.ok())
+    return id.error();
+  if (auto st = tx.commit(); !st.ok())
+    return st.error();
+  return id;
 }
 
 Result<std::int64_t> Store::insert_running(const QueuedVerification& item) {
@@ -176,7 +264,10 @@ Result<std::optional<VerificationRow>> Store::verification(std::int64_t id) {
     return row.error();
   if (!*row)
     return std::optional<VerificationRow>();
-  return std::optional<VerificationRow>(read_verification(s));
+  auto read = read_verification(s);
+  if (!read.ok())
+    return read.error();
+  return std::optional<VerificationRow>(std::move(*read));
 }
 
 Result<std::vector<VerificationRow>> Store::verifications(const std::string& model,
@@ -223,20 +314,25 @@ Result<std::vector<VerdictBrief>> Store::history() {
 Result<VerificationStats> Store::verification_stats() {
   std::lock_guard lock(mutex_);
   VerificationStats stats;
-  Statement classes(db_, "SELECT COALESCE(class, state), COUNT(*) FROM verifications GROUP BY 1");
+  Statement counts(db_,
+                   "SELECT state, COALESCE(class, ''), COUNT(*) FROM verifications GROUP BY 1, 2");
   for (;;) {
-    auto more = classes.step();
+    auto more = counts.step();
     if (!more.ok())
       return more.error();
     if (!*more)
       break;
-    auto key = classes.text(0);
-    if (key == "queued") {
-      stats.queued = classes.int64(1);
-    } else if (key == "running") {
-      stats.running = classes.int64(1);
+    const auto state = parse_verification_state(counts.text(0));
+    const auto cls = parse_verdict_class(counts.text(1));
+    if (state == VerificationState::queued) {
+      stats.queued = counts.int64(2);
+    } else if (state == VerificationState::running) {
+      stats.running = counts.int64(2);
+    } else if (state == VerificationState::done && cls) {
+      stats.by_class[*cls] = counts.int64(2);
     } else {
-      stats.by_class[key] = classes.int64(1);
+      return make_error(ErrorCode::parse, "verifications: unknown state \"" + counts.text(0) +
+                                              "\" or class \"" + counts.text(1) + "\"");
     }
   }
   // Cumulative bucket counts computed by SQLite: no row is copied out.

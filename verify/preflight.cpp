@@ -75,10 +75,10 @@ void check_dataset(const Manifest& manifest, const std::string& location, Prefli
   const Snapshot& snapshot = *manifest.data->snapshot;
   auto path = local_input(location, snapshot.uri);
   std::error_code ec;
-  if (snapshot.kind != "files") {
+  if (snapshot.kind != SnapshotKind::files) {
     if (path.ok() && fs::exists(*path, ec))
       report.data_path = *path;
-    report.unverified.push_back("data.snapshot: kind \"" + snapshot.kind +
+    report.unverified.push_back(std::string("data.snapshot: kind \"") + to_string(snapshot.kind) +
                                 "\" is passed through to the job, not re-hashed");
     return;
   }

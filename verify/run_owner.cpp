@@ -69,7 +69,7 @@ bool run_owner_alive(const std::filesystem::path& state_dir, const std::string& 
 }
 
 bool is_orphaned_cli_run(const VerificationRow& row, const std::filesystem::path& state_dir) {
-  return row.state == VerificationState::running && row.trigger == "cli" &&
+  return row.state == VerificationState::running && row.trigger == VerificationTrigger::cli &&
          !run_owner_alive(state_dir, row.model, row.version);
 }
 

@@ -48,8 +48,8 @@ std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts
   std::vector<HistoryItem> history;
   history.reserve(verdicts.size());
   for (const auto& v : verdicts) {
-    history.push_back({v.model, v.version, to_sys(v.finished_at), v.mode == "steps",
-                       v.cls.rfind("error:", 0) != 0});
+    history.push_back({v.model, v.version, to_sys(v.finished_at), v.mode == RebuildMode::steps,
+                       !is_error(v.cls)});
   }
   return history;
 }
@@ -70,7 +70,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
   for (const auto& e : plan.entries) {
     entries.push_back({{"model", e.model},
                        {"version", e.version},
-                       {"mode", e.steps_mode ? "steps" : "full"},
+                       {"mode", to_string(e.steps_mode ? RebuildMode::steps : RebuildMode::full)},
                        {"manual", e.manual},
                        {"gpu_hours", e.gpu_hours},
                        {"wave", e.wave},
@@ -92,8 +92,9 @@ std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeco
   std::uniform_int_distribution<std::int64_t> jitter(0, std::max<std::int64_t>(jitter_s, 0));
   std::vector<QueuedVerification> queue;
   for (const auto& e : plan.entries) {
-    QueuedVerification item{e.model, e.version, e.steps_mode ? "steps" : "full",
-                            e.manual ? "manual" : "schedule"};
+    QueuedVerification item{e.model, e.version,
+                            e.steps_mode ? RebuildMode::steps : RebuildMode::full,
+                            e.manual ? VerificationTrigger::manual : VerificationTrigger::schedule};
     item.not_before = std::max(now, from_sys(plan.cycle_start)) + jitter(rng);
     queue.push_back(std::move(item));
   }
@@ -106,9 +107,9 @@ std::optional<VerificationRow> next_to_start(const std::vector<VerificationRow>&
   for (const auto& row : queued) {
     if (row.state != VerificationState::queued || row.not_before > now)
       continue;
-    const bool manual = row.trigger == "manual";
-    if (!best || (manual && best->trigger != "manual") ||
-        (manual == (best->trigger == "manual") && row.id < best->id)) {
+    const bool manual = row.trigger == VerificationTrigger::manual;
+    const bool best_manual = best && best->trigger == VerificationTrigger::manual;
+    if (!best || (manual && !best_manual) || (manual == best_manual && row.id < best->id)) {
       best = &row;
     }
   }

@@ -39,7 +39,8 @@ std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictC
       row.attempt >= settings.retry_max_attempts) {
     return std::nullopt;
   }
-  QueuedVerification retry{row.model, row.version, row.mode, "retry", row.attempt + 1};
+  QueuedVerification retry{row.model, row.version, row.mode, VerificationTrigger::retry,
+                           row.attempt + 1};
   retry.not_before = now + capped_backoff(std::chrono::seconds(settings.retry_initial_s),
                                           std::chrono::seconds(settings.retry_max_s), row.attempt)
                                .count();
@@ -55,12 +56,9 @@ struct VerificationService::Prepared {
   std::optional<Verdict> early;  // the manifest could not be used: this is the verdict
 };
 
-VerificationService::VerificationService(Store& store, Runner& runner, SettingsFor settings,
+VerificationService::VerificationService(Store& store, Runner& runner,
                                          std::function<void()> pages_recorded)
-    : store_(store),
-      runner_(runner),
-      settings_(std::move(settings)),
-      pages_recorded_(std::move(pages_recorded)) {}
+    : store_(store), runner_(runner), pages_recorded_(std::move(pages_recorded)) {}
 
 namespace {
 std::string joined_errors(const ManifestParse& parse) {
@@ -71,7 +69,8 @@ std::string joined_errors(const ManifestParse& parse) {
 }
 }  // namespace
 
-Result<VerificationService::Prepared> VerificationService::prepare(const VerificationRow& row) {
+Result<VerificationService::Prepared> VerificationService::prepare(
+    const VerificationRow& row, const VerificationSettings& settings) {
   auto version = store_.model_version(row.model, row.version);
   if (!version.ok())
     return version.error();
@@ -81,10 +80,10 @@ Result<VerificationService::Prepared> VerificationService::prepare(const Verific
   }
   Prepared prepared;
   prepared.owner = (*version)->owner;
-  prepared.settings = settings_(row.model);
+  prepared.settings = settings;
   auto& request = prepared.request;
   request.verification_id = rebuild_id_for(row.id);
-  request.mode = row.mode == "steps" ? RebuildMode::steps : RebuildMode::full;
+  request.mode = row.mode;
   request.max_steps = prepared.settings.max_steps;
   request.timeout = std::chrono::seconds(prepared.settings.timeout_s);
   request.work_root = prepared.settings.work_root;
@@ -108,13 +107,15 @@ Result<VerificationService::Prepared> VerificationService::prepare(const Verific
 }
 
 Result<VerificationRow> VerificationService::execute(std::int64_t verification_id,
+                                                     const VerificationSettings& settings,
                                                      const Progress& progress) {
-  return run(verification_id, false, progress);
+  return run(verification_id, false, settings, progress);
 }
 
 Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
-                                                 bool inserted_running, const Progress& progress,
-                                                 const JobWatch& watch) {
+                                                 bool inserted_running,
+                                                 const VerificationSettings& settings,
+                                                 const Progress& progress, const JobWatch& watch) {
   const auto expected = inserted_running ? VerificationState::running : VerificationState::queued;
   auto row = store_.verification(verification_id);
   if (!row.ok())
@@ -123,25 +124,21 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
     return make_error(ErrorCode::conflict, "verification " + std::to_string(verification_id) +
                                                " is not " + to_string(expected));
   }
-  auto prepared = prepare(**row);
+  auto prepared = prepare(**row, settings);
   if (!prepared.ok())
-    return finish_unstarted(**row, prepared.error());
+    return finish_unstarted(**row, settings, prepared.error());
   const auto& request = prepared->request;
   const auto work_dir = (request.work_root / request.verification_id).string();
   if (auto s = inserted_running ? store_.set_work_dir(verification_id, work_dir)
                                 : store_.mark_running(verification_id, work_dir);
       !s.ok())
-    return finish_unstarted(**row, s.error());
+    return finish_unstarted(**row, settings, s.error());
   VerificationOutcome outcome;
   if (prepared->early) {
     outcome.verdict = *prepared->early;
   } else {
     PipelineDeps deps{runner_, prepared->settings.policy, progress, {}, watch.logs};
     deps.on_started = [&](const JobHandle& job) {
-      {
-        std::lock_guard lock(mutex_);
-        running_[job.rebuild_id] = job;
-      }
       // Persisted before waiting, so a restarted daemon knows which job to reattach to. The
       // rebuild id label finds it even if this write is lost to a crash.
       (void)store_.record_runner(verification_id, job.runner_kind, job.ref);
@@ -149,16 +146,15 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
         watch.started(job);
     };
     outcome = run_verification(request, deps);
-    std::lock_guard lock(mutex_);
-    running_.erase(request.verification_id);
   }
   return finish(**row, *prepared, outcome);
 }
 
-Result<VerificationRow> VerificationService::recover(const VerificationRow& row) {
-  auto prepared = prepare(row);
+Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
+                                                     const VerificationSettings& settings) {
+  auto prepared = prepare(row, settings);
   if (!prepared.ok())
-    return finish_unstarted(row, prepared.error());
+    return finish_unstarted(row, settings, prepared.error());
   VerificationOutcome outcome;
   if (prepared->early) {
     outcome.verdict = *prepared->early;
@@ -168,13 +164,7 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row)
   auto found = runner_.find_running(request.verification_id);
   if (found.ok() && *found) {
     PipelineDeps deps{runner_, prepared->settings.policy, {}, {}, {}};
-    {
-      std::lock_guard lock(mutex_);
-      running_[request.verification_id] = **found;
-    }
     outcome = resume_verification(request, **found, deps);
-    std::lock_guard lock(mutex_);
-    running_.erase(request.verification_id);
   } else {
     outcome.verdict = verdict_for_error(
         VerdictClass::error_runner_lost,
@@ -186,6 +176,7 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row)
 }
 
 Result<VerificationRow> VerificationService::finish_unstarted(const VerificationRow& row,
+                                                              const VerificationSettings& settings,
                                                               const Error& error) {
   VerificationOutcome outcome;
   outcome.verdict = verdict_for_error(VerdictClass::error_provision,
@@ -194,7 +185,7 @@ Result<VerificationRow> VerificationService::finish_unstarted(const Verification
   Prepared unstarted;
   auto version = store_.model_version(row.model, row.version);
   unstarted.owner = version.ok() && *version ? (*version)->owner : std::string();
-  unstarted.settings = settings_(row.model);
+  unstarted.settings = settings;
   unstarted.early = outcome.verdict;
   auto finished = finish(row, unstarted, outcome);
   if (!finished.ok()) {
@@ -263,11 +254,9 @@ Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
   return **done;
 }
 
-Result<VerificationRow> VerificationService::run_now(const std::string& location,
-                                                     std::optional<RebuildMode> mode,
-                                                     const std::string& trigger,
-                                                     const Progress& progress,
-                                                     const JobWatch& watch) {
+Result<VerificationRow> VerificationService::run_now(
+    const std::string& location, std::optional<RebuildMode> mode, VerificationTrigger trigger,
+    const VerificationSettings& settings, const Progress& progress, const JobWatch& watch) {
   auto document = read_uri(location);
   if (!document.ok())
     return document.error();
@@ -284,23 +273,13 @@ Result<VerificationRow> VerificationService::run_now(const std::string& location
   row.source = *known && (*known)->location == location ? (*known)->source : "cli";
   if (auto s = store_.upsert_model_version(row); !s.ok())
     return s.error();
-  QueuedVerification item{manifest.model, manifest.version,
-                          to_string(mode.value_or(RebuildMode::full)), trigger};
+  QueuedVerification item{manifest.model, manifest.version, mode.value_or(RebuildMode::full),
+                          trigger};
   item.not_before = store_.now();
   auto id = store_.insert_running(item);
   if (!id.ok())
     return id.error();
-  return run(*id, true, progress, watch);
-}
-
-void VerificationService::cancel_all() {
-  std::map<std::string, JobHandle> jobs;
-  {
-    std::lock_guard lock(mutex_);
-    jobs = running_;
-  }
-  for (const auto& [id, job] : jobs)
-    runner_.cancel(job);
+  return run(*id, true, settings, progress, watch);
 }
 
 }  // namespace reverify

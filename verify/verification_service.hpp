@@ -12,7 +12,11 @@
 // prepared) gets an error:provision verdict at once instead of staying queued or running.
 //
 // Blocking (SQLite, hashing, waiting on the job): call from a worker thread. Several executions
-// may run at once on different verifications.
+// may run at once on different verifications. Each call gets the settings it runs with from its
+// caller (the config as it was when the verification started), so a reload never changes a
+// verification half-way and the service holds no state of its own beyond the store and runner.
+// Nothing here cancels a job: a daemon that stops leaves running jobs to their runner and
+// reconciles them on its next start (recover()).
 
 #include <cstdint>
 #include <filesystem>
@@ -58,15 +62,15 @@ std::string rebuild_id_for(std::int64_t verification_id);
 class VerificationService {
  public:
   using Progress = std::function<void(std::string_view stage, std::string_view detail)>;
-  // Per-model settings (max_steps, timeout) may differ; the daemon passes a lookup.
-  using SettingsFor = std::function<VerificationSettings(const std::string& model)>;
 
-  VerificationService(Store& store, Runner& runner, SettingsFor settings,
-                      std::function<void()> pages_recorded = {});
+  // pages_recorded is called (on the executing thread) after a verdict committed pages.
+  VerificationService(Store& store, Runner& runner, std::function<void()> pages_recorded = {});
 
   // Runs a queued verification to its verdict. Errors only when the store fails or the row is
   // not queued; every outcome of the model or the runner is a verdict in the returned row.
-  Result<VerificationRow> execute(std::int64_t verification_id, const Progress& progress = {});
+  Result<VerificationRow> execute(std::int64_t verification_id,
+                                  const VerificationSettings& settings,
+                                  const Progress& progress = {});
 
   // What a foreground caller sees of the job besides the stages: its handle once it started,
   // and its log as it streams. Both optional.
@@ -79,33 +83,31 @@ class VerificationService {
   // verification as running (never queued, so a daemon sharing the store cannot start it too)
   // and executes it, in the foreground.
   Result<VerificationRow> run_now(const std::string& location, std::optional<RebuildMode> mode,
-                                  const std::string& trigger, const Progress& progress = {},
-                                  const JobWatch& watch = {});
+                                  VerificationTrigger trigger, const VerificationSettings& settings,
+                                  const Progress& progress = {}, const JobWatch& watch = {});
 
-  // After a restart, for a row left running: reattach and finish, or error:runner-lost.
-  Result<VerificationRow> recover(const VerificationRow& row);
-
-  // Cancels the jobs of executions in flight (shutdown after the stop timeout).
-  void cancel_all();
+  // After a restart, for a row left running: reattach to the job the runner still has under the
+  // row's rebuild id and finish it, or record error:runner-lost when it has none.
+  Result<VerificationRow> recover(const VerificationRow& row, const VerificationSettings& settings);
 
  private:
   struct Prepared;
   // execute() and run_now(): the row is queued, or was inserted running by run_now.
   Result<VerificationRow> run(std::int64_t verification_id, bool inserted_running,
-                              const Progress& progress, const JobWatch& watch = {});
-  Result<Prepared> prepare(const VerificationRow& row);
+                              const VerificationSettings& settings, const Progress& progress,
+                              const JobWatch& watch = {});
+  Result<Prepared> prepare(const VerificationRow& row, const VerificationSettings& settings);
   Result<VerificationRow> finish(const VerificationRow& row, const Prepared& prepared,
                                  const VerificationOutcome& outcome);
   // The verdict of a verification that failed before its rebuild started; error only when even
   // that cannot be recorded.
-  Result<VerificationRow> finish_unstarted(const VerificationRow& row, const Error& error);
+  Result<VerificationRow> finish_unstarted(const VerificationRow& row,
+                                           const VerificationSettings& settings,
+                                           const Error& error);
 
   Store& store_;
   Runner& runner_;
-  SettingsFor settings_;
   std::function<void()> pages_recorded_;
-  std::mutex mutex_;
-  std::map<std::string, JobHandle> running_;  // rebuild id -> job, for cancel_all
 };
 
 }  // namespace reverify

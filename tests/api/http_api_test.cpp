@@ -13,14 +13,13 @@ namespace {
 constexpr UnixSeconds kNow = 1'800'000'000;
 constexpr std::int64_t kDay = 86400;
 
-VerdictBrief brief(std::int64_t id, const std::string& cls, UnixSeconds at,
+VerdictBrief brief(std::int64_t id, VerdictClass cls, UnixSeconds at,
                    const std::string& sha = "sha1") {
   VerdictBrief b;
   b.id = id;
   b.model = "m";
   b.version = "1";
   b.cls = cls;
-  b.mode = "full";
   b.finished_at = at;
   b.explanation = "because";
   b.manifest_sha256 = sha;
@@ -45,7 +44,7 @@ std::shared_ptr<ReadModel> model_with(std::optional<VerdictBrief> latest,
   row.model = "m";
   row.version = "1";
   row.state = VerificationState::done;
-  row.cls = "passed";
+  row.cls = VerdictClass::passed;
   row.log_tail = "token=sekrit-token in the log";
   model->recent.push_back(row);
   model->metrics_text = "reverify_queue_depth 0\n";
@@ -56,6 +55,8 @@ struct Api {
   ApiConfig config;
   std::shared_ptr<ReadModel> model;
   std::vector<TriggerRequest> triggered;
+  // What the daemon answers a trigger with.
+  Result<nlohmann::json> outcome = nlohmann::json{{"status", "queued"}};
   Api() : model(model_with(std::nullopt, std::nullopt, std::nullopt)) {
     config.token = "sekrit-token";
     config.secrets = {config.token};
@@ -71,11 +72,14 @@ struct Api {
     context.model = model;
     context.api = &config;
     context.now = kNow;
-    context.trigger = [this](const TriggerRequest& t) -> Result<nlohmann::json> {
+    context.trigger = [this](const TriggerRequest& t, TriggerDone done) {
       triggered.push_back(t);
-      return nlohmann::json{{"status", "queued"}};
+      done(outcome);
     };
-    return handle_api_request(request, context);
+    std::optional<ApiResponse> answer;
+    handle_api_request(request, context, [&answer](ApiResponse r) { answer = std::move(r); });
+    REQUIRE(answer.has_value());  // this daemon answers every trigger at once
+    return std::move(*answer);
   }
   ApiResponse get(const std::string& target) { return call(http::verb::get, target); }
 };
@@ -88,8 +92,9 @@ nlohmann::json body_of(const ApiResponse& response) {
 
 TEST_CASE("gate: fresh pass is 200, stale or failed or never verified is 412, unknown is 404") {
   Api api;
-  api.model = model_with(brief(3, "passed", kNow - 10 * kDay), brief(3, "passed", kNow - 10 * kDay),
-                         brief(3, "passed", kNow - 10 * kDay));
+  api.model = model_with(brief(3, VerdictClass::passed, kNow - 10 * kDay),
+                         brief(3, VerdictClass::passed, kNow - 10 * kDay),
+                         brief(3, VerdictClass::passed, kNow - 10 * kDay));
   auto fresh = api.get("/v1/gate/m/1?max_age=40d");
   CHECK(fresh.result() == http::status::ok);
   CHECK(body_of(fresh)["ok"] == true);
@@ -111,16 +116,16 @@ TEST_CASE("gate: fresh pass is 200, stale or failed or never verified is 412, un
 }
 
 TEST_CASE("gate: a later failure wins, a later system error does not, a changed manifest fails") {
-  auto failed = model_with(brief(5, "failed:out-of-tolerance", kNow - kDay),
-                           brief(5, "failed:out-of-tolerance", kNow - kDay),
-                           brief(3, "passed", kNow - 2 * kDay));
+  auto failed = model_with(brief(5, VerdictClass::failed_out_of_tolerance, kNow - kDay),
+                           brief(5, VerdictClass::failed_out_of_tolerance, kNow - kDay),
+                           brief(3, VerdictClass::passed, kNow - 2 * kDay));
   auto answer = answer_gate(*failed, "m", "1", 40 * kDay, kNow);
   CHECK(answer.status == 412);
   CHECK(answer.body["class"] == "failed:out-of-tolerance");
 
-  auto system_error =
-      model_with(brief(6, "error:provision", kNow - kDay), brief(3, "passed", kNow - 2 * kDay),
-                 brief(3, "passed", kNow - 2 * kDay));
+  auto system_error = model_with(brief(6, VerdictClass::error_provision, kNow - kDay),
+                                 brief(3, VerdictClass::passed, kNow - 2 * kDay),
+                                 brief(3, VerdictClass::passed, kNow - 2 * kDay));
   answer = answer_gate(*system_error, "m", "1", 40 * kDay, kNow);
   CHECK(answer.status == 200);
   CHECK(answer.body["latest_error"]["class"] == "error:provision");
@@ -130,15 +135,15 @@ TEST_CASE("gate: a later failure wins, a later system error does not, a changed 
   CHECK(answer.status == 412);
   CHECK(answer.body["reason"] == "never verified");
 
-  auto changed =
-      model_with(brief(3, "passed", kNow - kDay, "old"), brief(3, "passed", kNow - kDay, "old"),
-                 brief(3, "passed", kNow - kDay, "old"));
+  auto changed = model_with(brief(3, VerdictClass::passed, kNow - kDay, "old"),
+                            brief(3, VerdictClass::passed, kNow - kDay, "old"),
+                            brief(3, VerdictClass::passed, kNow - kDay, "old"));
   answer = answer_gate(*changed, "m", "1", 40 * kDay, kNow);
   CHECK(answer.status == 412);
   CHECK(answer.body["reason"].get<std::string>().find("manifest changed") != std::string::npos);
 
-  auto uncalibrated = model_with(brief(4, "uncalibrated", kNow - kDay),
-                                 brief(4, "uncalibrated", kNow - kDay), std::nullopt);
+  auto uncalibrated = model_with(brief(4, VerdictClass::uncalibrated, kNow - kDay),
+                                 brief(4, VerdictClass::uncalibrated, kNow - kDay), std::nullopt);
   CHECK(answer_gate(*uncalibrated, "m", "1", 40 * kDay, kNow).status == 412);
 }
 
@@ -193,6 +198,42 @@ TEST_CASE("POST /v1/verifications needs the bearer token") {
   api.config.token.clear();
   CHECK(api.call(http::verb::post, "/v1/verifications", body, "Bearer ").result() ==
         http::status::forbidden);
+}
+
+TEST_CASE("a trigger is answered 202 only once the daemon recorded it; its refusal is a 409") {
+  Api api;
+  const auto auth = "Bearer sekrit-token";
+  const std::string body = R"({"model": "m", "version": "1"})";
+  // Nothing is answered while the row is being written.
+  std::optional<ApiResponse> answer;
+  TriggerDone held;
+  {
+    ApiRequest request(http::verb::post, "/v1/verifications", 11);
+    request.set(http::field::authorization, auth);
+    request.body() = body;
+    request.prepare_payload();
+    ApiContext context;
+    context.model = api.model;
+    context.api = &api.config;
+    context.now = kNow;
+    context.trigger = [&](const TriggerRequest&, TriggerDone done) { held = std::move(done); };
+    handle_api_request(request, context, [&](ApiResponse r) { answer = std::move(r); });
+  }
+  CHECK_FALSE(answer.has_value());
+  REQUIRE(held);
+  held(nlohmann::json{{"status", "queued"}, {"verification_id", 12}});
+  REQUIRE(answer.has_value());
+  CHECK(answer->result() == http::status::accepted);
+  CHECK(body_of(*answer)["verification_id"] == 12);
+  CHECK((*answer)[http::field::location] == "/v1/models/m/versions/1");
+
+  api.outcome = make_error(ErrorCode::conflict, "m@1 already has a verification queued or running");
+  auto duplicate = api.call(http::verb::post, "/v1/verifications", body, auth);
+  CHECK(duplicate.result() == http::status::conflict);
+  CHECK(body_of(duplicate)["error"] == "m@1 already has a verification queued or running");
+  api.outcome = make_error(ErrorCode::io, "disk full");
+  CHECK(api.call(http::verb::post, "/v1/verifications", body, auth).result() ==
+        http::status::service_unavailable);
 }
 
 TEST_CASE("secrets are redacted from responses; the status page escapes what it shows") {
@@ -253,7 +294,7 @@ TEST_CASE(
   CHECK(none.result() == http::status::not_found);
   CHECK(body_of(none)["error"] == "no passed or failed verdict yet, so no signed summary");
 
-  view.decided = brief(7, "passed", kNow - kDay);
+  view.decided = brief(7, VerdictClass::passed, kNow - kDay);
   auto unsigned_ = api.get("/v1/attestations/m/1");
   CHECK(unsigned_.result() == http::status::not_found);
   CHECK(body_of(unsigned_)["error"].get<std::string>().find("attestation was not configured") !=

@@ -49,7 +49,7 @@ TEST_CASE("metrics pass promtool and carry every documented series") {
   REQUIRE(s.mark_sent((*due)[0].event.id, "sink").ok());
   REQUIRE(s.mark_attempt_failed((*due)[1].event.id, "sink", "HTTP 400", true).ok());
 
-  auto model = build_read_model(s, nullptr, now);
+  auto model = build_read_model(s, nullptr, now, nullptr);
   REQUIRE(model.ok());
   const auto& text = (*model)->metrics_text;
   for (const char* expected :

@@ -42,7 +42,8 @@ TEST_CASE("extra top-level keys and edited fields survive the round trip") {
   m.code.dirty = true;
   m.code.diff_sha256 = std::string(64, 'e');
   m.environment->determinism->tf32.reset();
-  m.data->snapshot = reverify::Snapshot{"iceberg", "s3://lake/t", std::nullopt, "8812"};
+  m.data->snapshot =
+      reverify::Snapshot{reverify::SnapshotKind::iceberg, "s3://lake/t", std::nullopt, "8812"};
   m.evaluation.primary.value = 0.1 + 0.2;  // not exactly representable in short decimal
   m.tolerance->steps_pairs_max_abs.clear();
   const auto back = round_trip(m);

@@ -79,7 +79,7 @@ TEST_CASE("the full and minimal fixtures are valid") {
   CHECK_FALSE(m.code.diff_sha256.has_value());  // null = not recorded
   CHECK(m.environment->accelerator->count == 8);
   CHECK(m.environment->env.at("CUBLAS_WORKSPACE_CONFIG") == ":4096:8");
-  CHECK(m.data->snapshot->kind == "files");
+  CHECK(m.data->snapshot->kind == reverify::SnapshotKind::files);
   CHECK(m.seeds.at("dataloader") == 123);
   CHECK(m.run.entrypoint == std::vector<std::string>{"python3", "train.py"});
   CHECK(m.evaluation.segments.at("digit=8").at("accuracy") == doctest::Approx(0.93));

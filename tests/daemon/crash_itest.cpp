@@ -78,7 +78,7 @@ pager:
     CHECK(v.state == VerificationState::done);
     REQUIRE(v.cls.has_value());  // exactly one verdict: the store refuses a second
     CHECK(v.verdict.is_object());
-    if (v.cls->rfind("error:", 0) != 0)
+    if (!is_error(*v.cls))
       ++conclusive_per_version[v.version];
   }
   // None lost: each version of the cycle reached a conclusive verdict.

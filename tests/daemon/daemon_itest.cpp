@@ -192,7 +192,16 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
   auto accepted = post(kToken);
   REQUIRE(accepted.ok());
   CHECK(accepted->status == 202);
-  // A second trigger while the first is being written, queued or running is refused.
+  // The 202 came after the commit: the row is in the database now, with the id the answer gave.
+  {
+    const auto id = nlohmann::json::parse(accepted->body)["verification_id"].get<std::int64_t>();
+    auto row = setup.store()->verification(id);
+    REQUIRE(row.ok());
+    REQUIRE(row->has_value());
+    CHECK((*row)->version == manual);
+    CHECK((*row)->trigger == VerificationTrigger::manual);
+  }
+  // A second trigger while the first is queued or running is refused.
   auto duplicate = post(kToken);
   REQUIRE(duplicate.ok());
   CHECK(duplicate->status == 409);
@@ -202,7 +211,7 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
   auto runs = s->verifications("slow", manual, 10);
   REQUIRE(runs.ok());
   REQUIRE_FALSE(runs->empty());
-  CHECK(runs->back().trigger == "manual");
+  CHECK(runs->back().trigger == VerificationTrigger::manual);
   INFO(runs->back().explanation);
   INFO(setup.daemon.log());
   CHECK(runs->back().cls.has_value());
@@ -217,8 +226,8 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  CHECK(gate["class"] == *runs->back().cls);
-  CHECK(gate["ok"] == (*runs->back().cls == "passed"));
+  CHECK(gate["class"] == to_string(*runs->back().cls));
+  CHECK(gate["ok"] == (*runs->back().cls == VerdictClass::passed));
   // The CLI gate agrees with the endpoint.
   const std::string cli = env_or_fail("REVERIFY_CLI") + " gate slow@" + manual +
                           " --max-age 1d --url " + setup.daemon.url() + " > /dev/null";
@@ -284,9 +293,9 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
   REQUIRE(setup.daemon.wait_ready());
   REQUIRE(setup.wait_all_done(1, std::chrono::seconds(120)));
   const auto cls = *setup.store()->verifications("slow", "1.1", 1)->front().cls;
-  INFO("verdict " << cls << "; log: " << setup.daemon.log());
-  REQUIRE((cls == "passed" || cls.rfind("failed:", 0) == 0));
-  const int accepted = cls == "passed" ? 0 : 1;  // a FAILED summary is valid but not accepted
+  INFO("verdict " << to_string(cls) << "; log: " << setup.daemon.log());
+  REQUIRE((cls == VerdictClass::passed || is_failure(cls)));
+  const int accepted = cls == VerdictClass::passed ? 0 : 1;  // a FAILED summary: valid, refused
 
   // Served from the daemon's memory once its read model has the verdict.
   const std::string path = "/v1/attestations/slow/1.1";

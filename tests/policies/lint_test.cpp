@@ -92,12 +92,12 @@ TEST_CASE("each rule fires on its own silent failure") {
        {"data-snapshot", LintSeverity::error, "data.snapshot", 15}},
       {"table snapshot without id",
        [](Manifest& m) {
-         m.data->snapshot = reverify::Snapshot{"delta", "s3://t", {}, {}};
+         m.data->snapshot = reverify::Snapshot{reverify::SnapshotKind::delta, "s3://t", {}, {}};
        },
        {"data-snapshot", LintSeverity::error, "data.snapshot.id", 15}},
       {"table snapshot with id is info only",
        [](Manifest& m) {
-         m.data->snapshot = reverify::Snapshot{"iceberg", "s3://t", {}, "42"};
+         m.data->snapshot = reverify::Snapshot{reverify::SnapshotKind::iceberg, "s3://t", {}, "42"};
        },
        {"data-snapshot", LintSeverity::info, "data.snapshot.kind", 0}},
       {"no split",

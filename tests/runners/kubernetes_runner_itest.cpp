@@ -298,6 +298,7 @@ TEST_CASE("the API server going away mid-run is error:runner-lost after the reco
   auto runner = runner_for(fake.config());
   fake.scenario("hang");
   auto spec = spec_for(fake, "lost-1");
+  REQUIRE(runner->prepare(spec).ok());
   auto job = runner->start(spec);
   REQUIRE(job.ok());
   auto waiting = std::async(std::launch::async, [&] { return runner->wait(*job, nullptr); });
@@ -319,6 +320,7 @@ TEST_CASE("reattach: a new runner finds the Job by label and waits it out") {
   std::string ref;
   {
     auto first = runner_for(fake.config());
+    REQUIRE(first->prepare(spec).ok());
     auto job = first->start(spec);
     REQUIRE(job.ok());
     ref = job->ref;

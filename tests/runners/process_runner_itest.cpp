@@ -69,7 +69,6 @@ TEST_CASE("a clean rebuild: checkout, cleared environment, outputs, cleanup") {
   f.spec.mode = RebuildMode::steps;
   f.spec.max_steps = 5;
   ProcessRunner runner(f.config);
-  REQUIRE(runner.prepare(f.spec).ok());
   JobHandle job;
   auto outcome = start_and_wait(runner, f.spec, job);
   REQUIRE(outcome.exit.ok());
@@ -239,7 +238,6 @@ TEST_CASE("a dirty manifest applies code.diff only when its sha256 matches") {
   }
   SUBCASE("the recorded diff is applied") {
     f.spec.manifest.code.diff_sha256 = sha256_hex(diff);
-    REQUIRE(runner.prepare(f.spec).ok());
     JobHandle job;
     auto outcome = start_and_wait(runner, f.spec, job);
     REQUIRE(outcome.exit.ok());
@@ -286,6 +284,7 @@ TEST_CASE("a runner destroyed mid-run is replaced by one that reattaches and fin
   JobHandle first;
   {
     ProcessRunner runner(f.config);
+    REQUIRE(runner.prepare(f.spec).ok());
     auto started = runner.start(f.spec);
     REQUIRE(started.ok());
     first = *started;
@@ -310,6 +309,7 @@ TEST_CASE("a runner destroyed mid-run is replaced by one that reattaches and fin
 TEST_CASE("cancel stops a running job and its group") {
   Fixture f("sleep");
   ProcessRunner runner(f.config);
+  REQUIRE(runner.prepare(f.spec).ok());
   auto started = runner.start(f.spec);
   REQUIRE(started.ok());
   const auto child_pid = started->work_dir / "out" / "child.pid";

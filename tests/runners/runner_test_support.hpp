@@ -50,8 +50,11 @@ struct RunOutcome {
   std::string streamed;  // what the LogSink received
 };
 
+// prepare -> start -> wait, as the pipeline runs a rebuild.
 inline RunOutcome start_and_wait(Runner& runner, const RebuildSpec& spec, JobHandle& handle) {
   RunOutcome outcome;
+  const auto prepared = runner.prepare(spec);
+  REQUIRE_MESSAGE(prepared.ok(), (prepared.ok() ? "" : prepared.error().to_string()));
   auto started = runner.start(spec);
   REQUIRE_MESSAGE(started.ok(), (started.ok() ? "" : started.error().to_string()));
   handle = *started;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <random>
 
+#include <sqlite3.h>
+
 #include "store/store.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -36,7 +38,7 @@ struct Fixture {
     REQUIRE(store->upsert_model_version(row).ok());
   }
   std::int64_t queue(const std::string& model, const std::string& version) {
-    auto id = store->enqueue(QueuedVerification{model, version, "full", "schedule"});
+    auto id = store->enqueue(QueuedVerification{model, version});
     REQUIRE(id.ok());
     return *id;
   }
@@ -91,7 +93,8 @@ TEST_CASE("migrations are applied once, reopening keeps the data, read-only refu
 TEST_CASE("reverify run's verification is written running, never queued, and claims its folder") {
   Fixture f;
   f.add_version("m", "1");
-  auto id = f.store->insert_running(QueuedVerification("m", "1", "steps", "cli"));
+  auto id = f.store->insert_running(
+      QueuedVerification("m", "1", RebuildMode::steps, VerificationTrigger::cli));
   REQUIRE(id.ok());
   auto row = f.store->verification(*id);
   REQUIRE(row.ok());
@@ -129,7 +132,7 @@ TEST_CASE("a verification goes queued -> running -> done with exactly one verdic
   REQUIRE(row->has_value());
   const auto& v = **row;
   CHECK(v.state == VerificationState::done);
-  CHECK(v.cls == std::optional<std::string>("passed"));
+  CHECK(v.cls == VerdictClass::passed);
   CHECK(v.runner_ref == std::optional<std::string>("pid:42"));
   CHECK(v.log_tail == "tail");
   CHECK(v.evidence["k"] == 1);
@@ -140,7 +143,7 @@ TEST_CASE("a verification goes queued -> running -> done with exactly one verdic
   CHECK(pending->size() == 1);
   auto stats = f.store->verification_stats();
   REQUIRE(stats.ok());
-  CHECK(stats->by_class["passed"] == 1);
+  CHECK(stats->by_class[VerdictClass::passed] == 1);
   CHECK(stats->duration_count == 1);
   CHECK(stats->duration_buckets[0] == 0);  // 90 s > 60 s
   CHECK(stats->duration_buckets[1] == 1);  // <= 300 s
@@ -158,7 +161,7 @@ TEST_CASE("an error verdict queues its retry in the same transaction") {
   f.add_version("m", "1");
   auto id = f.queue("m", "1");
   REQUIRE(f.store->mark_running(id, "w").ok());
-  QueuedVerification retry{"m", "1", "full", "retry", 2};
+  QueuedVerification retry{"m", "1", RebuildMode::full, VerificationTrigger::retry, 2};
   retry.not_before = f.now + 600;
   REQUIRE(
       f.store->record_verdict(id, verdict_of(VerdictClass::error_runner_lost), {}, "", {}, retry)
@@ -167,7 +170,7 @@ TEST_CASE("an error verdict queues its retry in the same transaction") {
   REQUIRE(unfinished.ok());
   REQUIRE(unfinished->size() == 1);
   CHECK((*unfinished)[0].attempt == 2);
-  CHECK((*unfinished)[0].trigger == "retry");
+  CHECK((*unfinished)[0].trigger == VerificationTrigger::retry);
   CHECK((*unfinished)[0].not_before == f.now + 600);
 }
 
@@ -356,9 +359,60 @@ TEST_CASE("calibrations round-trip and the newest wins; briefs pick the right ve
   auto conclusive = f.store->latest_verdicts(VerdictFilter::conclusive);
   auto passed = f.store->latest_verdicts(VerdictFilter::passed);
   REQUIRE(latest->size() == 1);
-  CHECK(latest->front().cls == "error:job");
-  CHECK(conclusive->front().cls == "failed:out-of-tolerance");
-  CHECK(passed->front().cls == "passed");
+  CHECK(latest->front().cls == VerdictClass::error_job);
+  CHECK(conclusive->front().cls == VerdictClass::failed_out_of_tolerance);
+  CHECK(passed->front().cls == VerdictClass::passed);
   CHECK(passed->front().manifest_sha256 == "aa");
   CHECK(f.store->history()->size() == 2);
+}
+
+TEST_CASE("a state, class, mode or trigger the store does not know is an error naming the row") {
+  Fixture f;
+  f.add_version("m", "1");
+  const auto id = f.queue("m", "1");
+  REQUIRE(f.store->verification(id).ok());
+  // What a newer reverify or a hand edit could leave behind (the schema checks state and mode).
+  auto raw = [&](const std::string& sql) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((f.dir.path / "reverify.db").c_str(), &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  };
+  raw("UPDATE verifications SET trigger = 'bogus' WHERE id = " + std::to_string(id));
+  auto row = f.store->verification(id);
+  REQUIRE_FALSE(row.ok());
+  CHECK(row.error().message == "verifications row " + std::to_string(id) +
+                                   ": unknown trigger \"bogus\" (expected schedule, manual, retry "
+                                   "or cli)");
+  CHECK_FALSE(f.store->unfinished().ok());  // never silently queued
+
+  raw("UPDATE verifications SET trigger = 'manual' WHERE id = " + std::to_string(id));
+  REQUIRE(f.store->record_verdict(id, verdict_of(VerdictClass::passed), {}, "", {}).ok());
+  raw("UPDATE verifications SET class = 'failed:whatever' WHERE id = " + std::to_string(id));
+  auto briefs = f.store->latest_verdicts(VerdictFilter::any);
+  REQUIRE_FALSE(briefs.ok());
+  CHECK(briefs.error().message.find("unknown class \"failed:whatever\"") != std::string::npos);
+  CHECK_FALSE(f.store->verification_stats().ok());
+}
+
+TEST_CASE(
+    "a manual trigger is queued unless one is queued or running, decided in its transaction") {
+  Fixture f;
+  f.add_version("m", "1");
+  const QueuedVerification manual("m", "1", RebuildMode::full, VerificationTrigger::manual);
+  auto first = f.store->enqueue_unless_active(manual);
+  REQUIRE(first.ok());
+  auto second = f.store->enqueue_unless_active(manual);
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code == ErrorCode::conflict);
+  CHECK(second.error().message == "m@1 already has a verification queued or running (" +
+                                      std::to_string(*first) + ", queued)");
+  REQUIRE(f.store->mark_running(*first, "/w").ok());
+  CHECK_FALSE(f.store->enqueue_unless_active(manual).ok());  // running counts too
+  REQUIRE(f.store->record_verdict(*first, verdict_of(VerdictClass::passed), {}, "", {}).ok());
+  auto again = f.store->enqueue_unless_active(manual);
+  REQUIRE(again.ok());
+  CHECK(f.store->verification(*again)->value().trigger == VerificationTrigger::manual);
+  CHECK(f.store->enqueue_unless_active(QueuedVerification("m", "2")).error().code ==
+        ErrorCode::not_found);
 }

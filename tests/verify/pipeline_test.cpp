@@ -50,8 +50,8 @@ struct Release {
     m.code.commit = std::string(40, 'a');
     m.run.entrypoint = {"python3", "train.py"};
     m.evaluation.primary = PrimaryMetric{"accuracy", 0.96, true};
-    m.data = Data{Snapshot{"files", "../../../data", files->root, std::nullopt}, std::nullopt,
-                  std::nullopt};
+    m.data = Data{Snapshot{SnapshotKind::files, "../../../data", files->root, std::nullopt},
+                  std::nullopt, std::nullopt};
     m.tolerance = ToleranceSpec{};
     m.tolerance->seed_runs["accuracy"] = {0.955, 0.96, 0.965, 0.958, 0.962};
     request.verification_id = "v1";

@@ -17,7 +17,7 @@ VerificationRow cli_row() {
   row.model = "m";
   row.version = "1";
   row.state = VerificationState::running;
-  row.trigger = "cli";
+  row.trigger = VerificationTrigger::cli;
   return row;
 }
 
@@ -40,7 +40,7 @@ TEST_CASE("a run owns its version while it lives; a second run of it is refused"
   }
   CHECK_FALSE(run_owner_alive(dir.path, "m", "1"));
   VerificationRow daemon_row = cli_row();
-  daemon_row.trigger = "manual";
+  daemon_row.trigger = VerificationTrigger::manual;
   CHECK_FALSE(is_orphaned_cli_run(daemon_row, dir.path));  // the daemon's own: its start reconciles
 }
 

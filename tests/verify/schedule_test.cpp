@@ -11,7 +11,7 @@
 using namespace reverify;
 
 namespace {
-VerificationRow queued(std::int64_t id, const std::string& trigger, UnixSeconds not_before) {
+VerificationRow queued(std::int64_t id, VerificationTrigger trigger, UnixSeconds not_before) {
   VerificationRow row;
   row.id = id;
   row.model = "m";
@@ -23,8 +23,9 @@ VerificationRow queued(std::int64_t id, const std::string& trigger, UnixSeconds 
 }  // namespace
 
 TEST_CASE("manual triggers start first, then queue order; nothing starts before it is due") {
-  std::vector<VerificationRow> rows = {queued(1, "schedule", 100), queued(2, "schedule", 50),
-                                       queued(3, "manual", 90), queued(4, "manual", 200)};
+  const auto schedule = VerificationTrigger::schedule, manual = VerificationTrigger::manual;
+  std::vector<VerificationRow> rows = {queued(1, schedule, 100), queued(2, schedule, 50),
+                                       queued(3, manual, 90), queued(4, manual, 200)};
   CHECK_FALSE(next_to_start(rows, 10).has_value());
   CHECK(next_to_start(rows, 60)->id == 2);
   CHECK(next_to_start(rows, 95)->id == 3);
@@ -88,8 +89,8 @@ TEST_CASE("plan entries are queued with jitter inside [start, start + jitter]") 
     distinct.insert(q.not_before);
   }
   CHECK(distinct.size() > 10);  // spread, not all at once
-  CHECK(queue[0].mode == "steps");
-  CHECK(queue[1].mode == "full");
+  CHECK(queue[0].mode == RebuildMode::steps);
+  CHECK(queue[1].mode == RebuildMode::full);
   auto json = plan_to_json(plan);
   CHECK(json["entries"].size() == 50);
 }
@@ -102,14 +103,14 @@ TEST_CASE("error verdicts retry with capped, doubling backoff; failures and bad 
   VerificationRow row;
   row.model = "m";
   row.version = "1";
-  row.mode = "steps";
+  row.mode = RebuildMode::steps;
   row.attempt = 1;
   auto retry = retry_for(row, VerdictClass::error_job, settings, 100);
   REQUIRE(retry.has_value());
   CHECK(retry->not_before == 700);
   CHECK(retry->attempt == 2);
-  CHECK(retry->trigger == "retry");
-  CHECK(retry->mode == "steps");
+  CHECK(retry->trigger == VerificationTrigger::retry);
+  CHECK(retry->mode == RebuildMode::steps);
   row.attempt = 2;
   CHECK(retry_for(row, VerdictClass::error_runner_lost, settings, 100)->not_before == 1300);
   row.attempt = 3;

@@ -36,8 +36,7 @@ struct Harness {
     text.replace(text.find("\"loss\""), 6, "\"accuracy\"");
     std::ofstream(manifest) << text;
     settings.work_root = dir.path / "work";
-    service = std::make_unique<VerificationService>(
-        *store, runner, [this](const std::string&) { return settings; });
+    service = std::make_unique<VerificationService>(*store, runner);
   }
 
   // One sender "out" of `kind`, routed for `owner`.
@@ -88,7 +87,8 @@ struct Harness {
 TEST_CASE("every verdict records its page or the reason it has none") {
   Harness h;
   SUBCASE("no routes at all") {
-    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    auto row =
+        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
     REQUIRE(row.ok());
     CHECK(row->state == VerificationState::done);
     CHECK(h.pages_of(row->id) == 0);
@@ -96,16 +96,18 @@ TEST_CASE("every verdict records its page or the reason it has none") {
   }
   SUBCASE("a route for another owner only") {
     h.route("team-other", SenderKind::file);
-    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    auto row =
+        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
     REQUIRE(row.ok());
     CHECK(h.pages_of(row->id) == 0);
     CHECK(row->evidence["no_page"].get<std::string>().find("team-x") != std::string::npos);
   }
   SUBCASE("a route whose only sender takes no resolve") {
     h.route("*", SenderKind::slack);
-    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    auto row =
+        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
     REQUIRE(row.ok());
-    REQUIRE(row->cls == "passed");
+    REQUIRE(row->cls == VerdictClass::passed);
     CHECK(h.pages_of(row->id) == 0);
     CHECK(row->evidence["no_page"] ==
           "the route for owner \"team-x\" has no sender that takes a "
@@ -113,7 +115,8 @@ TEST_CASE("every verdict records its page or the reason it has none") {
   }
   SUBCASE("a routed verdict has its page and no reason") {
     h.route("*", SenderKind::file);
-    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    auto row =
+        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
     REQUIRE(row.ok());
     CHECK(h.pages_of(row->id) == 1);
     CHECK_FALSE(row->evidence.contains("no_page"));
@@ -129,10 +132,11 @@ TEST_CASE("a verification that fails before its rebuild starts gets its verdict 
       "CREATE TRIGGER fail_work_dir BEFORE UPDATE OF work_dir ON verifications "
       "BEGIN SELECT RAISE(FAIL, 'injected store failure'); END");
   SUBCASE("reverify run: inserted running") {
-    auto row = h.service->run_now(h.manifest, RebuildMode::full, "cli");
+    auto row =
+        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
     REQUIRE(row.ok());
     CHECK(row->state == VerificationState::done);
-    CHECK(row->cls == "error:provision");
+    CHECK(row->cls == VerdictClass::error_provision);
     CHECK(row->explanation.find("injected store failure") != std::string::npos);
   }
   SUBCASE("the daemon: queued") {
@@ -143,12 +147,13 @@ TEST_CASE("a verification that fails before its rebuild starts gets its verdict 
     version.source = "local";
     version.location = h.manifest;
     REQUIRE(h.store->upsert_model_version(version).ok());
-    auto id = h.store->enqueue(QueuedVerification{"tiny", "1", "full", "manual"});
+    auto id = h.store->enqueue(
+        QueuedVerification{"tiny", "1", RebuildMode::full, VerificationTrigger::manual});
     REQUIRE(id.ok());
-    auto row = h.service->execute(*id);
+    auto row = h.service->execute(*id, h.settings);
     REQUIRE(row.ok());
     CHECK(row->state == VerificationState::done);
-    CHECK(row->cls == "error:provision");
+    CHECK(row->cls == VerdictClass::error_provision);
   }
   CHECK(h.runner.calls.empty());  // the rebuild never started
   auto unfinished = h.store->unfinished();

@@ -1,0 +1,50 @@
+#include "policies/gate.hpp"
+
+namespace reverify {
+
+GateDecision decide_gate(const GateFacts& facts, std::int64_t max_age_s, UnixSeconds now) {
+  GateDecision decision;
+  if (!facts.listed) {
+    decision.reason =
+        "unknown model version: no registry source lists " + facts.model + "@" + facts.version;
+    return decision;
+  }
+  decision.status = GateStatus::not_verified;
+  if (facts.manifest_error) {
+    decision.reason = "the manifest no longer validates: " + *facts.manifest_error;
+    return decision;
+  }
+  if (!facts.conclusive) {
+    decision.reason = facts.active ? "never verified; verification " +
+                                         std::to_string(facts.active->verification_id) + " is " +
+                                         to_string(facts.active->state)
+                                   : std::string("never verified");
+    return decision;
+  }
+  const GateVerdict& verdict = *facts.conclusive;
+  const std::string id = std::to_string(verdict.verification_id);
+  if (verdict.cls != VerdictClass::passed) {
+    decision.reason = std::string("the latest verdict is ") + to_string(verdict.cls) +
+                      " (verification " + id + "): " + verdict.explanation;
+    return decision;
+  }
+  if (verdict.manifest_sha256 != facts.manifest_sha256) {
+    decision.reason =
+        "the manifest changed since verification " + id + "; the new manifest is not verified yet";
+    return decision;
+  }
+  const std::int64_t age = now - verdict.finished_at;
+  decision.age_s = age;
+  if (age > max_age_s) {
+    decision.status = GateStatus::not_fresh;
+    decision.reason = "verified " + std::to_string(age / 86400) + "d ago (" +
+                      rfc3339(verdict.finished_at) + "), older than max_age " +
+                      std::to_string(max_age_s) + "s";
+    return decision;
+  }
+  decision.status = GateStatus::fresh;
+  decision.reason = "passed verification " + id + " at " + rfc3339(verdict.finished_at);
+  return decision;
+}
+
+}  // namespace reverify

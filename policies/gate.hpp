@@ -1,0 +1,61 @@
+#pragma once
+// The release gate's decision (DESIGN, "Release gates"): is this model version verified, and
+// recently enough? Pure: the facts and the time come in, a decision with its reason goes out.
+//
+//   unknown       no registry source lists the version (never seen, or removed)     -> HTTP 404
+//   not verified  the manifest no longer validates; no conclusive verdict yet; the latest
+//                 conclusive verdict is not `passed` (uncalibrated and failed:* included); the
+//                 manifest changed since that pass                                   -> HTTP 412
+//   not fresh     verified, but the pass is older than max_age                       -> HTTP 412
+//   fresh         verified, and the pass is at most max_age old                      -> HTTP 200
+// Checked in that order; the first that applies gives the reason. "Conclusive" means not error:*:
+// a system failure after a pass says nothing about the model, so it never fails the gate (the
+// caller shows it beside the answer).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/unix_time.hpp"
+#include "core/verdict_class.hpp"
+#include "core/verification_state.hpp"
+
+namespace reverify {
+
+// The latest conclusive (not error:*) verdict of the version.
+struct GateVerdict {
+  std::int64_t verification_id = 0;
+  VerdictClass cls = VerdictClass::passed;
+  UnixSeconds finished_at = 0;
+  std::string explanation;
+  std::string manifest_sha256;  // of the manifest that verification verified
+};
+
+// A verification of the version that is queued or running now.
+struct GateActive {
+  std::int64_t verification_id = 0;
+  VerificationState state = VerificationState::queued;
+};
+
+struct GateFacts {
+  std::string model, version;
+  bool listed = false;                        // a registry source lists the version now
+  std::optional<std::string> manifest_error;  // the current manifest does not validate
+  std::string manifest_sha256;                // of the current manifest
+  std::optional<GateVerdict> conclusive;
+  std::optional<GateActive> active;
+};
+
+enum class GateStatus { fresh, not_fresh, not_verified, unknown };
+
+struct GateDecision {
+  GateStatus status = GateStatus::unknown;
+  std::string reason;                 // one sentence, always set
+  std::optional<std::int64_t> age_s;  // set once verified: now - the pass's finish time
+  bool verified() const { return status == GateStatus::fresh || status == GateStatus::not_fresh; }
+};
+
+// REQUIRES: max_age_s >= 0.
+GateDecision decide_gate(const GateFacts& facts, std::int64_t max_age_s, UnixSeconds now);
+
+}  // namespace reverify

@@ -1,0 +1,85 @@
+#include <doctest/doctest.h>
+
+#include "policies/gate.hpp"
+
+using namespace reverify;
+
+namespace {
+
+constexpr UnixSeconds kNow = 1'800'000'000;
+constexpr std::int64_t kDay = 86'400;
+
+GateFacts listed(std::optional<GateVerdict> conclusive) {
+  GateFacts facts;
+  facts.model = "m";
+  facts.version = "1";
+  facts.listed = true;
+  facts.manifest_sha256 = "abc";
+  facts.conclusive = std::move(conclusive);
+  return facts;
+}
+
+GateVerdict verdict(VerdictClass cls, UnixSeconds finished_at, std::string sha = "abc") {
+  return GateVerdict{7, cls, finished_at, "because", std::move(sha)};
+}
+
+}  // namespace
+
+TEST_CASE("gate: each fact decides in order, with its reason") {
+  const struct {
+    const char* what;
+    GateFacts facts;
+    GateStatus status;
+    const char* reason;
+  } cases[] = {
+      {"not listed", GateFacts{"m", "1", false, {}, "", verdict(VerdictClass::passed, kNow), {}},
+       GateStatus::unknown, "unknown model version: no registry source lists m@1"},
+      {"manifest invalid",
+       [] {
+         auto f = listed(verdict(VerdictClass::passed, kNow));
+         f.manifest_error = "schema: must be reverify.manifest/v1";
+         return f;
+       }(),
+       GateStatus::not_verified,
+       "the manifest no longer validates: schema: must be reverify.manifest/v1"},
+      {"never verified", listed(std::nullopt), GateStatus::not_verified, "never verified"},
+      {"never verified, one queued",
+       [] {
+         auto f = listed(std::nullopt);
+         f.active = GateActive{9, VerificationState::running};
+         return f;
+       }(),
+       GateStatus::not_verified, "never verified; verification 9 is running"},
+      {"failed", listed(verdict(VerdictClass::failed_out_of_tolerance, kNow)),
+       GateStatus::not_verified,
+       "the latest verdict is failed:out-of-tolerance (verification 7): because"},
+      {"uncalibrated", listed(verdict(VerdictClass::uncalibrated, kNow)), GateStatus::not_verified,
+       "the latest verdict is uncalibrated (verification 7): because"},
+      {"manifest changed", listed(verdict(VerdictClass::passed, kNow, "old")),
+       GateStatus::not_verified,
+       "the manifest changed since verification 7; the new manifest is not verified yet"},
+      {"stale", listed(verdict(VerdictClass::passed, kNow - 41 * kDay)), GateStatus::not_fresh,
+       "verified 41d ago (2026-12-05T08:00:00Z), older than max_age 3456000s"},
+      {"fresh at the limit", listed(verdict(VerdictClass::passed, kNow - 40 * kDay)),
+       GateStatus::fresh, "passed verification 7 at 2026-12-06T08:00:00Z"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    const auto decision = decide_gate(c.facts, 40 * kDay, kNow);
+    CHECK(decision.status == c.status);
+    CHECK(decision.reason == c.reason);
+    CHECK(decision.verified() ==
+          (c.status == GateStatus::fresh || c.status == GateStatus::not_fresh));
+    CHECK(decision.age_s.has_value() == decision.verified());
+  }
+}
+
+TEST_CASE("gate: the age is measured from the pass's finish") {
+  const auto decision =
+      decide_gate(listed(verdict(VerdictClass::passed, kNow - 3 * kDay)), 40 * kDay, kNow);
+  REQUIRE(decision.age_s);
+  CHECK(*decision.age_s == 3 * kDay);
+  CHECK(
+      decide_gate(listed(verdict(VerdictClass::passed, kNow - 3 * kDay)), 2 * kDay, kNow).status ==
+      GateStatus::not_fresh);
+}
