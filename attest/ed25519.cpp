@@ -228,7 +228,10 @@ Ed25519SigningKey::Ed25519SigningKey(PkeyPtr key, Ed25519PublicKey public_key)
 Result<Ed25519SigningKey> Ed25519SigningKey::parse_pem(std::string_view pem,
                                                        const std::string& what) {
   auto bio = memory_bio(pem);
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
+  // An encrypted key is refused, never prompted for: OpenSSL's default callback would read a
+  // passphrase from the terminal.
+  pem_password_cb* no_passphrase = [](char*, int, int, void*) { return -1; };
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr);
   if (key == nullptr) {
     return make_error(ErrorCode::parse, what + ": not a readable unencrypted PEM private key (" +
                                             openssl_reason() + ")");

@@ -129,8 +129,8 @@ Action define_attest(CLI::App& app) {
   verify->allow_extras();
   verify
       ->add_option("FILE", v->file,
-                   "a DSSE envelope (reverify attest export, GET "
-                   "/v1/attestations/MODEL/VERSION)")
+                   "a DSSE envelope: a file (reverify attest export) or an http(s) URL (GET "
+                   "/v1/attestations/MODEL/VERSION); only the key is trusted, not the transport")
       ->required();
   verify
       ->add_option("--key", v->keys,

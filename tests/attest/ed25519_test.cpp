@@ -106,6 +106,22 @@ TEST_CASE("a private key file is read only when nobody but its owner can access 
   auto folder = Ed25519SigningKey::read_pem_file(dir.path);
   REQUIRE_FALSE(folder.ok());
   CHECK(folder.error().message.find("not a regular file") != std::string::npos);
+  // An encrypted key is refused, not prompted for.
+  EVP_PKEY* raw = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
+  BIO* bio = BIO_new(BIO_s_mem());
+  char passphrase[] = "secret";
+  REQUIRE(PEM_write_bio_PKCS8PrivateKey(bio, raw, EVP_aes_256_cbc(), passphrase, 6, nullptr,
+                                        nullptr) == 1);
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(bio, &data);
+  auto encrypted = dir.write("encrypted.pem", std::string(data, static_cast<std::size_t>(size)));
+  BIO_free(bio);
+  EVP_PKEY_free(raw);
+  ::chmod(encrypted.c_str(), 0600);
+  auto refused = Ed25519SigningKey::read_pem_file(encrypted);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("not a readable unencrypted PEM private key") !=
+        std::string::npos);
   auto garbage = dir.write("garbage.pem", "not a key");
   ::chmod(garbage.c_str(), 0600);
   auto unreadable = Ed25519SigningKey::read_pem_file(garbage);

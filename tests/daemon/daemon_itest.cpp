@@ -316,6 +316,10 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
   CHECK(status_of(run_command(cli + " attest verify " + (dir / "served.json").string() + " --key " +
                               (dir / "first.pub").string() + " --model slow@1.1 --max-age 1d" +
                               quiet)) == accepted);
+  // Straight from the daemon's URL: the transport is not trusted, the key is.
+  CHECK(status_of(run_command(cli + " attest verify " + setup.daemon.url() + path + " --key " +
+                              (dir / "first.pub").string() + " --model slow@1.1" + quiet)) ==
+        accepted);
   // The second implementation agrees on the signature.
   CHECK(run_command("/usr/bin/python3 " + env_or_fail("REVERIFY_SOURCE_DIR") +
                     "/tests/attest/dsse_reference.py verify " + (dir / "served.json").string() +
