@@ -9,23 +9,8 @@ set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
 cli="$REVERIFY_CLI"
 t="$(mktemp -d)"
-svc="${REVERIFY_SERVICES_DIR:-}"
-own_services=0
-if [[ -z "$svc" || ! -s "$svc/docker.env" ]]; then
-  svc="$t/services"
-  own_services=1
-fi
-cleanup() {
-  ((own_services == 0)) || bash "$src/tests/services/docker_down.sh" "$svc" >/dev/null 2>&1 || true
-  rm -rf "$t"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-((own_services == 0)) || bash "$src/tests/services/docker_up.sh" "$svc" >/dev/null
-# shellcheck disable=SC1091
-source "$svc/docker.env"
-export DOCKER_HOST="unix://$DOCKER_SOCK"
+# shellcheck source=tests/examples/docker_fixture.sh
+source "$src/tests/examples/docker_fixture.sh"
 
 mkdir -p "$t/context"
 cp "$src"/examples/digits/trainer/{train.py,config.json,seeds.json,requirements.lock} "$t/context/"
@@ -49,12 +34,6 @@ IMAGE="$image" TRAINER_REPO="$t/trainer" \
 grep -q "\"image\": \"$image\"" "$t/registry/digits-mlp/2026.11.1/manifest.json" ||
   fail "the release does not record the image"
 
-cat >"$t/docker.yaml" <<YAML
-state_dir: $t/state
-runner:
-  kind: docker
-  docker: {socket: $DOCKER_SOCK, network_mode: none}
-YAML
 status=0
 "$cli" run digits-mlp@2026.11.1 --config "$t/docker.yaml" --registry "$t/registry" \
   >"$t/report.txt" 2>&1 || status=$?

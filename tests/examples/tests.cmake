@@ -12,11 +12,17 @@ set_tests_properties(examples_example_docker PROPERTIES LABELS integration TIMEO
 set_property(TEST examples_example_docker APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
 
 # The PyTorch example (examples/torch-orientation): released inside an mmdebstrap python3-torch
-# image and verified through the docker runner (full, steps, thread count, unseeded workers).
+# image and verified through the docker runner (full at level bitwise, steps mode exact).
 add_test(NAME examples_torch_docker COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/torch_docker.sh)
 set_tests_properties(examples_torch_docker PROPERTIES LABELS integration TIMEOUT 1800
                      FIXTURES_REQUIRED docker)
 set_property(TEST examples_torch_docker APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# Its two traps (examples/torch-orientation/traps.sh): two small releases and six rebuilds on the
+# process runner with this machine's python3-torch, no services.
+add_test(NAME examples_torch_traps COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/torch_traps.sh)
+set_tests_properties(examples_torch_traps PROPERTIES LABELS integration TIMEOUT 1200)
+set_property(TEST examples_torch_traps APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
 
 # reverifyd on config/demo.yaml as shipped (code_mirrors, no flags) verifies the example.
 add_test(NAME examples_daemon_demo COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/daemon_demo.sh)

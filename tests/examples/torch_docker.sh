@@ -8,42 +8,19 @@
 # The release is trained inside that image (release.sh with IMAGE=...), so release and rebuilds
 # share one platform.
 #  1. full rebuild at level bitwise -> passed (tensor hash equal, every check printed);
-#  2. steps mode, first 50 steps -> passed, the steps check exact;
-#  3. (process runner) the rebuild with 2 intra-op threads instead of the recorded 1: at level
-#     bitwise -> whatever the platform gives (failed naming the tensors if the weights moved), at
-#     level equivalent -> passed within the seed-run bands;
-#  4. (released and rebuilt on this machine) the variant whose worker_init_fn no
-#     longer seeds the dataset's generator: a steps rebuild (first 50 steps) -> failed on the
-#     steps check; a full rebuild at level bitwise -> failed on the weights; at level equivalent
-#     -> reported as observed.
-# Stages 3 and 4 run only with TORCH_TRAPS=1 (by hand, not in the suite): on 2 shared cores the
-# 2-thread rebuild oversubscribes them (2 loader workers + 2 OpenMP threads; 725 s measured under
-# load against 48.5 s for 1 thread) and the variant needs its own release.
+#  2. steps mode, first 50 steps -> passed, the steps check exact.
+# The two traps (unseeded worker augmentation, another intra-op thread count) run on the process
+# runner: examples/torch-orientation/traps.sh, tested by torch_traps.sh.
 # TORCH_RUNS (default 5, to keep the suite short; release.sh's own default is 10) sets the number
 # of seed-only runs of the release.
 set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
 cli="$REVERIFY_CLI"
 t="$(mktemp -d)"
-svc="${REVERIFY_SERVICES_DIR:-}"
-own_services=0
-if [[ -z "$svc" || ! -s "$svc/docker.env" ]]; then
-  svc="$t/services"
-  own_services=1
-fi
-cleanup() {
-  ((own_services == 0)) || bash "$src/tests/services/docker_down.sh" "$svc" >/dev/null 2>&1 || true
-  rm -rf "$t"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/examples/docker_fixture.sh
+source "$src/tests/examples/docker_fixture.sh"
 t0=$SECONDS
 stamp() { echo "[$((SECONDS - t0)) s] $*"; }
-
-((own_services == 0)) || bash "$src/tests/services/docker_up.sh" "$svc" >/dev/null
-# shellcheck disable=SC1091
-source "$svc/docker.env"
-export DOCKER_HOST="unix://$DOCKER_SOCK"
 example="$src/examples/torch-orientation"
 
 stamp "trainer image"
@@ -83,12 +60,6 @@ PY
 "$cli" lint "$manifest" | tee "$t/lint.txt"
 grep -q "readiness score: 100/100" "$t/lint.txt" || fail "lint finds something in the release"
 
-cat >"$t/docker.yaml" <<YAML
-state_dir: $t/state
-runner:
-  kind: docker
-  docker: {socket: $DOCKER_SOCK, network_mode: none}
-YAML
 # verify WANT_STATUS REPORT REGISTRY MODEL@VERSION [ARGS...]
 verify() {
   local want="$1" report="$2" registry="$3" id="$4" got=0
@@ -96,23 +67,6 @@ verify() {
   "$cli" run "$id" --config "$t/docker.yaml" --registry "$registry" "$@" >"$report" 2>&1 || got=$?
   cat "$report"
   [[ "$got" == "$want" ]] || fail "$id $*: expected exit status $want, got $got"
-}
-# derive FROM_DIR TO_DIR VERSION PYTHON_EDIT: a copy of the release in FROM_DIR as VERSION in
-# TO_DIR, its manifest edited by PYTHON_EDIT (statements on `m`), relative URIs kept valid.
-derive() {
-  local from="$1" to="$2"
-  mkdir -p "$to"
-  cp "$from"/* "$to/"
-  /usr/bin/python3 - "$to/manifest.json" "$3" "$(realpath --relative-to="$to" "$from")" "$4" <<'PY'
-import json, os, sys
-path, version, back, edit = sys.argv[1:]
-m = json.load(open(path))
-m["version"] = version
-for ref in (m["data"]["snapshot"], m["evaluation"]["set"]):
-    ref["uri"] = os.path.normpath(os.path.join(back, ref["uri"]))
-exec(edit)
-json.dump(m, open(path, "w"), indent=2)
-PY
 }
 
 stamp "1. full rebuild through the docker runner"
@@ -128,63 +82,4 @@ verify 0 "$t/steps.txt" "$t/registry" digit-orientation-cnn@2026.11.1 --mode ste
 grep -Eq "PASS +steps" "$t/steps.txt" || fail "steps check missing"
 grep -q "first 50 steps" "$t/steps.txt" || fail "steps mode not reported"
 
-# The two traps run on the process runner: this machine's python3-torch is the image's (same
-# Debian packages; release and seed runs came out bit-identical here and in the image), and a
-# docker rebuild costs a copy of the 1.2 GB root file system (vfs) on top of the training.
-# process WANT_STATUS REPORT REGISTRY MODEL@VERSION TRAINER_REPO [ARGS...]
-process() {
-  local want="$1" report="$2" registry="$3" id="$4" repo="$5" got=0
-  shift 5
-  "$cli" run "$id" --registry "$registry" --work-dir "$t/work" \
-    --code-mirror "https://git.example/vision/digit-orientation.git=$repo" "$@" >"$report" 2>&1 ||
-    got=$?
-  cat "$report"
-  [[ "$got" == "$want" ]] || fail "$id $*: expected exit status $want, got $got"
-}
-release_dir="$t/registry/digit-orientation-cnn"
-
-if [[ "${TORCH_TRAPS:-0}" != 1 ]]; then
-  stamp "all PyTorch example checks passed (stages 3 and 4: TORCH_TRAPS=1)"
-  exit 0
-fi
-stamp "3. rebuild with 2 intra-op threads (recorded: 1), process runner"
-derive "$release_dir/2026.11.1" "$t/threads/digit-orientation-cnn/2026.11.2" 2026.11.2 \
-  'm["config"]["intra_op_threads"] = 2'
-derive "$release_dir/2026.11.1" "$t/threads/digit-orientation-cnn/2026.11.3" 2026.11.3 \
-  'm["config"]["intra_op_threads"] = 2; m["level"] = "equivalent"'
-status=0
-"$cli" run digit-orientation-cnn@2026.11.2 --registry "$t/threads" --work-dir "$t/work" \
-  --code-mirror "https://git.example/vision/digit-orientation.git=$t/trainer" \
-  >"$t/threads-bitwise.txt" 2>&1 || status=$?
-cat "$t/threads-bitwise.txt"
-if grep -Eq "FAIL +weights" "$t/threads-bitwise.txt"; then
-  [[ "$status" == 1 ]] || fail "weights differ but exit status $status"
-  grep -q "^verdict: failed:out-of-tolerance" "$t/threads-bitwise.txt" || fail "no failed verdict"
-  grep -q "tensors that differ from the released weights" "$t/threads-bitwise.txt" ||
-    fail "the tensors that differ are not named"
-  echo "OBSERVED: 2 intra-op threads change the weights (not bitwise-stable on this CPU)"
-else
-  [[ "$status" == 0 ]] || fail "weights equal but exit status $status"
-  echo "OBSERVED: 2 intra-op threads leave the weights bit-identical on this CPU"
-fi
-process 0 "$t/threads-equivalent.txt" "$t/threads" digit-orientation-cnn@2026.11.3 "$t/trainer"
-grep -q "^verdict: passed" "$t/threads-equivalent.txt" || fail "equivalent level did not pass"
-
-stamp "4. the variant with unseeded worker augmentation, released like the real one"
-RUNS=3 VERSION=2026.11.9 PATCH="$example/variants/unseeded-workers.patch" \
-  TRAINER_REPO="$t/variant-trainer" "$example/release.sh" "$cli" "$t/registry"
-process 1 "$t/variant-steps.txt" "$t/registry" digit-orientation-cnn@2026.11.9 \
-  "$t/variant-trainer" --mode steps --max-steps 50
-grep -Eq "FAIL +steps" "$t/variant-steps.txt" || fail "the steps check did not catch the variant"
-process 1 "$t/variant-full.txt" "$t/registry" digit-orientation-cnn@2026.11.9 "$t/variant-trainer"
-grep -Eq "FAIL +weights" "$t/variant-full.txt" || fail "the weights check did not catch the variant"
-derive "$release_dir/2026.11.9" "$t/variant/digit-orientation-cnn/2026.11.10" 2026.11.10 \
-  'm["level"] = "equivalent"'
-status=0
-"$cli" run digit-orientation-cnn@2026.11.10 --registry "$t/variant" --work-dir "$t/work" \
-  --code-mirror "https://git.example/vision/digit-orientation.git=$t/variant-trainer" \
-  >"$t/variant-equivalent.txt" 2>&1 || status=$?
-cat "$t/variant-equivalent.txt"
-echo "OBSERVED: the variant at level equivalent, full rebuild: exit $status," \
-  "$(grep '^verdict:' "$t/variant-equivalent.txt")"
 stamp "all PyTorch example checks passed"
