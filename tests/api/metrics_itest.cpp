@@ -5,18 +5,16 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <random>
 
 #include "api/snapshot.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 namespace fs = std::filesystem;
 
 TEST_CASE("metrics pass promtool and carry every documented series") {
-  std::random_device rd;
-  fs::path dir = fs::temp_directory_path() / ("reverify-metrics-" + std::to_string(rd()));
-  fs::create_directories(dir);
+  const test::TempDir temp("reverify-metrics-");
+  const fs::path& dir = temp.path;
   UnixSeconds now = 1'800'000'000;
   auto store = Store::open(dir / "db", [&] { return now; });
   REQUIRE(store.ok());
@@ -65,8 +63,7 @@ TEST_CASE("metrics pass promtool and carry every documented series") {
     INFO(expected);
     CHECK(text.find(expected) != std::string::npos);
   }
-  auto file = dir / "metrics.txt";
-  std::ofstream(file) << text;
+  const auto file = temp.write("metrics.txt", text);
   const std::string command = "promtool check metrics < " + file.string() + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
@@ -77,5 +74,4 @@ TEST_CASE("metrics pass promtool and carry every documented series") {
   int status = pclose(pipe);
   INFO(output);
   CHECK(status == 0);
-  fs::remove_all(dir);
 }

@@ -16,8 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-const fs::path kScript =
-    fs::path(env_or_throw("REVERIFY_SOURCE_DIR")) / "tests" / "attest" / "dsse_reference.py";
+const fs::path kScript = source_dir() / "tests" / "attest" / "dsse_reference.py";
 
 Ran python(const std::vector<std::string>& args, const fs::path& scratch) {
   std::vector<std::string> argv = {"/usr/bin/python3", kScript.string()};

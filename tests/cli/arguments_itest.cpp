@@ -10,21 +10,18 @@
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
 
-using reverify::test::env_or_throw;
 using reverify::test::Ran;
 
 namespace {
 
-const reverify::testing::TempDir scratch("reverify-arguments-itest-");
+const reverify::test::TempDir scratch("reverify-arguments-itest-");
 
 Ran reverify_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), env_or_throw("REVERIFY_CLI"));
-  return reverify::test::run_program(args, scratch.path);
+  return reverify::test::run_cli(std::move(args), scratch.path);
 }
 
 Ran reverifyd(std::vector<std::string> args) {
-  args.insert(args.begin(), env_or_throw("REVERIFY_BUILD_DIR") + "/daemon/reverifyd");
-  return reverify::test::run_program(args, scratch.path);
+  return reverify::test::run_reverifyd(std::move(args), scratch.path);
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -134,7 +131,7 @@ TEST_CASE("bad values name the option and what was expected, before anything run
 TEST_CASE(
     "no daemon listening: the error says reverifyd may not be running and how the URL was "
     "chosen") {
-  const auto port = reverify::testing::free_port();
+  const auto port = reverify::test::free_port();
   Ran gate = reverify_cli({"gate", "m@v", "--url", "http://127.0.0.1:" + std::to_string(port)});
   CHECK(gate.exit_code == 2);
   CHECK(contains(gate.err, "is reverifyd running"));

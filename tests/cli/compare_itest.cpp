@@ -2,11 +2,6 @@
 // exit statuses (0 within bounds, 1 a check failed, 2 usage or input error).
 #include <doctest/doctest.h>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -16,49 +11,21 @@
 #include <nlohmann/json.hpp>
 
 #include "core/predictions.hpp"
+#include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 using namespace reverify;
+using namespace reverify::test;
 
 namespace {
 
-const testing::TempDir temp("reverify-compare-itest-");
+const TempDir temp("reverify-compare-itest-");
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Outcome compare(std::vector<std::string> args) {
-  const char* binary = std::getenv("REVERIFY_CLI");
-  REQUIRE(binary != nullptr);
-  args.insert(args.begin(), {binary, "compare"});
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const auto out = temp.path / "stdout", err = temp.path / "stderr";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFEXITED(status));
-  return {WEXITSTATUS(status), slurp(out), slurp(err)};
+// `reverify compare ARGS...`
+Ran compare(std::vector<std::string> args) {
+  args.insert(args.begin(), "compare");
+  return run_cli(args, temp.path);
 }
 
 std::string npy(const std::string& name, std::vector<double> values) {
@@ -71,7 +38,7 @@ std::string npy(const std::string& name, std::vector<double> values) {
 }
 
 std::string file(const std::string& name, const std::string& content) {
-  std::ofstream(temp.path / name) << content;
+  write_file(temp.path / name, content);
   return (temp.path / name).string();
 }
 
@@ -88,7 +55,7 @@ TEST_CASE("json output holds every statistic, both sides' quantiles and the pair
   const auto a = npy("a.npy", ramp(1000, 1, 0));
   const auto csv = file("a.csv", "score\n0.1\n0.6\n0.9\n");
   const auto r = compare({a, a, "--json"});
-  REQUIRE(r.status == 0);
+  REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["ks"] == 0.0);
   CHECK(j["psi"] == 0.0);
@@ -98,13 +65,13 @@ TEST_CASE("json output holds every statistic, both sides' quantiles and the pair
   CHECK(j["checks"].empty());  // no bounds given: nothing was judged, and it says so
   CHECK(j["outcome"] == "not judged");
   const auto table = compare({a, a});
-  CHECK(table.status == 0);
+  CHECK(table.exit_code == 0);
   CHECK(table.out.find("ks             0                -                not judged\n") !=
         std::string::npos);
   CHECK(table.out.find("\nnot judged: no bounds were given (--tolerances FILE)") !=
         std::string::npos);
   const auto mixed = compare({a, csv, "--json"});
-  REQUIRE(mixed.status == 0);
+  REQUIRE(mixed.exit_code == 0);
   CHECK(nlohmann::json::parse(mixed.out)["paired"].is_null());  // different row counts
 }
 
@@ -116,12 +83,12 @@ TEST_CASE(
   const auto tol =
       file("tol.json", R"({"distribution_pairs": {"ks": 0.05, "psi": [0.001, 0.002, 0.0015]}})");
   auto r = compare({a, near, "--json", "--tolerances", tol});
-  CHECK(r.status == 0);
+  CHECK(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["outcome"] == "passed");
   CHECK(j["checks"].size() == 6);
   r = compare({a, far, "--tolerances", tol});
-  CHECK(r.status == 1);
+  CHECK(r.exit_code == 1);
   CHECK(r.out.find("failed") != std::string::npos);
   CHECK(r.out.find("p99") != std::string::npos);
 }
@@ -137,17 +104,17 @@ TEST_CASE("--threshold decides 1-D flips") {
 
 TEST_CASE("usage and input errors exit 2 and say what is wrong") {
   const auto a = npy("u.npy", {0.1, 0.2});
-  CHECK(compare({a}).status == 2);
+  CHECK(compare({a}).exit_code == 2);
   auto r = compare({a, (temp.path / "missing.npy").string()});
-  CHECK(r.status == 2);
+  CHECK(r.exit_code == 2);
   CHECK(r.err.find("missing.npy") != std::string::npos);
   r = compare({a, a, "--threshold", "high"});
-  CHECK(r.status == 2);
+  CHECK(r.exit_code == 2);
   CHECK(r.err.find("--threshold") != std::string::npos);
   r = compare({a, a, "--tolerances", file("bad.json", R"({"kolmogorov": 0.1})")});
-  CHECK(r.status == 2);
+  CHECK(r.exit_code == 2);
   CHECK(r.err.find("\"kolmogorov\" is not a statistic") != std::string::npos);
   r = compare({a, file("nan.csv", "0.1\nnan\n")});
-  CHECK(r.status == 2);
+  CHECK(r.exit_code == 2);
   CHECK(r.err.find("NaN") != std::string::npos);
 }

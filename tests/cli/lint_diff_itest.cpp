@@ -2,69 +2,38 @@
 
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/manifest_fixture.hpp"
+#include "tests/support/run_program.hpp"
+#include "tests/support/temp_dir.hpp"
+
 using nlohmann::json;
+using namespace reverify::test;
 namespace fs = std::filesystem;
 
 namespace {
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-fs::path work_dir() {
-  static const fs::path dir = [] {
-    auto d = fs::temp_directory_path() / ("reverify-cli-itest-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
+const TempDir scratch("reverify-lint-diff-itest-");
 
 std::string fixture(const std::string& name) {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  return std::string(source) + "/tests/core/manifests/" + name;
+  return manifest_fixture_path(name).string();
 }
 
-// Runs the CLI with arguments (single-quoted: the test's own paths hold no quotes).
-Outcome cli(const std::vector<std::string>& args) {
-  const char* binary = std::getenv("REVERIFY_CLI");
-  REQUIRE(binary != nullptr);
-  std::string command = std::string("'") + binary + "'";
-  for (const auto& arg : args)
-    command += " '" + arg + "'";
-  const auto out = work_dir() / "stdout", err = work_dir() / "stderr";
-  command += " >'" + out.string() + "' 2>'" + err.string() + "'";
-  const int raw = std::system(command.c_str());
-  REQUIRE(WIFEXITED(raw));
-  return {WEXITSTATUS(raw), slurp(out), slurp(err)};
+Ran cli(const std::vector<std::string>& args) {
+  return run_cli(args, scratch.path);
 }
 
 std::string write_variant(const std::string& name, const std::function<void(json&)>& edit) {
-  json doc = json::parse(slurp(fixture("valid_full.json")));
+  json doc = json::parse(manifest_fixture_text("valid_full.json"));
   edit(doc);
-  const auto path = work_dir() / name;
-  std::ofstream(path) << doc.dump(2);
+  const auto path = scratch.path / name;
+  write_file(path, doc.dump(2));
   return path.string();
 }
 
@@ -75,7 +44,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST_CASE("lint: a complete manifest scores 100 and exits 0") {
   auto r = cli({"lint", fixture("valid_full.json")});
-  CHECK(r.status == 0);
+  CHECK(r.exit_code == 0);
   CHECK(contains(r.out, "digits-mlp@2026.11.1"));
   CHECK(contains(r.out, "no findings"));
   CHECK(contains(r.out, "readiness score: 100/100"));
@@ -84,17 +53,17 @@ TEST_CASE("lint: a complete manifest scores 100 and exits 0") {
 
 TEST_CASE("lint: findings, --min-score and --json") {
   auto r = cli({"lint", fixture("valid_minimal.json")});
-  CHECK(r.status == 0);
+  CHECK(r.exit_code == 0);
   CHECK(contains(r.out, "readiness score: 5/100"));
   CHECK(contains(r.out, "error    image-digest      -15  environment.image: "));
   CHECK(contains(r.out, "fix: "));
 
   auto strict = cli({"lint", fixture("valid_minimal.json"), "--min-score", "50"});
-  CHECK(strict.status == 1);
+  CHECK(strict.exit_code == 1);
   CHECK(contains(strict.out, "below the minimum score of 50"));
 
   auto as_json = cli({"lint", "--json", "--min-score=5", fixture("valid_minimal.json")});
-  CHECK(as_json.status == 0);
+  CHECK(as_json.exit_code == 0);
   const json j = json::parse(as_json.out);
   CHECK(j["score"] == 5);
   CHECK(j["passed"] == true);
@@ -109,7 +78,7 @@ TEST_CASE("lint: an invalid manifest prints every validation error and exits 2")
     d["environment"]["world_size"] = 0;
   });
   auto r = cli({"lint", path});
-  CHECK(r.status == 2);
+  CHECK(r.exit_code == 2);
   CHECK(contains(r.err, "invalid manifest (2 errors)"));
   CHECK(contains(r.err,
                  "  environment.image: must be referenced by digest "
@@ -117,7 +86,7 @@ TEST_CASE("lint: an invalid manifest prints every validation error and exits 2")
   CHECK(contains(r.err, "  environment.world_size: must be an integer >= 1, got number 0\n"));
 
   auto as_json = cli({"lint", "--json", path});
-  CHECK(as_json.status == 2);
+  CHECK(as_json.exit_code == 2);
   const json j = json::parse(as_json.out);
   CHECK(j["valid"] == false);
   REQUIRE(j["errors"].size() == 2);
@@ -126,28 +95,28 @@ TEST_CASE("lint: an invalid manifest prints every validation error and exits 2")
 
 TEST_CASE("lint: usage and read errors exit 2") {
   auto bad_score = cli({"lint", fixture("valid_full.json"), "--min-score", "abc"});
-  CHECK(bad_score.status == 2);
+  CHECK(bad_score.exit_code == 2);
   CHECK(bad_score.err ==
         "reverify lint: --min-score: must be an integer from 0 to 100, got \"abc\"\n"
         "(reverify lint --help lists every option)\n");
-  auto missing = cli({"lint", (work_dir() / "absent.json").string()});
-  CHECK(missing.status == 2);
+  auto missing = cli({"lint", (scratch.path / "absent.json").string()});
+  CHECK(missing.exit_code == 2);
   CHECK(contains(missing.err, "reverify lint: cannot read manifest: "));
   auto none = cli({"lint"});
-  CHECK(none.status == 2);
+  CHECK(none.exit_code == 2);
 }
 
 TEST_CASE("lint: unknown fields are warned about on stderr") {
   const auto path = write_variant("extra.json", [](json& d) { d["x-team-note"] = "hi"; });
   auto r = cli({"lint", path});
-  CHECK(r.status == 0);
+  CHECK(r.exit_code == 0);
   CHECK(contains(r.err, "warning: "));
   CHECK(contains(r.err, "[\"x-team-note\"]: unknown top-level field"));
 }
 
 TEST_CASE("diff: the same manifest exits 0") {
   auto r = cli({"diff", fixture("valid_full.json"), fixture("valid_full.json")});
-  CHECK(r.status == 0);
+  CHECK(r.exit_code == 0);
   CHECK(r.out == "same: no field differs\n");
 }
 
@@ -158,14 +127,14 @@ TEST_CASE("diff: moved inputs are named, field by field, and the exit status is 
     d["evaluation"]["primary"]["value"] = 0.95;
   });
   auto r = cli({"diff", fixture("valid_full.json"), path});
-  CHECK(r.status == 1);
+  CHECK(r.exit_code == 1);
   CHECK(contains(r.out, "inputs moved: config, seeds\n"));
   CHECK(contains(r.out, "[config]\n  config.optimizer.lr: 0.001 -> 0.002\n"));
   CHECK(contains(r.out, "[seeds]\n  seeds.python: 42 -> 7\n"));
   CHECK(contains(r.out, "[evaluation]\n  evaluation.primary.value: 0.9611 -> 0.95\n"));
 
   auto as_json = cli({"diff", "--json", fixture("valid_full.json"), path});
-  CHECK(as_json.status == 1);
+  CHECK(as_json.exit_code == 1);
   const json j = json::parse(as_json.out);
   CHECK(j["same"] == false);
   CHECK(j["inputs_moved"] == json::array({"config", "seeds"}));
@@ -176,10 +145,10 @@ TEST_CASE("diff: moved inputs are named, field by field, and the exit status is 
 TEST_CASE("diff: an invalid side exits 2 with its errors") {
   const auto path = write_variant("bad.json", [](json& d) { d.erase("model"); });
   auto r = cli({"diff", fixture("valid_full.json"), path});
-  CHECK(r.status == 2);
+  CHECK(r.exit_code == 2);
   CHECK(contains(r.err, "  model: required field is missing"));
   auto as_json = cli({"diff", "--json", path, fixture("valid_full.json")});
-  CHECK(as_json.status == 2);
+  CHECK(as_json.exit_code == 2);
   CHECK(json::parse(as_json.out)["invalid"].size() == 1);
-  CHECK(cli({"diff", fixture("valid_full.json")}).status == 2);
+  CHECK(cli({"diff", fixture("valid_full.json")}).exit_code == 2);
 }

@@ -13,8 +13,8 @@ using nlohmann::json;
 
 namespace {
 Ran reverify_hash(std::vector<std::string> args, const fs::path& scratch) {
-  args.insert(args.begin(), {env_or_throw("REVERIFY_CLI"), "hash"});
-  return run_program(args, scratch);
+  args.insert(args.begin(), "hash");
+  return run_cli(std::move(args), scratch);
 }
 
 void make_folder(const fs::path& dir) {

@@ -9,7 +9,7 @@ namespace fs = std::filesystem;
 using namespace reverify::test;
 
 namespace {
-const fs::path kTests = fs::path(env_or_throw("REVERIFY_SOURCE_DIR")) / "tests" / "core";
+const fs::path kTests = source_dir() / "tests" / "core";
 
 std::string python_root(const fs::path& file, const fs::path& scratch) {
   Ran ran = run_program(

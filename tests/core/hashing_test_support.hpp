@@ -1,6 +1,6 @@
 #pragma once
-// Helpers for the hashing tests: the shared temporary folder, file writers, and a
-// safetensors file builder that writes exactly the header and data it is given.
+// Helpers for the hashing tests (files and temp folders come from tests/support/): a
+// safetensors file builder that writes exactly the header and data it is given, and last_line.
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,25 +11,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/support/files.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace reverify::test {
-
-using testing::TempDir;
-
-inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out)
-    throw std::runtime_error("cannot write " + path.string());
-}
-
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // 8-byte little-endian length, the header text as given, then the data section.
 inline std::string safetensors_bytes(const std::string& header, const std::string& data,

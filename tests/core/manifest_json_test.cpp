@@ -10,7 +10,7 @@
 #include "core/manifest_parse.hpp"
 #include "tests/support/manifest_fixture.hpp"
 
-using reverify::testing::manifest_fixture;
+using reverify::test::manifest_fixture;
 
 using nlohmann::json;
 

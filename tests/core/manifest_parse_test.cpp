@@ -12,7 +12,7 @@
 #include "core/manifest_parse.hpp"
 #include "tests/support/manifest_fixture.hpp"
 
-using reverify::testing::manifest_fixture_text;
+using reverify::test::manifest_fixture_text;
 
 namespace doctest {
 template <>

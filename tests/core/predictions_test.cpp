@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/predictions.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
@@ -13,16 +14,13 @@ using namespace reverify;
 namespace {
 
 std::filesystem::path fixture(const std::string& name) {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  return std::filesystem::path(source) / "tests/core/predictions_data" / name;
+  return test::source_dir() / "tests/core/predictions_data" / name;
 }
 
-const testing::TempDir temp_dir("reverify-predictions-test-");
+const test::TempDir temp_dir("reverify-predictions-test-");
 
 std::filesystem::path temp_file(const std::string& name, const std::string& content) {
-  std::ofstream(temp_dir.path / name, std::ios::binary) << content;
-  return temp_dir.path / name;
+  return temp_dir.write(name, content);
 }
 
 bool mentions(const Error& e, const std::string& part) {
@@ -80,8 +78,7 @@ TEST_CASE("truncated and foreign bytes are parse errors") {
   auto not_npy = read_npy(temp_file("x.npy", "hello world, not numpy"));
   REQUIRE_FALSE(not_npy.ok());
   CHECK(mentions(not_npy.error(), "magic"));
-  std::ifstream in(fixture("f8_1d.npy"), std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = test::read_file(fixture("f8_1d.npy"));
   auto truncated = read_npy(temp_file("t.npy", bytes.substr(0, bytes.size() - 3)));
   REQUIRE_FALSE(truncated.ok());
   CHECK(mentions(truncated.error(), "truncated"));

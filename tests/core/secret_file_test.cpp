@@ -8,18 +8,18 @@
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
-using reverify::testing::TempDir;
+using reverify::test::TempDir;
 
 TEST_CASE("secret files: read and trimmed; missing or empty is an error naming the key") {
   TempDir dir;
   std::ofstream(dir.path / "key") << "  R0UTINGKEYR0UTINGKEY\n";
   std::ofstream(dir.path / "empty") << " \r\n";
-  auto key = read_secret_file(dir.path / "key", "pager.senders.pd.routing_key_file",
-                              SecretForm::opaque);
+  auto key =
+      read_secret_file(dir.path / "key", "pager.senders.pd.routing_key_file", SecretForm::opaque);
   REQUIRE(key.ok());
   CHECK(*key == "R0UTINGKEYR0UTINGKEY");
-  auto missing = read_secret_file(dir.path / "nope", "pager.senders.pd.routing_key_file",
-                                  SecretForm::opaque);
+  auto missing =
+      read_secret_file(dir.path / "nope", "pager.senders.pd.routing_key_file", SecretForm::opaque);
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message == "pager.senders.pd.routing_key_file: \"" +
                                        (dir.path / "nope").string() + "\" does not exist");

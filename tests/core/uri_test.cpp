@@ -16,6 +16,8 @@
 
 #include "core/manifest_parse.hpp"
 #include "core/uri.hpp"
+#include "tests/support/manifest_fixture.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using reverify::local_path;
 using reverify::read_uri;
@@ -81,12 +83,6 @@ std::string http_response(int status, const std::string& body) {
          body;
 }
 
-std::filesystem::path temp_dir() {
-  auto dir =
-      std::filesystem::temp_directory_path() / ("reverify-uri-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 }  // namespace
 
 TEST_CASE("relative URIs resolve against the manifest's location") {
@@ -123,9 +119,9 @@ TEST_CASE("local paths from plain paths and file URIs") {
 }
 
 TEST_CASE("local files are read whole, within the size cap") {
-  const auto dir = temp_dir();
-  const auto file = dir / "m.json";
-  std::ofstream(file, std::ios::binary) << "0123456789";
+  const reverify::test::TempDir temp;
+  const auto& dir = temp.path;
+  const auto file = temp.write("m.json", "0123456789");
   CHECK(read_uri(file.string()).value() == "0123456789");
   CHECK(read_uri("file://" + file.string()).value() == "0123456789");
   auto capped = read_uri(file.string(), reverify::FetchLimits{4, 60});
@@ -157,21 +153,18 @@ TEST_CASE("http URIs are fetched; HTTP errors and oversized bodies are errors") 
 }
 
 TEST_CASE("load_manifest reads a local file and records its absolute location") {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  const std::string path = std::string(source) + "/tests/core/manifests/valid_minimal.json";
+  const std::string source = reverify::test::source_dir().string();
+  const std::string path = source + "/tests/core/manifests/valid_minimal.json";
   auto loaded = reverify::load_manifest(path);
   REQUIRE(loaded.ok());
   CHECK(loaded->parse.ok());
   CHECK(loaded->location == std::filesystem::path(path).lexically_normal().string());
   CHECK(resolve_uri(loaded->location, "model.safetensors") ==
-        std::string(source) + "/tests/core/manifests/model.safetensors");
+        source + "/tests/core/manifests/model.safetensors");
 }
 
 TEST_CASE("load_manifest fetches over http") {
-  std::ifstream in(std::string(std::getenv("REVERIFY_SOURCE_DIR")) +
-                   "/tests/core/manifests/valid_minimal.json");
-  std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string body = reverify::test::manifest_fixture_text("valid_minimal.json");
   OneShotServer server(http_response(200, body));
   auto loaded = reverify::load_manifest(server.url("/tiny/1/manifest.json"));
   REQUIRE(loaded.ok());

@@ -12,7 +12,7 @@
 #include "tests/daemon/daemon_fixture.hpp"
 
 using namespace reverify;
-using namespace reverify::testing;
+using namespace reverify::test;
 
 TEST_CASE("kill -9 at random points: one verdict each, none lost, no page twice") {
   TempDir temp;

@@ -24,19 +24,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/http_client.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/free_port.hpp"
+#include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace reverify::testing {
+namespace reverify::test {
 
 namespace fs = std::filesystem;
-
-inline std::string env_or_fail(const char* name) {
-  const char* value = std::getenv(name);
-  if (!value)
-    throw std::runtime_error(std::string(name) + " is not set (run through ctest)");
-  return value;
-}
 
 inline int run_command(const std::string& command) {
   return std::system(command.c_str());
@@ -45,9 +40,7 @@ inline int run_command(const std::string& command) {
 // A git repository holding the slow trainer, committed with fixed identities and dates.
 inline std::string make_trainer_repo(const fs::path& repo) {
   fs::create_directories(repo);
-  fs::copy_file(
-      fs::path(env_or_fail("REVERIFY_SOURCE_DIR")) / "tests/daemon/fixtures/slow_trainer.py",
-      repo / "train.py");
+  fs::copy_file(source_dir() / "tests/daemon/fixtures/slow_trainer.py", repo / "train.py");
   const std::string git = "cd " + repo.string() +
                           " && GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t "
                           "GIT_COMMITTER_EMAIL=t@t GIT_AUTHOR_DATE=2026-01-01T00:00:00Z "
@@ -58,9 +51,7 @@ inline std::string make_trainer_repo(const fs::path& repo) {
   }
   std::string head_file = (repo / "head.txt").string();
   run_command("cd " + repo.string() + " && git rev-parse HEAD > " + head_file);
-  std::ifstream in(head_file);
-  std::string commit;
-  in >> commit;
+  const std::string commit = read_file(head_file).substr(0, 40);
   fs::remove(head_file);
   return commit;
 }
@@ -84,11 +75,6 @@ inline nlohmann::json slow_manifest(const std::string& model, const std::string&
           {"tolerance", {{"seed_runs", {{"accuracy", {0.89, 0.9, 0.91, 0.9, 0.905}}}}}}};
 }
 
-inline void write_file(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
 // An isolated daemon: config in dir, state in dir/state, pages appended to dir/pages.jsonl.
 struct DaemonUnderTest {
   fs::path dir;
@@ -101,8 +87,7 @@ struct DaemonUnderTest {
   void start() {
     pid = ::fork();
     if (pid == 0) {
-      const std::string binary =
-          (fs::path(env_or_fail("REVERIFY_BUILD_DIR")) / "daemon/reverifyd").string();
+      const std::string binary = (build_dir() / "daemon/reverifyd").string();
       const std::string log = (dir / "daemon.log").string();
       FILE* out = std::freopen(log.c_str(), "a", stderr);
       (void)out;
@@ -149,12 +134,7 @@ struct DaemonUnderTest {
 
   ~DaemonUnderTest() { kill9(); }
 
-  std::string log() const {
-    std::ifstream in(dir / "daemon.log");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-  }
+  std::string log() const { return read_file(dir / "daemon.log"); }
 };
 
 inline Result<HttpResponse> get(const std::string& url) {
@@ -194,4 +174,4 @@ inline std::string raw_exchange(std::uint16_t port, const std::string& bytes,
   return answer;
 }
 
-}  // namespace reverify::testing
+}  // namespace reverify::test

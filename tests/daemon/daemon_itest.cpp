@@ -11,7 +11,7 @@
 #include "tests/daemon/daemon_fixture.hpp"
 
 using namespace reverify;
-using namespace reverify::testing;
+using namespace reverify::test;
 
 namespace {
 
@@ -81,18 +81,14 @@ pager:
 
 TEST_CASE("--check-config accepts a good config and names the path of a bad one") {
   Setup setup(1, 0.1);
-  const std::string binary =
-      (fs::path(env_or_fail("REVERIFY_BUILD_DIR")) / "daemon/reverifyd").string();
-  CHECK(run_command(binary + " --config " + setup.daemon.config.string() +
-                    " --check-config > /dev/null") == 0);
-  write_file(setup.temp.path / "bad.yaml", "schedule: {per_cycle: 0}\n");
-  const auto out = setup.temp.path / "out.txt";
-  int status = run_command(binary + " --config " + (setup.temp.path / "bad.yaml").string() +
-                           " --check-config 2> " + out.string());
-  CHECK(WEXITSTATUS(status) == 2);
-  std::ifstream in(out);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(text.find("schedule.per_cycle: must be >= 1, got 0") != std::string::npos);
+  const auto& scratch = setup.temp.path;
+  CHECK(run_reverifyd({"--config", setup.daemon.config.string(), "--check-config"}, scratch)
+            .exit_code == 0);
+  write_file(scratch / "bad.yaml", "schedule: {per_cycle: 0}\n");
+  const Ran bad =
+      run_reverifyd({"--config", (scratch / "bad.yaml").string(), "--check-config"}, scratch);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("schedule.per_cycle: must be >= 1, got 0") != std::string::npos);
 }
 
 TEST_CASE("malformed, oversized and slow requests get 4xx or are cut; the daemon keeps serving") {
@@ -229,11 +225,10 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
   CHECK(gate["class"] == to_string(*runs->back().cls));
   CHECK(gate["ok"] == (*runs->back().cls == VerdictClass::passed));
   // The CLI gate agrees with the endpoint.
-  const std::string cli = env_or_fail("REVERIFY_CLI") + " gate slow@" + manual +
-                          " --max-age 1d --url " + setup.daemon.url() + " > /dev/null";
-  CHECK(WEXITSTATUS(run_command(cli)) == (gate["ok"] == true ? 0 : 1));
-  CHECK(WEXITSTATUS(run_command(env_or_fail("REVERIFY_CLI") + " gate slow@9.9 --url " +
-                                setup.daemon.url() + " 2> /dev/null")) == 2);
+  CHECK(run_cli({"gate", "slow@" + manual, "--max-age", "1d", "--url", setup.daemon.url()},
+                setup.temp.path)
+            .exit_code == (gate["ok"] == true ? 0 : 1));
+  CHECK(run_cli({"gate", "slow@9.9", "--url", setup.daemon.url()}, setup.temp.path).exit_code == 2);
 
   // Every verdict recorded a page (resolve for a pass, trigger otherwise) for the file sink.
   for (int i = 0; i < 50 && s->delivery_counts()->pending > 0; ++i) {
@@ -310,33 +305,37 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
   const std::string first_id = served->header("x-reverify-verification-id");
   write_file(dir / "served.json", served->body);
 
-  const std::string cli = env_or_fail("REVERIFY_CLI");
-  const std::string quiet = " > /dev/null 2>&1";
-  auto status_of = [](int raw) { return WEXITSTATUS(raw); };
-  CHECK(status_of(run_command(cli + " attest verify " + (dir / "served.json").string() + " --key " +
-                              (dir / "first.pub").string() + " --model slow@1.1 --max-age 1d" +
-                              quiet)) == accepted);
+  CHECK(run_cli({"attest", "verify", (dir / "served.json").string(), "--key",
+                 (dir / "first.pub").string(), "--model", "slow@1.1", "--max-age", "1d"},
+                dir)
+            .exit_code == accepted);
   // Straight from the daemon's URL: the transport is not trusted, the key is.
-  CHECK(status_of(run_command(cli + " attest verify " + setup.daemon.url() + path + " --key " +
-                              (dir / "first.pub").string() + " --model slow@1.1" + quiet)) ==
-        accepted);
+  CHECK(run_cli({"attest", "verify", setup.daemon.url() + path, "--key",
+                 (dir / "first.pub").string(), "--model", "slow@1.1"},
+                dir)
+            .exit_code == accepted);
   // The second implementation agrees on the signature.
-  CHECK(run_command("/usr/bin/python3 " + env_or_fail("REVERIFY_SOURCE_DIR") +
-                    "/tests/attest/dsse_reference.py verify " + (dir / "served.json").string() +
-                    " " + (dir / "first.pub").string() + quiet) == 0);
+  CHECK(run_program({"/usr/bin/python3", (source_dir() / "tests/attest/dsse_reference.py").string(),
+                     "verify", (dir / "served.json").string(), (dir / "first.pub").string()},
+                    dir)
+            .exit_code == 0);
   // The gate with --attestation trusts the key, not the transport.
-  CHECK(status_of(run_command(cli + " gate slow@1.1 --max-age 1d --url " + setup.daemon.url() +
-                              " --attestation --key " + (dir / "first.pub").string() + quiet)) ==
-        accepted);
+  const std::vector<std::string> gate = {"gate",  "slow@1.1",         "--max-age",     "1d",
+                                         "--url", setup.daemon.url(), "--attestation", "--key"};
+  auto gate_with_key = [&](const fs::path& key) {
+    auto args = gate;
+    args.push_back(key.string());
+    return run_cli(args, dir).exit_code;
+  };
+  CHECK(gate_with_key(dir / "first.pub") == accepted);
   write_file(dir / "stranger.pub", Ed25519SigningKey::generate().public_key().pem());
-  CHECK(status_of(run_command(cli + " gate slow@1.1 --max-age 1d --url " + setup.daemon.url() +
-                              " --attestation --key " + (dir / "stranger.pub").string() + quiet)) ==
-        2);
+  CHECK(gate_with_key(dir / "stranger.pub") == 2);
   // The CLI exports the same bytes from the store.
-  CHECK(run_command(cli + " attest export slow@1.1 --config " + setup.daemon.config.string() +
-                    " --out " + (dir / "exported.json").string() + quiet) == 0);
-  std::ifstream exported_in(dir / "exported.json");
-  CHECK(std::string(std::istreambuf_iterator<char>(exported_in), {}) == served->body);
+  CHECK(run_cli({"attest", "export", "slow@1.1", "--config", setup.daemon.config.string(), "--out",
+                 (dir / "exported.json").string()},
+                dir)
+            .exit_code == 0);
+  CHECK(read_file(dir / "exported.json") == served->body);
   // The status page links it; the policy document hashes to the summary's policy digest.
   CHECK(get(setup.daemon.url() + "/")->body.find("href=\"/v1/attestations/slow/1.1\"") !=
         std::string::npos);
@@ -358,8 +357,7 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
   write_file(dir / "attest2.pem", second_key.private_pem());
   fs::permissions(dir / "attest2.pem", fs::perms::owner_read | fs::perms::owner_write);
   write_file(dir / "second.pub", second_key.public_key().pem());
-  std::ifstream config_in(setup.daemon.config);
-  std::string config((std::istreambuf_iterator<char>(config_in)), {});
+  std::string config = read_file(setup.daemon.config);
   config.replace(config.find("attest.pem"), std::string("attest.pem").size(), "attest2.pem");
   write_file(setup.daemon.config, config);
   ::kill(setup.daemon.pid, SIGHUP);

@@ -20,16 +20,18 @@
 #include "tests/pager/http_receiver.hpp"
 #include "tests/pager/memory_outbox.hpp"
 #include "tests/support/free_port.hpp"
+#include "tests/support/temp_dir.hpp"
 
 extern char** environ;
 
 using namespace reverify;
-using reverify::testing::HttpReceiver;
-using reverify::testing::MemoryOutbox;
-using reverify::testing::ReceivedRequest;
-using reverify::testing::Reply;
+using reverify::test::HttpReceiver;
+using reverify::test::MemoryOutbox;
+using reverify::test::ReceivedRequest;
+using reverify::test::Reply;
 namespace fs = std::filesystem;
-using reverify::testing::free_port;
+using reverify::test::free_port;
+using reverify::test::TempDir;
 
 namespace {
 
@@ -120,8 +122,8 @@ PageInput input(VerdictClass cls, CheckOutcome outcome) {
 }  // namespace
 
 TEST_CASE("Alertmanager: a failure fires with labels and annotations, a later pass resolves it") {
-  const fs::path dir = fs::temp_directory_path() / ("pager-am-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempDir temp("pager-am-");
+  const fs::path& dir = temp.path;
   {
     HttpReceiver hook([](const ReceivedRequest&) { return Reply{200, "{}"}; });
     Alertmanager am(dir, hook.url("/am"));
@@ -200,5 +202,4 @@ TEST_CASE("Alertmanager: a failure fires with labels and annotations, a later pa
     CHECK(done["alerts"][0]["status"] == "resolved");
     CHECK(log.empty());
   }
-  fs::remove_all(dir);
 }

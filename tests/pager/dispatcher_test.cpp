@@ -7,7 +7,7 @@
 #include "tests/pager/memory_outbox.hpp"
 
 using namespace reverify;
-using reverify::testing::MemoryOutbox;
+using reverify::test::MemoryOutbox;
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace reverify::testing {
+namespace reverify::test {
 
 struct ReceivedRequest {
   std::string method, target, body, authorization, content_type;
@@ -98,4 +98,4 @@ class HttpReceiver {
   std::vector<ReceivedRequest> requests_;
 };
 
-}  // namespace reverify::testing
+}  // namespace reverify::test

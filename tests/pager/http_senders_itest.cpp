@@ -22,11 +22,11 @@
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
-using reverify::testing::HttpReceiver;
-using reverify::testing::MemoryOutbox;
-using reverify::testing::ReceivedRequest;
-using reverify::testing::Reply;
-using reverify::testing::TempDir;
+using reverify::test::HttpReceiver;
+using reverify::test::MemoryOutbox;
+using reverify::test::ReceivedRequest;
+using reverify::test::Reply;
+using reverify::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -344,10 +344,10 @@ TEST_CASE("a receiver slower than the sender's timeout: PagerDuty merges, Slack 
   StrictReceiver slack(slack_violation, 200, "ok");
   slack.answer_delay = std::chrono::milliseconds(1500);
   Harness h;
-  auto pd_sender = pagerduty_sender(pd.server.url("/v2/enqueue"),
-                                    h.secret_file("pd.key", kRoutingKey));
-  auto chat_sender = slack_sender(
-      h.secret_file("slack.url", slack.server.url("/services/T000/B000/SECRETPATH")));
+  auto pd_sender =
+      pagerduty_sender(pd.server.url("/v2/enqueue"), h.secret_file("pd.key", kRoutingKey));
+  auto chat_sender =
+      slack_sender(h.secret_file("slack.url", slack.server.url("/services/T000/B000/SECRETPATH")));
   pd_sender.timeout = chat_sender.timeout = std::chrono::seconds(1);
   h.senders({pd_sender, chat_sender});
   const auto page = h.outbox.record(failing_page(), {"pd", "chat"});
@@ -385,9 +385,10 @@ TEST_CASE("secrets never reach a log line or a stored error") {
   const std::string slack_url =
       "http://127.0.0.1:" + std::to_string(closed_port) + "/services/T0/B0/XOXSECRETPATH";
   Harness h;
-  h.senders({pagerduty_sender(echo.url("/v2/enqueue"), h.secret_file("pd.key", kRoutingKey)),
-             slack_sender(h.secret_file("slack.url", slack_url)),
-             webhook_sender(echo.url("/hook"), h.secret_file("hook.token", "T0KENVALUE-T0KENVALUE"))});
+  h.senders(
+      {pagerduty_sender(echo.url("/v2/enqueue"), h.secret_file("pd.key", kRoutingKey)),
+       slack_sender(h.secret_file("slack.url", slack_url)),
+       webhook_sender(echo.url("/hook"), h.secret_file("hook.token", "T0KENVALUE-T0KENVALUE"))});
   const auto page = h.outbox.record(failing_page(), {"pd", "chat", "hook"});
   h.drain(0);
   REQUIRE(echo.requests().size() == 2);

@@ -13,7 +13,7 @@
 #include "pager/notifier.hpp"
 #include "pager/pager_config.hpp"
 
-namespace reverify::testing {
+namespace reverify::test {
 
 class MemoryOutbox final : public Outbox {
  public:
@@ -101,4 +101,4 @@ class MemoryOutbox final : public Outbox {
   std::vector<Row> rows_;
 };
 
-}  // namespace reverify::testing
+}  // namespace reverify::test

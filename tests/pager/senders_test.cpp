@@ -15,7 +15,7 @@
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
-using reverify::testing::TempDir;
+using reverify::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {

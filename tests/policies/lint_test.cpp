@@ -12,7 +12,7 @@
 #include "policies/lint.hpp"
 #include "tests/support/manifest_fixture.hpp"
 
-using reverify::testing::manifest_fixture;
+using reverify::test::manifest_fixture;
 
 using reverify::LintSeverity;
 using reverify::Manifest;

@@ -15,7 +15,7 @@ using reverify::Manifest;
 
 namespace {
 Manifest fixture() {
-  return reverify::testing::manifest_fixture("valid_full.json");
+  return reverify::test::manifest_fixture("valid_full.json");
 }
 
 std::vector<std::string> section_names(const reverify::ManifestDiff& diff) {

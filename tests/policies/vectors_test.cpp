@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policies/stats.hpp"
+#include "tests/support/files.hpp"
 
 using namespace reverify;
 
@@ -40,11 +41,10 @@ void check_relative(const char* what, double actual, double expected) {
 }
 
 nlohmann::json load_vectors() {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  std::ifstream in(std::string(source) + "/tests/policies/vectors/vectors.json");
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
+  const std::string text =
+      test::read_file(test::source_dir() / "tests/policies/vectors/vectors.json");
+  REQUIRE_FALSE(text.empty());
+  return nlohmann::json::parse(text);
 }
 
 }  // namespace

@@ -4,10 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "runners/job_log.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
@@ -15,13 +13,6 @@ using namespace reverify;
 namespace {
 
 constexpr std::uint64_t kCap = kMinJobLogCapBytes;
-
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Numbered lines, so any reordering or duplication shows.
 std::string output_lines(int first, int count) {
@@ -35,7 +26,7 @@ std::string output_lines(int first, int count) {
 }
 
 struct LogFile {
-  testing::TempDir dir;
+  test::TempDir dir;
   std::filesystem::path path = dir.path / "job.log";
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
   ~LogFile() { ::close(fd); }
@@ -48,7 +39,7 @@ TEST_CASE("a job log under its cap is the output, byte for byte") {
   CappedLogWriter writer(f.fd, kCap);
   const std::string output = output_lines(0, 1000);  // 21,000 bytes
   writer.write(output.data(), output.size());
-  CHECK(read_all(f.path) == output);
+  CHECK(test::read_file(f.path) == output);
   CHECK(job_log_tail(f.path, kCap, 1 << 20) == output);
 }
 
@@ -66,7 +57,7 @@ TEST_CASE("a flood keeps the head, the latest output and a marker counting the c
       if (at % 8192 < chunk)  // often, not after every byte
         REQUIRE(std::filesystem::file_size(f.path) <= kCap);
     }
-    const std::string log = read_all(f.path);
+    const std::string log = test::read_file(f.path);
     const std::uint64_t head = job_log_head_bytes(kCap);
     CHECK(log.substr(0, head) == output.substr(0, head));
     const auto marker = log.find(kJobLogMarkerPrefix);

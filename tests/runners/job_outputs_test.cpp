@@ -12,7 +12,7 @@ using namespace reverify;
 
 namespace {
 
-using testing::TempDir;
+using test::TempDir;
 
 void write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;

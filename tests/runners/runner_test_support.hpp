@@ -9,24 +9,10 @@
 #include <sstream>
 
 #include "runners/runner.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace reverify::test {
-
-using testing::TempDir;
-
-inline std::filesystem::path source_dir() {
-  const char* dir = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(dir != nullptr);
-  return dir;
-}
-
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A manifest whose entrypoint is the test trainer, acting out `behaviour`.
 inline Manifest trainer_manifest(const std::string& behaviour) {

@@ -14,10 +14,11 @@
 
 #include "core/unix_time.hpp"
 #include "settings/config.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
-using reverify::testing::TempDir;
+using reverify::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -202,10 +203,7 @@ TEST_CASE("code_mirrors: local folders resolve against the config's folder, URLs
 }
 
 std::string source_file(const std::string& relative) {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  std::ifstream in(fs::path(source) / relative);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = test::read_file(test::source_dir() / relative);
   REQUIRE_FALSE(text.empty());
   return text;
 }
@@ -357,8 +355,6 @@ attestation: {zz: 1}
 }
 
 TEST_CASE("the shipped demo config loads (with the key scripts/demo.sh writes)") {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE(source != nullptr);
   TempDir dir;
   auto key = dir.write("attest.pem", Ed25519SigningKey::generate().private_pem());
   ::chmod(key.c_str(), 0600);
@@ -366,7 +362,7 @@ TEST_CASE("the shipped demo config loads (with the key scripts/demo.sh writes)")
   const std::string demo_key = "../out/demo/attest/ed25519.pem";  // scripts/demo.sh writes it
   REQUIRE(demo_text.find(demo_key) != std::string::npos);
   demo_text.replace(demo_text.find(demo_key), demo_key.size(), key.string());
-  auto demo = parse_config(demo_text, fs::path(source) / "config");
+  auto demo = parse_config(demo_text, test::source_dir() / "config");
   INFO((demo.ok() ? "" : demo.error().message));
   REQUIRE(demo.ok());
   CHECK(demo->attestation.enabled());

@@ -21,10 +21,10 @@
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
-using reverify::testing::HttpReceiver;
-using reverify::testing::ReceivedRequest;
-using reverify::testing::Reply;
-using reverify::testing::TempDir;
+using reverify::test::HttpReceiver;
+using reverify::test::ReceivedRequest;
+using reverify::test::Reply;
+using reverify::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace reverify::testing {
+namespace reverify::test {
 
 inline std::uint16_t free_port() {
   boost::asio::io_context io;
@@ -14,4 +14,4 @@ inline std::uint16_t free_port() {
   return probe.local_endpoint().port();
 }
 
-}  // namespace reverify::testing
+}  // namespace reverify::test

@@ -4,23 +4,22 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 #include <string>
 
 #include "core/manifest_parse.hpp"
+#include "tests/support/files.hpp"
 
-namespace reverify::testing {
+namespace reverify::test {
+
+inline std::filesystem::path manifest_fixture_path(const std::string& name) {
+  return source_dir() / "tests/core/manifests" / name;
+}
 
 inline std::string manifest_fixture_text(const std::string& name) {
-  const char* source = std::getenv("REVERIFY_SOURCE_DIR");
-  REQUIRE_MESSAGE(source != nullptr, "REVERIFY_SOURCE_DIR is not set (run through ctest)");
-  std::ifstream in(std::string(source) + "/tests/core/manifests/" + name, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read the fixture " << name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text = read_file(manifest_fixture_path(name));
+  REQUIRE_MESSAGE(!text.empty(), "cannot read the fixture " << name);
+  return text;
 }
 
 // The fixture parsed; it must be valid.
@@ -30,4 +29,4 @@ inline Manifest manifest_fixture(const std::string& name) {
   return *parse.manifest;
 }
 
-}  // namespace reverify::testing
+}  // namespace reverify::test

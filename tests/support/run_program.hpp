@@ -6,31 +6,24 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "tests/support/files.hpp"
 
 extern char** environ;
 
 namespace reverify::test {
 
 struct Ran {
-  int exit_code = -1;
+  int exit_code = -1;  // 128 + the signal when a signal ended it
   std::string out, err;
 };
 
-inline std::string env_or_throw(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr)
-    throw std::runtime_error(std::string(name) + " is not set (run through ctest)");
-  return value;
-}
-
-// Runs argv with stdout and stderr captured through files in `scratch` (removed afterwards).
+// Runs argv (argv[0] looked up on the PATH) with stdout and stderr captured through files in
+// `scratch` (removed afterwards).
 inline Ran run_program(const std::vector<std::string>& argv, const std::filesystem::path& scratch) {
   const auto out_path = scratch / ".stdout", err_path = scratch / ".stderr";
   posix_spawn_file_actions_t actions;
@@ -50,17 +43,25 @@ inline Ran run_program(const std::vector<std::string>& argv, const std::filesyst
     throw std::runtime_error("cannot start " + argv[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  auto slurp = [](const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
   Ran ran;
   ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  ran.out = slurp(out_path);
-  ran.err = slurp(err_path);
+  ran.out = read_file(out_path);
+  ran.err = read_file(err_path);
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
   return ran;
+}
+
+// The built `reverify` (REVERIFY_CLI) with these arguments.
+inline Ran run_cli(std::vector<std::string> args, const std::filesystem::path& scratch) {
+  args.insert(args.begin(), env_or_throw("REVERIFY_CLI"));
+  return run_program(args, scratch);
+}
+
+// The built `reverifyd` with these arguments, run to its exit (--help, --check-config, ...).
+inline Ran run_reverifyd(std::vector<std::string> args, const std::filesystem::path& scratch) {
+  args.insert(args.begin(), (build_dir() / "daemon/reverifyd").string());
+  return run_program(args, scratch);
 }
 
 }  // namespace reverify::test

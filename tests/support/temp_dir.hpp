@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace reverify::testing {
+namespace reverify::test {
 
 struct TempDir {
   explicit TempDir(const std::string& prefix = "reverify-test-") {
@@ -36,4 +36,4 @@ struct TempDir {
   std::filesystem::path path;
 };
 
-}  // namespace reverify::testing
+}  // namespace reverify::test

@@ -15,7 +15,7 @@ namespace reverify {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::TempDir;
+using test::TempDir;
 
 // A safetensors file with one F32 tensor of two elements.
 std::string safetensors(float a, float b) {

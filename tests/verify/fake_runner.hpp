@@ -1,6 +1,8 @@
 #pragma once
 // A Runner that records what the pipeline asked of it and returns scripted results. Its collect()
-// writes real output files (predictions .npy) so the pipeline's own hashing and reading run.
+// writes real output files (predictions .npy) so the pipeline's own hashing and reading run. A
+// job "left running by a previous daemon" (`running`) is what find_running() finds after a
+// restart.
 
 #include <filesystem>
 #include <fstream>
@@ -16,13 +18,15 @@ namespace reverify::test {
 
 class FakeRunner final : public Runner {
  public:
-  std::vector<std::string> calls;       // "prepare", "start", "wait", "collect", "cleanup"
-  std::vector<RebuildSpec> started;     // specs given to start()
-  Status prepare_status;                // returned by prepare()
-  std::optional<Error> start_error;     // start() fails with it
-  std::optional<Error> wait_error;      // wait() fails with it
+  std::vector<std::string> calls;    // "prepare", "start", "find_running", "wait", "collect", ...
+  std::vector<RebuildSpec> started;  // specs given to start(), or of the job find_running() found
+  Status prepare_status;             // returned by prepare()
+  std::optional<Error> start_error;  // start() fails with it
+  std::optional<Error> wait_error;   // wait() fails with it
   JobExit exit{0, false, "trained\n"};  // wait() returns it
   std::optional<Error> collect_error;   // collect() fails with it
+  std::optional<RebuildSpec> running;   // a job a previous daemon started, still running
+  std::optional<Error> find_error;      // find_running() fails with it
   // The primary value the job "computed", from the spec (seed override for calibration).
   std::function<double(const RebuildSpec&)> primary = [](const RebuildSpec&) { return 0.96; };
   std::vector<double> predictions{0.1, 0.9, 0.8, 0.2};
@@ -37,7 +41,7 @@ class FakeRunner final : public Runner {
     started.push_back(spec);
     if (start_error)
       return *start_error;
-    return JobHandle{spec.rebuild_id, "fake", "job-" + spec.rebuild_id, spec.work_dir};
+    return handle_for(spec);
   }
   Result<JobExit> wait(const JobHandle&, const LogSink& logs) override {
     calls.push_back("wait");
@@ -64,8 +68,19 @@ class FakeRunner final : public Runner {
   }
   void cleanup(const JobHandle&) override { calls.push_back("cleanup"); }
   void cancel(const JobHandle&) override { calls.push_back("cancel"); }
-  Result<std::optional<JobHandle>> find_running(const std::string&) override {
-    return std::optional<JobHandle>{};
+  Result<std::optional<JobHandle>> find_running(const std::string& rebuild_id) override {
+    calls.push_back("find_running");
+    if (find_error)
+      return *find_error;
+    if (!running || running->rebuild_id != rebuild_id)
+      return std::optional<JobHandle>{};
+    started.push_back(*running);
+    return std::optional<JobHandle>{handle_for(*running)};
+  }
+
+ private:
+  static JobHandle handle_for(const RebuildSpec& spec) {
+    return JobHandle{spec.rebuild_id, "fake", "job-" + spec.rebuild_id, spec.work_dir};
   }
 };
 

@@ -3,13 +3,14 @@
 // through every stage in order, calibration turns seed-only runs into a ToleranceSpec.
 
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <fstream>
 
 #include "core/hashing.hpp"
 #include "policies/verdict.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/verify/fake_runner.hpp"
 #include "verify/calibration.hpp"
 #include "verify/pipeline.hpp"
@@ -20,27 +21,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 // A released model version on disk: <root>/registry/m/1/ (manifest location, snapshot.sha256)
 // and its dataset <root>/data/ referenced as ../../../data.
 struct Release {
-  fs::path root;
+  test::TempDir temp{"pipeline-test-"};
+  fs::path root = temp.path;
   VerificationRequest request;
 
   Release() {
-    std::string pattern = (fs::temp_directory_path() / "pipeline-test-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    root = pattern;
-    write(root / "data/a.csv", "id,label\n1,3\n");
-    write(root / "data/b.csv", "id,label\n2,5\n");
+    test::write_file(root / "data/a.csv", "id,label\n1,3\n");
+    test::write_file(root / "data/b.csv", "id,label\n2,5\n");
     auto files = hash_directory(root / "data");
     REQUIRE(files.ok());
     fs::path version_dir = root / "registry/m/1";
-    write(version_dir / kSnapshotFileManifestName, files->text());
+    test::write_file(version_dir / kSnapshotFileManifestName, files->text());
 
     Manifest& m = request.manifest;
     m.model = "m";
@@ -57,10 +51,6 @@ struct Release {
     request.verification_id = "v1";
     request.manifest_location = (version_dir / "manifest.json").string();
     request.work_root = root / "work";
-  }
-  ~Release() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
   }
 };
 
@@ -86,8 +76,8 @@ const CheckResult* find_check(const Verdict& verdict, const std::string& name) {
 TEST_CASE("a changed data file fails preflight as input-drift, naming it, before any runner call") {
   Release release;
   Harness h;
-  write(release.root / "data/b.csv", "id,label\n2,6\n");
-  write(release.root / "data/c.csv", "id,label\n3,1\n");
+  test::write_file(release.root / "data/b.csv", "id,label\n2,6\n");
+  test::write_file(release.root / "data/c.csv", "id,label\n3,1\n");
 
   VerificationOutcome outcome = run_verification(release.request, h.deps);
 
@@ -117,9 +107,9 @@ TEST_CASE("without a trustworthy recorded file manifest the drift is still caugh
     fs::remove(release.root / "registry/m/1" / kSnapshotFileManifestName);
   }
   SUBCASE("tampered") {
-    write(release.root / "registry/m/1" / kSnapshotFileManifestName, "x\n");
+    test::write_file(release.root / "registry/m/1" / kSnapshotFileManifestName, "x\n");
   }
-  write(release.root / "data/a.csv", "id,label\n1,4\n");
+  test::write_file(release.root / "data/a.csv", "id,label\n1,4\n");
 
   VerificationOutcome outcome = run_verification(release.request, h.deps);
 
@@ -279,7 +269,7 @@ TEST_CASE("calibration refuses drifted inputs and stops at the first failed run"
   Release release;
   Harness h;
   SUBCASE("drift") {
-    write(release.root / "data/a.csv", "changed\n");
+    test::write_file(release.root / "data/a.csv", "changed\n");
     CalibrationOutcome outcome = run_calibration(CalibrationRequest{release.request, 5, 1}, h.deps);
     REQUIRE(outcome.failure.has_value());
     CHECK(outcome.failure->cls == VerdictClass::failed_input_drift);

@@ -24,7 +24,7 @@ VerificationRow cli_row() {
 }  // namespace
 
 TEST_CASE("a run owns its version while it lives; a second run of it is refused") {
-  testing::TempDir dir;
+  test::TempDir dir;
   CHECK_FALSE(run_owner_alive(dir.path, "m", "1"));
   CHECK(is_orphaned_cli_run(cli_row(), dir.path));  // never owned: nobody will finish it
   {
@@ -45,7 +45,7 @@ TEST_CASE("a run owns its version while it lives; a second run of it is refused"
 }
 
 TEST_CASE("the ownership of a process killed with SIGKILL is gone at once") {
-  testing::TempDir dir;
+  test::TempDir dir;
   int ready[2];
   REQUIRE(::pipe(ready) == 0);
   const pid_t child = ::fork();

@@ -1,6 +1,7 @@
 // VerificationService on a real SQLite store and a fake runner: every verdict records its pages
-// or why it has none, and a verification that fails before its rebuild starts gets a verdict at
-// once instead of staying running.
+// or why it has none, a verification that fails before its rebuild starts gets a verdict at
+// once instead of staying running, and a verification left running by a daemon that died is
+// finished from the job its runner still has, or recorded as error:runner-lost.
 
 #include <doctest/doctest.h>
 #include <sqlite3.h>
@@ -18,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Harness {
-  testing::TempDir dir;
+  test::TempDir dir;
   UnixSeconds now = 1'800'000'000;
   std::unique_ptr<Store> store;
   test::FakeRunner runner;
@@ -32,7 +33,7 @@ struct Harness {
     store = std::move(*opened);
     fs::create_directories(fs::path(manifest).parent_path());
     // The fake runner's job computes accuracy 0.96; a rerunnable release of it passes.
-    std::string text = testing::manifest_fixture_text("valid_minimal.json");
+    std::string text = test::manifest_fixture_text("valid_minimal.json");
     text.replace(text.find("\"loss\""), 6, "\"accuracy\"");
     std::ofstream(manifest) << text;
     settings.work_root = dir.path / "work";
@@ -51,6 +52,30 @@ struct Harness {
     route.owner = owner;
     route.senders = {"out"};
     settings.pager.routes = {route};
+  }
+
+  // The model version of the manifest, registered as a registry source would.
+  void register_version() {
+    ModelVersionRow version;
+    version.model = "tiny";
+    version.version = "1";
+    version.owner = "team-x";
+    version.source = "local";
+    version.location = manifest;
+    REQUIRE(store->upsert_model_version(version).ok());
+  }
+
+  // A verification a daemon started before it died: queued, then running in its work folder.
+  VerificationRow left_running() {
+    register_version();
+    auto id = store->enqueue(
+        QueuedVerification{"tiny", "1", RebuildMode::full, VerificationTrigger::schedule});
+    REQUIRE(id.ok());
+    REQUIRE(store->mark_running(*id, (settings.work_root / rebuild_id_for(*id)).string()).ok());
+    auto row = store->verification(*id);
+    REQUIRE(row.ok());
+    REQUIRE(row->has_value());
+    return **row;
   }
 
   std::int64_t pages_of(std::int64_t verification_id) {
@@ -140,13 +165,7 @@ TEST_CASE("a verification that fails before its rebuild starts gets its verdict 
     CHECK(row->explanation.find("injected store failure") != std::string::npos);
   }
   SUBCASE("the daemon: queued") {
-    ModelVersionRow version;
-    version.model = "tiny";
-    version.version = "1";
-    version.owner = "team-x";
-    version.source = "local";
-    version.location = h.manifest;
-    REQUIRE(h.store->upsert_model_version(version).ok());
+    h.register_version();
     auto id = h.store->enqueue(
         QueuedVerification{"tiny", "1", RebuildMode::full, VerificationTrigger::manual});
     REQUIRE(id.ok());
@@ -159,6 +178,49 @@ TEST_CASE("a verification that fails before its rebuild starts gets its verdict 
   auto unfinished = h.store->unfinished();
   REQUIRE(unfinished.ok());
   CHECK(unfinished->empty());
+}
+
+// After a restart: the job the runner still has under the row's rebuild id is waited on and
+// collected (never started again); without one the verdict is error:runner-lost, naming why.
+TEST_CASE("recover reattaches to the job the runner still has, or records runner-lost") {
+  Harness h;
+  const VerificationRow row = h.left_running();
+  const std::string rebuild_id = rebuild_id_for(row.id);
+  SUBCASE("the runner still has the job: it is finished, not started again") {
+    RebuildSpec spec;
+    spec.rebuild_id = rebuild_id;
+    spec.work_dir = h.settings.work_root / rebuild_id / "job";
+    h.runner.running = spec;
+    auto done = h.service->recover(row, h.settings);
+    REQUIRE(done.ok());
+    CHECK(done->state == VerificationState::done);
+    CHECK(done->cls == VerdictClass::passed);
+    CHECK(done->evidence["resumed"].get<std::string>().find("reattached to fake job job-" +
+                                                            rebuild_id) != std::string::npos);
+    CHECK(h.runner.calls == std::vector<std::string>{"find_running", "wait", "collect", "cleanup"});
+  }
+  SUBCASE("the runner has no job of that id: error:runner-lost") {
+    RebuildSpec other;
+    other.rebuild_id = rebuild_id_for(row.id + 1);
+    h.runner.running = other;  // someone else's job is no reason to reattach
+    auto done = h.service->recover(row, h.settings);
+    REQUIRE(done.ok());
+    CHECK(done->state == VerificationState::done);
+    CHECK(done->cls == VerdictClass::error_runner_lost);
+    CHECK(done->explanation.find("the fake runner has no job labelled reverify.rebuild-id=" +
+                                 rebuild_id) != std::string::npos);
+    CHECK(h.runner.calls == std::vector<std::string>{"find_running"});
+  }
+  SUBCASE("the runner cannot be asked: error:runner-lost with the runner's error") {
+    h.runner.find_error = make_error(ErrorCode::runner_lost, "engine socket refused");
+    auto done = h.service->recover(row, h.settings);
+    REQUIRE(done.ok());
+    CHECK(done->cls == VerdictClass::error_runner_lost);
+    CHECK(done->explanation.find("(engine socket refused)") != std::string::npos);
+  }
+  auto unfinished = h.store->unfinished();
+  REQUIRE(unfinished.ok());
+  CHECK(unfinished->empty());  // exactly one verdict, and nothing left running
 }
 
 }  // namespace reverify
