@@ -9,8 +9,8 @@
     for step, (x, y) in job.batches(loader, job.steps(CONFIG["steps"])):
         ...
         job.record_loss(loss.item())
-    job.write_outputs(primary=("accuracy", acc), segments={...}, counts={...},
-                      predictions=scores, state_dict=model.state_dict())
+    job.write_outputs(primary=("accuracy", acc), segments={...}, examples=n,
+                      segment_examples={...}, predictions=scores, state_dict=model.state_dict())
 
 What it reads (DESIGN.md, "The rebuild contract"): REVERIFY_CONFIG and REVERIFY_SEEDS (JSON files,
 merged over the script's defaults), REVERIFY_SEED_OVERRIDE (calibration: replaces every seed),
@@ -154,9 +154,13 @@ class Job:
                                   "cudnn": _cudnn_version()}
         return env
 
-    def write_outputs(self, primary, segments, predictions, state_dict, counts=None, extra=None):
-        """primary: (name, value); segments: {segment: {metric: value}}; counts: {"examples": N,
-        "segments": {segment: n}}; predictions: one row per eval record, in eval-set order."""
+    def write_outputs(self, primary, segments, predictions, state_dict, examples=None,
+                      segment_examples=None, extra=None):
+        """primary: (name, value); segments: {segment: {metric: value}}; predictions: one row per
+        eval record, in eval-set order. For a metric that is a proportion of eval records (an
+        accuracy), examples: k, the number of records it counts over, and segment_examples:
+        {segment: k} (result.json's primary.examples and segment_examples: reverify then knows a
+        rebuild can move it only in steps of 1/k)."""
         self.out.mkdir(parents=True, exist_ok=True)
         np.save(self.out / "predictions.npy", np.asarray(predictions, dtype=np.float32))
         write_safetensors(self.out / "model.safetensors", state_dict)
@@ -165,8 +169,10 @@ class Job:
                   "steps": {"metric": "loss", "values": self.losses},
                   "predictions": "predictions.npy", "weights": "model.safetensors",
                   "environment": self.environment()}
-        if counts is not None:
-            result["counts"] = counts
+        if examples is not None:
+            result["primary"]["examples"] = int(examples)
+        if segment_examples:
+            result["segment_examples"] = {s: int(k) for s, k in segment_examples.items()}
         result.update(extra or {})
         (self.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
         return result

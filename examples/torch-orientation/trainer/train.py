@@ -141,15 +141,15 @@ def main():
     eval_x, eval_turns = all_turns(eval_images)
     eval_digit = np.repeat(eval_digits, TURNS)
     scores = predict(model, eval_x)
-    segments, counts = {}, {}
+    segments, segment_examples = {}, {}
     for name, mask in [(f"rotation={90 * t}", eval_turns == t) for t in range(TURNS)] + \
                       [(f"digit={d}", eval_digit == d) for d in range(10)]:
         segments[name] = {"accuracy": accuracy(scores[mask], eval_turns[mask])}
-        counts[name] = int(mask.sum())
+        segment_examples[name] = int(mask.sum())
     val_x, val_turns = all_turns(images[held_out])
     result = job.write_outputs(
         primary=("accuracy", accuracy(scores, eval_turns)), segments=segments,
-        counts={"examples": len(eval_turns), "segments": counts},
+        examples=len(eval_turns), segment_examples=segment_examples,
         predictions=scores, state_dict=model.state_dict(),
         extra={"validation": {"accuracy": accuracy(predict(model, val_x), val_turns),
                               "records": len(val_turns)}})
