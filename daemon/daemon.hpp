@@ -13,7 +13,8 @@
 //     and its 202 is sent once the loop has the row committed.
 //   - the POOL: a small thread pool for blocking work (SQLite writes and reads, read-model builds,
 //     registry syncs, config loads, cycle plans, building pager senders). Each task gets copies
-//     of what it needs from the loop and posts its result back to the loop.
+//     of what it needs from the loop and posts its result back to the loop. A registry sync
+//     parses its manifests on up to 8 threads of its own, joined before the sync returns.
 //   - one thread per running verification (it blocks on the runner for hours); it gets its
 //     settings from the loop when it starts and posts its verdict back.
 //   - the pager dispatcher's own thread (libcurl), kicked from the loop (pager/dispatcher.hpp).

@@ -1,6 +1,8 @@
 // The kubernetes runner against tests/k8s/fake_apiserver.py over HTTPS (a CA made for the test),
-// through every scenario the fake simulates. The fake enforces request shapes and records each
-// violation; every test requires none (except where a wrong request is the point).
+// through every scenario the fake simulates: the runner contract (runner_contract.hpp), then what
+// only this runner meets (preemption, watches that expire, pull failures, Jobs deleted behind its
+// back, credentials). The fake enforces request shapes and records each violation; every test
+// requires none (except where a wrong request is the point).
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -16,8 +18,12 @@
 #include "core/http_client.hpp"
 #include "runners/kubernetes_job_spec.hpp"
 #include "runners/kubernetes_runner.hpp"
+#include "tests/runners/runner_contract.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
+using namespace reverify::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -44,38 +50,28 @@ int run(const std::vector<std::string>& argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
-
 // One fake API server on a free loopback port, stopped by pid.
 class FakeApiServer {
  public:
   FakeApiServer() {
-    char tmpl[] = "/tmp/reverify-k8s-XXXXXX";
-    dir_ = mkdtemp(tmpl);
     fs::create_directories(dir_ / "pvc");
     fs::create_directories(dir_ / "datasets" / "digits");
     write_file(dir_ / "token", "s3cret-token\n");
     REQUIRE(run({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                  "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
                  (dir_ / "key.pem").string(), "-out", (dir_ / "cert.pem").string()}) == 0);
-    const std::string source = std::getenv("REVERIFY_SOURCE_DIR");
-    pid_ = spawn({"/usr/bin/python3", source + "/tests/k8s/fake_apiserver.py", "--port-file",
-                  (dir_ / "port").string(), "--token-file", (dir_ / "token").string(),
-                  "--namespace", "ml", "--out-claim", "reverify-out=" + (dir_ / "pvc").string(),
-                  "--cert", (dir_ / "cert.pem").string(), "--key", (dir_ / "key.pem").string()});
+    pid_ =
+        spawn({"/usr/bin/python3", (source_dir() / "tests/k8s/fake_apiserver.py").string(),
+               "--port-file", (dir_ / "port").string(), "--token-file", (dir_ / "token").string(),
+               "--namespace", "ml", "--out-claim", "reverify-out=" + (dir_ / "pvc").string(),
+               "--cert", (dir_ / "cert.pem").string(), "--key", (dir_ / "key.pem").string()});
     for (int i = 0; i < 300 && !fs::exists(dir_ / "port"); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));  // start-up, not a timing check
     }
     REQUIRE(fs::exists(dir_ / "port"));
     std::ifstream(dir_ / "port") >> port_;
   }
-  ~FakeApiServer() {
-    stop();
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  ~FakeApiServer() { stop(); }
   void stop() {
     if (pid_ <= 0)
       return;
@@ -121,7 +117,8 @@ class FakeApiServer {
     return *response;
   }
 
-  fs::path dir_;
+  TempDir temp_{"reverify-k8s-"};
+  fs::path dir_ = temp_.path;
   pid_t pid_ = -1;
   int port_ = 0;
 };
@@ -172,64 +169,51 @@ Result<JobExit> run_scenario(const FakeApiServer& fake, Runner& runner, const st
   });
 }
 
+// Each script is a scenario of the fake API server, set when its spec is made.
+class KubernetesHarness final : public ContractHarness {
+ public:
+  KubernetesHarness() {
+    done_line = "attempt 1: done";
+    failure_line = "ValueError: boom";
+  }
+  std::unique_ptr<Runner> make_runner() override { return runner_for(fake_.config()); }
+  RebuildSpec spec(JobScript script) override {
+    const char* scenario = script == JobScript::exits_3             ? "failure"
+                           : script == JobScript::runs_past_timeout ? "deadline"
+                                                                    : "success";
+    fake_.scenario(scenario);
+    return spec_for(fake_, std::string(scenario) + "-1");
+  }
+  fs::path collect_dir() override { return fake_.dir() / "collected"; }
+  void expect_no_traces(const JobHandle& job) override {
+    CHECK_FALSE(fs::exists(fake_.dir() / "pvc" / "reverify" / job.rebuild_id));
+    CHECK(contains(fake_.requests(), "DELETE /apis/batch/v1/namespaces/ml/jobs/" + job.ref));
+    CHECK(fake_.violations() == json::array());
+  }
+
+ private:
+  FakeApiServer fake_;
+};
+
 }  // namespace
 
-TEST_CASE("success: the Job completes, logs and outputs come back, cleanup deletes it") {
+TEST_CASE("the runner contract, on the kubernetes runner") {
+  KubernetesHarness harness;
+  check_runner_contract(harness);
+}
+
+TEST_CASE("a strict create and a watch; the Job's condition reason reaches the log") {
   FakeApiServer fake;
   auto runner = runner_for(fake.config());
-  std::string streamed;
-  auto exit = run_scenario(fake, *runner, "success", "ok-1", &streamed);
-  REQUIRE(exit.ok());
-  CHECK(exit->exit_code == 0);
-  CHECK_FALSE(exit->timed_out);
-  CHECK(exit->log_tail.find("attempt 1: done") != std::string::npos);
-  CHECK(streamed.find("attempt 1: done") != std::string::npos);
-  CHECK(job_exit_status(*exit).ok());
-
-  const JobHandle job{"ok-1", "kubernetes", kubernetes_job_name("ok-1"),
-                      fake.dir() / "work" / "ok-1"};
-  auto outputs = runner->collect(job, fake.dir() / "collected");
-  REQUIRE(outputs.ok());
-  CHECK(outputs->primary_name == "accuracy");
-  CHECK(outputs->primary_value == doctest::Approx(0.9609));
-  CHECK(fs::exists(fake.dir() / "collected" / "result.json"));
-
-  runner->cleanup(job);
-  runner->cleanup(job);  // idempotent: the second DELETE gets a 404
-  CHECK_FALSE(fs::exists(fake.dir() / "pvc" / "reverify" / "ok-1"));
-  auto found = runner->find_running("ok-1");
-  REQUIRE(found.ok());
-  CHECK_FALSE(found->has_value());
+  auto failed = run_scenario(fake, *runner, "failure", "fail-1");
+  REQUIRE(failed.ok());
+  CHECK(failed->log_tail.find("BackoffLimitExceeded") != std::string::npos);
+  auto late = run_scenario(fake, *runner, "deadline", "slow-1");
+  REQUIRE(late.ok());
+  CHECK(late->log_tail.find("DeadlineExceeded") != std::string::npos);
   const auto requests = fake.requests();
   CHECK(contains(requests, "POST /apis/batch/v1/namespaces/ml/jobs?fieldValidation=Strict"));
   CHECK(contains(requests, "watch=1"));
-  CHECK(contains(requests, "DELETE /apis/batch/v1/namespaces/ml/jobs/" + job.ref));
-  CHECK(fake.violations() == json::array());
-}
-
-TEST_CASE("failure: the container's exit status and log reach the verdict") {
-  FakeApiServer fake;
-  auto runner = runner_for(fake.config());
-  auto exit = run_scenario(fake, *runner, "failure", "fail-1");
-  REQUIRE(exit.ok());
-  CHECK(exit->exit_code == 3);
-  CHECK_FALSE(exit->timed_out);
-  CHECK(exit->log_tail.find("ValueError: boom") != std::string::npos);
-  CHECK(exit->log_tail.find("BackoffLimitExceeded") != std::string::npos);
-  auto status = job_exit_status(*exit);
-  REQUIRE_FALSE(status.ok());
-  CHECK(status.error().code == ErrorCode::job);
-  CHECK(fake.violations() == json::array());
-}
-
-TEST_CASE("deadline exceeded reads as a timeout") {
-  FakeApiServer fake;
-  auto runner = runner_for(fake.config());
-  auto exit = run_scenario(fake, *runner, "deadline", "slow-1");
-  REQUIRE(exit.ok());
-  CHECK(exit->timed_out);
-  CHECK(exit->log_tail.find("DeadlineExceeded") != std::string::npos);
-  CHECK_FALSE(job_exit_status(*exit).ok());
   CHECK(fake.violations() == json::array());
 }
 
@@ -313,32 +297,14 @@ TEST_CASE("the API server going away mid-run is error:runner-lost after the reco
   CHECK(exit.error().code == ErrorCode::runner_lost);
 }
 
-TEST_CASE("reattach: a new runner finds the Job by label and waits it out") {
+TEST_CASE("starting a rebuild whose Job exists is a conflict, not a second Job") {
   FakeApiServer fake;
   fake.scenario("success");
   auto spec = spec_for(fake, "re-1");
-  std::string ref;
-  {
-    auto first = runner_for(fake.config());
-    REQUIRE(first->prepare(spec).ok());
-    auto job = first->start(spec);
-    REQUIRE(job.ok());
-    ref = job->ref;
-  }  // the daemon restarts
-  auto second = runner_for(fake.config());
-  auto found = second->find_running("re-1");
-  REQUIRE(found.ok());
-  REQUIRE(found->has_value());
-  CHECK((*found)->ref == ref);
-  CHECK((*found)->work_dir == spec.work_dir);
-  auto exit = second->wait(**found, nullptr);
-  REQUIRE(exit.ok());
-  CHECK(exit->exit_code == 0);
-  auto none = second->find_running("other-id");
-  REQUIRE(none.ok());
-  CHECK_FALSE(none->has_value());
-  // Starting the same rebuild again is a conflict, not a second Job.
-  auto again = second->start(spec);
+  auto runner = runner_for(fake.config());
+  REQUIRE(runner->prepare(spec).ok());
+  REQUIRE(runner->start(spec).ok());
+  auto again = runner_for(fake.config())->start(spec);
   REQUIRE_FALSE(again.ok());
   CHECK(again.error().code == ErrorCode::conflict);
   CHECK(fake.violations() == json::array());

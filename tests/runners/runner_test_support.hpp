@@ -1,6 +1,7 @@
 #pragma once
-// Helpers shared by the runner integration tests: temp folders, a manifest for the test trainer
-// (fixtures/trainer.py), and running one rebuild through a Runner end to end.
+// Helpers shared by the runner integration tests: a manifest for the test trainer
+// (fixtures/trainer.py), the trainer acting out the runner contract's scripts, and running one
+// rebuild through a Runner end to end.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "runners/runner.hpp"
+#include "tests/runners/runner_contract.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -30,6 +32,37 @@ inline Manifest trainer_manifest(const std::string& behaviour) {
   m.evaluation.primary = {"accuracy", 0.96, true};
   return m;
 }
+
+// The contract's harness for runners that run the test trainer (process, docker).
+class TrainerHarness : public ContractHarness {
+ protected:
+  TrainerHarness() {
+    done_line = "trainer: done";
+    failure_line = "failing on purpose";
+  }
+  // `spec` (a trainer_manifest) acting out `script`, as rebuild `id_prefix` + its behaviour.
+  static RebuildSpec acting_out(RebuildSpec spec, JobScript script, const std::string& id_prefix) {
+    auto& env = spec.manifest.environment->env;
+    switch (script) {
+      case JobScript::succeeds:
+        env["TRAINER_BEHAVIOUR"] = "ok";
+        break;
+      case JobScript::exits_3:
+        env["TRAINER_BEHAVIOUR"] = "exit3";
+        break;
+      case JobScript::runs_past_timeout:
+        env["TRAINER_BEHAVIOUR"] = "sleep";
+        spec.timeout = std::chrono::seconds(3);
+        break;
+      case JobScript::runs_a_while:
+        env["TRAINER_BEHAVIOUR"] = "slow";
+        env["TRAINER_SLEEP_S"] = "3";
+        break;
+    }
+    spec.rebuild_id = id_prefix + env["TRAINER_BEHAVIOUR"];
+    return spec;
+  }
+};
 
 struct RunOutcome {
   Result<JobExit> exit = make_error(ErrorCode::job, "not run");
