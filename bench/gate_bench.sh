@@ -18,8 +18,11 @@ free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("12
 
 "$build/bench/gate_bench_seed" "$tmp/state"
 port=$(free_port)
+# reverifyd needs a source; an empty one leaves the seeded versions (source "bench") as they are.
+mkdir -p "$tmp/empty-registry"
 cat > "$tmp/reverify.yaml" <<YAML
 state_dir: state
+sources: [{name: empty, kind: directory, root: empty-registry}]
 api: {port: $port}
 YAML
 "$build/daemon/reverifyd" --config "$tmp/reverify.yaml" 2> "$tmp/reverifyd.log" &

@@ -17,7 +17,7 @@ namespace {
 // (settings/config_check.hpp), every one of them in one pass, one per line; exit 2 on any error.
 int check_config(const std::string& path) {
   using namespace reverify;
-  const ConfigReading reading = read_config_file(path);
+  const ConfigReading reading = read_daemon_config_file(path);
   const auto problems = check_deployment(reading.config, reading.errors);
   std::size_t errors = reading.errors.size(), warnings = 0;
   for (const auto& error : reading.errors)
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   try {
     if (check)
       return check_config(config_path);
-    auto config = reverify::load_config(config_path);
+    auto config = reverify::load_daemon_config(config_path);
     if (!config.ok()) {
       reverify::log_error("config invalid: " + config.error().message);
       return 2;

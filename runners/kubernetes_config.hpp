@@ -31,16 +31,22 @@ inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.i
 struct KubernetesVolume {
   std::string claim_name;             // PVC in the runner's namespace
   std::filesystem::path daemon_path;  // where the daemon sees the claim's root
+
+  bool operator==(const KubernetesVolume&) const = default;
 };
 
 struct KubernetesOutputs {
   KubernetesVolume volume;  // must be writable by the job (ReadWriteMany when the daemon shares it)
   std::string sub_dir = "reverify";  // folder inside the claim holding one folder per rebuild
+
+  bool operator==(const KubernetesOutputs&) const = default;
 };
 
 struct KubernetesResources {
   std::optional<std::string> cpu;     // quantity, requests = limits, e.g. "8"
   std::optional<std::string> memory;  // quantity, requests = limits, e.g. "64Gi"
+
+  bool operator==(const KubernetesResources&) const = default;
 };
 
 struct KubernetesConfig {
@@ -72,6 +78,8 @@ struct KubernetesConfig {
   std::size_t log_cap_bytes = 1024 * 1024;          // and at most this many bytes of them
   // How long wait() keeps retrying an API server that stopped answering before error:runner-lost.
   std::chrono::milliseconds reconnect_grace{60000};
+
+  bool operator==(const KubernetesConfig&) const = default;
 };
 
 // What every API request needs, resolved once from a KubernetesConfig (in-cluster files read).

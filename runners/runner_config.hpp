@@ -25,6 +25,8 @@ struct ProcessRunnerConfig {
   std::uint64_t job_log_cap_bytes = 16 * 1024 * 1024;
   std::chrono::milliseconds kill_grace{10000};   // SIGTERM -> SIGKILL
   std::chrono::milliseconds poll_interval{100};  // how often wait() looks at the job and its log
+
+  bool operator==(const ProcessRunnerConfig&) const = default;
 };
 
 struct DockerRunnerConfig {
@@ -43,6 +45,8 @@ struct DockerRunnerConfig {
   // How long wait() keeps trying an engine that stopped answering before error:runner-lost.
   std::chrono::milliseconds reconnect_grace{30000};
   std::string min_api_version = "1.41";  // Docker 20.10; DeviceRequests needs >= 1.40
+
+  bool operator==(const DockerRunnerConfig&) const = default;
 };
 
 struct RunnerConfig {
@@ -50,6 +54,9 @@ struct RunnerConfig {
   ProcessRunnerConfig process;
   DockerRunnerConfig docker;
   KubernetesConfig kubernetes;  // runners/kubernetes_config.hpp
+
+  // reverifyd compares the running runner with a reloaded one: a reload may not change it.
+  bool operator==(const RunnerConfig&) const = default;
 };
 
 }  // namespace reverify

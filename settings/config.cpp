@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "policies/cron.hpp"
 #include "runners/job_log.hpp"
 #include "settings/pager_section.hpp"
+#include "settings/yaml_duplicates.hpp"
 #include "settings/yaml_section.hpp"
 
 namespace reverify {
@@ -341,6 +343,7 @@ void read_root(const YAML::Node& root, const std::filesystem::path& base, Config
   std::vector<std::string>& errors = reading.errors;
   Config& config = reading.config;
   Section s(root, "", errors);
+  const bool names_state_dir = s.has("state_dir");
   std::string state_dir = config.state_dir.string();
   s.read("state_dir", state_dir);
   config.state_dir = base / state_dir;
@@ -361,6 +364,13 @@ void read_root(const YAML::Node& root, const std::filesystem::path& base, Config
   read_attestation(s.section("attestation"), base, config.attestation);
   read_pager(s.section("pager"), base, config.pager);
   s.reject_unknown();
+  // Where state lives is never a default: a config that does not name it (an empty file, a
+  // truncated write) must not start writing to /var/lib/reverify.
+  if (!names_state_dir) {
+    s.fail("state_dir",
+           "required: the folder of reverify.db, work/ and scratch/ (e.g. "
+           "/var/lib/reverify)");
+  }
   config.api.secrets = {config.api.token};
   for (const auto& source : config.sources)
     config.api.secrets.push_back(source.token);
@@ -387,12 +397,19 @@ ConfigReading read_config_text(const std::string& yaml_text,
     reading.errors.push_back("not valid YAML: " + std::string(e.what()));
     return reading;
   }
-  if (root && !root.IsNull() && !root.IsMap()) {
+  if (!root || root.IsNull()) {
+    reading.errors.push_back(
+        "the config is empty (no settings at all): it must set at least state_dir and one source");
+    return reading;
+  }
+  if (!root.IsMap()) {
     reading.code = ErrorCode::parse;
     reading.errors.push_back("the document must be a mapping of settings");
     return reading;
   }
   try {
+    reading.errors = duplicate_key_errors(root);  // reported first, with every other error
+    reading.settings_read = true;
     read_root(root, base_dir, reading);
   } catch (const YAML::Exception& e) {
     // A key that is not a string, an alias loop: still the file's fault, not a crash.
@@ -410,10 +427,23 @@ Result<Config> parse_config(const std::string& yaml_text, const std::filesystem:
 }
 
 ConfigReading read_config_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status) ||
+      (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))) {
+    ConfigReading reading;
+    reading.names_the_file = true;
+    reading.errors.push_back(path.string() +
+                             (std::filesystem::is_directory(status)
+                                  ? " is a directory, not a config file: name the YAML file"
+                                  : " is not a regular file"));
+    return reading;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     ConfigReading reading;
     reading.code = ErrorCode::not_found;
+    reading.names_the_file = true;
     reading.errors.push_back("cannot read config file " + path.string());
     return reading;
   }
@@ -422,14 +452,39 @@ ConfigReading read_config_file(const std::filesystem::path& path) {
   return read_config_text(buffer.str(), std::filesystem::absolute(path).parent_path());
 }
 
-Result<Config> load_config(const std::filesystem::path& path) {
+ConfigReading read_daemon_config_file(const std::filesystem::path& path) {
   ConfigReading reading = read_config_file(path);
+  // Once: not again when the sources key already has an error of its own.
+  if (reading.settings_read && reading.config.sources.empty() &&
+      std::none_of(reading.errors.begin(), reading.errors.end(),
+                   [](const std::string& e) { return e.rfind("sources", 0) == 0; })) {
+    reading.errors.push_back(
+        "sources: required: at least one registry source ({name, kind: directory | "
+        "http-index, ...}); without one reverifyd has nothing to verify");
+  }
+  return reading;
+}
+
+namespace {
+
+// The reading as a Result: the errors, after the file's name unless they name it themselves.
+Result<Config> config_or_errors(ConfigReading reading, const std::filesystem::path& path) {
   if (reading.errors.empty())
     return std::move(reading.config);
-  if (reading.code == ErrorCode::not_found)
+  if (reading.names_the_file)
     return joined(reading.code, reading.errors);
   Error error = joined(reading.code, reading.errors);
   return make_error(error.code, path.string() + ":\n" + error.message);
+}
+
+}  // namespace
+
+Result<Config> load_config(const std::filesystem::path& path) {
+  return config_or_errors(read_config_file(path), path);
+}
+
+Result<Config> load_daemon_config(const std::filesystem::path& path) {
+  return config_or_errors(read_daemon_config_file(path), path);
 }
 
 }  // namespace reverify

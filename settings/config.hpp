@@ -112,7 +112,17 @@ struct Config {
 
 // Parses YAML text; `origin` names the file in errors. Relative paths resolve against base_dir.
 Result<Config> parse_config(const std::string& yaml_text, const std::filesystem::path& base_dir);
+// A config is refused when empty (no settings at all), when it does not name state_dir, when a
+// mapping names a key twice, and when `path` is a directory or not a regular file.
 Result<Config> load_config(const std::filesystem::path& path);
+// reverifyd's config (at start, --check-config and every SIGHUP): load_config, and at least one
+// registry source. The CLI's --config may do without one (--registry, --manifest).
+Result<Config> load_daemon_config(const std::filesystem::path& path);
+
+// What a reload may not change, because reverifyd applies it only at start: the keys of `next`
+// that differ from `running` among state_dir, work_dir, api.address, api.port and runner (the
+// whole section). Empty = the reload may be applied.
+std::vector<std::string> restart_only_changes(const Config& running, const Config& next);
 
 // The file read as far as it goes, for --check-config: the Config with every valid value applied
 // (defaults where a value was wrong) and every error, one per line ("<yaml path>: <message>").
@@ -120,8 +130,12 @@ struct ConfigReading {
   Config config;
   std::vector<std::string> errors;
   ErrorCode code = ErrorCode::invalid_argument;  // of the errors, when there are any
+  bool settings_read = false;   // a mapping of settings was read (not: unreadable, empty, no YAML)
+  bool names_the_file = false;  // the file could not be read as a config; the error names it
 };
 ConfigReading read_config_text(const std::string& yaml_text, const std::filesystem::path& base_dir);
 ConfigReading read_config_file(const std::filesystem::path& path);
+// read_config_file, and reverifyd's own requirement: at least one registry source.
+ConfigReading read_daemon_config_file(const std::filesystem::path& path);
 
 }  // namespace reverify

@@ -47,10 +47,6 @@ void check_secret(const std::string& key, const fs::path& file,
 }
 
 void check_sources(const Config& config, std::vector<ConfigProblem>& problems) {
-  if (config.sources.empty()) {
-    problems.push_back(
-        {ProblemSeverity::warning, "sources: none configured; reverifyd would verify nothing"});
-  }
   for (std::size_t i = 0; i < config.sources.size(); ++i) {
     const auto& source = config.sources[i];
     const std::string path = "sources[" + std::to_string(i) + "]";

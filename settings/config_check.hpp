@@ -6,8 +6,8 @@
 //   errors:   a directory source whose root is not a folder; a secret file (API and registry
 //             tokens, pager keys and URLs, the Kubernetes token) that other users can read; a
 //             pager sender or the runner that cannot be built (an unreadable key, a bad endpoint);
-//   warnings: no sources (nothing would be verified); a code mirror folder or the Docker socket
-//             that does not exist yet.
+//   warnings: a code mirror folder or the Docker socket that does not exist yet.
+// (No sources at all is the loader's error for reverifyd: read_daemon_config_file.)
 // Sections with loader errors are not built again (one problem is reported once).
 
 #include <string>

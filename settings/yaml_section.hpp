@@ -78,8 +78,8 @@ class Section {
 
   // A secret read from the file a `*_file` key names, checked for its form (secret_file.hpp);
   // the inline key is refused.
-  void read_secret_file(const std::string& key, const std::filesystem::path& base,
-                        SecretForm form, std::string& secret);
+  void read_secret_file(const std::string& key, const std::filesystem::path& base, SecretForm form,
+                        std::string& secret);
 
   template <class T>
   void at_least(const std::string& key, T value, T minimum) {

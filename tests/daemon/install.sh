@@ -45,9 +45,10 @@ out=$(systemd-analyze verify "$t/reverifyd.service" 2>&1) || { echo "$out"; fail
 ! grep -q "reverifyd.service" <<<"$out" || { echo "$out"; fail "systemd-analyze verify warned"; }
 
 # The installed config (every key at its default) passes the installed daemon's check, once its
-# state_dir is one this test may use.
-sed "s#^state_dir: /var/lib/reverify #state_dir: $t/state #" "$root/etc/reverify/reverify.yaml" \
-  >"$t/reverify.yaml"
+# state_dir and its one source's folder are ones this test may use.
+mkdir "$t/models"
+sed -e "s#^state_dir: /var/lib/reverify #state_dir: $t/state #" \
+  -e "s#root: /srv/models}#root: $t/models}#" "$root/etc/reverify/reverify.yaml" >"$t/reverify.yaml"
 "$root/usr/bin/reverifyd" --config "$t/reverify.yaml" --check-config ||
   fail "the installed template fails --check-config"
 

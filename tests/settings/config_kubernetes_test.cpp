@@ -4,6 +4,12 @@
 
 using namespace reverify;
 
+namespace {
+// What every config must name besides the runner.
+const std::string kRequired =
+    "state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: registry}]\n";
+}  // namespace
+
 TEST_CASE("runner.kubernetes maps onto KubernetesConfig") {
   const std::string yaml = R"(
 runner:
@@ -26,7 +32,7 @@ runner:
     watch_timeout: 5m
     reconnect_grace: 90s
 )";
-  auto config = parse_config(yaml, "/etc/reverify");
+  auto config = parse_config(kRequired + yaml, "/etc/reverify");
   REQUIRE_MESSAGE(config.ok(), (config.ok() ? "" : config.error().message));
   const KubernetesConfig& k = config->runner.kubernetes;
   CHECK(config->runner.kind == "kubernetes");
@@ -52,7 +58,7 @@ runner:
 }
 
 TEST_CASE("runner.kubernetes errors name the YAML path") {
-  auto config = parse_config(R"(
+  auto config = parse_config(kRequired + R"(
 runner:
   kind: kubernetes
   kubernetes:

@@ -23,6 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// What every config must name: where state lives and where releases come from.
+const std::string kRequired =
+    "state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: registry}]\n";
+
 std::string error_of(const std::string& yaml, const fs::path& base = "/etc/reverify") {
   auto config = parse_config(yaml, base);
   REQUIRE_FALSE(config.ok());
@@ -31,8 +35,8 @@ std::string error_of(const std::string& yaml, const fs::path& base = "/etc/rever
 
 }  // namespace
 
-TEST_CASE("an empty file gives the documented defaults") {
-  auto config = parse_config("", "/etc/reverify");
+TEST_CASE("a config names state_dir and a source; every other key has its documented default") {
+  auto config = parse_config(kRequired, "/etc/reverify");
   REQUIRE(config.ok());
   CHECK(config->api.address == "127.0.0.1");
   CHECK(config->api.port == 8420);
@@ -109,7 +113,7 @@ TEST_CASE("secrets come only from *_file keys, are read at load and trimmed") {
   TempDir dir;
   const std::string token(40, 'k');
   dir.write("api.token", token + "\n");
-  auto config = parse_config("api: {token_file: api.token}", dir.path);
+  auto config = parse_config(kRequired + "api: {token_file: api.token}", dir.path);
   REQUIRE(config.ok());
   CHECK(config->api.token == token);
   // Every token read is on the list the API redacts from its responses.
@@ -154,7 +158,7 @@ TEST_CASE(
   for (const auto& c : cases) {
     CAPTURE(c.content);
     dir.write("api.token", c.content);
-    auto config = parse_config("api: {token_file: api.token}", dir.path);
+    auto config = parse_config(kRequired + "api: {token_file: api.token}", dir.path);
     if (c.error == nullptr) {
       CHECK(config.ok());
       continue;
@@ -181,13 +185,13 @@ TEST_CASE("pager errors come from the pager section's parser with their path") {
 }
 
 TEST_CASE("code_mirrors: local folders resolve against the config's folder, URLs stay as given") {
-  auto config = parse_config(
-      "code_mirrors:\n"
-      "  https://git.example/vision/: ../mirrors/vision/\n"
-      "  https://git.example/x.git: /srv/x\n"
-      "  https://git.example/: https://mirror.internal/\n"
-      "  https://git.example/y.git: git@mirror.internal:y.git\n",
-      "/etc/reverify");
+  auto config = parse_config(kRequired +
+                                 "code_mirrors:\n"
+                                 "  https://git.example/vision/: ../mirrors/vision/\n"
+                                 "  https://git.example/x.git: /srv/x\n"
+                                 "  https://git.example/: https://mirror.internal/\n"
+                                 "  https://git.example/y.git: git@mirror.internal:y.git\n",
+                             "/etc/reverify");
   INFO((config.ok() ? "" : config.error().message));
   REQUIRE(config.ok());
   CHECK(config->code_mirrors.size() == 4);
@@ -195,7 +199,7 @@ TEST_CASE("code_mirrors: local folders resolve against the config's folder, URLs
   CHECK(config->code_mirrors.at("https://git.example/x.git") == "/srv/x");
   CHECK(config->code_mirrors.at("https://git.example/") == "https://mirror.internal/");
   CHECK(config->code_mirrors.at("https://git.example/y.git") == "git@mirror.internal:y.git");
-  CHECK(parse_config("", "/etc/reverify")->code_mirrors.empty());
+  CHECK(parse_config(kRequired, "/etc/reverify")->code_mirrors.empty());
   CHECK(error_of("code_mirrors: {https://git.example/: ''}")
             .find("code_mirrors.https://git.example/") != std::string::npos);
   CHECK(error_of("code_mirrors: [a, b]").find("code_mirrors: must be a mapping") !=
@@ -212,7 +216,7 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   auto production = parse_config(source_file("config/production.yaml"), "/etc/reverify");
   INFO((production.ok() ? "" : production.error().message));
   REQUIRE(production.ok());
-  const Config defaults = *parse_config("", "/etc/reverify");
+  const Config defaults = *parse_config(kRequired, "/etc/reverify");
   const Config& p = *production;
   CHECK(p.state_dir == defaults.state_dir);
   CHECK(p.work_root() == defaults.work_root());
@@ -225,7 +229,8 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.api.max_body_bytes == defaults.api.max_body_bytes);
   CHECK(p.api.request_timeout_ms == defaults.api.request_timeout_ms);
   CHECK(p.api.default_max_age_s == defaults.api.default_max_age_s);
-  CHECK(p.sources.empty());
+  REQUIRE(p.sources.size() == 1);  // the one key without a default
+  CHECK(p.sources[0].root == "/srv/models");
   CHECK(p.schedule.cron == defaults.schedule.cron);
   CHECK(p.schedule.per_cycle == defaults.schedule.per_cycle);
   CHECK(p.schedule.max_concurrent == defaults.schedule.max_concurrent);
@@ -374,7 +379,7 @@ TEST_CASE("attestation: the signing key from a private file, a URI naming the ve
   auto key = Ed25519SigningKey::generate();
   auto file = dir.write("attest.pem", key.private_pem());
   ::chmod(file.c_str(), 0600);
-  auto config = parse_config(R"(
+  auto config = parse_config(kRequired + R"(
 attestation:
   key_file: attest.pem
   verifier_id: https://reverify.example.com/verifier
@@ -388,8 +393,8 @@ attestation:
   CHECK(config->attestation.identity.verifier_id == "https://reverify.example.com/verifier");
   CHECK(resource_uri_for(config->attestation.identity.resource_uri_template, "m", "1") ==
         "https://models.example/m/1/");
-  CHECK_FALSE(parse_config("", dir.path)->attestation.enabled());
-  CHECK(parse_config("", dir.path)->attestation.identity.resource_uri_template ==
+  CHECK_FALSE(parse_config(kRequired, dir.path)->attestation.enabled());
+  CHECK(parse_config(kRequired, dir.path)->attestation.identity.resource_uri_template ==
         "reverify:{model}@{version}");
 
   ::chmod(file.c_str(), 0640);
@@ -431,4 +436,101 @@ TEST_CASE("durations and times") {
   CHECK(*parse_rfc3339("2026-11-02T05:00:00.25+02:00") == 1793588400);
   CHECK_FALSE(parse_rfc3339("2026-02-30T00:00:00Z").ok());
   CHECK_FALSE(parse_rfc3339("yesterday").ok());
+}
+
+// Found #2: an empty config file, or a directory passed as the config, was valid with all
+// defaults (state_dir /var/lib/reverify, 0 sources) at start and on reload.
+TEST_CASE(
+    "an empty config, a directory, or one naming no state_dir (or, for reverifyd, no source) is "
+    "refused") {
+  for (const char* empty : {"", "\n", "# only a comment\n", "---\n"}) {
+    CAPTURE(empty);
+    CHECK(error_of(empty) ==
+          "the config is empty (no settings at all): it must set at least "
+          "state_dir and one source");
+  }
+  CHECK(error_of("sources: [{name: reg, kind: directory, root: registry}]") ==
+        "state_dir: required: the folder of reverify.db, work/ and scratch/ (e.g. "
+        "/var/lib/reverify)");
+  CHECK(error_of("api: {port: 8421}").find("state_dir: required") != std::string::npos);
+
+  // reverifyd also needs a source; `reverify run --config --registry DIR` does not.
+  TempDir dir;
+  for (const char* sourceless : {"state_dir: s\n", "state_dir: s\nsources: []\n"}) {
+    const auto file = dir.write("sourceless.yaml", sourceless);
+    CHECK(load_config(file).ok());
+    auto daemon = load_daemon_config(file);
+    REQUIRE_FALSE(daemon.ok());
+    CHECK(daemon.error().message ==
+          file.string() +
+              ":\nsources: required: at least one registry source ({name, kind: "
+              "directory | http-index, ...}); without one reverifyd has nothing to "
+              "verify");
+  }
+  CHECK(load_daemon_config(dir.write("ok.yaml", kRequired)).ok());
+
+  auto directory = load_config(dir.path);
+  REQUIRE_FALSE(directory.ok());
+  CHECK(directory.error().message ==
+        dir.path.string() + " is a directory, not a config file: name the YAML file");
+  auto empty = load_config(dir.write("reverify.yaml", ""));
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().message.find("the config is empty") != std::string::npos);
+  auto missing = load_config(dir.path / "nope.yaml");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("cannot read config file") != std::string::npos);
+}
+
+// Found #3: duplicate YAML keys were accepted, the first value winning (`state_dir: state` then
+// `state_dir: other` meant `state`).
+TEST_CASE("a key given twice in any mapping is an error naming both lines") {
+  CHECK(error_of(kRequired + "state_dir: other\n") ==
+        "state_dir: duplicate key (line 3, first at line 1): a key may appear once per mapping");
+  CHECK(error_of(kRequired + "api: {port: 1, port: 2}\n") ==
+        "api.port: duplicate key (line 3, first at line 3): a key may appear once per mapping");
+  const auto nested = error_of(R"(state_dir: s
+sources:
+  - name: a
+    kind: directory
+    root: r
+    name: b
+pager:
+  routes: []
+  routes: []
+)");
+  CHECK(nested ==
+        "sources[0].name: duplicate key (line 6, first at line 3): a key may appear "
+        "once per mapping\n"
+        "pager.routes: duplicate key (line 9, first at line 8): a key may appear once "
+        "per mapping");
+  // An alias used many times is counted every time, so an alias bomb stops at the limit.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'h'; ++level) {
+    const char previous = static_cast<char>(level - 1);
+    bomb += std::string(1, level) + ": &" + level + " [";
+    for (int i = 0; i < 10; ++i)
+      bomb += std::string(i ? ", *" : "*") + previous;
+    bomb += "]\n";
+  }
+  CHECK(error_of(bomb).find("the document has more than 1000000 nodes") != std::string::npos);
+}
+
+TEST_CASE("a reload may not change state_dir, work_dir, the listen address or the runner") {
+  const Config running = *parse_config(kRequired, "/etc/reverify");
+  auto changes = [&](const std::string& yaml) {
+    auto next = parse_config(yaml, "/etc/reverify");
+    REQUIRE_MESSAGE(next.ok(), (next.ok() ? "" : next.error().message));
+    return restart_only_changes(running, *next);
+  };
+  using Keys = std::vector<std::string>;
+  CHECK(changes(kRequired).empty());
+  CHECK(changes(kRequired + "schedule: {per_cycle: 3}\nsync_interval: 1m\n").empty());
+  // The work and scratch folders live under state_dir unless set: they move with it.
+  CHECK(changes("state_dir: /srv/other\nsources: [{name: reg, kind: directory, root: registry}]") ==
+        Keys{"state_dir", "work_dir", "runner"});
+  CHECK(changes(kRequired + "work_dir: /scratch\n") == Keys{"work_dir"});
+  CHECK(changes(kRequired + "api: {address: 0.0.0.0, port: 9000}\n") ==
+        Keys{"api.address", "api.port"});
+  CHECK(changes(kRequired + "runner: {kind: docker}\n") == Keys{"runner"});
+  CHECK(changes(kRequired + "runner: {process: {path_env: /opt/bin}}\n") == Keys{"runner"});
 }

@@ -9,8 +9,12 @@ using namespace reverify;
 
 namespace {
 
+// What every config must name (state_dir, a source), so the errors below are the pager's alone.
+const std::string kRequired =
+    "state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: registry}]\n";
+
 Result<PagerConfig> parse(const std::string& yaml) {
-  auto config = parse_config(yaml, "/etc/reverify");
+  auto config = parse_config(kRequired + yaml, "/etc/reverify");
   if (!config.ok())
     return config.error();
   return config->pager;
