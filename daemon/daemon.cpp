@@ -525,7 +525,7 @@ void DaemonImpl::sync_sources() {
 void DaemonImpl::reload() {
   (void)sd_.reloading();
   off_loop(
-      [path = options_.config_path] { return load_config(path); },
+      [path = options_.config_path] { return load_daemon_config(path); },
       [this](Result<Config> next) {
         if (!next.ok()) {
           log_error("SIGHUP: keeping the running config; the new one is invalid:\n" +
@@ -533,14 +533,24 @@ void DaemonImpl::reload() {
           (void)sd_.ready("serving (reload rejected)");
           return;
         }
-        // Address, state_dir and runner need a restart; the rest applies from here on.
+        // Address, state_dir, work_dir and runner apply only at start: a reload that changes
+        // them is refused whole, so the daemon never half-applies a config.
+        if (const auto changed = restart_only_changes(*config_, *next); !changed.empty()) {
+          std::string names;
+          for (const auto& name : changed)
+            names += (names.empty() ? "" : ", ") + name;
+          log_error("SIGHUP: keeping the running config; the new one changes " + names +
+                    ", which apply only when reverifyd starts: restart it to change them");
+          (void)sd_.ready("serving (reload rejected)");
+          return;
+        }
         config_ = std::make_shared<const Config>(std::move(*next));
         if (syncing_)
           sources_stale_ = true;
         else
           rebuild_sources();
         install_dispatcher(config_);
-        log_info("SIGHUP: config reloaded (api address, state_dir and runner apply on restart)");
+        log_info("SIGHUP: config reloaded");
         (void)sd_.ready("serving (reloaded)");
         refresh();
       });

@@ -25,7 +25,8 @@
 //   loop:  sync every sync_interval, plan each new cycle once (the plan and its queued
 //          verifications in one transaction), start due verifications up to max_concurrent,
 //          manual triggers first; WATCHDOG=1 from the loop itself;
-//   SIGHUP: reload the config (an invalid one keeps the old, logged);
+//   SIGHUP: reload the config (an invalid one, or one changing what applies only at start:
+//          state_dir, work_dir, listen address, runner, keeps the old, logged);
 //   SIGTERM/SIGINT: stop starting work, let running verifications finish for up to
 //          stop_timeout, then exit; what is still running is left to its runner and reconciled on
 //          the next start (a second signal exits at once).
