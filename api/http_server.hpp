@@ -1,10 +1,10 @@
 #pragma once
-// The HTTP listener (Boost.Beast on the daemon's one io_context): accepts connections, reads one
-// request at a time per connection with limits, hands it to a plain handler function and writes
-// the response. Limits (ApiConfig): header bytes (431), body bytes (413), whole-request read
-// time and response write time (the connection is closed; checked by one sweep timer, so within
-// a quarter of the limit, at most a second, after it), malformed requests (400). Keep-alive is
-// honoured.
+// The HTTP listener (Boost.Beast on the io_context it is given; reverifyd's API io_context, run
+// by one thread per core): accepts connections, reads one request at a time per connection with
+// limits, hands it to a plain handler function and writes the response. Limits (ApiConfig):
+// header bytes (431), body bytes (413), whole-request read time and response write time (the
+// connection is closed; checked by one sweep timer, so within a quarter of the limit, at most a
+// second, after it), malformed requests (400). Keep-alive is honoured.
 //
 // The handler gets each request with a reply function: it answers at once (every GET) or keeps
 // the reply and calls it later, exactly once, from any thread (a POST the daemon's loop records

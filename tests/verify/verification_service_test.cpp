@@ -54,6 +54,11 @@ struct Harness {
     settings.pager.routes = {route};
   }
 
+  // `reverify run` of the manifest, in full.
+  Result<VerificationRow> run_now() {
+    return service->run_now(manifest, RebuildMode::full, VerificationTrigger::cli, settings);
+  }
+
   // The model version of the manifest, registered as a registry source would.
   void register_version() {
     ModelVersionRow version;
@@ -112,8 +117,7 @@ struct Harness {
 TEST_CASE("every verdict records its page or the reason it has none") {
   Harness h;
   SUBCASE("no routes at all") {
-    auto row =
-        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
+    auto row = h.run_now();
     REQUIRE(row.ok());
     CHECK(row->state == VerificationState::done);
     CHECK(h.pages_of(row->id) == 0);
@@ -121,16 +125,14 @@ TEST_CASE("every verdict records its page or the reason it has none") {
   }
   SUBCASE("a route for another owner only") {
     h.route("team-other", SenderKind::file);
-    auto row =
-        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
+    auto row = h.run_now();
     REQUIRE(row.ok());
     CHECK(h.pages_of(row->id) == 0);
     CHECK(row->evidence["no_page"].get<std::string>().find("team-x") != std::string::npos);
   }
   SUBCASE("a route whose only sender takes no resolve") {
     h.route("*", SenderKind::slack);
-    auto row =
-        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
+    auto row = h.run_now();
     REQUIRE(row.ok());
     REQUIRE(row->cls == VerdictClass::passed);
     CHECK(h.pages_of(row->id) == 0);
@@ -140,8 +142,7 @@ TEST_CASE("every verdict records its page or the reason it has none") {
   }
   SUBCASE("a routed verdict has its page and no reason") {
     h.route("*", SenderKind::file);
-    auto row =
-        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
+    auto row = h.run_now();
     REQUIRE(row.ok());
     CHECK(h.pages_of(row->id) == 1);
     CHECK_FALSE(row->evidence.contains("no_page"));
@@ -157,8 +158,7 @@ TEST_CASE("a verification that fails before its rebuild starts gets its verdict 
       "CREATE TRIGGER fail_work_dir BEFORE UPDATE OF work_dir ON verifications "
       "BEGIN SELECT RAISE(FAIL, 'injected store failure'); END");
   SUBCASE("reverify run: inserted running") {
-    auto row =
-        h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings);
+    auto row = h.run_now();
     REQUIRE(row.ok());
     CHECK(row->state == VerificationState::done);
     CHECK(row->cls == VerdictClass::error_provision);
