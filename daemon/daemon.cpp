@@ -37,6 +37,10 @@ namespace {
 
 // How often the loop re-checks due work when nothing wakes it (retries, jittered starts).
 constexpr std::chrono::seconds kTickInterval{5};
+// How often the loop asks SQLite whether another process (`reverify run --config` on the same
+// state_dir) committed: its verdicts show in /, /v1 and the gate within this, not at the next
+// sync. One PRAGMA on the pool, no I/O.
+constexpr std::chrono::seconds kStoreWatchInterval{1};
 
 // The HTTP threads only read the published read model: one per core serves requests on every
 // core (the gate benchmark, README "Benchmarks").
@@ -96,6 +100,7 @@ class DaemonImpl {
   void start_verification(const VerificationRow& row, bool recovering);
   void on_verification_done(std::int64_t id, const Result<VerificationRow>& result);
   void refresh();
+  void watch_store();
   void sync_sources();
   void rebuild_sources();
   void reload();
@@ -131,6 +136,8 @@ class DaemonImpl {
   SdNotifier sd_;
   net::signal_set signals_{loop_};
   net::steady_timer tick_{loop_}, sync_timer_{loop_}, watchdog_timer_{loop_}, drain_timer_{loop_};
+  net::steady_timer store_watch_{loop_};
+  std::optional<std::int64_t> data_version_;  // the store's, as the latest read model read it
   std::map<std::int64_t, std::thread> jobs_;  // running verifications
   std::set<std::int64_t> started_;            // started, the read model may still say queued
   bool refreshing_ = false, refresh_again_ = false;
@@ -195,6 +202,7 @@ int DaemonImpl::run() {
   empty->api = api_config_of(config_);
   publish(std::move(empty));
   ping_watchdog();
+  watch_store();
   // Reconcile first: verifications left running by a previous process get their verdict
   // (reattached or runner-lost) before anything new starts.
   off_loop([this] { return store_->unfinished(); },
@@ -286,6 +294,7 @@ void DaemonImpl::begin_drain(const std::string& why) {
   log_info(why + ": draining " + std::to_string(jobs_.size()) + " running verification(s)");
   tick_.cancel();
   sync_timer_.cancel();
+  store_watch_.cancel();
   drain_timer_.expires_after(std::chrono::seconds(config_->stop_timeout_s));
   drain_timer_.async_wait([this](auto ec) {
     if (ec)
@@ -428,13 +437,19 @@ void DaemonImpl::refresh() {
   refreshing_ = true;
   off_loop(
       [this, config = config_] {
+        // Read first: whatever another process commits after this shows in a later build.
+        auto version = store_->data_version();
         const UnixSeconds now = options_.clock();
         auto plan = plan_current_cycle(*store_, *config, now);
-        return build_read_model(*store_, plan.ok() ? plan_to_json(*plan) : nlohmann::json(), now,
-                                api_config_of(config));
+        return std::pair(
+            version, build_read_model(*store_, plan.ok() ? plan_to_json(*plan) : nlohmann::json(),
+                                      now, api_config_of(config)));
       },
-      [this](Result<std::shared_ptr<const ReadModel>> built) {
+      [this](std::pair<Result<std::int64_t>, Result<std::shared_ptr<const ReadModel>>> result) {
         refreshing_ = false;
+        auto& [version, built] = result;
+        if (version.ok())
+          data_version_ = *version;
         if (built.ok()) {
           publish(*built);
           // A started row leaves started_ once a read model no longer shows it queued: a build
@@ -456,6 +471,25 @@ void DaemonImpl::refresh() {
           tick();
         }
       });
+}
+
+void DaemonImpl::watch_store() {
+  if (draining_)
+    return;
+  store_watch_.expires_after(kStoreWatchInterval);
+  store_watch_.async_wait([this](auto ec) {
+    if (ec)
+      return;
+    off_loop([this] { return store_->data_version(); },
+             [this](Result<std::int64_t> version) {
+               if (!version.ok()) {
+                 log_error("watching the store: " + version.error().message);
+               } else if (!data_version_ || *data_version_ != *version) {
+                 refresh();  // another process committed since the last build: show it now
+               }
+               watch_store();
+             });
+  });
 }
 
 void DaemonImpl::rebuild_sources() {

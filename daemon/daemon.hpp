@@ -24,7 +24,9 @@
 //          error:runner-lost + retry), sync the registry sources, listen, READY=1;
 //   loop:  sync every sync_interval, plan each new cycle once (the plan and its queued
 //          verifications in one transaction), start due verifications up to max_concurrent,
-//          manual triggers first; WATCHDOG=1 from the loop itself;
+//          manual triggers first; WATCHDOG=1 from the loop itself; every second, SQLite's
+//          data_version: a commit by another process (`reverify run --config` on the same
+//          state_dir) rebuilds the read model at once;
 //   SIGHUP: reload the config (an invalid one, or one changing what applies only at start:
 //          state_dir, work_dir, listen address, runner, keeps the old, logged);
 //   SIGTERM/SIGINT: stop starting work, let running verifications finish for up to

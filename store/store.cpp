@@ -72,6 +72,17 @@ int Store::schema_version() {
   return row.ok() && *row ? int(s.int64(0)) : 0;
 }
 
+Result<std::int64_t> Store::data_version() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "PRAGMA data_version");
+  auto row = s.step();
+  if (!row.ok())
+    return row.error();
+  if (!*row)
+    return make_error(ErrorCode::io, "PRAGMA data_version returned no row");
+  return s.int64(0);
+}
+
 Status Store::migrate() {
   int current = schema_version();
   std::lock_guard lock(mutex_);

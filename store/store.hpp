@@ -173,6 +173,10 @@ class Store final : public Outbox {
   Store& operator=(const Store&) = delete;
 
   int schema_version();
+  // SQLite's PRAGMA data_version: changes whenever ANOTHER connection (e.g. `reverify run` in its
+  // own process) commits to the database; this connection's own commits leave it alone. Cheap
+  // (no I/O): the daemon polls it to see other writers' verdicts at once.
+  Result<std::int64_t> data_version();
   UnixSeconds now() const { return clock_(); }  // the store's clock, for times it will compare
 
   // --- model versions (registry sync) ---

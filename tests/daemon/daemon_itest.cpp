@@ -23,7 +23,8 @@ struct Setup {
   DaemonUnderTest daemon;
   std::string commit;
 
-  explicit Setup(int versions, double trainer_seconds, const std::string& extra_yaml = "") {
+  explicit Setup(int versions, double trainer_seconds, const std::string& extra_yaml = "",
+                 const std::string& sync_interval = "1s") {
     commit = make_trainer_repo(temp.path / "trainer");
     for (int i = 1; i <= versions; ++i) {
       const std::string version = "1." + std::to_string(i);
@@ -43,7 +44,8 @@ stop_timeout: 20s
 api: {port: )" + std::to_string(daemon.port) +
                    R"(, token_file: api.token, request_timeout: 1s, max_body_bytes: 1024}
 sources: [{name: local, kind: directory, root: registry}]
-sync_interval: 1s
+sync_interval: )" + sync_interval +
+                   R"(
 schedule: {per_cycle: 1, max_concurrent: 1, jitter: 0s, retry: {initial: 1s, max: 2s, max_attempts: 20}}
 models: {default: {timeout: 2m}}
 runner: {kind: process, process: {path_env: /usr/bin:/bin, kill_grace: 1s}}
@@ -236,6 +238,39 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
   }
   CHECK(s->delivery_counts()->sent >= 2);
   CHECK(fs::exists(setup.temp.path / "pages.jsonl"));
+}
+
+TEST_CASE("a verdict `reverify run --config` records shows in the daemon within seconds") {
+  // The registry is synced once an hour: only the daemon's watch on the store (SQLite's
+  // data_version) can show the CLI's verdict this soon.
+  Setup setup(1, 0.1, "", "1h");
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+  REQUIRE(setup.wait_all_done(1, std::chrono::seconds(60)));  // the first cycle's verification
+  REQUIRE(run_cli({"run", "slow@1.1", "--config", setup.daemon.config.string()}, setup.temp.path)
+              .exit_code == 0);
+  const auto newest = setup.store()->verifications("slow", "1.1", 1);
+  REQUIRE(newest.ok());
+  REQUIRE(newest->size() == 1);
+  const auto& row = newest->front();
+  REQUIRE(row.trigger == VerificationTrigger::cli);
+  const auto recorded = std::chrono::steady_clock::now();
+  nlohmann::json last_verdict;
+  while (std::chrono::steady_clock::now() - recorded < std::chrono::seconds(3)) {
+    auto version = get(setup.daemon.url() + "/v1/models/slow/versions/1.1");
+    REQUIRE(version.ok());
+    last_verdict = nlohmann::json::parse(version->body)["last_verdict"];
+    if (last_verdict.is_object() && last_verdict["id"] == row.id)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  INFO(last_verdict.dump());
+  INFO(setup.daemon.log());
+  CHECK(last_verdict["id"] == row.id);  // within 3 s of the CLI's commit
+  auto listed = get(setup.daemon.url() + "/v1/verifications/" + std::to_string(row.id));
+  REQUIRE(listed.ok());
+  CHECK(listed->status == 200);
+  CHECK(nlohmann::json::parse(listed->body)["trigger"] == "cli");
 }
 
 TEST_CASE("SIGTERM drains: the running verification finishes, then the daemon exits 0") {
