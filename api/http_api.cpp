@@ -5,10 +5,13 @@
 #include <charconv>
 
 #include "api/metrics.hpp"
+#include "api/pages.hpp"
+#include "api/version_status.hpp"
 #include "attest/vsa.hpp"
 #include "core/hashing.hpp"
 #include "core/names.hpp"
 #include "core/redact.hpp"
+#include "core/version.hpp"
 #include "policies/gate.hpp"
 
 namespace reverify {
@@ -32,10 +35,12 @@ unsigned gate_http_status(GateStatus status) {
   return 412;
 }
 
+constexpr const char* kHtml = "text/html; charset=utf-8";
+
 ApiResponse respond(const ApiRequest& request, http::status status, std::string body,
                     const char* content_type) {
   ApiResponse response(status, request.version());
-  response.set(http::field::server, "reverifyd");
+  response.set(http::field::server, server_header());
   response.set(http::field::content_type, content_type);
   response.set(http::field::cache_control, "no-store");
   response.keep_alive(request.keep_alive());
@@ -321,14 +326,75 @@ ApiResponse handle_attestation(const ApiRequest& request, std::string_view model
   return response;
 }
 
+// The human pages (api/pages.hpp); nullopt when `parts` names none of them.
+std::optional<ApiResponse> route_page(const ApiRequest& request,
+                                      const std::vector<std::string_view>& parts,
+                                      std::string_view query, const ApiContext& context) {
+  const auto& model = *context.model;
+  const auto html = [&](std::string body) {
+    return respond(request, http::status::ok, std::move(body), kHtml);
+  };
+  const auto not_found = [&](const std::string& what) {
+    return respond(request, http::status::not_found,
+                   "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not "
+                   "found · reverify</title></head><body><main><h1>Not found</h1><p>" +
+                       what + "</p><p><a href=\"/\">Status</a></p></main></body></html>\n",
+                   kHtml);
+  };
+  PageFrame frame;
+  frame.path = "/";
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    frame.path += std::string(parts[i]) + (i + 1 < parts.size() ? "/" : "");
+  if (auto text = query_param(query, "refresh")) {
+    auto parsed = parse_id(*text);
+    if (!parsed || *parsed < kMinRefreshS || *parsed > kMaxRefreshS) {
+      return error_response(request, http::status::bad_request,
+                            "refresh: expected seconds, " + std::to_string(kMinRefreshS) + ".." +
+                                std::to_string(kMaxRefreshS),
+                            context);
+    }
+    frame.refresh_s = int(*parsed);
+  }
+  std::size_t page = 1;
+  if (auto text = query_param(query, "page")) {
+    auto parsed = parse_id(*text);
+    if (!parsed)
+      return error_response(request, http::status::bad_request, "page: expected a positive integer",
+                            context);
+    page = std::size_t(*parsed);
+  }
+  if (parts.empty())
+    return html(render_status_page(frame, model, context.now));
+  if (parts[0] == "models" && parts.size() == 1)
+    return html(render_versions_page(frame, model, context.now, page));
+  if (parts[0] == "models" && parts.size() == 3) {
+    if (invalid_names(parts[1], parts[2]))
+      return not_found("No such model version.");
+    const auto* view = model.find(std::string(parts[1]), std::string(parts[2]));
+    if (!view)
+      return not_found("No registry source lists this model version.");
+    return html(render_version_page(frame, model, *view, context.now));
+  }
+  if (parts[0] == "verifications" && parts.size() == 1)
+    return html(render_verifications_page(frame, model, context.now, page));
+  if (parts[0] == "verifications" && parts.size() == 2) {
+    const auto id = parse_id(parts[1]);
+    const auto* row = id ? model.find_verification(*id) : nullptr;
+    if (!row) {
+      return not_found("No such verification among the " + std::to_string(kRecentVerifications) +
+                       " most recent.");
+    }
+    return html(render_verification_page(frame, model, *row, context.now));
+  }
+  return std::nullopt;
+}
+
 ApiResponse route_get(const ApiRequest& request, std::string_view path, std::string_view query,
                       const ApiContext& context) {
   const auto parts = split_path(path);
   const auto& model = *context.model;
-  if (parts.empty()) {
-    return respond(request, http::status::ok, render_status_page(model, context.now),
-                   "text/html; charset=utf-8");
-  }
+  if (auto page = route_page(request, parts, query, context))
+    return std::move(*page);
   if (parts.size() == 1 && parts[0] == "healthz") {
     return json_response(request, http::status::ok,
                          {{"status", "ok"}, {"state_age_s", context.now - model.built_at}},
@@ -408,6 +474,10 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
 
 }  // namespace
 
+std::string server_header() {
+  return std::string("reverifyd/") + reverify_version();
+}
+
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token) {
   constexpr std::string_view kPrefix = "Bearer ";
   if (token.empty() || authorization_header.substr(0, kPrefix.size()) != kPrefix)
@@ -444,20 +514,12 @@ nlohmann::json verification_json(const VerificationRow& row) {
 
 GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
                        const std::string& version, std::int64_t max_age_s, UnixSeconds now) {
+  const auto* view = model.find(model_name, version);
   GateFacts facts;
+  if (view)
+    facts = gate_facts(*view);
   facts.model = model_name;
   facts.version = version;
-  const auto* view = model.find(model_name, version);
-  if (view && !view->row.removed) {
-    facts.listed = true;
-    facts.manifest_error = view->row.manifest_error;
-    facts.manifest_sha256 = view->row.manifest_sha256;
-    if (const auto& c = view->conclusive)
-      facts.conclusive =
-          GateVerdict{c->id, c->cls, c->finished_at, c->explanation, c->manifest_sha256};
-    if (view->active_id)
-      facts.active = GateActive{*view->active_id, view->active_state};
-  }
   const GateDecision decision = decide_gate(facts, max_age_s, now);
   GateAnswer answer;
   answer.status = gate_http_status(decision.status);

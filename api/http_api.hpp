@@ -1,12 +1,14 @@
 #pragma once
 // api/: the HTTP API: the listener (http_server.hpp), the routes below, the status page, the
 // Prometheus exposition and the immutable read model every GET is served from (snapshot.hpp).
-// Includes core/ to store/ (it serves what the store recorded; it never runs a verification);
+// Includes core/ to verify/ (it serves what the store recorded and orders the queue as the
+// scheduler does; it never runs a verification);
 // never daemon/: the daemon hands it a read model and a trigger callback.
 //
 // The HTTP API as a plain function from request to response (STYLE.md: the Asio example's
 // request_handler), so every endpoint is unit-tested without a socket. Endpoints (DESIGN.md):
-//   GET /                                   status page (HTML)
+//   GET /, /models, /models/{m}/{v}, /verifications, /verifications/{id}
+//                                           HTML pages for people (api/pages.hpp)
 //   GET /healthz                            liveness
 //   GET /metrics                            Prometheus text format
 //   GET /v1/models                          every model version and its latest verdicts
@@ -78,7 +80,8 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
 // Constant-time comparison of a presented bearer token with the configured one.
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token);
 
-std::string render_status_page(const ReadModel& model, UnixSeconds now);
+// "reverifyd/0.1.0": the Server header of every response.
+std::string server_header();
 
 nlohmann::json verification_json(const VerificationRow& row);
 

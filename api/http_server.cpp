@@ -116,6 +116,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     } catch (const std::exception&) {
       // A bug in a handler: answer 500, keep serving everyone else.
       ApiResponse response(http::status::internal_server_error, version);
+      response.set(http::field::server, server_header());
       response.set(http::field::content_type, "application/json");
       response.body() = "{\"error\": \"internal error\"}\n";
       response.prepare_payload();
@@ -137,7 +138,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     ApiResponse response(status, 11);
     response.set(http::field::content_type, "application/json");
-    response.set(http::field::server, "reverifyd");
+    response.set(http::field::server, server_header());
     response.keep_alive(false);
     response.body() = "{\"error\": \"" + why + "\"}\n";
     response.prepare_payload();

@@ -5,6 +5,7 @@
 
 #include "api/snapshot.hpp"
 #include "core/verdict_class.hpp"
+#include "core/version.hpp"
 
 namespace reverify {
 namespace {
@@ -75,13 +76,26 @@ std::string render_metrics(const ReadModel& model) {
   header(out, "reverify_verifications_running", "gauge", "Verifications running now.");
   out << "reverify_verifications_running " << stats.running << "\n";
 
-  header(out, "reverify_pages_sent_total", "counter", "Page deliveries accepted by a receiver.");
-  out << "reverify_pages_sent_total " << model.deliveries.sent << "\n";
-  header(out, "reverify_pages_failed_total", "counter",
-         "Page deliveries given up (rejected, or out of attempts).");
-  out << "reverify_pages_failed_total " << model.deliveries.failed << "\n";
-  header(out, "reverify_pages_pending", "gauge", "Page deliveries waiting for a (re)try.");
-  out << "reverify_pages_pending " << model.deliveries.pending << "\n";
+  // Per sender (pager.senders), so an alert can name the receiver that stopped accepting pages.
+  const struct {
+    const char *name, *type, *help;
+    std::int64_t DeliveryCounts::Counts::*count;
+  } page_series[] = {
+      {"reverify_pages_sent_total", "counter", "Page deliveries accepted by a receiver, by sender.",
+       &DeliveryCounts::Counts::sent},
+      {"reverify_pages_failed_total", "counter",
+       "Page deliveries given up (rejected, or out of attempts), by sender.",
+       &DeliveryCounts::Counts::failed},
+      {"reverify_pages_pending", "gauge", "Page deliveries waiting for a (re)try, by sender.",
+       &DeliveryCounts::Counts::pending},
+  };
+  for (const auto& series : page_series) {
+    header(out, series.name, series.type, series.help);
+    for (const auto& [sender, counts] : model.deliveries.by_sender) {
+      out << series.name << "{sender=\"" << escape_label(sender) << "\"} " << counts.*series.count
+          << "\n";
+    }
+  }
 
   std::int64_t versions = 0, invalid = 0;
   for (const auto& [name, by_version] : model.models) {
@@ -110,6 +124,9 @@ std::string render_metrics(const ReadModel& model) {
           << "\",version=\"" << escape_label(version) << "\"} " << view.passed->finished_at << "\n";
     }
   }
+  header(out, "reverify_build_info", "gauge",
+         "Always 1; the version label says which reverifyd serves these metrics.");
+  out << "reverify_build_info{version=\"" << escape_label(reverify_version()) << "\"} 1\n";
   header(out, "reverify_read_model_timestamp_seconds", "gauge",
          "Unix time the served state was last read from the store.");
   out << "reverify_read_model_timestamp_seconds " << model.built_at << "\n";

@@ -1,158 +1,219 @@
-// The server-rendered status page at "/": problems first, then what is running and queued, the
-// next cycle's plan, recent verdicts and the inventory. Plain HTML, no scripts, every value
-// escaped.
+// The status page at "/" (pages.hpp): what needs attention first, what runs now, what starts
+// next and why, and the cycle's plan.
 
+#include <map>
 #include <sstream>
 
-#include "api/http_api.hpp"
+#include "api/html.hpp"
+#include "api/page_parts.hpp"
+#include "api/pages.hpp"
+#include "verify/schedule.hpp"
 
 namespace reverify {
 namespace {
 
-std::string escape_html(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
+constexpr std::size_t kAttentionRows = 200;  // the rest are on /models, in the same order
+constexpr std::size_t kQueueRows = 100;
+constexpr std::size_t kPlanRows = 100;
+
+// Why a queued verification is queued, in words.
+std::string queued_because(const ReadModel& model, const VerificationRow& row) {
+  switch (row.trigger) {
+    case VerificationTrigger::manual:
+      return "manual trigger";
+    case VerificationTrigger::cli:
+      return "reverify run";
+    case VerificationTrigger::retry: {
+      std::string why = "retry, attempt " + std::to_string(row.attempt);
+      if (const auto* view = model.find(row.model, row.version);
+          view && view->latest && is_error(view->latest->cls)) {
+        why += std::string(" after ") + to_string(view->latest->cls);
+      }
+      return why;
     }
+    case VerificationTrigger::schedule:
+      break;
   }
-  return out;
+  return row.cycle_id ? "this cycle's rotation" : "scheduled";
 }
 
-constexpr std::size_t kInventoryRows = 500;  // a page stays readable with 100k versions
-
-const char* css_class(std::optional<VerdictClass> cls) {
-  if (!cls)
-    return "warn";
-  if (*cls == VerdictClass::passed)
-    return "ok";
-  if (is_failure(*cls))
-    return "bad";
-  if (is_error(*cls))
-    return "err";
-  return "warn";
+// The queue in the order the daemon starts it: due ones as next_to_start picks them (manual
+// triggers first), then the others by the time they become due.
+std::vector<const VerificationRow*> start_order(const ReadModel& model, UnixSeconds now) {
+  std::vector<VerificationRow> due;
+  std::vector<const VerificationRow*> later, order;
+  for (const auto& row : model.unfinished) {
+    if (row.state != VerificationState::queued)
+      continue;
+    if (row.not_before <= now)
+      due.push_back(row);
+    else
+      later.push_back(&row);
+  }
+  while (order.size() < kQueueRows) {
+    auto next = next_to_start(due, now);
+    if (!next)
+      break;
+    for (const auto& row : model.unfinished) {
+      if (row.id == next->id)
+        order.push_back(&row);
+    }
+    std::erase_if(due, [&](const VerificationRow& row) { return row.id == next->id; });
+  }
+  std::stable_sort(later.begin(), later.end(),
+                   [](const auto* a, const auto* b) { return a->not_before < b->not_before; });
+  for (const auto* row : later) {
+    if (order.size() >= kQueueRows)
+      break;
+    order.push_back(row);
+  }
+  return order;
 }
 
-void verdict_cell(std::ostream& out, const std::optional<VerdictBrief>& brief) {
-  if (!brief) {
-    out << "<td>never verified</td><td></td>";
+void running_section(std::ostream& out, const ReadModel& model, UnixSeconds now) {
+  out << "<section aria-labelledby=\"running-h\"><h2 id=\"running-h\">Running now ("
+      << model.stats.running << ")</h2>";
+  if (model.stats.running == 0) {
+    out << "<p>Nothing is running.</p></section>";
     return;
   }
-  out << "<td class=\"" << css_class(brief->cls) << "\">" << to_string(brief->cls) << "</td><td>"
-      << rfc3339(brief->finished_at) << "</td>";
+  out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Running verifications "
+         "table\"><table id=\"running\"><thead><tr><th scope=\"col\">Verification"
+         "</th><th scope=\"col\">Model version</th><th scope=\"col\">Mode</th><th scope=\"col\">"
+         "Why</th><th scope=\"col\">Started</th><th scope=\"col\">Runner</th></tr></thead><tbody>";
+  for (const auto& row : model.unfinished) {
+    if (row.state != VerificationState::running)
+      continue;
+    out << "<tr><td><a href=\"" << verification_href(row.id) << "\">" << row.id
+        << "</a></td><td><a href=\"" << version_href(row.model, row.version) << "\">"
+        << escape_html(row.model + "@" + row.version) << "</a></td><td>" << to_string(row.mode)
+        << "</td><td>" << escape_html(queued_because(model, row)) << "</td><td>"
+        << (row.started_at ? when_html(*row.started_at, now) : "starting") << "</td><td>"
+        << page_text(model, row.runner_kind.value_or("") + " " + row.runner_ref.value_or(""))
+        << "</td></tr>";
+  }
+  out << "</tbody></table></div></section>";
+}
+
+void queue_section(std::ostream& out, const ReadModel& model, UnixSeconds now) {
+  out << "<section aria-labelledby=\"queued-h\"><h2 id=\"queued-h\">Next: queued verifications ("
+      << model.stats.queued << ")</h2>";
+  const auto order = start_order(model, now);
+  if (order.empty()) {
+    out << "<p>Nothing is queued.</p></section>";
+    return;
+  }
+  out << "<p class=\"muted\">In the order the daemon starts them: due ones first, manual triggers "
+         "ahead of the rest, as slots free up.</p><div class=\"wrap\" role=\"region\" "
+         "tabindex=\"0\" aria-label=\"Queued verifications table\"><table id=\"queued\"><thead>"
+         "<tr><th scope=\"col\">#</th><th scope=\"col\">Verification</th><th scope=\"col\">Model "
+         "version</th><th scope=\"col\">Why</th><th scope=\"col\">Mode</th><th scope=\"col\">"
+         "Starts</th></tr></thead><tbody>";
+  std::size_t position = 0;
+  for (const auto* row : order) {
+    out << "<tr data-verification=\"" << row->id << "\"><td>" << ++position << "</td><td><a href=\""
+        << verification_href(row->id) << "\">" << row->id << "</a></td><td><a href=\""
+        << version_href(row->model, row->version) << "\">"
+        << escape_html(row->model + "@" + row->version) << "</a></td><td>"
+        << escape_html(queued_because(model, *row)) << "</td><td>" << to_string(row->mode)
+        << "</td><td>"
+        << (row->not_before > now ? when_html(row->not_before, now)
+                                  : std::string("when a slot is free"))
+        << "</td></tr>";
+  }
+  out << "</tbody></table></div>";
+  if (model.stats.queued > static_cast<std::int64_t>(order.size()))
+    out << "<p>First " << order.size() << " shown.</p>";
+  out << "</section>";
+}
+
+void plan_section(std::ostream& out, const ReadModel& model) {
+  const auto& plan = model.plan;
+  if (!plan.is_object() || !plan.contains("entries") || !plan["entries"].is_array())
+    return;
+  const auto& entries = plan["entries"];
+  out << "<section aria-labelledby=\"plan-h\"><h2 id=\"plan-h\">This cycle's plan</h2><p>Cycle "
+      << escape_html(string_field(plan, "cycle_start")) << " to "
+      << escape_html(string_field(plan, "cycle_end")) << ": " << entries.size()
+      << " verification(s) planned by the rotation policy, least recently verified first; "
+         "<code>reverify plan</code> shows the same.</p>";
+  if (!entries.empty()) {
+    out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"This cycle&#39;s plan "
+           "table\"><table id=\"plan\"><thead><tr><th scope=\"col\">Model version"
+           "</th><th scope=\"col\">Mode</th><th scope=\"col\">Why</th></tr></thead><tbody>";
+    std::size_t shown = 0;
+    for (const auto& entry : entries) {
+      if (shown++ >= kPlanRows)
+        break;
+      const std::string m = string_field(entry, "model"), v = string_field(entry, "version");
+      out << "<tr><td><a href=\"" << version_href(m, v) << "\">" << escape_html(m + "@" + v)
+          << "</a></td><td>" << escape_html(string_field(entry, "mode")) << "</td><td>"
+          << page_text(model, string_field(entry, "reason")) << "</td></tr>";
+    }
+    out << "</tbody></table></div>";
+    if (entries.size() > kPlanRows)
+      out << "<p>First " << kPlanRows << " of " << entries.size() << " shown.</p>";
+  }
+  if (plan.contains("deferred") && plan["deferred"].is_array() && !plan["deferred"].empty()) {
+    out << "<p>Deferred to a later cycle: " << plan["deferred"].size()
+        << " (see <code>reverify plan</code>).</p>";
+  }
+  out << "</section>";
 }
 
 }  // namespace
 
-std::string render_status_page(const ReadModel& model, UnixSeconds now) {
+std::string render_status_page(const PageFrame& frame, const ReadModel& model, UnixSeconds now) {
+  const RecentIndex recent(model);
+  const auto statuses = statuses_by_attention(model, recent, now);
+  std::map<std::int64_t, const VerificationRow*> active;
+  for (const auto& row : model.unfinished)
+    active.emplace(row.id, &row);
+  std::size_t attention = 0, fresh = 0, blocked = 0;
+  for (const auto& s : statuses) {
+    attention += needs_attention(s.attention);
+    fresh += s.gate.status == GateStatus::fresh;
+    blocked += s.gate.status != GateStatus::fresh;
+  }
   std::ostringstream out;
-  out << "<!doctype html><html><head><meta charset=\"utf-8\"><title>reverify</title><style>"
-         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-         "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}"
-         ".ok{color:#070}.bad{color:#b00;font-weight:bold}.err{color:#a60}.warn{color:#666}"
-         "</style></head><body><h1>reverify</h1>";
-  std::size_t versions = 0, never = 0, invalid = 0;
-  std::vector<const VersionView*> problems;
-  for (const auto& [name, by_version] : model.models) {
-    for (const auto& [version, view] : by_version) {
-      if (view.row.removed)
+  open_page(out, frame, "Status", "/v1/models");
+  out << "<p class=\"summary\">" << statuses.size() << " model version(s): <strong>" << blocked
+      << " not passing the gate</strong> (max age " << duration_text(default_max_age_s(model))
+      << "), " << fresh << " verified and fresh. " << model.stats.running << " running, "
+      << model.stats.queued << " queued.</p>";
+
+  out << "<section aria-labelledby=\"attention-h\"><h2 id=\"attention-h\">Needs attention ("
+      << attention << ")</h2>";
+  if (attention == 0) {
+    out << "<p>Nothing: every model version is verified and fresh.</p>";
+  } else {
+    out << "<p class=\"muted\">What the release gate goes by, most urgent first: failures, invalid "
+           "manifests, versions the system cannot verify, uncalibrated or underpowered bands, "
+           "outdated passes, never verified; last, verified versions whose newest attempt "
+           "errored (an error never fails the gate).</p><div class=\"wrap\" role=\"region\" "
+           "tabindex=\"0\" aria-label=\"Needs attention table\"><table id=\"attention\">";
+    version_status_header(out);
+    out << "<tbody>";
+    std::size_t shown = 0;
+    for (const auto& s : statuses) {
+      if (!needs_attention(s.attention) || shown >= kAttentionRows)
         continue;
-      ++versions;
-      if (!view.latest)
-        ++never;
-      if (view.row.manifest_error)
-        ++invalid;
-      if (view.row.manifest_error || (view.latest && view.latest->cls != VerdictClass::passed)) {
-        problems.push_back(&view);
-      }
+      ++shown;
+      const auto it = s.view->active_id ? active.find(*s.view->active_id) : active.end();
+      version_status_row(out, model, s, it == active.end() ? nullptr : it->second, now);
+    }
+    out << "</tbody></table></div>";
+    if (attention > shown) {
+      out << "<p>First " << shown << " of " << attention
+          << " shown; <a href=\"/models\">all model versions</a> lists the rest in the same "
+             "order.</p>";
     }
   }
-  out << "<p>" << versions << " model versions, " << never << " never verified, " << invalid
-      << " with an invalid manifest; " << model.stats.running << " running, " << model.stats.queued
-      << " queued. State as of " << rfc3339(model.built_at) << " (now " << rfc3339(now) << ").</p>";
-
-  out << "<h2>Needs attention (" << problems.size()
-      << ")</h2><table><tr><th>model@version</th>"
-         "<th>owner</th><th>latest</th><th>at</th><th>why</th></tr>";
-  for (std::size_t i = 0; i < problems.size() && i < kInventoryRows; ++i) {
-    const auto& view = *problems[i];
-    out << "<tr><td>" << escape_html(view.row.model + "@" + view.row.version) << "</td><td>"
-        << escape_html(view.row.owner) << "</td>";
-    verdict_cell(out, view.latest);
-    out << "<td>"
-        << escape_html(view.row.manifest_error ? "manifest: " + *view.row.manifest_error
-                                               : view.latest->explanation)
-        << "</td></tr>";
-  }
-  out << "</table>";
-
-  out << "<h2>Recent verifications</h2><table><tr><th>id</th><th>model@version</th>"
-         "<th>state</th><th>class</th><th>mode</th><th>trigger</th><th>queued</th></tr>";
-  for (std::size_t i = 0; i < model.recent.size() && i < 50; ++i) {
-    const auto& row = model.recent[i];
-    const std::string cls = row.cls ? to_string(*row.cls) : "";
-    out << "<tr><td><a href=\"/v1/verifications/" << row.id << "\">" << row.id << "</a></td><td>"
-        << escape_html(row.model + "@" + row.version) << "</td><td>" << to_string(row.state)
-        << "</td><td class=\"" << css_class(row.cls) << "\">" << cls << "</td><td>"
-        << to_string(row.mode) << "</td><td>" << to_string(row.trigger) << "</td><td>"
-        << rfc3339(row.queued_at) << "</td></tr>";
-  }
-  out << "</table>";
-
-  if (model.plan.is_object() && model.plan.contains("entries")) {
-    out << "<h2>Next cycle</h2><table><tr><th>model@version</th><th>mode</th><th>why</th></tr>";
-    for (const auto& entry : model.plan["entries"]) {
-      out << "<tr><td>" << escape_html(entry.value("model", "") + "@" + entry.value("version", ""))
-          << "</td><td>" << escape_html(entry.value("mode", "")) << "</td><td>"
-          << escape_html(entry.value("reason", "")) << "</td></tr>";
-    }
-    out << "</table>";
-  }
-
-  out << "<h2>Inventory</h2><table><tr><th>model@version</th><th>owner</th><th>level</th>"
-         "<th>latest</th><th>at</th><th>signed summary</th></tr>";
-  std::size_t shown = 0;
-  for (const auto& [name, by_version] : model.models) {
-    for (const auto& [version, view] : by_version) {
-      if (view.row.removed || shown++ >= kInventoryRows)
-        continue;
-      out << "<tr><td><a href=\"/v1/models/" << escape_html(name) << "/versions/"
-          << escape_html(version) << "\">" << escape_html(name + "@" + version) << "</a></td><td>"
-          << escape_html(view.row.owner) << "</td><td>" << escape_html(view.row.level) << "</td>";
-      verdict_cell(out, view.latest);
-      out << "<td>";
-      if (view.attestation) {
-        out << "<a href=\"/v1/attestations/" << escape_html(name) << "/" << escape_html(version)
-            << "\">" << escape_html(view.attestation->result) << " (verification "
-            << view.attestation->verification_id << ")</a>";
-      }
-      out << "</td></tr>";
-    }
-  }
-  out << "</table>";
-  if (versions > kInventoryRows) {
-    out << "<p>First " << kInventoryRows << " of " << versions
-        << " shown; the complete list is at <a href=\"/v1/models\">/v1/models</a>.</p>";
-  }
-  out << "<p><a href=\"/metrics\">metrics</a> · <a href=\"/v1/models\">models</a> · "
-         "<a href=\"/v1/verifications\">verifications</a></p></body></html>\n";
+  out << "</section>";
+  running_section(out, model, now);
+  queue_section(out, model, now);
+  plan_section(out, model);
+  close_page(out, frame, model, now);
   return out.str();
 }
 

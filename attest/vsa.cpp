@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/manifest_strict_json.hpp"
+#include "policies/check_band.hpp"
 
 namespace reverify {
 namespace {
@@ -15,11 +16,6 @@ bool is_hex64(const std::string& text) {
   return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
-}
-
-// Two-sided bands around the reference (metrics); upper bounds from 0 (distances).
-bool two_sided(CheckKind kind) {
-  return kind == CheckKind::primary || kind == CheckKind::segment;
 }
 
 ordered_json number_or_null(const json& j, const char* key) {
@@ -224,20 +220,14 @@ std::vector<std::string> verified_levels_for(SummaryResult result, ReproLevel le
   return {name + "_V1"};
 }
 
-// The accepted range of a check as {"lower", "upper"} (lower null for an upper bound), from the
-// check's own "band" when it has one, else from its reference and tolerance half-width.
-ordered_json band_of(const CheckResult& check, const json& full) {
-  if (auto band = full.find("band"); band != full.end() && band->is_object())
-    return {{"lower", number_or_null(*band, "lower")}, {"upper", number_or_null(*band, "upper")}};
-  const auto tolerance = full.find("tolerance");
-  if (tolerance == full.end() || !tolerance->is_number())
+// The accepted range of a check as {"lower", "upper"} (lower null for an upper bound; null for
+// hash checks), as policies/check_band.hpp reads it.
+ordered_json band_json(const json& full) {
+  const auto band = band_of(full);
+  if (!band)
     return nullptr;
-  const double t = tolerance->get<double>();
-  const double reference =
-      full.value("reference", json(0.0)).is_number() ? full["reference"].get<double>() : 0.0;
-  if (two_sided(check.kind))
-    return {{"lower", reference - t}, {"upper", reference + t}};
-  return {{"lower", nullptr}, {"upper", t}};
+  return {{"lower", band->lower ? ordered_json(*band->lower) : ordered_json(nullptr)},
+          {"upper", band->upper}};
 }
 
 json summarize_checks(const Verdict& verdict) {
@@ -250,7 +240,7 @@ json summarize_checks(const Verdict& verdict) {
                           {"outcome", to_string(check.outcome)},
                           {"observed", number_or_null(full, "observed")},
                           {"reference", number_or_null(full, "reference")},
-                          {"band", band_of(check, full)},
+                          {"band", band_json(full)},
                           {"margin", number_or_null(full, "margin")}};
     // What the verdict engine says of the band's power and of the check's weight: from the
     // check's top level when it has them there, else from its evidence.

@@ -12,6 +12,7 @@ packages=(
   docker.io docker-registry mmdebstrap
   prometheus-alertmanager prometheus
   nginx-light wrk systemd coreutils curl procps openssl
+  chromium
 )
 
 missing=()
@@ -19,7 +20,7 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
-# The Kubernetes schema test needs node + npm; this machine kind ships NodeSource's nodejs (which
+# The Kubernetes schema test and the status page's browser test (chromium, above) need node + npm; this machine kind ships NodeSource's nodejs (which
 # bundles npm and conflicts with Debian's npm package), so only ask Debian for npm when none exists.
 command -v npm >/dev/null || missing+=(npm)
 

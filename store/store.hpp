@@ -159,7 +159,11 @@ struct VerificationStats {
 };
 
 struct DeliveryCounts {
-  std::int64_t sent = 0, failed = 0, pending = 0;
+  struct Counts {
+    std::int64_t sent = 0, failed = 0, pending = 0;
+  };
+  std::int64_t sent = 0, failed = 0, pending = 0;  // over every sender
+  std::map<std::string, Counts> by_sender;         // per sender name (config pager.senders)
 };
 
 class Store final : public Outbox {

@@ -69,8 +69,8 @@ Status Store::mark_sent(std::int64_t page_id, const std::string& sender) {
 }
 
 Result<Outbox::AfterFailure> Store::mark_attempt_failed(std::int64_t page_id,
-                                                       const std::string& sender,
-                                                       const std::string& detail, bool permanent) {
+                                                        const std::string& sender,
+                                                        const std::string& detail, bool permanent) {
   std::lock_guard lock(mutex_);
   Statement read(db_, "SELECT attempts FROM page_deliveries WHERE page_id = ?1 AND sender = ?2");
   read.bind(1, page_id).bind(2, sender);
@@ -96,7 +96,7 @@ Result<Outbox::AfterFailure> Store::mark_attempt_failed(std::int64_t page_id,
 
 Result<DeliveryCounts> Store::delivery_counts() {
   std::lock_guard lock(mutex_);
-  Statement s(db_, "SELECT state, COUNT(*) FROM page_deliveries GROUP BY state");
+  Statement s(db_, "SELECT sender, state, COUNT(*) FROM page_deliveries GROUP BY sender, state");
   DeliveryCounts counts;
   for (;;) {
     auto more = s.step();
@@ -104,10 +104,14 @@ Result<DeliveryCounts> Store::delivery_counts() {
       return more.error();
     if (!*more)
       return counts;
-    auto state = s.text(0);
-    (state == "sent"     ? counts.sent
-     : state == "failed" ? counts.failed
-                         : counts.pending) = s.int64(1);
+    const auto state = s.text(1);
+    const std::int64_t n = s.int64(2);
+    auto& sender = counts.by_sender[s.text(0)];
+    auto slot = state == "sent"     ? &DeliveryCounts::Counts::sent
+                : state == "failed" ? &DeliveryCounts::Counts::failed
+                                    : &DeliveryCounts::Counts::pending;
+    sender.*slot += n;
+    (state == "sent" ? counts.sent : state == "failed" ? counts.failed : counts.pending) += n;
   }
 }
 

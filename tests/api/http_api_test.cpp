@@ -60,6 +60,7 @@ struct Api {
   Api() : model(model_with(std::nullopt, std::nullopt, std::nullopt)) {
     config.token = "sekrit-token";
     config.secrets = {config.token};
+    model->api = std::make_shared<const ApiConfig>(config);  // what the daemon attaches
   }
   ApiResponse call(http::verb verb, const std::string& target, const std::string& body = "",
                    const std::string& authorization = "") {
@@ -329,6 +330,113 @@ TEST_CASE(
   // The version's JSON and the status page link to it.
   CHECK(body_of(api.get("/v1/models/m/versions/1"))["signed_summary"]["url"] ==
         "/v1/attestations/m/1");
-  CHECK(api.get("/").body().find("<a href=\"/v1/attestations/m/1\">PASSED (verification 7)</a>") !=
+  CHECK(api.get("/models/m/1")
+            .body()
+            .find("<a href=\"/v1/attestations/m/1\">PASSED (verification 7)</a>") !=
         std::string::npos);
+}
+
+namespace {
+
+// A second version beside m@1: its conclusive verdict is a failure, then a newer system error.
+void add_failed_then_error(ReadModel& model) {
+  auto& view = model.models["m"]["2"];
+  view.row.model = "m";
+  view.row.version = "2";
+  view.row.owner = "team";
+  view.row.manifest_sha256 = "sha1";
+  auto failed = brief(11, VerdictClass::failed_input_drift, kNow - 2 * kDay);
+  failed.version = "2";
+  auto error = brief(12, VerdictClass::error_provision, kNow - kDay);
+  error.version = "2";
+  view.conclusive = failed;
+  view.decided = failed;
+  view.latest = error;
+  VerificationRow retry;
+  retry.id = 13;
+  retry.model = "m";
+  retry.version = "2";
+  retry.trigger = VerificationTrigger::retry;
+  retry.attempt = 2;
+  retry.not_before = kNow + 600;
+  model.unfinished.push_back(retry);
+  model.stats.queued = 1;
+  view.active_id = 13;
+}
+
+}  // namespace
+
+TEST_CASE("status page: what blocks the gate first, the next verifications, HTML for people") {
+  Api api;
+  // m@1 passed a day ago and is fresh; m@2 failed, then errored (the newest verdict).
+  auto& fresh = api.model->models["m"]["1"];
+  fresh.conclusive = fresh.passed = fresh.latest = brief(7, VerdictClass::passed, kNow - kDay);
+  add_failed_then_error(*api.model);
+  const auto page = api.get("/");
+  REQUIRE(page.result() == http::status::ok);
+  CHECK(page[http::field::content_type] == "text/html; charset=utf-8");
+  CHECK(std::string(page[http::field::server]).rfind("reverifyd/", 0) == 0);
+  const std::string& html = page.body();
+  for (const char* expected :
+       {"<html lang=\"en\">", "<main>", "name=\"viewport\"", "<a href=\"/?refresh=30\">",
+        "data-version=\"m@2\" data-attention=\"failed\"", "failed:input-drift",
+        "retry, attempt 2 after error:provision", "<a href=\"/models/m/2\">"}) {
+    INFO(expected);
+    CHECK(html.find(expected) != std::string::npos);
+  }
+  // The failure leads, although the newest verdict is the error; the fresh version is not listed.
+  CHECK(html.find("data-version=\"m@1\"") == std::string::npos);
+  CHECK(html.find("http-equiv=\"refresh\"") == std::string::npos);  // opt-in only
+  CHECK(html.find("href=\"/v1/verifications/") == std::string::npos);
+
+  const auto reloading = api.get("/?refresh=30");
+  CHECK(reloading.body().find("<meta http-equiv=\"refresh\" content=\"30; url=/?refresh=30\">") !=
+        std::string::npos);
+  CHECK(api.get("/?refresh=1").result() == http::status::bad_request);
+  CHECK(api.get("/models?page=0").result() == http::status::bad_request);
+
+  // Each page of the set answers, and unknown ones are HTML 404s.
+  CHECK(api.get("/models").body().find("data-version=\"m@1\" data-attention=\"fresh\"") !=
+        std::string::npos);
+  const auto version = api.get("/models/m/2");
+  CHECK(version.result() == http::status::ok);
+  CHECK(version.body().find("data-gate=\"blocked\"") != std::string::npos);
+  CHECK(version.body().find("id=\"newer-error\"") != std::string::npos);
+  CHECK(api.get("/verifications").result() == http::status::ok);
+  CHECK(api.get("/verifications/7").result() == http::status::ok);
+  CHECK(api.get("/verifications/99").result() == http::status::not_found);
+  CHECK(api.get("/models/m/9").result() == http::status::not_found);
+  CHECK(api.get("/models/m/9")[http::field::content_type] == "text/html; charset=utf-8");
+}
+
+TEST_CASE("verification page: each check drawn against its band, the log tail redacted") {
+  Api api;
+  auto& row = api.model->recent.front();
+  row.verdict = {{"class", "failed:out-of-tolerance"},
+                 {"explanation", "x"},
+                 {"checks",
+                  {{{"name", "primary:accuracy"},
+                    {"kind", "primary"},
+                    {"outcome", "failed"},
+                    {"observed", 0.8},
+                    {"reference", 0.9},
+                    {"tolerance", 0.05},
+                    {"margin", -0.05},
+                    {"explanation", "out"},
+                    {"evidence", nlohmann::json::object()}},
+                   {{"name", "distribution:psi"},
+                    {"kind", "distribution"},
+                    {"outcome", "passed"},
+                    {"observed", 0.01},
+                    {"tolerance", 0.1},
+                    {"explanation", "in"},
+                    {"evidence", nlohmann::json::object()}}}}};
+  const std::string html = api.get("/verifications/7").body();
+  CHECK(html.find("data-observed=\"0.80000000000000004\" data-upper=\"0.95000000000000007\" "
+                  "data-lower=\"0.84999999999999998\" data-reference=\"0.90000000000000002\" "
+                  "data-inside=\"false\"") != std::string::npos);
+  CHECK(html.find("aria-label=\"distribution:psi: observed 0.01, inside the accepted band at most "
+                  "0.1\"") != std::string::npos);
+  CHECK(html.find("token=[redacted] in the log") != std::string::npos);
+  CHECK(html.find("sekrit-token") == std::string::npos);
 }

@@ -57,7 +57,10 @@ TEST_CASE("metrics pass promtool and carry every documented series") {
         "reverify_verification_duration_seconds_bucket{le=\"300\"} 1",
         "reverify_verification_duration_seconds_bucket{le=\"+Inf\"} 2",
         "reverify_verification_duration_seconds_count 2", "reverify_queue_depth 1",
-        "reverify_pages_sent_total 1", "reverify_pages_failed_total 1", "reverify_model_versions 3",
+        "reverify_pages_sent_total{sender=\"sink\"} 1",
+        "reverify_pages_failed_total{sender=\"sink\"} 1",
+        "reverify_pages_pending{sender=\"sink\"} 0", "reverify_build_info{version=\"",
+        "reverify_model_versions 3",
         "reverify_last_verified_timestamp_seconds{model=\"digits-mlp\",version=\"1\"} "
         "1800000120"}) {
     INFO(expected);

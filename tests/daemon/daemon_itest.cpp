@@ -371,9 +371,9 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
                 dir)
             .exit_code == 0);
   CHECK(read_file(dir / "exported.json") == served->body);
-  // The status page links it; the policy document hashes to the summary's policy digest.
-  CHECK(get(setup.daemon.url() + "/")->body.find("href=\"/v1/attestations/slow/1.1\"") !=
-        std::string::npos);
+  // The version's page links it; the policy document hashes to the summary's policy digest.
+  CHECK(get(setup.daemon.url() + "/models/slow/1.1")
+            ->body.find("href=\"/v1/attestations/slow/1.1\"") != std::string::npos);
   auto policy = get(setup.daemon.url() + path + "/policy");
   REQUIRE(policy->status == 200);
   SummaryExpectations expected;

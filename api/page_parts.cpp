@@ -1,0 +1,205 @@
+#include "api/page_parts.hpp"
+
+#include <algorithm>
+
+#include "api/charts.hpp"
+#include "api/html.hpp"
+#include "core/redact.hpp"
+#include "policies/check_band.hpp"
+
+namespace reverify {
+namespace {
+
+constexpr std::int64_t kDefaultMaxAgeS = 40 * 86'400;  // ApiConfig's default
+
+// When the version's problem began, for "newest problem first" within a rank.
+UnixSeconds problem_time(const VersionStatus& status) {
+  if (status.newer_error)
+    return status.newer_error->finished_at;
+  const auto& view = *status.view;
+  if (view.conclusive)
+    return view.conclusive->finished_at;
+  return view.row.first_seen_at;
+}
+
+std::string number_cell(const nlohmann::json& check, const char* key) {
+  auto it = check.find(key);
+  if (it == check.end() || !it->is_number())
+    return "<td class=\"num\">–</td>";
+  return "<td class=\"num\">" + short_number(it->get<double>()) + "</td>";
+}
+
+}  // namespace
+
+std::int64_t default_max_age_s(const ReadModel& model) {
+  return model.api ? model.api->default_max_age_s : kDefaultMaxAgeS;
+}
+
+std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, const RecentIndex& recent,
+                                                 UnixSeconds now) {
+  const std::int64_t max_age = default_max_age_s(model);
+  std::vector<VersionStatus> out;
+  for (const auto& [name, versions] : model.models) {
+    for (const auto& [version, view] : versions) {
+      if (!view.row.removed)
+        out.push_back(version_status(view, recent, max_age, now));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const VersionStatus& a, const VersionStatus& b) {
+    if (a.attention != b.attention)
+      return a.attention < b.attention;
+    return problem_time(a) > problem_time(b);
+  });
+  return out;
+}
+
+std::string string_field(const nlohmann::json& object, const char* key) {
+  if (!object.is_object())
+    return {};
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string page_text(const ReadModel& model, const std::string& text) {
+  if (!model.api || model.api->secrets.empty())
+    return escape_html(text);
+  return escape_html(redact(text, model.api->secrets));
+}
+
+std::string attention_html(Attention attention) {
+  const char* css = "warn";
+  const char* label = "";
+  switch (attention) {
+    case Attention::failed:
+      css = "bad", label = "failed";
+      break;
+    case Attention::manifest_invalid:
+      css = "bad", label = "manifest invalid";
+      break;
+    case Attention::error:
+      css = "err", label = "cannot verify";
+      break;
+    case Attention::uncalibrated:
+      label = "uncalibrated";
+      break;
+    case Attention::outdated:
+      label = "outdated";
+      break;
+    case Attention::never_verified:
+      label = "never verified";
+      break;
+    case Attention::fresh_with_error:
+      css = "ok", label = "verified; newest attempt errored";
+      break;
+    case Attention::fresh:
+      css = "ok", label = "verified and fresh";
+      break;
+  }
+  return std::string("<span class=\"tag ") + css + "\">" + label + "</span>";
+}
+
+void version_status_header(std::ostream& out) {
+  out << "<thead><tr><th scope=\"col\">Model version</th><th scope=\"col\">Owner</th>"
+         "<th scope=\"col\">Gate</th><th scope=\"col\">Verdict the gate goes by</th>"
+         "<th scope=\"col\">Last pass</th><th scope=\"col\">Newest attempt, if an error</th>"
+         "<th scope=\"col\">Now</th></tr></thead>";
+}
+
+void version_status_row(std::ostream& out, const ReadModel& model, const VersionStatus& status,
+                        const VerificationRow* active, UnixSeconds now) {
+  const auto& view = *status.view;
+  const std::string id = view.row.model + "@" + view.row.version;
+  out << "<tr data-version=\"" << escape_html(id) << "\" data-attention=\""
+      << to_string(status.attention) << "\"><td><a href=\""
+      << version_href(view.row.model, view.row.version) << "\">" << escape_html(id)
+      << "</a></td><td>" << page_text(model, view.row.owner) << "</td><td class=\"why\">"
+      << attention_html(status.attention) << " " << page_text(model, status.gate.reason)
+      << "</td><td>";
+  if (view.conclusive) {
+    out << verdict_html(view.conclusive->cls, view.conclusive->id) << " "
+        << when_html(view.conclusive->finished_at, now);
+  } else {
+    out << "none yet";
+  }
+  out << "</td><td>";
+  if (view.passed) {
+    out << when_html(view.passed->finished_at, now);
+    if (now - view.passed->finished_at > default_max_age_s(model))
+      out << " <span class=\"tag warn\">older than the max age</span>";
+  } else {
+    out << "never";
+  }
+  out << "</td><td>";
+  if (const auto* error = status.newer_error) {
+    out << verdict_html(error->cls, error->id) << " " << when_html(error->finished_at, now)
+        << "<br><span class=\"muted\">" << page_text(model, error->explanation) << "</span>";
+  }
+  out << "</td><td>";
+  if (active) {
+    out << "<a href=\"" << verification_href(active->id) << "\">" << to_string(active->state)
+        << " (verification " << active->id << ")</a>";
+    if (active->state == VerificationState::queued && active->not_before > now)
+      out << ", not before " << when_html(active->not_before, now);
+  }
+  out << "</td></tr>";
+}
+
+void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::json& verdict) {
+  if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array() ||
+      verdict["checks"].empty()) {
+    out << "<p>No checks were recorded (the verification ended before comparing anything).</p>";
+    return;
+  }
+  out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Checks table\"><table "
+         "id=\"checks\"><thead><tr><th scope=\"col\">Check</th>"
+         "<th scope=\"col\">Outcome</th><th scope=\"col\">Observed</th><th scope=\"col\">"
+         "Reference</th><th scope=\"col\">Accepted band</th><th scope=\"col\">Observed against "
+         "the band</th><th scope=\"col\">Margin</th><th scope=\"col\">Explanation</th></tr>"
+         "</thead><tbody>";
+  for (const auto& check : verdict["checks"]) {
+    if (!check.is_object())
+      continue;
+    const std::string name = string_field(check, "name");
+    const std::string outcome = string_field(check, "outcome");
+    const char* css = outcome == "passed" ? "ok" : outcome == "failed" ? "bad" : "warn";
+    out << "<tr data-check=\"" << escape_html(name) << "\"><th scope=\"row\">" << escape_html(name)
+        << "</th><td><span class=\"tag " << css << "\">" << escape_html(outcome) << "</span></td>"
+        << number_cell(check, "observed") << number_cell(check, "reference")
+        << "<td class=\"num\">";
+    const auto band = band_of(check);
+    if (band) {
+      out << (band->lower ? "[" + short_number(*band->lower) + ", " : "[–, ")
+          << short_number(band->upper) << "]";
+    } else {
+      out << "–";
+    }
+    out << "</td><td>";
+    const auto observed = check.find("observed");
+    if (band && observed != check.end() && observed->is_number()) {
+      const auto reference = check.find("reference");
+      out << band_chart_svg(name, observed->get<double>(),
+                            reference != check.end() && reference->is_number()
+                                ? std::optional<double>(reference->get<double>())
+                                : std::nullopt,
+                            *band);
+    }
+    out << "</td>" << number_cell(check, "margin") << "<td class=\"why\">"
+        << page_text(model, string_field(check, "explanation")) << "</td></tr>";
+  }
+  out << "</tbody></table></div>";
+}
+
+void pagination(std::ostream& out, const std::string& path, std::size_t page, std::size_t total,
+                std::size_t per_page) {
+  const std::size_t pages = std::max<std::size_t>(1, (total + per_page - 1) / per_page);
+  if (pages <= 1)
+    return;
+  out << "<nav aria-label=\"Pagination\"><p>Page " << page << " of " << pages << ". ";
+  if (page > 1)
+    out << "<a href=\"" << path << "?page=" << page - 1 << "\">Previous</a> ";
+  if (page < pages)
+    out << "<a href=\"" << path << "?page=" << page + 1 << "\">Next</a>";
+  out << "</p></nav>";
+}
+
+}  // namespace reverify

@@ -1,0 +1,45 @@
+#pragma once
+// Pieces shared by the HTML pages (pages.hpp): each model version's status in attention order,
+// and the cells and tables more than one page shows.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "api/snapshot.hpp"
+#include "api/version_status.hpp"
+
+namespace reverify {
+
+// The gate's max_age when a caller gives none (api.default_max_age_s; 40 d without a config).
+std::int64_t default_max_age_s(const ReadModel& model);
+
+// Every listed (not removed) version with its status, most urgent first: by attention rank, then
+// the newest problem first, then by name.
+std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, const RecentIndex& recent,
+                                                 UnixSeconds now);
+
+// A string member of a stored JSON object, "" when it is missing or not a string (a page never
+// throws on what it reads back).
+std::string string_field(const nlohmann::json& object, const char* key);
+
+// Store text made safe for a page: secrets redacted, then HTML-escaped.
+std::string page_text(const ReadModel& model, const std::string& text);
+
+// What a rank means to an operator, as a coloured label ("failed", "cannot verify", ...).
+std::string attention_html(Attention attention);
+
+// Table rows (<tr>…</tr>) and their header row, shared by the status and the versions page.
+void version_status_header(std::ostream& out);
+void version_status_row(std::ostream& out, const ReadModel& model, const VersionStatus& status,
+                        const VerificationRow* active, UnixSeconds now);
+
+// The checks of a stored verdict (to_json(Verdict)): observed, band (drawn), margin, why.
+void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::json& verdict);
+
+// "?page=" navigation for lists of `total` rows shown `per_page` at a time.
+void pagination(std::ostream& out, const std::string& path, std::size_t page, std::size_t total,
+                std::size_t per_page);
+
+}  // namespace reverify

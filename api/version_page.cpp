@@ -1,0 +1,253 @@
+// The HTML pages of one model version, of one verification, and the two lists (pages.hpp).
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "api/charts.hpp"
+#include "api/html.hpp"
+#include "api/page_parts.hpp"
+#include "api/pages.hpp"
+#include "policies/check_band.hpp"
+
+namespace reverify {
+namespace {
+
+constexpr std::size_t kVersionsPerPage = 500;
+constexpr std::size_t kVerificationsPerPage = 100;
+
+const nlohmann::json* primary_check(const nlohmann::json& verdict) {
+  if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array())
+    return nullptr;
+  for (const auto& check : verdict["checks"]) {
+    if (check.is_object() && string_field(check, "kind") == "primary" &&
+        check.contains("observed") && check["observed"].is_number()) {
+      return &check;
+    }
+  }
+  return nullptr;
+}
+
+void fact(std::ostream& out, const char* term, const std::string& html) {
+  out << "<dt>" << term << "</dt><dd>" << html << "</dd>";
+}
+
+void history_table(std::ostream& out, const ReadModel& model,
+                   const std::vector<const VerificationRow*>& rows, UnixSeconds now,
+                   bool with_version) {
+  out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Verifications "
+         "table\"><table id=\"history\"><thead><tr><th scope=\"col\">Verification</th>";
+  if (with_version)
+    out << "<th scope=\"col\">Model version</th>";
+  out << "<th scope=\"col\">State</th><th scope=\"col\">Verdict</th><th scope=\"col\">Mode</th>"
+         "<th scope=\"col\">Why it ran</th><th scope=\"col\">Queued</th><th scope=\"col\">"
+         "Finished</th><th scope=\"col\">Explanation</th></tr></thead><tbody>";
+  for (const auto* row : rows) {
+    out << "<tr data-verification=\"" << row->id << "\"><td><a href=\""
+        << verification_href(row->id) << "\">" << row->id << "</a></td>";
+    if (with_version) {
+      out << "<td><a href=\"" << version_href(row->model, row->version) << "\">"
+          << escape_html(row->model + "@" + row->version) << "</a></td>";
+    }
+    out << "<td>" << to_string(row->state) << "</td><td>"
+        << (row->cls ? verdict_html(*row->cls) : std::string()) << "</td><td>"
+        << to_string(row->mode) << "</td><td>" << to_string(row->trigger);
+    if (row->attempt > 1)
+      out << " (attempt " << row->attempt << ")";
+    out << "</td><td>" << when_html(row->queued_at, now) << "</td><td>"
+        << (row->finished_at ? when_html(*row->finished_at, now) : std::string()) << "</td><td "
+        << "class=\"why\">" << page_text(model, row->explanation) << "</td></tr>";
+  }
+  out << "</tbody></table></div>";
+}
+
+}  // namespace
+
+std::string render_version_page(const PageFrame& frame, const ReadModel& model,
+                                const VersionView& view, UnixSeconds now) {
+  const RecentIndex recent(model);
+  const std::int64_t max_age = default_max_age_s(model);
+  const VersionStatus status = version_status(view, recent, max_age, now);
+  const auto& row = view.row;
+  const std::string id = row.model + "@" + row.version;
+  std::ostringstream out;
+  open_page(out, frame, id, "/v1/models/" + row.model + "/versions/" + row.version);
+
+  out << "<section aria-labelledby=\"gate-h\"><h2 id=\"gate-h\">Release gate (max age "
+      << duration_text(max_age) << ")</h2><p id=\"gate\" data-gate=\""
+      << (status.gate.status == GateStatus::fresh ? "fresh" : "blocked") << "\">"
+      << attention_html(status.attention) << " " << page_text(model, status.gate.reason) << ".</p>";
+  if (const auto* error = status.newer_error) {
+    out << "<p id=\"newer-error\">The newest attempt, " << verdict_html(error->cls, error->id)
+        << " " << when_html(error->finished_at, now)
+        << ", verified nothing and does not count against the gate: "
+        << page_text(model, error->explanation) << "</p>";
+  }
+  out << "<p class=\"muted\">Ask the gate: <code>reverify gate " << escape_html(id)
+      << " --max-age 40d</code> or <a href=\"/v1/gate/" << escape_html(row.model) << "/"
+      << escape_html(row.version) << "\">/v1/gate/" << escape_html(row.model) << "/"
+      << escape_html(row.version) << "</a>.</p></section>";
+
+  out << "<section aria-labelledby=\"facts-h\"><h2 id=\"facts-h\">Release</h2><dl>";
+  fact(out, "Owner", page_text(model, row.owner));
+  fact(out, "Level", escape_html(row.level.empty() ? "unknown" : row.level));
+  fact(out, "Source", page_text(model, row.source));
+  fact(out, "Manifest", page_text(model, row.location));
+  if (row.manifest_error)
+    fact(out, "Manifest error", page_text(model, *row.manifest_error));
+  if (row.released_at)
+    fact(out, "Released", when_html(*row.released_at, now));
+  fact(out, "Last pass",
+       view.passed ? verdict_html(VerdictClass::passed, view.passed->id) + " " +
+                         when_html(view.passed->finished_at, now)
+                   : std::string("never"));
+  if (view.attestation) {
+    fact(out, "Signed summary",
+         "<a href=\"/v1/attestations/" + escape_html(row.model) + "/" + escape_html(row.version) +
+             "\">" + escape_html(view.attestation->result) + " (verification " +
+             std::to_string(view.attestation->verification_id) + ")</a>");
+  }
+  if (view.active_id) {
+    fact(out, "Now",
+         "<a href=\"" + verification_href(*view.active_id) + "\">verification " +
+             std::to_string(*view.active_id) + " is " + to_string(view.active_state) + "</a>");
+  }
+  out << "</dl></section>";
+
+  // The checks of the verdict the gate goes by (else of the newest one that has checks).
+  std::vector<const VerificationRow*> history;
+  for (const auto& r : model.recent) {
+    if (r.model == row.model && r.version == row.version)
+      history.push_back(&r);
+  }
+  const VerificationRow* shown = view.conclusive ? recent.find(view.conclusive->id) : nullptr;
+  if (!shown) {
+    for (const auto* r : history) {
+      if (r->verdict.is_object()) {
+        shown = r;
+        break;
+      }
+    }
+  }
+  out << "<section aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Checks";
+  if (shown) {
+    out << " of verification " << shown->id << "</h2><p>"
+        << (shown->cls ? verdict_html(*shown->cls, shown->id) : std::string()) << " "
+        << (shown->finished_at ? when_html(*shown->finished_at, now) : std::string()) << ": "
+        << page_text(model, shown->explanation) << "</p>";
+    checks_table(out, model, shown->verdict);
+  } else {
+    out << "</h2><p>No verdict with checks among the recent verifications.</p>";
+  }
+  out << "</section>";
+
+  // The primary metric across this version's verifications, oldest first.
+  std::vector<TrendPoint> points;
+  std::string metric;
+  std::optional<CheckBand> band;
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    const auto* check = primary_check((*it)->verdict);
+    if (!check)
+      continue;
+    metric = string_field(*check, "name");
+    band = band_of(*check);
+    points.push_back({(*it)->id, (*it)->finished_at.value_or((*it)->queued_at),
+                      (*check)["observed"].get<double>()});
+  }
+  if (!points.empty()) {
+    out << "<section aria-labelledby=\"trend-h\"><h2 id=\"trend-h\">" << escape_html(metric)
+        << " across verifications</h2><p class=\"muted\">The shaded area is the newest verdict's "
+           "accepted band.</p>"
+        << trend_svg(metric, points, band) << "</section>";
+  }
+
+  out << "<section aria-labelledby=\"history-h\"><h2 id=\"history-h\">Verifications ("
+      << history.size() << " recent)</h2>";
+  history_table(out, model, history, now, false);
+  out << "</section>";
+  close_page(out, frame, model, now);
+  return out.str();
+}
+
+std::string render_verification_page(const PageFrame& frame, const ReadModel& model,
+                                     const VerificationRow& row, UnixSeconds now) {
+  std::ostringstream out;
+  open_page(out, frame,
+            "Verification " + std::to_string(row.id) + ": " + row.model + "@" + row.version,
+            "/v1/verifications/" + std::to_string(row.id));
+  out << "<section aria-labelledby=\"verdict-h\"><h2 id=\"verdict-h\">Verdict</h2><p>"
+      << (row.cls ? verdict_html(*row.cls)
+                  : "<span class=\"tag warn\">" + std::string(to_string(row.state)) + "</span>")
+      << " " << page_text(model, row.explanation) << "</p><dl>";
+  fact(out, "Model version",
+       "<a href=\"" + version_href(row.model, row.version) + "\">" +
+           escape_html(row.model + "@" + row.version) + "</a>");
+  fact(out, "Mode", to_string(row.mode));
+  fact(out, "Why it ran",
+       std::string(to_string(row.trigger)) +
+           (row.attempt > 1 ? " (attempt " + std::to_string(row.attempt) + ")" : ""));
+  if (row.runner_kind)
+    fact(out, "Runner", page_text(model, *row.runner_kind + " " + row.runner_ref.value_or("")));
+  fact(out, "Queued", when_html(row.queued_at, now));
+  if (row.started_at)
+    fact(out, "Started", when_html(*row.started_at, now));
+  if (row.finished_at) {
+    fact(out, "Finished", when_html(*row.finished_at, now));
+    if (row.started_at)
+      fact(out, "Took", duration_text(*row.finished_at - *row.started_at));
+  }
+  out << "</dl></section><section aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Checks</h2>";
+  checks_table(out, model, row.verdict);
+  out << "</section>";
+  if (!row.log_tail.empty()) {
+    out << "<section aria-labelledby=\"log-h\"><h2 id=\"log-h\">End of the job's log</h2><pre "
+           "tabindex=\"0\">"
+        << page_text(model, row.log_tail) << "</pre></section>";
+  }
+  close_page(out, frame, model, now);
+  return out.str();
+}
+
+std::string render_versions_page(const PageFrame& frame, const ReadModel& model, UnixSeconds now,
+                                 std::size_t page) {
+  const RecentIndex recent(model);
+  const auto statuses = statuses_by_attention(model, recent, now);
+  std::map<std::int64_t, const VerificationRow*> active;
+  for (const auto& row : model.unfinished)
+    active.emplace(row.id, &row);
+  std::ostringstream out;
+  open_page(out, frame, "All model versions", "/v1/models");
+  out << "<p>" << statuses.size()
+      << " model version(s), most urgent first (the status page's order).</p>";
+  const std::size_t first = (page - 1) * kVersionsPerPage;
+  out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Model versions "
+         "table\"><table id=\"versions\">";
+  version_status_header(out);
+  out << "<tbody>";
+  for (std::size_t i = first; i < statuses.size() && i < first + kVersionsPerPage; ++i) {
+    const auto& s = statuses[i];
+    const auto it = s.view->active_id ? active.find(*s.view->active_id) : active.end();
+    version_status_row(out, model, s, it == active.end() ? nullptr : it->second, now);
+  }
+  out << "</tbody></table></div>";
+  pagination(out, "/models", page, statuses.size(), kVersionsPerPage);
+  close_page(out, frame, model, now);
+  return out.str();
+}
+
+std::string render_verifications_page(const PageFrame& frame, const ReadModel& model,
+                                      UnixSeconds now, std::size_t page) {
+  std::ostringstream out;
+  open_page(out, frame, "Verifications", "/v1/verifications");
+  out << "<p>The " << model.recent.size() << " most recent verifications, newest first.</p>";
+  std::vector<const VerificationRow*> rows;
+  const std::size_t first = (page - 1) * kVerificationsPerPage;
+  for (std::size_t i = first; i < model.recent.size() && i < first + kVerificationsPerPage; ++i)
+    rows.push_back(&model.recent[i]);
+  history_table(out, model, rows, now, true);
+  pagination(out, "/verifications", page, model.recent.size(), kVerificationsPerPage);
+  close_page(out, frame, model, now);
+  return out.str();
+}
+
+}  // namespace reverify

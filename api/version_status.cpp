@@ -1,0 +1,68 @@
+#include "api/version_status.hpp"
+
+namespace reverify {
+
+GateFacts gate_facts(const VersionView& view) {
+  GateFacts facts;
+  facts.model = view.row.model;
+  facts.version = view.row.version;
+  facts.listed = !view.row.removed;
+  facts.manifest_error = view.row.manifest_error;
+  facts.manifest_sha256 = view.row.manifest_sha256;
+  if (const auto& c = view.conclusive)
+    facts.conclusive =
+        GateVerdict{c->id, c->cls, c->finished_at, c->explanation, c->manifest_sha256};
+  if (view.active_id)
+    facts.active = GateActive{*view.active_id, view.active_state};
+  return facts;
+}
+
+bool has_underpowered_check(const nlohmann::json& verdict) {
+  if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array())
+    return false;
+  for (const auto& check : verdict["checks"]) {
+    for (const auto* where : {&check, check.contains("evidence") ? &check["evidence"] : nullptr}) {
+      if (!where || !where->is_object())
+        continue;
+      auto flag = where->find("underpowered");
+      if (flag != where->end() && flag->is_boolean() && flag->get<bool>())
+        return true;
+    }
+  }
+  return false;
+}
+
+RecentIndex::RecentIndex(const ReadModel& model) {
+  rows_.reserve(model.recent.size());
+  for (const auto& row : model.recent)
+    rows_.emplace(row.id, &row);
+}
+
+const VerificationRow* RecentIndex::find(std::int64_t id) const {
+  auto it = rows_.find(id);
+  return it == rows_.end() ? nullptr : it->second;
+}
+
+VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
+                             std::int64_t max_age_s, UnixSeconds now) {
+  VersionStatus status;
+  status.view = &view;
+  status.gate = decide_gate(gate_facts(view), max_age_s, now);
+  const auto& latest = view.latest;
+  const auto& conclusive = view.conclusive;
+  if (latest && is_error(latest->cls) && (!conclusive || latest->id != conclusive->id))
+    status.newer_error = &*latest;
+  AttentionFacts facts;
+  facts.gate = status.gate.status;
+  facts.manifest_invalid = view.row.manifest_error.has_value();
+  facts.latest_is_newer_error = status.newer_error != nullptr;
+  if (conclusive) {
+    facts.conclusive = conclusive->cls;
+    if (const auto* row = recent.find(conclusive->id))
+      facts.underpowered = has_underpowered_check(row->verdict);
+  }
+  status.attention = rank_attention(facts);
+  return status;
+}
+
+}  // namespace reverify

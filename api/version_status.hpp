@@ -1,0 +1,46 @@
+#pragma once
+// Where one model version stands, as the gate and the status page see it: the gate's decision,
+// the attention rank (policies/attention.hpp) and the verdicts behind them, from the read model.
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "api/snapshot.hpp"
+#include "policies/attention.hpp"
+#include "policies/gate.hpp"
+
+namespace reverify {
+
+// The gate's facts about a listed version (listed = false for a removed one).
+GateFacts gate_facts(const VersionView& view);
+
+struct VersionStatus {
+  const VersionView* view = nullptr;
+  GateDecision gate;
+  Attention attention = Attention::fresh;
+  // The newest verdict when it is error:* and newer than the conclusive one (else null): shown
+  // beside the answer, never counted.
+  const VerdictBrief* newer_error = nullptr;
+};
+
+// The recent verifications by id (ReadModel::find_verification scans; a page over 100,000
+// versions looks up one per version).
+class RecentIndex {
+ public:
+  explicit RecentIndex(const ReadModel& model);
+  const VerificationRow* find(std::int64_t id) const;
+
+ private:
+  std::unordered_map<std::int64_t, const VerificationRow*> rows_;
+};
+
+// REQUIRES: max_age_s >= 0. `recent` supplies the conclusive verification's checks (underpowered
+// bands) when it is among the recent ones.
+VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
+                             std::int64_t max_age_s, UnixSeconds now);
+
+// Whether any check of a stored verdict (to_json(Verdict)) says its band is underpowered, at its
+// top level or in its evidence.
+bool has_underpowered_check(const nlohmann::json& verdict);
+
+}  // namespace reverify
