@@ -83,7 +83,8 @@ void RunProgress::job_started(const JobHandle& job) {
 }
 
 void RunProgress::log_chunk(std::string_view chunk) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  const std::string before = last_line_;
   if (log_file_.is_open())
     log_file_.write(chunk.data(), static_cast<std::streamsize>(chunk.size())).flush();
   partial_.append(chunk);
@@ -98,16 +99,26 @@ void RunProgress::log_chunk(std::string_view chunk) {
   }
   if (partial_.size() > 4096)  // a job that never ends its line still shows something
     last_line_ = partial_.substr(partial_.size() - 200);
+  if (last_line_ == before)
+    return;
+  const std::string text = status_text_locked();
+  lock.unlock();
+  line_.draw(text);  // the new line now, not at the next second
+}
+
+std::string RunProgress::status_text_locked() const {
+  const auto now = std::chrono::steady_clock::now();
+  std::string text = "[" + stage_ + " " + clock_text(now - stage_start_) + ", " +
+                     clock_text(now - start_) + " in all]";
+  if (!last_line_.empty())
+    text += " " + last_line_;
+  return text;
 }
 
 void RunProgress::redraw_every_second() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    const auto now = std::chrono::steady_clock::now();
-    std::string text = "[" + stage_ + " " + clock_text(now - stage_start_) + ", " +
-                       clock_text(now - start_) + " in all]";
-    if (!last_line_.empty())
-      text += " " + last_line_;
+    const std::string text = status_text_locked();
     lock.unlock();
     line_.draw(text);
     lock.lock();

@@ -3,11 +3,12 @@
 // never goes silent. Every stage is a line with the time since the command started:
 //   [0:00] preflight: digits-mlp@2026.11.1
 //   [0:02] run: job 41237:90210; log /var/lib/reverify/work/verification-7/job/job.log
-// On a terminal a status line under them is redrawn every second with the stage, its elapsed time
-// and the job's latest log line ("[run 1:23] epoch 3 loss 0.41"); elsewhere (a pipe, a CI log)
-// only the plain lines are written. The log path is where the job's log is while it runs: the
-// process runner's job.log, or, for runners that stream it, a file this class writes there. It
-// goes when the runner cleans up; the report shows its tail when the job fails.
+// On a terminal a status line under them is redrawn every second, and at once when the job logs a
+// new line, with the stage, its elapsed time and the job's latest log line ("[run 1:23] epoch 3
+// loss 0.41"); elsewhere (a pipe, a CI log) only the plain lines are written. The log path is where
+// the job's log is while it runs: the process runner's job.log, or, for runners that stream it, a
+// file this class writes there. It goes when the runner cleans up; the report shows its tail when
+// the job fails.
 
 #include <atomic>
 #include <chrono>
@@ -45,6 +46,7 @@ class RunProgress {
   void log_chunk(std::string_view chunk);
   void redraw_every_second();
   std::string since_start() const;
+  std::string status_text_locked() const;  // REQUIRES: mutex_ held
 
   StatusLine line_;
   const std::chrono::steady_clock::time_point start_;

@@ -440,3 +440,39 @@ TEST_CASE("verification page: each check drawn against its band, the log tail re
   CHECK(html.find("token=[redacted] in the log") != std::string::npos);
   CHECK(html.find("sekrit-token") == std::string::npos);
 }
+
+TEST_CASE("status page: 100,000 versions stay readable (the list is capped, the rest paginated)") {
+  Api api;
+  auto& versions = api.model->models["big"];
+  for (int i = 0; i < 100'000; ++i) {
+    const std::string name = "1." + std::to_string(i);
+    auto& view = versions[name];
+    view.row.model = "big";
+    view.row.version = name;
+    view.row.manifest_sha256 = "sha1";
+    // Every 10th failed; the rest passed, half of them too long ago for the gate.
+    auto verdict =
+        brief(i + 100, i % 10 == 0 ? VerdictClass::failed_out_of_tolerance : VerdictClass::passed,
+              kNow - (i % 2 ? 50 : 1) * kDay);
+    verdict.model = "big";
+    verdict.version = name;
+    view.latest = view.conclusive = verdict;
+    if (verdict.cls == VerdictClass::passed)
+      view.passed = verdict;
+  }
+  const std::string page = api.get("/").body();
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(count(page, "<tr data-version=") == 200);
+  CHECK(count(page, "data-attention=\"failed\"") == 200);  // the failures lead
+  CHECK(page.find("First 200 of 60001 shown") != std::string::npos);
+  CHECK(page.size() < 1'000'000);
+  const std::string second = api.get("/models?page=2").body();
+  CHECK(count(second, "<tr data-version=") == 500);
+  CHECK(second.find("Page 2 of 201.") != std::string::npos);
+  CHECK(api.get("/models?page=201").body().find("data-attention=\"fresh\"") != std::string::npos);
+}

@@ -42,6 +42,8 @@ script -qec "'$cli' run digits-mlp@2026.11.1 --code-mirror '$url=$t/trainer' --w
 grep -q "^verdict: passed" "$t/tty-report.txt" || fail "no passed verdict on a terminal"
 grep -Eq $'\r\033\\[K\\[compare 0:0[0-9], 0:[0-9]{2} in all\\]' "$t/tty.txt" ||
   fail "no status line on the terminal: $(cat -v "$t/tty.txt")"
+grep -Eq $'\r\033\\[K\\[run 0:0[0-9], 0:[0-9]{2} in all\\] trained [0-9]+ steps' "$t/tty.txt" ||
+  fail "the job's latest log line is not in the status line: $(cat -v "$t/tty.txt")"
 [[ "$(tail -c 4 "$t/tty.txt")" == $'\r\033[K' ]] || fail "the status line was not erased"
 
 echo "== 2. steps mode"
