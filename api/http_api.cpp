@@ -103,7 +103,10 @@ nlohmann::json brief_json(const std::optional<VerdictBrief>& brief) {
           {"explanation", brief->explanation}};
 }
 
-nlohmann::json version_json(const VersionView& view) {
+// The version with where it stands: the gate's answer at the default max_age and its attention
+// rank (what `reverify status` sorts by, as the status page does).
+nlohmann::json version_json(const VersionView& view, const VersionStatus& status,
+                            std::int64_t max_age_s) {
   const auto& row = view.row;
   nlohmann::json j = {{"model", row.model},
                       {"version", row.version},
@@ -131,6 +134,10 @@ nlohmann::json version_json(const VersionView& view) {
   } else {
     j["active"] = nullptr;
   }
+  j["attention"] = to_string(status.attention);
+  j["gate"] = {{"ok", status.gate.status == GateStatus::fresh},
+               {"max_age_s", max_age_s},
+               {"reason", status.gate.reason}};
   return j;
 }
 
@@ -262,10 +269,13 @@ ApiResponse handle_verifications(const ApiRequest& request, std::string_view que
 
 ApiResponse handle_models(const ApiRequest& request, const ApiContext& context) {
   auto models = nlohmann::json::array();
+  const RecentIndex recent(*context.model);
+  const std::int64_t max_age = context.api->default_max_age_s;
   for (const auto& [name, versions] : context.model->models) {
     auto list = nlohmann::json::array();
     for (const auto& [version, view] : versions)
-      list.push_back(version_json(view));
+      list.push_back(
+          version_json(view, version_status(view, recent, max_age, context.now), max_age));
     models.push_back({{"model", name}, {"versions", std::move(list)}});
   }
   return json_response(request, http::status::ok, {{"models", models}}, context);
@@ -416,7 +426,9 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
     if (!view) {
       return error_response(request, http::status::not_found, "unknown model version", context);
     }
-    auto j = version_json(*view);
+    const std::int64_t max_age = context.api->default_max_age_s;
+    auto j = version_json(*view, version_status(*view, RecentIndex(model), max_age, context.now),
+                          max_age);
     auto history = nlohmann::json::array();
     for (const auto& row : model.recent) {
       if (row.model == parts[2] && row.version == parts[4]) {

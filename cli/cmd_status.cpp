@@ -1,11 +1,17 @@
-// reverify status: every model version with its latest verdict, from the daemon's API.
+// reverify status: every model version, most urgent first (policies/attention.hpp, the status
+// page's order): the verdict the release gate goes by (a newer error:* is named beside it, never
+// in its place), when, where it stands and what runs for it now; from the daemon's API.
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/daemon_client.hpp"
+#include "policies/attention.hpp"
 
 namespace {
 
@@ -36,24 +42,46 @@ int run_status(const StatusArguments& options) {
     std::cerr << "reverify status: the daemon answered something that is not JSON\n";
     return 2;
   }
-  std::cout << std::left << std::setw(40) << "MODEL@VERSION" << std::setw(28) << "LATEST"
-            << std::setw(22) << "AT"
-            << "NOW\n";
+  // Most urgent first, as on the status page: what the gate goes by, not the newest verdict.
+  struct Line {
+    Attention rank;
+    std::string id, verdict, at, standing, now;
+  };
+  std::vector<Line> lines;
   for (const auto& model : body["models"]) {
     for (const auto& v : model["versions"]) {
       if (v.value("removed", false))
         continue;
-      std::string latest = "never verified", at;
-      if (v["last_verdict"].is_object()) {
-        latest = v["last_verdict"].value("class", "");
-        at = v["last_verdict"].value("finished_at", "");
+      Line line;
+      line.id = model.value("model", "") + "@" + v.value("version", "");
+      const std::string attention = v.value("attention", "");
+      line.rank = parse_attention(attention).value_or(Attention::fresh);
+      line.standing = attention;
+      line.verdict = "none yet";
+      if (const auto& c = v["last_conclusive_verdict"]; c.is_object()) {
+        line.verdict = c.value("class", "");
+        line.at = c.value("finished_at", "");
       }
       if (!v["manifest_error"].is_null())
-        latest = "manifest invalid";
-      std::string now = v["active"].is_object() ? v["active"].value("state", "") : "";
-      std::cout << std::setw(40) << (model.value("model", "") + "@" + v.value("version", ""))
-                << std::setw(28) << latest << std::setw(22) << at << now << "\n";
+        line.verdict = "manifest invalid";
+      const auto& latest = v["last_verdict"];
+      if (latest.is_object() && latest.value("class", "").rfind("error:", 0) == 0 &&
+          (!v["last_conclusive_verdict"].is_object() ||
+           latest.value("id", 0) != v["last_conclusive_verdict"].value("id", 0))) {
+        line.standing += " (newest: " + latest.value("class", "") + ")";
+      }
+      line.now = v["active"].is_object() ? v["active"].value("state", "") : "";
+      lines.push_back(std::move(line));
     }
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const Line& a, const Line& b) { return a.rank < b.rank; });
+  std::cout << std::left << std::setw(40) << "MODEL@VERSION" << std::setw(28) << "GATE GOES BY"
+            << std::setw(22) << "AT" << std::setw(42) << "STANDING"
+            << "NOW\n";
+  for (const auto& line : lines) {
+    std::cout << std::setw(40) << line.id << std::setw(28) << line.verdict << std::setw(22)
+              << line.at << std::setw(42) << line.standing << line.now << "\n";
   }
   return 0;
 }
@@ -66,6 +94,9 @@ reverify::cli::Action define_status(CLI::App& app) {
 }
 
 const reverify::cli::Registrar kStatus{
-    {"status", "model versions and their latest verdicts (from reverifyd)", define_status}};
+    {"status",
+     "model versions, most urgent first: the verdict the gate goes by, where each stands (from "
+     "reverifyd)",
+     define_status}};
 
 }  // namespace

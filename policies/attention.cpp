@@ -43,4 +43,14 @@ const char* to_string(Attention attention) {
   return "fresh";
 }
 
+std::optional<Attention> parse_attention(std::string_view text) {
+  for (auto a : {Attention::failed, Attention::manifest_invalid, Attention::error,
+                 Attention::uncalibrated, Attention::outdated, Attention::never_verified,
+                 Attention::fresh_with_error, Attention::fresh}) {
+    if (text == to_string(a))
+      return a;
+  }
+  return std::nullopt;
+}
+
 }  // namespace reverify

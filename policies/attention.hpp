@@ -15,6 +15,7 @@
 // A failure outranks every error: a system failure after a failed verdict never hides it.
 
 #include <optional>
+#include <string_view>
 
 #include "core/verdict_class.hpp"
 #include "policies/gate.hpp"
@@ -43,6 +44,7 @@ struct AttentionFacts {
 Attention rank_attention(const AttentionFacts& facts);
 
 const char* to_string(Attention attention);  // "failed", "manifest-invalid", ...
+std::optional<Attention> parse_attention(std::string_view text);
 // Whether the version is listed under "needs attention" (everything but `fresh`).
 inline bool needs_attention(Attention attention) {
   return attention != Attention::fresh;

@@ -389,6 +389,14 @@ TEST_CASE("status page: what blocks the gate first, the next verifications, HTML
   CHECK(html.find("http-equiv=\"refresh\"") == std::string::npos);  // opt-in only
   CHECK(html.find("href=\"/v1/verifications/") == std::string::npos);
 
+  // The JSON says the same: where each version stands, and the gate's answer.
+  const auto listed = body_of(api.get("/v1/models"))["models"][0]["versions"];
+  CHECK(listed[0]["attention"] == "fresh");
+  CHECK(listed[0]["gate"]["ok"] == true);
+  CHECK(listed[1]["attention"] == "failed");
+  CHECK(listed[1]["gate"]["reason"].get<std::string>().find("failed:input-drift") !=
+        std::string::npos);
+
   const auto reloading = api.get("/?refresh=30");
   CHECK(reloading.body().find("<meta http-equiv=\"refresh\" content=\"30; url=/?refresh=30\">") !=
         std::string::npos);

@@ -64,6 +64,15 @@ echo "the daemon showed the CLI run's verdict after ${SECONDS} s"
 curl -sf "$url/v1/gate/digits-mlp/2026.11.1" >/dev/null ||
   fail "an error:provision from the CLI made the gate refuse a verified version"
 
+# `reverify status` leads with the same thing: the failure, then the error, ...; the pass keeps
+# its verdict, with the newer error named beside it.
+"$cli" status --url "$url" >"$t/status.txt" || fail "reverify status failed"
+cat "$t/status.txt"
+sed -n 2p "$t/status.txt" | grep -Eq '^digits-mlp@2026.11.3 +failed:input-drift .* failed ' ||
+  fail "reverify status does not lead with the gate-blocking failure"
+grep -Eq '^digits-mlp@2026.11.1 +passed .* fresh-with-error \(newest: error:provision\)' \
+  "$t/status.txt" || fail "reverify status does not show the pass with the newer error beside it"
+
 # 3. The pages, in a real browser.
 node "$node_dir/status_page.mjs" "$url" "$out" || fail "status_page.mjs failed (screenshots: $out)"
 echo "ok: status page checked in chromium; screenshots in $out"

@@ -79,4 +79,10 @@ TEST_CASE("attention: the ranks order failures, then errors, then calibration, t
   CHECK(Attention::outdated < Attention::never_verified);
   CHECK(Attention::never_verified < Attention::fresh_with_error);
   CHECK(std::string(to_string(Attention::manifest_invalid)) == "manifest-invalid");
+  for (auto a : {Attention::failed, Attention::manifest_invalid, Attention::error,
+                 Attention::uncalibrated, Attention::outdated, Attention::never_verified,
+                 Attention::fresh_with_error, Attention::fresh}) {
+    CHECK(parse_attention(to_string(a)) == a);
+  }
+  CHECK_FALSE(parse_attention("passed").has_value());
 }
