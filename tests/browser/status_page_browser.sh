@@ -58,8 +58,8 @@ status=0
   status=$?
 [[ $status == 2 ]] || fail "reverify run: expected exit 2 (error:provision), got $status: $(cat "$t/cli-run.txt")"
 SECONDS=0
-wait_until 5 latest_is 2026.11.1 error:provision ||
-  fail "the daemon did not show the CLI's verdict within 5 s (it shows '$(latest 2026.11.1)')"
+wait_until 10 latest_is 2026.11.1 error:provision ||
+  fail "the daemon did not show the CLI's verdict within 10 s (it shows '$(latest 2026.11.1)')"
 echo "the daemon showed the CLI run's verdict after ${SECONDS} s"
 curl -sf "$url/v1/gate/digits-mlp/2026.11.1" >/dev/null ||
   fail "an error:provision from the CLI made the gate refuse a verified version"
