@@ -1,6 +1,7 @@
 #include "api/page_parts.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "api/charts.hpp"
 #include "api/html.hpp"
@@ -51,6 +52,27 @@ std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, const R
     return problem_time(a) > problem_time(b);
   });
   return out;
+}
+
+void attach_standing(ReadModel& model, UnixSeconds now) {
+  auto statuses = std::make_shared<const std::vector<VersionStatus>>(
+      statuses_by_attention(model, RecentIndex(model), now));
+  const std::int64_t max_age = default_max_age_s(model);
+  UnixSeconds until = std::numeric_limits<UnixSeconds>::max();
+  for (const auto& status : *statuses) {
+    if (status.gate.status == GateStatus::fresh && status.view->conclusive)
+      until = std::min(until, status.view->conclusive->finished_at + max_age + 1);
+  }
+  model.standing = std::move(statuses);
+  model.standing_until = until;
+}
+
+std::shared_ptr<const std::vector<VersionStatus>> standing_at(const ReadModel& model,
+                                                              UnixSeconds now) {
+  if (model.standing && now >= model.built_at && now < model.standing_until)
+    return model.standing;
+  return std::make_shared<const std::vector<VersionStatus>>(
+      statuses_by_attention(model, RecentIndex(model), now));
 }
 
 std::string string_field(const nlohmann::json& object, const char* key) {

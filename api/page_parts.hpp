@@ -19,6 +19,11 @@ std::int64_t default_max_age_s(const ReadModel& model);
 // the newest problem first, then by name.
 std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, const RecentIndex& recent,
                                                  UnixSeconds now);
+// Sets model.standing and standing_until as of `now` (build_read_model calls it).
+void attach_standing(ReadModel& model, UnixSeconds now);
+// The standing as of `now`: the model's own while it holds, else worked out again.
+std::shared_ptr<const std::vector<VersionStatus>> standing_at(const ReadModel& model,
+                                                              UnixSeconds now);
 
 // A string member of a stored JSON object, "" when it is missing or not a string (a page never
 // throws on what it reads back).

@@ -1,6 +1,7 @@
 #include "api/snapshot.hpp"
 
 #include "api/metrics.hpp"
+#include "api/page_parts.hpp"
 
 namespace reverify {
 
@@ -116,6 +117,7 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann
     return deliveries.error();
   model->deliveries = *deliveries;
   model->metrics_text = render_metrics(*model);
+  attach_standing(*model, now);
   return std::shared_ptr<const ReadModel>(std::move(model));
 }
 

@@ -32,6 +32,8 @@ struct VersionView {
   VerificationState active_state = VerificationState::queued;  // when active_id is set
 };
 
+struct VersionStatus;  // api/version_status.hpp
+
 struct ReadModel {
   UnixSeconds built_at = 0;
   std::shared_ptr<const ApiConfig> api;  // token, default max_age, secrets to redact
@@ -46,6 +48,11 @@ struct ReadModel {
   DeliveryCounts deliveries;
   nlohmann::json plan;       // the next cycle's plan as `reverify plan` shows it; null if none
   std::string metrics_text;  // /metrics body, rendered once per model
+  // Every listed version's standing (gate, attention), most urgent first, worked out at built_at
+  // and true until standing_until (when the first fresh pass outgrows max_age): the HTML pages
+  // use it while it holds instead of working out 100,000 versions per request.
+  std::shared_ptr<const std::vector<VersionStatus>> standing;
+  UnixSeconds standing_until = 0;
 
   const VersionView* find(const std::string& model, const std::string& version) const;
   const VerificationRow* find_verification(std::int64_t id) const;

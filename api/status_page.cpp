@@ -164,8 +164,8 @@ void plan_section(std::ostream& out, const ReadModel& model) {
 }  // namespace
 
 std::string render_status_page(const PageFrame& frame, const ReadModel& model, UnixSeconds now) {
-  const RecentIndex recent(model);
-  const auto statuses = statuses_by_attention(model, recent, now);
+  const auto standing = standing_at(model, now);
+  const auto& statuses = *standing;
   std::map<std::int64_t, const VerificationRow*> active;
   for (const auto& row : model.unfinished)
     active.emplace(row.id, &row);

@@ -210,8 +210,8 @@ std::string render_verification_page(const PageFrame& frame, const ReadModel& mo
 
 std::string render_versions_page(const PageFrame& frame, const ReadModel& model, UnixSeconds now,
                                  std::size_t page) {
-  const RecentIndex recent(model);
-  const auto statuses = statuses_by_attention(model, recent, now);
+  const auto standing = standing_at(model, now);
+  const auto& statuses = *standing;
   std::map<std::int64_t, const VerificationRow*> active;
   for (const auto& row : model.unfinished)
     active.emplace(row.id, &row);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "api/http_api.hpp"
+#include "api/page_parts.hpp"
 
 using namespace reverify;
 namespace http = boost::beast::http;
@@ -468,6 +469,7 @@ TEST_CASE("status page: 100,000 versions stay readable (the list is capped, the 
     if (verdict.cls == VerdictClass::passed)
       view.passed = verdict;
   }
+  attach_standing(*api.model, kNow);  // as build_read_model does: once, not per request
   const std::string page = api.get("/").body();
   const auto count = [](const std::string& text, const std::string& what) {
     std::size_t n = 0;
@@ -483,4 +485,19 @@ TEST_CASE("status page: 100,000 versions stay readable (the list is capped, the 
   CHECK(count(second, "<tr data-version=") == 500);
   CHECK(second.find("Page 2 of 201.") != std::string::npos);
   CHECK(api.get("/models?page=201").body().find("data-attention=\"fresh\"") != std::string::npos);
+}
+
+TEST_CASE("the read model's standing serves pages until the first fresh pass outgrows max_age") {
+  Api api;
+  auto& view = api.model->models["m"]["1"];
+  view.conclusive = view.passed = view.latest = brief(7, VerdictClass::passed, kNow - kDay);
+  attach_standing(*api.model, kNow);
+  const std::int64_t max_age = api.config.default_max_age_s;
+  CHECK(api.model->standing_until == kNow - kDay + max_age + 1);
+  CHECK(standing_at(*api.model, kNow + 60) == api.model->standing);  // reused
+  const auto later = standing_at(*api.model, api.model->standing_until);
+  CHECK(later != api.model->standing);  // worked out again: the pass is too old now
+  REQUIRE(later->size() == 1);
+  CHECK(later->front().attention == Attention::outdated);
+  CHECK(api.model->standing->front().attention == Attention::fresh);
 }
