@@ -82,6 +82,18 @@ std::string band_chart_svg(const std::string& check, double observed,
            "\" y1=\"3\" y2=\"" + px(kHeight - 3) +
            "\" stroke=\"#3b6ea5\" stroke-dasharray=\"3 2\"/>";
   }
+  // The margin: from the observed value to the nearest edge it must stay within (inside) or the
+  // edge it crossed (outside); for an upper bound, only the upper edge counts.
+  double edge = band.upper;
+  if (band.lower &&
+      (observed < *band.lower || (inside && observed - *band.lower < band.upper - observed))) {
+    edge = *band.lower;
+  }
+  const double margin = inside ? std::fabs(edge - observed) : -std::fabs(edge - observed);
+  svg += "<line class=\"margin\" data-margin=\"" + full_number(margin) + "\" x1=\"" +
+         px(x(observed)) + "\" x2=\"" + px(x(edge)) + "\" y1=\"" + px(mid) + "\" y2=\"" + px(mid) +
+         "\" stroke=\"" + (inside ? "#17803a" : "#c00000") +
+         "\" stroke-width=\"3\"><title>margin " + short_number(margin) + "</title></line>";
   svg += "<circle class=\"observed\" cx=\"" + px(x(observed)) + "\" cy=\"" + px(mid) +
          "\" r=\"5\" fill=\"" + (inside ? "#17803a" : "#c00000") +
          "\" stroke=\"#fff\" stroke-width=\"1.5\"/></svg>";

@@ -14,8 +14,9 @@
 
 namespace reverify {
 
-// The band (shaded), the reference (dashed, when given) and the observed value (a dot: green
-// inside the band, red outside). An upper bound only (band.lower absent) is drawn from 0.
+// The band (shaded), the reference (dashed, when given), the observed value (a dot: green inside
+// the band, red outside) and its margin (a bar from the dot to the nearest edge, or to the edge it
+// crossed). An upper bound only (band.lower absent) is drawn from 0.
 std::string band_chart_svg(const std::string& check, double observed,
                            std::optional<double> reference, const CheckBand& band);
 

@@ -141,6 +141,7 @@ try {
       observed: Number(svg.dataset.observed), lower: Number(svg.dataset.lower),
       upper: Number(svg.dataset.upper), inside: svg.dataset.inside,
       dotX: Number(dot.getAttribute("cx")), bandFrom: rect.x, bandTo: rect.x + rect.width,
+      margin: Number(svg.querySelector("line.margin").dataset.margin),
       label: svg.getAttribute("aria-label"),
     };
   });
@@ -152,6 +153,8 @@ try {
   check(chart.inside === "true" && chart.dotX >= chart.bandFrom && chart.dotX <= chart.bandTo,
     "a passing value is drawn inside the band");
   check(chart.label.includes(primary.name), "the chart has a text alternative naming the check");
+  check(Math.abs(chart.margin - primary.margin) < 1e-9,
+    `the chart's margin bar is the stored margin (${primary.margin})`);
   const trend = await page.$eval("svg.trend", (svg) => svg.dataset.values.split(" ").map(Number));
   check(trend.length >= 1 && trend.includes(primary.observed), "the primary metric's trend is drawn");
   await page.screenshot({ path: `${outDir}/version.png`, fullPage: true });
