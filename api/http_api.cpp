@@ -100,7 +100,9 @@ nlohmann::json brief_json(const std::optional<VerdictBrief>& brief) {
           {"class", to_string(brief->cls)},
           {"mode", to_string(brief->mode)},
           {"finished_at", rfc3339(brief->finished_at)},
-          {"explanation", brief->explanation}};
+          {"explanation", brief->explanation},
+          {"underpowered", brief->underpowered},
+          {"runs_needed", brief->runs_needed ? nlohmann::json(*brief->runs_needed) : nullptr}};
 }
 
 // The version with where it stands: the gate's answer at the default max_age and its attention
@@ -532,6 +534,7 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
     facts = gate_facts(*view);
   facts.model = model_name;
   facts.version = version;
+  facts.require_power = model.api && model.api->gate_require_power;
   const GateDecision decision = decide_gate(facts, max_age_s, now);
   GateAnswer answer;
   answer.status = gate_http_status(decision.status);
@@ -552,6 +555,12 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
     answer.body["verification_id"] = conclusive->id;
     answer.body["class"] = to_string(conclusive->cls);
     answer.body["verified_at"] = rfc3339(conclusive->finished_at);
+    // A pass against bands that cannot catch the declared shift says so (DESIGN property 2).
+    answer.body["underpowered"] = conclusive->underpowered;
+    if (conclusive->underpowered)
+      answer.body["runs_needed"] = conclusive->runs_needed
+                                       ? nlohmann::json(*conclusive->runs_needed)
+                                       : nlohmann::json(nullptr);
   }
   if (decision.age_s)
     answer.body["age_s"] = *decision.age_s;

@@ -10,8 +10,9 @@ GateFacts gate_facts(const VersionView& view) {
   facts.manifest_error = view.row.manifest_error;
   facts.manifest_sha256 = view.row.manifest_sha256;
   if (const auto& c = view.conclusive)
-    facts.conclusive =
-        GateVerdict{c->id, c->cls, c->finished_at, c->explanation, c->manifest_sha256};
+    facts.conclusive = GateVerdict{c->id,           c->cls,        c->finished_at,
+                                   c->explanation,  c->manifest_sha256,
+                                   c->underpowered, c->runs_needed};
   if (view.active_id)
     facts.active = GateActive{*view.active_id, view.active_state};
   return facts;
@@ -21,7 +22,8 @@ bool has_underpowered_check(const nlohmann::json& verdict) {
   if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array())
     return false;
   for (const auto& check : verdict["checks"]) {
-    for (const auto* where : {&check, check.contains("evidence") ? &check["evidence"] : nullptr}) {
+    for (const auto* where : {&check, check.contains("evidence") ? &check["evidence"] : nullptr,
+                              check.contains("power") ? &check["power"] : nullptr}) {
       if (!where || !where->is_object())
         continue;
       auto flag = where->find("underpowered");
@@ -58,8 +60,9 @@ VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
   facts.latest_is_newer_error = status.newer_error != nullptr;
   if (conclusive) {
     facts.conclusive = conclusive->cls;
+    facts.underpowered = conclusive->underpowered;  // the brief reads it from the stored verdict
     if (const auto* row = recent.find(conclusive->id))
-      facts.underpowered = has_underpowered_check(row->verdict);
+      facts.underpowered = facts.underpowered || has_underpowered_check(row->verdict);
   }
   status.attention = rank_attention(facts);
   return status;

@@ -252,6 +252,9 @@ json summarize_checks(const Verdict& verdict) {
         entry[key] = evidence[key];
       }
     }
+    // The engine's power object carries the flag inside; the summary lifts it up too.
+    if (check.power && check.power->underpowered)
+      entry["underpowered"] = true;
     out.push_back(json(entry));
   }
   return out;

@@ -22,17 +22,6 @@ std::string trim(std::string text) {
   return start == std::string::npos ? "" : text.substr(start);
 }
 
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      return trim(line.substr(line.find(':') + 1));
-    }
-  }
-  return "unknown CPU";
-}
-
 }  // namespace
 
 Result<GitFacts> read_git_facts(const std::filesystem::path& checkout) {
@@ -62,27 +51,24 @@ Result<GitFacts> read_git_facts(const std::filesystem::path& checkout) {
   return facts;
 }
 
-Accelerator read_accelerator() {
+std::optional<Accelerator> read_accelerator() {
   Accelerator accelerator;
   auto gpus =
       command_output({"nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"});
-  if (gpus.ok() && !trim(*gpus).empty()) {
-    std::istringstream lines(*gpus);
-    std::string line;
-    while (std::getline(lines, line)) {
-      if (trim(line).empty())
-        continue;
-      if (accelerator.count++ == 0) {
-        std::size_t comma = line.rfind(',');
-        accelerator.model = trim(line.substr(0, comma));
-        if (comma != std::string::npos)
-          accelerator.driver = trim(line.substr(comma + 1));
-      }
+  if (!gpus.ok() || trim(*gpus).empty())
+    return std::nullopt;  // a CPU job: no accelerator (the CPU is no accelerator model)
+  std::istringstream lines(*gpus);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (trim(line).empty())
+      continue;
+    if (accelerator.count++ == 0) {
+      std::size_t comma = line.rfind(',');
+      accelerator.model = trim(line.substr(0, comma));
+      if (comma != std::string::npos)
+        accelerator.driver = trim(line.substr(comma + 1));
     }
-    return accelerator;
   }
-  accelerator.model = cpu_model();
-  accelerator.count = 0;
   return accelerator;
 }
 

@@ -23,8 +23,9 @@ struct GitFacts {
 };
 Result<GitFacts> read_git_facts(const std::filesystem::path& checkout);
 
-// nvidia-smi when present (GPU model, count, driver); otherwise the CPU model with count 0.
-Accelerator read_accelerator();
+// nvidia-smi's GPUs (model, count, driver); nullopt on a machine without one (a CPU job records
+// no accelerator).
+std::optional<Accelerator> read_accelerator();
 
 std::string host_name();
 

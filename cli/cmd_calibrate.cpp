@@ -1,9 +1,12 @@
-// reverify calibrate MODEL@VERSION --seeds 5: seed-only rebuilds (REVERIFY_SEED_OVERRIDE) whose
-// spread becomes the tolerance of later verdicts. With --config the result is stored in the
-// daemon's state (it overrides the manifest's tolerance key by key); it is always printed as the
-// manifest's `tolerance` JSON.
+// reverify calibrate MODEL@VERSION: reruns that measure the spread later verdicts are judged
+// against (verify/calibration.hpp). A full calibration adds seed-only reruns (with
+// --until-power, until every declared tolerance.detect is met); --mode steps records same-seed
+// reruns of the first --max-steps steps. It prints the runs, every band with the smallest shift
+// it catches, and the leave-one-out estimate: each seed run judged as a rebuild against the
+// others, and how many of them paged. With --config the calibration is stored in the daemon's
+// state (it overrides the manifest's tolerance key by key); without, it is printed as the
+// manifest's `tolerance` JSON to paste.
 
-#include <cstdlib>
 #include <iostream>
 
 #include "cli/command.hpp"
@@ -22,14 +25,59 @@ constexpr const char* kName = "calibrate";
 struct CalibrateArguments {
   RunArguments run;
   int seeds = 5;
-  int first_seed = 1;
+  std::optional<std::int64_t> first_seed;
+  bool until_power = false;
+  int max_runs = 100;
+  bool json = false;
 };
+
+void print_leave_one_out(std::ostream& out, const LeaveOneOut& loo, double false_page_rate) {
+  out << "\nleave-one-out: each of the " << loo.runs.size()
+      << " seed runs judged as a rebuild against the other " << loo.runs.size() - 1 << ": "
+      << loo.paged << " paged (about " << false_page_rate * static_cast<double>(loo.runs.size())
+      << " expected at false_page_rate " << false_page_rate << ")\n";
+  for (const auto& run : loo.runs) {
+    if (is_failure(run.verdict.cls) || run.verdict.cls == VerdictClass::uncalibrated) {
+      out << "  seed run " << run.index + 1 << ": " << to_string(run.verdict.cls) << " — "
+          << run.verdict.explanation << "\n";
+    }
+  }
+}
+
+nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome) {
+  nlohmann::json bands = nlohmann::json::array();
+  for (const auto& check : outcome.bands)
+    bands.push_back(to_json(check));
+  nlohmann::json j = {{"model", m.model},
+                      {"version", m.version},
+                      {"added", outcome.added},
+                      {"runs", outcome.runs},
+                      {"bands", bands},
+                      {"underpowered", !outcome.power.underpowered.empty()},
+                      {"stopped", outcome.stopped},
+                      {"tolerance", outcome.spec ? tolerance_to_json(*outcome.spec) : nullptr}};
+  if (outcome.leave_one_out) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& run : outcome.leave_one_out->runs)
+      runs.push_back({{"seed_run", run.index + 1}, {"class", to_string(run.verdict.cls)}});
+    j["leave_one_out"] = {{"paged", outcome.leave_one_out->paged}, {"runs", runs}};
+  }
+  if (outcome.failure)
+    j["failure"] = to_json(*outcome.failure);
+  return j;
+}
 
 int run_calibrate(const CalibrateArguments& args) {
   auto ctx = make_run_context(args.run);
   if (!ctx.ok())
     return usage_error(kName, ctx.error().message);
-  CalibrationRequest request{ctx->request, args.seeds, args.first_seed};
+  CalibrationRequest request;
+  request.base = ctx->request;
+  request.runs = args.seeds;
+  request.first_seed = args.first_seed;
+  request.until_power = args.until_power;
+  request.max_runs = args.max_runs;
+  request.detect = ctx->request.detect;
   CalibrationOutcome outcome = [&] {
     RunProgress progress;  // its status line is erased before the results print
     PipelineDeps deps{*ctx->runner, ctx->config.verdict, progress.stages(), progress.started(),
@@ -37,51 +85,94 @@ int run_calibrate(const CalibrateArguments& args) {
     return run_calibration(request, deps);
   }();
   const Manifest& m = ctx->request.manifest;
-  if (!outcome.spec) {
-    std::cout << "calibration of " << m.id() << " failed: " << to_string(outcome.failure->cls)
-              << "\n  " << outcome.failure->explanation << "\n";
+  std::ostream& out = args.json ? std::cerr : std::cout;
+  if (outcome.failure) {
+    out << "calibration of " << m.id() << " stopped: " << to_string(outcome.failure->cls) << "\n  "
+        << outcome.failure->explanation << "\n";
     if (!outcome.log_tail.empty())
-      std::cout << "job log (tail):\n" << outcome.log_tail << "\n";
-    return exit_status(outcome.failure->cls);
+      out << "job log (tail):\n" << outcome.log_tail << "\n";
   }
-  nlohmann::json spec = tolerance_to_json(*outcome.spec);
-  std::cout << "calibrated " << m.id() << " from " << args.seeds << " seed-only rebuilds (seeds "
-            << args.first_seed << ".." << args.first_seed + args.seeds - 1 << "):\n";
+  if (!outcome.spec) {
+    if (args.json)
+      std::cout << outcome_json(m, outcome).dump(2) << "\n";
+    return outcome.failure ? exit_status(outcome.failure->cls) : 2;
+  }
+  const bool steps = ctx->request.mode == RebuildMode::steps;
+  out << "calibrated " << m.id() << ": " << outcome.added
+      << (steps ? " same-seed reruns of the first " + std::to_string(ctx->request.max_steps) +
+                      " steps"
+                : " seed-only reruns added")
+      << "\n";
   for (const auto& run : outcome.runs) {
-    std::cout << "  seed " << run["seed"] << ": " << m.evaluation.primary.name << " "
-              << run["primary"] << "\n";
+    out << "  " << run["run"].get<std::string>();
+    if (run.contains("primary"))
+      out << ": " << m.evaluation.primary.name << " " << run["primary"];
+    out << "\n";
   }
-  std::cout << nlohmann::json{{"tolerance", spec}}.dump(2) << "\n";
+  out << "\nbands and their power (false_page_rate " << ctx->config.verdict.false_page_rate
+      << ", split over the families of checks):\n";
+  print_checks(out, outcome.bands);
+  if (outcome.leave_one_out)
+    print_leave_one_out(out, *outcome.leave_one_out, ctx->config.verdict.false_page_rate);
+  if (!outcome.stopped.empty())
+    out << "\n--until-power: " << outcome.stopped << "\n";
+  if (!outcome.power.underpowered.empty()) {
+    out << "UNDERPOWERED: " << outcome.power.underpowered.size()
+        << " band(s) cannot catch the shift tolerance.detect asks"
+        << (outcome.power.runs_needed
+                ? "; " + std::to_string(*outcome.power.runs_needed) + " seed runs in all would"
+                : std::string())
+        << "\n";
+  }
+  if (args.json)
+    std::cout << outcome_json(m, outcome).dump(2) << "\n";
   if (!ctx->store_is_throwaway) {
-    Status stored = ctx->store->put_calibration(m.model, m.version, *outcome.spec, args.seeds);
+    Status stored = ctx->store->put_calibration(
+        m.model, m.version, *outcome.spec,
+        static_cast<int>(seed_run_count(*outcome.spec, m.evaluation.primary.name)));
     if (!stored.ok())
       return usage_error(kName, "storing the calibration: " + stored.error().message);
-    std::cout << "stored in " << ctx->config.db_path().string() << "; later verdicts use it\n";
+    out << "stored in " << ctx->config.db_path().string() << "; later verdicts use it\n";
   } else {
-    std::cout << "not stored (no --config): put it in the manifest's `tolerance`, or rerun with "
-                 "--config to keep it in the daemon's state\n";
+    if (!args.json)
+      std::cout << nlohmann::json{{"tolerance", tolerance_to_json(*outcome.spec)}}.dump(2) << "\n";
+    out << "not stored (no --config): put it in the manifest's `tolerance`, or rerun with "
+           "--config to keep it in the daemon's state\n";
   }
-  return 0;
+  return outcome.failure ? exit_status(outcome.failure->cls) : 0;
 }
 
 Action define_calibrate(CLI::App& app) {
   auto o = std::make_shared<CalibrateArguments>();
   add_run_arguments(app, o->run);
-  app.add_option("--seeds", o->seeds, "how many seed-only rebuilds to run (3-1000)")
+  app.add_option("--seeds", o->seeds,
+                 "reruns to add: seed-only reruns (full mode; with --until-power, the first "
+                 "batch), or same-seed reruns of the first --max-steps steps (--mode steps)")
       ->type_name("N")
-      ->check(integer_in(3, 1000))
+      ->check(integer_in(1, 1000))
       ->capture_default_str();
   app.add_option("--first-seed", o->first_seed,
-                 "REVERIFY_SEED_OVERRIDE of the first rebuild; the others count up from it")
+                 "REVERIFY_SEED_OVERRIDE of the first seed-only rerun, the others counting up "
+                 "(default: one past the largest seed the calibration already used)")
       ->type_name("S")
-      ->check(integer_in(0, 1000))
+      ->check(integer_in(0, 1000000));
+  app.add_flag("--until-power", o->until_power,
+               "keep adding seed-only reruns until every band with a declared tolerance.detect "
+               "catches that shift with 80% probability, or --max-runs, or no number of runs "
+               "would");
+  app.add_option("--max-runs", o->max_runs,
+                 "--until-power: the most seed runs the calibration may hold in all")
+      ->type_name("N")
+      ->check(integer_in(3, 10000))
       ->capture_default_str();
+  add_json_flag(app, o->json);
   return [o] { return run_calibrate(*o); };
 }
 
 const Registrar kCalibrate{{kName,
-                            "measure seed-to-seed spread with N seed-only rebuilds and store it "
-                            "as the model version's tolerance",
+                            "measure seed-to-seed spread with seed-only reruns (or same-seed steps "
+                            "reruns), report each band's power and a leave-one-out estimate, and "
+                            "store it as the model version's tolerance",
                             define_calibrate}};
 
 }  // namespace

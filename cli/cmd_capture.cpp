@@ -5,6 +5,8 @@
 //   manifest.json, the predictions and weights files, snapshot.sha256 (the dataset's file
 //   manifest, used later to name changed files) and code.diff when the tree was dirty.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -27,6 +29,9 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr const char* kName = "capture";
+// Step values the manifest keeps: steps mode compares the first N, and N is rarely more. A job
+// that reports more is recorded up to here, and capture says so.
+constexpr std::size_t kMaxRecordedSteps = 10'000;
 
 struct CaptureArguments {
   std::string out, model, version, owner;
@@ -34,7 +39,9 @@ struct CaptureArguments {
   std::string level = "equivalent";
   std::string code = ".";
   std::optional<std::string> repo, data, data_uri, eval, eval_uri, config, seeds, split_rule,
-      split_salt, lockfile, framework, image, workdir, started_at, ci_runner, seed_runs;
+      split_salt, lockfile, framework, image, workdir, started_at, ci_runner, seed_runs,
+      same_seed_runs;
+  std::vector<std::string> detect, floor;  // CHECK=NUMBER
   std::string python = "python3";
   std::int64_t world_size = 1;
   std::optional<double> duration_s;
@@ -68,8 +75,14 @@ Result<FileRef> release_file(const fs::path& source, const fs::path& out_dir) {
   return FileRef{source.filename().string(), *digest};
 }
 
-// The seed-only reruns in DIR (one sub-folder per run, each a $REVERIFY_OUT) -> tolerance.
-Result<ToleranceSpec> seed_run_tolerance(const fs::path& dir) {
+// The reruns in DIR (one sub-folder per run, each a $REVERIFY_OUT). Sub-folders named by whole
+// numbers are seed overrides: taken in numeric order and recorded; others in name order.
+struct Reruns {
+  std::vector<JobOutputs> outputs;
+  std::vector<std::int64_t> seeds;  // empty unless every folder is named by its seed
+};
+
+Result<Reruns> rerun_outputs(const fs::path& dir, const std::string& option) {
   std::vector<fs::path> folders;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -77,16 +90,61 @@ Result<ToleranceSpec> seed_run_tolerance(const fs::path& dir) {
       folders.push_back(entry.path());
   }
   if (ec)
-    return make_error(ErrorCode::io, "--seed-runs " + dir.string() + ": " + ec.message());
-  std::sort(folders.begin(), folders.end());
-  std::vector<JobOutputs> runs;
+    return make_error(ErrorCode::io, "--" + option + " " + dir.string() + ": " + ec.message());
+  if (folders.empty())
+    return make_error(ErrorCode::invalid_argument,
+                      "--" + option + " " + dir.string() + ": no sub-folder (one per rerun)");
+  auto seed_of = [](const fs::path& folder) -> std::optional<std::int64_t> {
+    const std::string name = folder.filename().string();
+    if (name.empty() || name.size() > 18 ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return std::stoll(name);
+  };
+  const bool numbered = std::all_of(folders.begin(), folders.end(),
+                                    [&](const fs::path& f) { return seed_of(f).has_value(); });
+  std::sort(folders.begin(), folders.end(), [&](const fs::path& a, const fs::path& b) {
+    return numbered ? *seed_of(a) < *seed_of(b) : a < b;
+  });
+  Reruns runs;
   for (const auto& folder : folders) {
     auto outputs = read_job_outputs(folder);
     if (!outputs.ok())
       return make_error(outputs.error().code, folder.string() + ": " + outputs.error().message);
-    runs.push_back(std::move(outputs).value());
+    runs.outputs.push_back(std::move(outputs).value());
+    if (numbered)
+      runs.seeds.push_back(*seed_of(folder));
   }
-  return tolerance_from_outputs(runs);
+  return runs;
+}
+
+// "KEY=NUMBER" options (--detect, --floor) -> a map; the number must pass `valid`.
+Result<std::map<std::string, double>> keyed_numbers(const std::vector<std::string>& items,
+                                                    const std::string& option,
+                                                    const std::string& expected,
+                                                    bool (*valid)(double)) {
+  std::map<std::string, double> out;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    double value = 0;
+    std::size_t used = 0;
+    bool parsed = eq != std::string::npos && eq > 0;
+    if (parsed) {
+      try {
+        value = std::stod(item.substr(eq + 1), &used);
+      } catch (const std::exception&) {
+        parsed = false;
+      }
+      parsed = parsed && used == item.size() - eq - 1 && std::isfinite(value) && valid(value);
+    }
+    if (!parsed) {
+      return make_error(
+          ErrorCode::invalid_argument,
+          "--" + option + " " + item + ": expected CHECK=" + expected + " (e.g. accuracy=0.01)");
+    }
+    out[item.substr(0, eq)] = value;
+  }
+  return out;
 }
 
 struct Captured {
@@ -136,7 +194,7 @@ Result<Captured> capture_context(const CaptureArguments& args) {
                         "--framework " + *framework + ": " + version.error().message);
     env.framework = Framework{*framework, *version};
   }
-  env.accelerator = read_accelerator();
+  env.accelerator = read_accelerator();  // none on a machine without a GPU
   env.env = determinism_env();
   env.world_size = args.world_size;
   m.environment = env;
@@ -216,9 +274,10 @@ int run_capture(const CaptureArguments& args) {
   auto job_facts = merge_job_environment(outputs->result, *m.environment);
   if (!job_facts.ok())
     return usage_error(kName, job_facts.error().message);
-  m.evaluation.primary =
-      PrimaryMetric{outputs->primary_name, outputs->primary_value, !args.lower_is_better};
+  m.evaluation.primary = PrimaryMetric{outputs->primary_name, outputs->primary_value,
+                                       !args.lower_is_better, outputs->primary_examples};
   m.evaluation.segments = outputs->segments;
+  m.evaluation.segment_examples = outputs->segment_examples;
   if (outputs->steps_metric)
     m.evaluation.steps = StepValues{*outputs->steps_metric, outputs->steps_values};
 
@@ -240,12 +299,43 @@ int run_capture(const CaptureArguments& args) {
       return usage_error(kName, ref.error().message);
     m.weights = Weights{ref->uri, "safetensors", tensors->root};
   }
-  if (auto dir = args.seed_runs) {
-    auto tolerance = seed_run_tolerance(*dir);
-    if (!tolerance.ok())
-      return usage_error(kName, tolerance.error().message);
-    m.tolerance = *tolerance;
+  if (auto steps = m.evaluation.steps; steps && steps->values.size() > kMaxRecordedSteps) {
+    steps->values.resize(kMaxRecordedSteps);
+    m.evaluation.steps = steps;
+    std::cout << "  steps: the job reported " << outputs->steps_values.size()
+              << " step values; the first " << kMaxRecordedSteps << " are recorded\n";
   }
+  ToleranceSpec tolerance;
+  if (auto dir = args.seed_runs) {
+    auto runs = rerun_outputs(*dir, "seed-runs");
+    if (!runs.ok())
+      return usage_error(kName, runs.error().message);
+    auto spec = tolerance_from_outputs(runs->outputs, outputs->predictions);
+    if (!spec.ok())
+      return usage_error(kName, spec.error().message);
+    tolerance = std::move(spec).value();
+    tolerance.seed_overrides = runs->seeds;
+  }
+  if (auto dir = args.same_seed_runs) {
+    auto runs = rerun_outputs(*dir, "same-seed-runs");
+    if (!runs.ok())
+      return usage_error(kName, runs.error().message);
+    tolerance.steps_same_seed_runs = same_seed_from_outputs(runs->outputs).steps_same_seed_runs;
+    if (tolerance.steps_same_seed_runs.size() != runs->outputs.size())
+      return usage_error(kName, "--same-seed-runs: every rerun must report steps.values");
+  }
+  auto detect = keyed_numbers(args.detect, "detect", "SHIFT (> 0, the metric's units)",
+                              [](double v) { return v > 0; });
+  auto floor = keyed_numbers(args.floor, "floor", "VALUE (>= 0, the metric's units)",
+                             [](double v) { return v >= 0; });
+  if (!detect.ok())
+    return usage_error(kName, detect.error().message);
+  if (!floor.ok())
+    return usage_error(kName, floor.error().message);
+  tolerance.detect = std::move(detect).value();
+  tolerance.floor = std::move(floor).value();
+  if (!(tolerance == ToleranceSpec{}))
+    m.tolerance = tolerance;
 
   // The emitted document must pass the same validation every reader applies.
   nlohmann::json doc = to_json(m);
@@ -269,9 +359,14 @@ int run_capture(const CaptureArguments& args) {
   std::cout << "captured " << m.id() << " -> " << (out_dir / "manifest.json").string()
             << " (commit " << m.code.commit.substr(0, 12) << (m.code.dirty ? ", dirty" : "") << ", "
             << m.evaluation.primary.name << " " << m.evaluation.primary.value
-            << (m.tolerance ? ", " + std::to_string(m.tolerance->seed_runs.begin()->second.size()) +
-                                  " seed runs"
-                            : "")
+            << (m.tolerance && !m.tolerance->seed_runs.empty()
+                    ? ", " + std::to_string(m.tolerance->seed_runs.begin()->second.size()) +
+                          " seed runs"
+                    : "")
+            << (m.tolerance && !m.tolerance->steps_same_seed_runs.empty()
+                    ? ", " + std::to_string(m.tolerance->steps_same_seed_runs.size()) +
+                          " same-seed steps reruns"
+                    : "")
             << ")\n";
   for (const auto& note : *job_facts)
     std::cout << "  " << note << "\n";
@@ -359,9 +454,28 @@ Action define_capture(CLI::App& app) {
                  "this host's name")
       ->type_name("NAME");
   app.add_option("--seed-runs", o->seed_runs,
-                 "a folder of seed-only reruns (one $REVERIFY_OUT per sub-folder): their spread "
-                 "becomes the manifest's tolerance")
+                 "a folder of seed-only reruns: one sub-folder per rerun of this job with "
+                 "REVERIFY_SEED_OVERRIDE set (every seed replaced, all else as released), holding "
+                 "that rerun's $REVERIFY_OUT (result.json and the files it names); name the "
+                 "sub-folders by their seed override (1, 2, ...) to record it. Their metrics, and "
+                 "their predictions against the release's, become tolerance (at least 3; about "
+                 "20 for a tight primary band)")
       ->type_name("DIR");
+  app.add_option("--same-seed-runs", o->same_seed_runs,
+                 "a folder of reruns with the release's own seeds (REVERIFY_MODE=steps and "
+                 "REVERIFY_MAX_STEPS=N are enough), one $REVERIFY_OUT per sub-folder: their step "
+                 "curves become the steps-mode band (exact when they reproduce the release's)")
+      ->type_name("DIR");
+  app.add_option("--detect", o->detect,
+                 "tolerance.detect: the shift of a check that must be caught with 80% "
+                 "probability, in the metric's units: the primary metric by name "
+                 "(accuracy=0.01), others by check name (segment:digit=8:accuracy=0.05, "
+                 "distribution:psi=0.05, steps:loss=0.001); repeatable")
+      ->type_name("CHECK=SHIFT");
+  app.add_option("--floor", o->floor,
+                 "tolerance.floor: the smallest band half-width (metrics) or bound (statistics) "
+                 "for a metric or check, in its units (accuracy=0.002); repeatable")
+      ->type_name("CHECK=VALUE");
   app.add_flag("--lower-is-better", o->lower_is_better,
                "the primary metric improves downwards (a loss, an error rate)");
   app.add_option("ENTRYPOINT", o->entrypoint, "the job's argv, after --, e.g. -- python3 train.py");

@@ -26,9 +26,10 @@ constexpr double kFalsePageRate =
 const char* const kStatistics[] = {"ks",           "psi",           "wasserstein",
                                    "max_abs_diff", "mean_abs_diff", "flip_rate"};
 
-// --tolerances FILE: {"ks": 0.05, "psi": [pair values...]} or {"distribution_pairs": {...}}, or a
-// manifest/calibration whose "tolerance" holds "distribution_pairs". A number is an explicit upper
-// bound; an array holds the statistic between seed-run pairs (a calibrated band, >= 3 values).
+// --tolerances FILE: {"ks": 0.05, "psi": [values...]} or {"distribution_seed_runs": {...}}, or a
+// manifest/calibration whose "tolerance" holds "distribution_seed_runs". A number is an explicit
+// upper bound; an array holds the statistic between ORIGINAL and each seed run's predictions (a
+// calibrated bound, policies/tolerance.hpp; >= 3 values).
 Result<DistributionBands> read_tolerances(const std::string& path) {
   std::ifstream in(path);
   if (!in)
@@ -38,8 +39,8 @@ Result<DistributionBands> read_tolerances(const std::string& path) {
     return reverify::make_error(ErrorCode::parse, path + ": not a JSON object");
   if (j.contains("tolerance"))
     j = j["tolerance"];
-  if (j.is_object() && j.contains("distribution_pairs"))
-    j = j["distribution_pairs"];
+  if (j.is_object() && j.contains("distribution_seed_runs"))
+    j = j["distribution_seed_runs"];
   DistributionBands bands;
   bands.fixed_source = "from " + path;
   bands.how_to_calibrate = "add it to " + path;
@@ -54,12 +55,12 @@ Result<DistributionBands> read_tolerances(const std::string& path) {
       bands.fixed[key] = value.get<double>();
     } else if (value.is_array() && std::all_of(value.begin(), value.end(),
                                                [](const auto& v) { return v.is_number(); })) {
-      bands.pairs[key] = value.get<std::vector<double>>();
+      bands.seed_runs[key] = value.get<std::vector<double>>();
     } else {
       return reverify::make_error(ErrorCode::parse,
                                   path + ": \"" + key +
                                       "\" must be a number (upper bound) or an array of numbers "
-                                      "(seed-run pair values)");
+                                      "(the statistic against each seed run)");
     }
   }
   return bands;
@@ -88,10 +89,10 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
     const std::string full = std::string("distribution:") + name;
     auto check =
         std::find_if(checks.begin(), checks.end(), [&](const auto& x) { return x.name == full; });
-    const bool judged = check != checks.end() && check->tolerance.has_value();
+    const bool judged = check != checks.end() && check->band.has_value();
     char bound[32] = "-";
     if (judged)
-      std::snprintf(bound, sizeof bound, "%.8g", *check->tolerance);
+      std::snprintf(bound, sizeof bound, "<= %.8g", check->band->upper);
     std::printf("%-14s %-16.8g %-16s %s\n", name, value, bound,
                 check == checks.end() ? "not judged" : reverify::to_string(check->outcome));
   }
@@ -136,7 +137,7 @@ int run_compare(const CompareArguments& options) {
   std::vector<reverify::CheckResult> checks;
   if (bands) {
     bands->alpha = kFalsePageRate / static_cast<double>(std::max<std::size_t>(
-                                        1, reverify::calibrated_distribution_checks(c, *bands)));
+                                        1, reverify::banded_distribution_checks(c, *bands)));
     checks = reverify::distribution_checks(c, *bands);
   }
   const bool failed = std::any_of(checks.begin(), checks.end(),
@@ -146,7 +147,7 @@ int run_compare(const CompareArguments& options) {
                           {"rebuilt", shape_json(rebuilt_path, r)},
                           {"ks", c.ks},
                           {"psi", c.psi},
-                          {"psi_epsilon", reverify::stats::kPsiEpsilon},
+                          {"psi_smoothing", reverify::stats::kPsiSmoothing},
                           {"wasserstein", c.wasserstein},
                           {"quantiles", reverify::quantiles_json(c)},
                           {"threshold", threshold},

@@ -7,6 +7,7 @@
 #include "core/manifest_parse.hpp"
 #include "core/names.hpp"
 #include "core/unix_time.hpp"
+#include "policies/tolerance_calibration.hpp"
 #include "runners/runner_factory.hpp"
 
 namespace reverify::cli {
@@ -195,6 +196,7 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   }
   const ModelPolicy& policy = ctx.config.model_policy(id->model);
   request.max_steps = policy.max_steps;
+  request.detect = policy.detect;
   request.timeout = std::chrono::seconds(policy.timeout_s);
   request.code_mirrors = ctx.config.code_mirrors;
   if (Status applied = apply_options(args, request); !applied.ok())
@@ -204,6 +206,24 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   if (!stored.ok())
     return stored.error();
   request.calibration = *stored;
+  if (!args.record && !ctx.store_is_throwaway) {
+    auto dir = make_temp_dir(ctx, "reverify-state");
+    if (!dir.ok())
+      return dir.error();
+    auto store = Store::open(*dir / "reverify.db", system_now);
+    if (!store.ok())
+      return store.error();
+    if (request.calibration) {
+      if (auto s = (*store)->put_calibration(
+              id->model, id->version, *request.calibration,
+              static_cast<int>(
+                  seed_run_count(*request.calibration, request.manifest.evaluation.primary.name)));
+          !s.ok())
+        return s.error();
+    }
+    ctx.store = std::move(store).value();
+    ctx.store_is_throwaway = true;
+  }
   if (auto dir = args.work_dir) {
     request.work_root = *dir;
   } else if (args.config) {

@@ -25,6 +25,9 @@ struct RunArguments {
   std::string mode = "full";
   std::optional<std::int64_t> max_steps;
   std::vector<std::string> code_mirrors;  // "URL=PATH", repeated or comma-separated
+  // false: nothing is recorded in the config's state_dir (a throwaway store gets a copy of the
+  // stored calibration): a fresh-seed rerun judged as a rebuild is an experiment, not a verdict.
+  bool record = true;
 };
 
 // Declares RunArguments on `app`, each with its help text, units and default.

@@ -13,6 +13,10 @@ namespace reverify::cli {
 void print_report(std::ostream& out, const VerificationRequest& request,
                   const std::string& runner_kind, const VerificationOutcome& outcome);
 
+// Checks as the report prints them: mark, name, observed, reference, band, margin, then the
+// explanation (`reverify calibrate` prints its bands this way).
+void print_checks(std::ostream& out, const std::vector<CheckResult>& checks);
+
 // `reverify run` exit status: 0 passed, 1 failed:*, 2 error:*, 3 uncalibrated.
 int exit_status(VerdictClass cls);
 

@@ -146,6 +146,8 @@ struct PrimaryMetric {
   std::string name;
   double value = 0;
   bool higher_is_better = true;
+  // k: the metric is a proportion over this many eval examples (moves in steps of 1/k).
+  std::optional<std::int64_t> examples = std::nullopt;
 
   bool operator==(const PrimaryMetric&) const = default;
 };
@@ -164,6 +166,7 @@ struct Evaluation {
   std::optional<FileRef> set;
   PrimaryMetric primary;
   SegmentMetrics segments;
+  std::map<std::string, std::int64_t> segment_examples;  // segment -> its k examples
   std::optional<FileRef> predictions;
   std::optional<StepValues> steps;
 
@@ -178,20 +181,27 @@ struct Weights {
   bool operator==(const Weights&) const = default;
 };
 
-// Seed-only reruns, the raw material of every tolerance band.
+// Seed-only reruns, the raw material of every tolerance band (policies/tolerance.hpp).
 struct ToleranceSpec {
   // metric name -> values of that metric over seed-only reruns ("accuracy": [..])
   std::map<std::string, std::vector<double>> seed_runs;
   // segment -> metric -> seed-run values
   std::map<std::string, std::map<std::string, std::vector<double>>> segment_seed_runs;
+  // REVERIFY_SEED_OVERRIDE of each seed run, in order, when known (a calibration adding runs
+  // picks seeds not used yet)
+  std::vector<std::int64_t> seed_overrides;
   // distribution statistic ("ks", "psi", "wasserstein", "max_abs_diff", "mean_abs_diff",
-  // "flip_rate") -> its value between each pair of seed runs' predictions
-  std::map<std::string, std::vector<double>> distribution_pairs;
-  // step metric -> per-step seed-run deviations are not recorded; the max absolute deviation
-  // between seed runs' first N steps, one value per pair
-  std::vector<double> steps_pairs_max_abs;
-  // metric name -> lower bound on the band, for metrics with (near) zero seed spread
+  // "flip_rate") -> its value between the release's predictions and each seed run's, one per run
+  // (the distribution a rebuild's statistic against the release is drawn from)
+  std::map<std::string, std::vector<double>> distribution_seed_runs;
+  // Same-seed reruns (the release's own seeds, the platform's nondeterminism only): each one's
+  // step values, compared with evaluation.steps (the steps-mode band).
+  std::vector<std::vector<double>> steps_same_seed_runs;
+  // metric (or check) name -> smallest band half-width / upper bound
   std::map<std::string, double> floor;
+  // check key -> the shift the owner wants caught with 80% probability: the primary metric's
+  // name ("accuracy"), "segment:<segment>:<metric>", "distribution:<statistic>", "steps:<metric>"
+  std::map<std::string, double> detect;
 
   bool operator==(const ToleranceSpec&) const = default;
 };

@@ -92,7 +92,9 @@ json evaluation(const Evaluation& e) {
   j["primary"] = {{"name", e.primary.name},
                   {"value", e.primary.value},
                   {"higher_is_better", e.primary.higher_is_better}};
+  put(j["primary"], "examples", e.primary.examples);
   put_map(j, "segments", e.segments);
+  put_map(j, "segment_examples", e.segment_examples);
   if (e.predictions)
     j["predictions"] = file_ref(*e.predictions);
   if (e.steps)
@@ -104,9 +106,11 @@ json tolerance(const ToleranceSpec& t) {
   json j = json::object();
   put_map(j, "seed_runs", t.seed_runs);
   put_map(j, "segment_seed_runs", t.segment_seed_runs);
-  put_map(j, "distribution_pairs", t.distribution_pairs);
-  put_map(j, "steps_pairs_max_abs", t.steps_pairs_max_abs);
+  put_map(j, "seed_overrides", t.seed_overrides);
+  put_map(j, "distribution_seed_runs", t.distribution_seed_runs);
+  put_map(j, "steps_same_seed_runs", t.steps_same_seed_runs);
   put_map(j, "floor", t.floor);
+  put_map(j, "detect", t.detect);
   return j;
 }
 }  // namespace

@@ -316,6 +316,7 @@ Evaluation read_evaluation(ObjectReader& r) {
         e.primary.value = read_number(r.findings(), *v, pr.path("value")).value_or(0);
       }
       e.primary.higher_is_better = optional_bool(pr, "higher_is_better").value_or(true);
+      e.primary.examples = optional_integer(pr, "examples", 1, "a positive integer");
       pr.warn_unknown_keys();
     }
   }
@@ -325,6 +326,10 @@ Evaluation read_evaluation(ObjectReader& r) {
         f, v, at, [&f](const json& n, const std::string& p) { return read_number(f, n, p); }));
   };
   e.segments = optional_map<std::map<std::string, double>>(r, "segments", metric_values);
+  e.segment_examples =
+      optional_map<std::int64_t>(r, "segment_examples", [&f](const json& v, const std::string& at) {
+        return read_integer(f, v, at, 1, "a positive integer");
+      });
   e.predictions = read_file_ref(r, "predictions");
   e.steps = read_section(r, "steps", [](ObjectReader& s) {
     StepValues steps;
@@ -350,13 +355,16 @@ Weights read_weights(ObjectReader& r) {
 //   "tolerance": {
 //     "seed_runs": {"accuracy": [0.9605, 0.9622, ...]},       metric -> its value in each seed run
 //     "segment_seed_runs": {"digit=8": {"accuracy": [...]}},  segment -> metric -> values
-//     "distribution_pairs": {"ks": [...], "psi": [...]},      statistic -> its value per pair of
-//                                 seed runs' predictions (ks, psi, wasserstein, max_abs_diff,
-//                                 mean_abs_diff, flip_rate)
-//     "steps_pairs_max_abs": [0.0, ...],                      per pair of seed runs: max |step
-//                                                             value difference| over the first N
-//     "floor": {"accuracy": 0.0005}                           metric -> smallest band (>= 0)
+//     "seed_overrides": [1, 2, ...],                          each seed run's seed override
+//     "distribution_seed_runs": {"ks": [...], "psi": [...]},  statistic -> its value between the
+//                                 release's predictions and each seed run's (ks, psi, wasserstein,
+//                                 max_abs_diff, mean_abs_diff, flip_rate)
+//     "steps_same_seed_runs": [[2.30, 2.11, ...], ...],       same-seed reruns' step values
+//     "floor": {"accuracy": 0.0005},                          metric -> smallest band (>= 0)
+//     "detect": {"accuracy": 0.01}                            check key -> shift to catch (> 0)
 //   }
+// Keys of earlier releases (distribution_pairs, steps_pairs_max_abs: statistics between pairs
+// of different-seed runs) are warned about and dropped: they cannot give an honest band.
 ToleranceSpec read_tolerance(ObjectReader& r) {
   ToleranceSpec t;
   Findings& f = r.findings();
@@ -366,28 +374,59 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
       r, "segment_seed_runs", [&f, &runs](const json& v, const std::string& at) {
         return std::optional(read_map<std::vector<double>>(f, v, at, runs));
       });
-  t.distribution_pairs = optional_map<std::vector<double>>(
-      r, "distribution_pairs",
+  if (const json* v = r.optional("seed_overrides")) {
+    const std::string at = r.path("seed_overrides");
+    if (!v->is_array()) {
+      f.mismatch(at, "an array of integers", *v);
+    } else {
+      for (std::size_t i = 0; i < v->size(); ++i) {
+        if (auto seed = read_integer(f, (*v)[i], at + "[" + std::to_string(i) + "]",
+                                     std::numeric_limits<std::int64_t>::min(), "an integer"))
+          t.seed_overrides.push_back(*seed);
+      }
+    }
+  }
+  t.distribution_seed_runs = optional_map<std::vector<double>>(
+      r, "distribution_seed_runs",
       [&f, &runs](const json& v, const std::string& at) { return runs(v, at); });
-  for (const auto& [stat, values] : t.distribution_pairs) {
+  for (const auto& [stat, values] : t.distribution_seed_runs) {
     if (!one_of(kDistributionStats, stat)) {
-      f.error(json_path_key(r.path("distribution_pairs"), stat),
+      f.error(json_path_key(r.path("distribution_seed_runs"), stat),
               "unknown statistic (must be one of ks, psi, wasserstein, max_abs_diff, "
               "mean_abs_diff, flip_rate)");
     }
   }
-  if (const json* v = r.optional("steps_pairs_max_abs")) {
-    t.steps_pairs_max_abs =
-        read_numbers(f, *v, r.path("steps_pairs_max_abs")).value_or(std::vector<double>{});
-  }
-  t.floor = optional_map<double>(r, "floor", [&f](const json& v, const std::string& at) {
-    auto n = read_number(f, v, at, "a non-negative number");
-    if (n && *n < 0) {
-      f.mismatch(at, "a non-negative number", v);
-      return std::optional<double>();
+  if (const json* v = r.optional("steps_same_seed_runs")) {
+    const std::string at = r.path("steps_same_seed_runs");
+    if (!v->is_array()) {
+      f.mismatch(at, "an array of arrays of numbers", *v);
+    } else {
+      for (std::size_t i = 0; i < v->size(); ++i) {
+        if (auto values = read_numbers(f, (*v)[i], at + "[" + std::to_string(i) + "]"))
+          t.steps_same_seed_runs.push_back(std::move(*values));
+      }
     }
-    return n;
-  });
+  }
+  auto bounded_below = [&f](std::string_view expected, bool strict) {
+    return [&f, expected, strict](const json& v, const std::string& at) {
+      auto n = read_number(f, v, at, expected);
+      if (n && (strict ? *n <= 0 : *n < 0)) {
+        f.mismatch(at, expected, v);
+        return std::optional<double>();
+      }
+      return n;
+    };
+  };
+  t.floor = optional_map<double>(r, "floor", bounded_below("a non-negative number", false));
+  t.detect = optional_map<double>(r, "detect", bounded_below("a positive number", true));
+  for (const char* legacy : {"distribution_pairs", "steps_pairs_max_abs"}) {
+    if (r.optional(legacy)) {
+      f.warn(r.path(legacy) +
+             ": dropped: statistics between pairs of different-seed runs give no honest band "
+             "(recalibrate with `reverify calibrate` to record distribution_seed_runs and "
+             "steps_same_seed_runs)");
+    }
+  }
   return t;
 }
 

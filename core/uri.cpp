@@ -201,4 +201,14 @@ Result<std::string> read_uri(const std::string& resolved_uri, const FetchLimits&
   return read_local(*path, limits.max_bytes);
 }
 
+std::string repo_location(const std::string& repo, const std::string& manifest_location) {
+  if (repo.find("://") != std::string::npos && repo.rfind("file://", 0) != 0)
+    return repo;
+  if (repo.find('@') != std::string::npos)
+    return repo;
+  const std::string resolved = resolve_uri(manifest_location, repo);
+  auto path = local_path(resolved);
+  return path ? path->string() : resolved;
+}
+
 }  // namespace reverify

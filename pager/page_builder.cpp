@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "policies/check_power.hpp"
+
 namespace reverify {
 namespace {
 
@@ -17,14 +19,15 @@ std::string short_hash(const std::string& hash) {
   return hash.size() > 12 ? hash.substr(0, 12) + "…" : (hash.empty() ? "(missing)" : hash);
 }
 
-// "primary:accuracy 0.9412 vs 0.9611 ±0.0031 (margin -0.0168)"
+// "primary:accuracy 0.9412 vs 0.9611 band [0.948, 0.9742] (margin -0.0068)", "distribution:psi
+// 0.31 band ≤ 0.12 (margin -0.19)": one-sided bounds read "≤", never "±".
 std::string describe_check(const CheckResult& check) {
   if (!check.observed || !check.reference) {
     return check.name + (check.explanation.empty() ? "" : ": " + check.explanation);
   }
   std::string text = check.name + " " + number(*check.observed) + " vs " + number(*check.reference);
-  if (check.tolerance)
-    text += " ±" + number(*check.tolerance);
+  if (check.band)
+    text += " band " + band_text(*check.band);
   if (check.margin)
     text += " (margin " + number(*check.margin) + ")";
   return text;
@@ -81,6 +84,18 @@ std::string failure_reasons(const PageInput& input) {
   return text;
 }
 
+// DESIGN property 2: a verdict judged against bands that cannot catch the declared shift says so.
+std::string power_note(const Verdict& verdict) {
+  if (verdict.power.underpowered.empty())
+    return "";
+  return " [UNDERPOWERED: " + std::to_string(verdict.power.underpowered.size()) +
+         " band(s) cannot catch the shift tolerance.detect asks" +
+         (verdict.power.runs_needed
+              ? "; " + std::to_string(*verdict.power.runs_needed) + " seed runs in all would"
+              : std::string()) +
+         "]";
+}
+
 std::string build_summary(const PageInput& input) {
   const std::string id = input.model + "@" + input.version;
   const VerdictClass cls = input.verdict.cls;
@@ -88,7 +103,7 @@ std::string build_summary(const PageInput& input) {
   if (cls == VerdictClass::passed) {
     const std::size_t passed = checks_with(input.verdict, CheckOutcome::passed).size();
     return id + " verified: " + std::to_string(passed) + "/" + std::to_string(total) +
-           " checks inside tolerance";
+           " checks inside tolerance" + power_note(input.verdict);
   }
   if (cls == VerdictClass::uncalibrated) {
     const std::size_t missing = checks_with(input.verdict, CheckOutcome::uncalibrated).size();
@@ -98,10 +113,15 @@ std::string build_summary(const PageInput& input) {
            id + " --seeds 5`";
   }
   std::string text = id + " " + to_string(cls) + " — ";
+  if (input.verdict.job_exit_status) {
+    // The job exited non-zero by itself: evidence about the build, not reverify's fault; the
+    // explanation carries its last log lines.
+    return text + input.verdict.explanation;
+  }
   text += is_failure(cls) ? "the model's inputs or numbers moved: "
                           : "reverify or its infrastructure failed, not the model: ";
   text += failure_reasons(input);
-  return text;
+  return text + power_note(input.verdict);
 }
 
 std::vector<PageLink> build_links(const PageInput& input) {
@@ -131,15 +151,17 @@ nlohmann::json build_details(const PageInput& input) {
                      {"observed", m.observed},
                      {"changed", m.changed}});
   }
-  nlohmann::json details = {{"model_version", input.model + "@" + input.version},
-                            {"owner", input.owner},
-                            {"class", to_string(input.verdict.cls)},
-                            {"fault", page_fault(input.verdict.cls)},
-                            {"explanation", input.verdict.explanation},
-                            {"failed_checks", failed},
-                            {"moved_inputs", moved},
-                            {"verdict", to_json(input.verdict)},
-                            {"log_tail", tail_utf8(input.log_tail, kMaxLogTailChars)}};
+  nlohmann::json details = {
+      {"model_version", input.model + "@" + input.version},
+      {"owner", input.owner},
+      {"class", to_string(input.verdict.cls)},
+      {"fault", input.verdict.job_exit_status ? "job" : page_fault(input.verdict.cls)},
+      {"explanation", input.verdict.explanation},
+      {"failed_checks", failed},
+      {"underpowered", !input.verdict.power.underpowered.empty()},
+      {"moved_inputs", moved},
+      {"verdict", to_json(input.verdict)},
+      {"log_tail", tail_utf8(input.log_tail, kMaxLogTailChars)}};
   if (input.verification_id > 0)
     details["verification_id"] = input.verification_id;
   if (!input.evidence.is_null())

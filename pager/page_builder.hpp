@@ -4,7 +4,10 @@
 //
 // Actions by verdict class:
 //   failed:*      -> trigger (the model's fault: an input or its numbers moved)
-//   error:*       -> trigger (reverify's or the infrastructure's fault, lower severity)
+//   error:*       -> trigger (reverify's or the infrastructure's fault, lower severity), except
+//                    error:job of a job that exited non-zero by itself (Verdict::job_exit_status):
+//                    the recorded job failed to rerun; the summary quotes its last log lines and
+//                    details.fault is "job", never "reverify ... failed, not the model"
 //   passed        -> resolve (closes an open page; chat senders show it as a pass notice only
 //                    when the route asks for notify_on_pass)
 //   uncalibrated  -> notice  (no pass/fail verdict is possible; tells how to calibrate; never

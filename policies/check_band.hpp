@@ -10,13 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policies/check.hpp"
+
 namespace reverify {
 
-struct CheckBand {
-  std::optional<double> lower;  // absent: an upper bound only
-  double upper = 0;
-};
-
+// CheckBand (policies/check.hpp): lower absent for an upper bound only.
 std::optional<CheckBand> band_of(const nlohmann::json& check);
 
 }  // namespace reverify

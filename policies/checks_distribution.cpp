@@ -1,33 +1,59 @@
 #include "policies/checks_distribution.hpp"
 
+#include "policies/check_power.hpp"
 #include "policies/number_text.hpp"
 #include "policies/tolerance.hpp"
 
 namespace reverify {
 namespace {
 
-const std::vector<double>* pairs_for(const DistributionBands& bands, const std::string& name) {
-  auto it = bands.pairs.find(name);
-  return it != bands.pairs.end() && it->second.size() >= kMinSeedRuns ? &it->second : nullptr;
+template <class T>
+std::optional<T> lookup(const std::map<std::string, T>& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? std::nullopt : std::optional<T>(it->second);
+}
+
+// The bound model of one statistic: its resolution (flip rate: one row; KS: one score), and
+// whether it counts rows.
+UpperBoundSpec spec_for(const std::string& name, const stats::Comparison& c,
+                        const DistributionBands& bands) {
+  UpperBoundSpec spec;
+  spec.alpha = bands.alpha;
+  spec.floor = lookup(bands.floor, name).value_or(0);
+  if (name == "flip_rate" && c.rows > 0) {
+    spec.resolution = 1.0 / static_cast<double>(c.rows);
+    spec.counts = true;
+  } else if (name == "ks" && c.scores > 0) {
+    spec.resolution = 1.0 / static_cast<double>(c.scores);
+    spec.counts = true;  // KS x scores counts values on the wrong side: lumpy when small
+  }
+  return spec;
+}
+
+UpperBoundResult bound_for(const std::string& name, const stats::Comparison& c,
+                           const DistributionBands& bands) {
+  auto it = bands.seed_runs.find(name);
+  if (it == bands.seed_runs.end())
+    return {std::nullopt, "no seed runs recorded for it"};
+  return upper_bound(it->second, spec_for(name, c, bands));
 }
 
 void judge(CheckResult& check, double observed, double bound, const std::string& origin) {
   check.observed = observed;
-  check.tolerance = bound;
+  check.band = CheckBand{std::nullopt, bound};
   check.margin = bound - observed;
   check.outcome = *check.margin >= 0 ? CheckOutcome::passed : CheckOutcome::failed;
   check.explanation = check.name + " " + number_text(observed) +
                       (check.outcome == CheckOutcome::passed ? " is within" : " exceeds") +
-                      " the bound " + number_text(bound) + " " + origin;
+                      " the bound " + band_text(*check.band) + " " + origin;
 }
 
 }  // namespace
 
-std::size_t calibrated_distribution_checks(const stats::Comparison& c,
-                                           const DistributionBands& bands) {
+std::size_t banded_distribution_checks(const stats::Comparison& c, const DistributionBands& bands) {
   std::size_t m = 0;
   for (const auto& [name, value] : stats::banded_statistics(c))
-    m += pairs_for(bands, name) != nullptr;
+    m += bound_for(name, c, bands).bound.has_value();
   return m;
 }
 
@@ -39,27 +65,37 @@ std::vector<CheckResult> distribution_checks(const stats::Comparison& c,
     check.name = std::string("distribution:") + name;
     check.kind = CheckKind::distribution;
     check.reference = 0;  // identical predictions score 0 on every statistic
-    if (const auto* pairs = pairs_for(bands, name)) {
-      const auto band = upper_bound_band(*pairs, bands.alpha);
-      judge(check, value, band->tolerance,
-            "from " + std::to_string(band->n) + " seed-run pairs (α=" + number_text(band->alpha) +
-                " per check" + (band->max_applied ? ", their maximum" : "") + ")");
-      check.evidence["pairs"] = band->n;
-      check.evidence["pairs_mean"] = band->mean;
-      check.evidence["pairs_sd"] = band->sd;
-      check.evidence["alpha"] = band->alpha;
-      check.evidence["max_applied"] = band->max_applied;
-    } else if (auto it = bands.fixed.find(name); it != bands.fixed.end()) {
-      judge(check, value, it->second, "(" + bands.fixed_source + ", not calibrated)");
+    const auto made = bound_for(name, c, bands);
+    if (const auto& bound = made.bound) {
+      judge(check, value, bound->upper,
+            "(" + std::to_string(bound->n) + " seed runs against the release, log-normal with " +
+                "skew allowance, α=" + number_text(bound->alpha) +
+                (bound->max_applied ? ", their maximum" : "") +
+                (bound->count_applied ? ", whole-row allowance" : "") +
+                (bound->floor_applied ? ", floor applied" : "") + ")");
+      const auto detect = lookup(bands.detect, name);
+      std::optional<std::size_t> runs_needed;
+      if (detect && (!bound->power_shift || *bound->power_shift > *detect))
+        runs_needed =
+            upper_bound_runs_for(bands.seed_runs.at(name), spec_for(name, c, bands), *detect);
+      describe_power(check, bound->power_shift, detect, runs_needed, bound->n);
+      check.evidence["seed_runs"] = bound->n;
+      check.evidence["typical"] = bound->typical;
+      check.evidence["log_sd"] = bound->log_sd;
+      check.evidence["skewness"] = bound->skewness;
+      check.evidence["alpha"] = bound->alpha;
+      check.evidence["max_applied"] = bound->max_applied;
+      check.evidence["whole_row_allowance"] = bound->count_applied;
+    } else if (auto fixed = lookup(bands.fixed, name)) {
+      judge(check, value, *fixed, "(" + bands.fixed_source + ", not calibrated)");
       check.evidence["fallback"] = bands.fixed_source;
     } else {
       check.observed = value;
       check.outcome = CheckOutcome::uncalibrated;
-      check.explanation =
-          check.name + " " + number_text(value) + ": uncalibrated, no seed-run pairs" +
-          (bands.unbanded_informational ? " (informational)" : "") + "; " + bands.how_to_calibrate;
-      if (bands.unbanded_informational)
-        check.evidence["informational"] = true;
+      check.informational = bands.unbanded_informational;
+      check.explanation = check.name + " " + number_text(value) + ": uncalibrated, " +
+                          made.no_band_reason + (check.informational ? " (informational)" : "") +
+                          "; " + bands.how_to_calibrate;
     }
     if (name == std::string("ks"))
       check.evidence["quantiles"] = quantiles_json(c);

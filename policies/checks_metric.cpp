@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "policies/check_power.hpp"
 #include "policies/number_text.hpp"
-#include "policies/tolerance.hpp"
 
 namespace reverify {
 namespace {
@@ -14,23 +14,35 @@ const char* direction(double delta, bool higher_is_better) {
   return (delta > 0) == higher_is_better ? "improved" : "regressed";
 }
 
-void judge(CheckResult& check, double observed, double reference, double tolerance,
-           bool higher_is_better, const std::string& band_origin) {
+// "primary:accuracy 0.9012 is 0.0677 below the seed mean 0.9689 (regressed), outside the band
+// [0.9540, 0.9821]"
+void judge(CheckResult& check, double observed, double reference, const CheckBand& band,
+           bool inside, double margin, bool higher_is_better, const std::string& origin) {
   const double delta = observed - reference;
   check.observed = observed;
   check.reference = reference;
-  check.tolerance = tolerance;
-  check.margin = tolerance - std::abs(delta);
-  check.outcome = *check.margin >= 0 ? CheckOutcome::passed : CheckOutcome::failed;
+  check.band = band;
+  check.margin = margin;
+  check.outcome = inside ? CheckOutcome::passed : CheckOutcome::failed;
   check.evidence["direction"] = direction(delta, higher_is_better);
-  check.explanation = check.name + " " + number_text(observed) + " is " +
-                      number_text(std::abs(delta)) + (delta >= 0 ? " above " : " below ") +
-                      band_origin + " " + number_text(reference) +
-                      (check.outcome == CheckOutcome::failed
-                           ? std::string(" (") + direction(delta, higher_is_better) + "), "
-                           : std::string(", ")) +
-                      (check.outcome == CheckOutcome::passed ? "within" : "outside") +
-                      " the band of ±" + number_text(tolerance);
+  check.explanation =
+      check.name + " " + number_text(observed) + " is " + number_text(std::abs(delta)) +
+      (delta >= 0 ? " above " : " below ") + origin + " " + number_text(reference) +
+      (inside ? std::string(", within")
+              : std::string(" (") + direction(delta, higher_is_better) + "), outside") +
+      " the band " + band_text(band);
+}
+
+std::string model_text(const MetricBand& band) {
+  switch (band.scale) {
+    case MetricScale::proportion:
+      return "a proportion over " + std::to_string(*band.examples) + " examples";
+    case MetricScale::unit:
+      return "bounded in [0, 1], angular scale";
+    case MetricScale::real:
+      return "Student t";
+  }
+  return "";
 }
 
 }  // namespace
@@ -51,28 +63,37 @@ CheckResult check_metric(const MetricCheckSpec& spec) {
   }
   if (spec.recorded)
     check.evidence["rebuilt_minus_recorded"] = *spec.observed - *spec.recorded;
-  const auto band = metric_band(spec.seed_runs, spec.alpha, spec.floor);
-  if (band) {
-    judge(check, *spec.observed, band->mean, band->tolerance, spec.higher_is_better,
+  const auto made = metric_band(spec.seed_runs, spec.band);
+  if (const auto& band = made.band) {
+    judge(check, *spec.observed, band->center, CheckBand{band->lower, band->upper},
+          band->contains(*spec.observed), band->margin(*spec.observed), spec.higher_is_better,
           "the seed mean");
-    check.explanation +=
-        " from " + std::to_string(band->n) + " seed runs (α=" + number_text(band->alpha) +
-        " per check" + (band->floor_applied ? ", floor applied" : "") + "); it catches shifts of " +
-        number_text(band->power.shift_units) +
-        (band->power.shift_sigma ? " (" + number_text(*band->power.shift_sigma) + "σ)" : "") +
-        " with 80% probability";
-    check.evidence["mean"] = band->mean;
-    check.evidence["sd"] = band->sd;
+    check.explanation += " (" + std::to_string(band->n) + " seed runs, " + model_text(*band) +
+                         ", α=" + number_text(band->alpha) +
+                         (band->discrete_applied ? ", whole-example allowance" : "") +
+                         (band->floor_applied ? ", floor applied" : "") + ")";
+    // A proportion shifts in whole examples: the declared shift is the smallest one it can make.
+    const auto detect = spec.detect ? std::optional(band->attainable(*spec.detect)) : std::nullopt;
+    std::optional<std::size_t> runs_needed;
+    if (detect && (!band->power_shift || *band->power_shift > *detect * (1 + 1e-9)))
+      runs_needed = metric_runs_for(spec.seed_runs, spec.band, *spec.detect);
+    describe_power(check, band->power_shift, spec.detect, runs_needed, band->n, detect);
+    check.evidence["model"] = to_string(band->scale);
+    if (band->examples)
+      check.evidence["examples"] = *band->examples;
+    check.evidence["mean"] = band->center;
+    check.evidence["sd"] = band->spread;
+    check.evidence["predictive_sd"] = band->predictive_sd;
     check.evidence["alpha"] = band->alpha;
-    check.evidence["t"] = band->t_quantile;
     check.evidence["floor_applied"] = band->floor_applied;
-    check.evidence["power"] = {{"probability", 0.8}, {"shift_units", band->power.shift_units}};
-    if (band->power.shift_sigma)
-      check.evidence["power"]["shift_sigma"] = *band->power.shift_sigma;
+    check.evidence["whole_example_allowance"] = band->discrete_applied;
     return check;
   }
   if (spec.fallback_tolerance && spec.recorded) {
-    judge(check, *spec.observed, *spec.recorded, *spec.fallback_tolerance, spec.higher_is_better,
+    const double tol = *spec.fallback_tolerance;
+    const CheckBand band{*spec.recorded - tol, *spec.recorded + tol};
+    const double margin = tol - std::abs(*spec.observed - *spec.recorded);
+    judge(check, *spec.observed, *spec.recorded, band, margin >= 0, margin, spec.higher_is_better,
           "the recorded value");
     check.explanation +=
         " (policy fallback tolerance, not calibrated: " + spec.how_to_calibrate + ")";
@@ -83,8 +104,7 @@ CheckResult check_metric(const MetricCheckSpec& spec) {
   check.observed = spec.observed;
   check.reference = spec.recorded;
   check.explanation = check.name + " " + number_text(*spec.observed) + ": uncalibrated, " +
-                      std::to_string(spec.seed_runs.size()) + " seed run(s) known, " +
-                      std::to_string(kMinSeedRuns) + " needed; " + spec.how_to_calibrate;
+                      made.no_band_reason + "; " + spec.how_to_calibrate;
   return check;
 }
 

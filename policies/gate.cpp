@@ -33,6 +33,17 @@ GateDecision decide_gate(const GateFacts& facts, std::int64_t max_age_s, UnixSec
         "the manifest changed since verification " + id + "; the new manifest is not verified yet";
     return decision;
   }
+  if (verdict.underpowered && facts.require_power) {
+    decision.reason = "verification " + id +
+                      " passed against bands that cannot catch the shift tolerance.detect asks "
+                      "(underpowered" +
+                      (verdict.runs_needed ? "; " + std::to_string(*verdict.runs_needed) +
+                                                 " seed runs in all would meet it"
+                                           : std::string()) +
+                      ") and gate.require_power is set; run `reverify calibrate " + facts.model +
+                      "@" + facts.version + " --until-power`, then verify again";
+    return decision;
+  }
   const std::int64_t age = now - verdict.finished_at;
   decision.age_s = age;
   if (age > max_age_s) {

@@ -5,7 +5,8 @@
 //   unknown       no registry source lists the version (never seen, or removed)     -> HTTP 404
 //   not verified  the manifest no longer validates; no conclusive verdict yet; the latest
 //                 conclusive verdict is not `passed` (uncalibrated and failed:* included); the
-//                 manifest changed since that pass                                   -> HTTP 412
+//                 manifest changed since that pass; the pass was underpowered and the policy
+//                 requires power (gate.require_power)                                -> HTTP 412
 //   not fresh     verified, but the pass is older than max_age                       -> HTTP 412
 //   fresh         verified, and the pass is at most max_age old                      -> HTTP 200
 // Checked in that order; the first that applies gives the reason. "Conclusive" means not error:*:
@@ -29,6 +30,8 @@ struct GateVerdict {
   UnixSeconds finished_at = 0;
   std::string explanation;
   std::string manifest_sha256;  // of the manifest that verification verified
+  bool underpowered = false;    // judged against a band that cannot catch its declared detect
+  std::optional<std::int64_t> runs_needed;  // seed runs in all that would meet it
 };
 
 // A verification of the version that is queued or running now.
@@ -44,6 +47,7 @@ struct GateFacts {
   std::string manifest_sha256;                // of the current manifest
   std::optional<GateVerdict> conclusive;
   std::optional<GateActive> active;
+  bool require_power = false;  // gate.require_power: an underpowered pass is not verified
 };
 
 enum class GateStatus { fresh, not_fresh, not_verified, unknown };

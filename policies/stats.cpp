@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -95,28 +96,58 @@ double quantile_sorted(std::span<const double> sorted, double q) {
   return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
 }
 
+namespace {
+
+// The k-th smallest (0-based) value of two sorted samples together.
+double kth_of_both(std::span<const double> a, std::span<const double> b, std::size_t k) {
+  // Take i values from a and k + 1 - i from b: the largest i with a[i-1] <= b[k-i] ... found by
+  // binary search on i in [max(0, k + 1 - |b|), min(k + 1, |a|)].
+  std::size_t lo = k + 1 > b.size() ? k + 1 - b.size() : 0;
+  std::size_t hi = std::min(k + 1, a.size());
+  while (lo < hi) {
+    const std::size_t i = lo + (hi - lo) / 2;  // i values from a, k + 1 - i from b
+    if (a[i] < b[k - i])
+      lo = i + 1;
+    else
+      hi = i;
+  }
+  const std::size_t i = lo, j = k + 1 - i;
+  const double from_a = i > 0 ? a[i - 1] : -std::numeric_limits<double>::infinity();
+  const double from_b = j > 0 ? b[j - 1] : -std::numeric_limits<double>::infinity();
+  return std::max(from_a, from_b);
+}
+
+}  // namespace
+
 double psi_sorted(std::span<const double> reference, std::span<const double> observed) {
-  std::array<double, kPsiBins - 1> edges{};
-  for (std::size_t k = 1; k < kPsiBins; ++k)
-    edges[k - 1] = quantile_sorted(reference, static_cast<double>(k) / kPsiBins);
+  const std::size_t total = reference.size() + observed.size();
+  const double smallest = std::min(reference.front(), observed.front());
+  std::vector<double> edges;
+  for (std::size_t j = 1; j < kPsiBins; ++j) {
+    const double edge = kth_of_both(reference, observed, j * total / kPsiBins);
+    if (edge > smallest && (edges.empty() || edge > edges.back()))
+      edges.push_back(edge);
+  }
+  const std::size_t bins = edges.size() + 1;
   // Bin k holds x with #{edges <= x} == k, i.e. edges[k-1] <= x < edges[k].
   auto shares = [&](std::span<const double> xs) {
-    std::array<double, kPsiBins> out{};
+    std::vector<double> out(bins);
+    const double denominator =
+        static_cast<double>(xs.size()) + kPsiSmoothing * static_cast<double>(bins);
     std::size_t previous = 0;
-    for (std::size_t k = 0; k < kPsiBins; ++k) {
+    for (std::size_t k = 0; k < bins; ++k) {
       const std::size_t upto =
-          (k + 1 < kPsiBins) ? static_cast<std::size_t>(
-                                   std::lower_bound(xs.begin(), xs.end(), edges[k]) - xs.begin())
-                             : xs.size();
-      out[k] = std::max(static_cast<double>(upto - previous) / static_cast<double>(xs.size()),
-                        kPsiEpsilon);
+          k + 1 < bins ? static_cast<std::size_t>(std::lower_bound(xs.begin(), xs.end(), edges[k]) -
+                                                  xs.begin())
+                       : xs.size();
+      out[k] = (static_cast<double>(upto - previous) + kPsiSmoothing) / denominator;
       previous = upto;
     }
     return out;
   };
   const auto p = shares(reference), q = shares(observed);
   double psi = 0;
-  for (std::size_t k = 0; k < kPsiBins; ++k)
+  for (std::size_t k = 0; k < bins; ++k)
     psi += (q[k] - p[k]) * std::log(q[k] / p[k]);
   return psi;
 }
@@ -167,6 +198,8 @@ Comparison compare(std::span<const double> original, std::span<const double> reb
     radix_sort(sorted_original, 1);
   std::tie(c.ks, c.wasserstein) = ks_and_wasserstein(sorted_original, sorted_rebuilt, threads);
   c.psi = psi_sorted(sorted_original, sorted_rebuilt);
+  c.rows = original.size() / original_cols;
+  c.scores = original.size();
   for (std::size_t k = 0; k < kQuantileLevels.size(); ++k) {
     c.quantiles_original[k] = quantile_sorted(sorted_original, kQuantileLevels[k]);
     c.quantiles_rebuilt[k] = quantile_sorted(sorted_rebuilt, kQuantileLevels[k]);

@@ -7,10 +7,14 @@
 // - wasserstein: 1-Wasserstein distance of the empirical distributions
 // (scipy.stats.wasserstein_distance).
 // - quantiles: numpy.quantile's default ("linear") at p1, p5, p25, p50, p75, p95, p99.
-// - psi: population stability index over 10 bins whose inner edges are the reference's (original's)
-//   deciles (numpy linear quantiles); a value x falls in bin #{edges <= x} (numpy searchsorted
-//   side="right"). Bin shares are floored at kPsiEpsilon = 1e-4 before
-//   sum((q - p) * ln(q / p)), so an empty bin contributes a finite amount instead of infinity.
+// - psi: population stability index over up to 10 bins whose inner edges are the deciles of
+//   both samples pooled: the pooled values at 0-based ranks floor(j N / 10), j = 1..9, kept once
+//   each and only above the pooled minimum, so every bin holds at least one pooled value (a pile
+//   of equal scores, e.g. probabilities saturated at 0 or 1, is one bin instead of several empty
+//   ones). A value x falls in bin #{edges <= x} (numpy searchsorted side="right"). Shares are
+//   smoothed by counts, (count + 1/2) / (size + B/2) over the B bins (Jeffreys), before
+//   sum((q - p) * ln(q / p)): a bin one sample left empty weighs what half a value would, however
+//   small the other sample's share. Symmetric in its two arguments.
 // - 2-D scores: ks, psi, wasserstein and quantiles use all scores flattened (ravel()); paired
 //   statistics compare element-wise and the flip rate compares each row's argmax (first on ties).
 // - paired (same shape, same eval order): max and mean absolute difference, flip rate = share of
@@ -24,8 +28,8 @@
 
 namespace reverify::stats {
 
-inline constexpr double kPsiEpsilon = 1e-4;
 inline constexpr std::size_t kPsiBins = 10;
+inline constexpr double kPsiSmoothing = 0.5;  // counts added to every bin
 inline constexpr std::array<double, 7> kQuantileLevels{0.01, 0.05, 0.25, 0.50, 0.75, 0.95, 0.99};
 
 // All of the following REQUIRE ascending, non-empty inputs.
@@ -50,6 +54,8 @@ struct Comparison {
   std::array<double, 7> quantiles_original{};
   std::array<double, 7> quantiles_rebuilt{};
   std::optional<Paired> paired;  // only when both have the same shape
+  std::size_t rows = 0;          // of the original: the flip rate moves in steps of 1 / rows
+  std::size_t scores = 0;        // values of the original: KS moves in steps of about 1 / scores
 };
 
 // The full comparison: copies and sorts both sides (one core each when threads >= 2).

@@ -1,12 +1,13 @@
 #include "policies/verdict.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "policies/checks_distribution.hpp"
 #include "policies/checks_metric.hpp"
 #include "policies/checks_steps.hpp"
 #include "policies/number_text.hpp"
-#include "policies/stats.hpp"
 #include "policies/tolerance.hpp"
 
 namespace reverify {
@@ -30,130 +31,179 @@ std::span<const double> segment_runs(const ToleranceSpec& t, const std::string& 
   return it == t.segment_seed_runs.end() ? std::span<const double>{} : runs_of(it->second, metric);
 }
 
-std::optional<double> lookup(const std::map<std::string, double>& m, const std::string& key) {
+template <class T>
+std::optional<T> lookup(const std::map<std::string, T>& m, const std::string& key) {
   auto it = m.find(key);
-  return it == m.end() ? std::nullopt : std::optional<double>(it->second);
+  return it == m.end() ? std::nullopt : std::optional<T>(it->second);
+}
+
+// A per-check setting (floor, detect) keyed by the check's full name, else by its short name.
+std::optional<double> keyed(const std::map<std::string, double>& m, const std::string& check_name,
+                            const std::string& short_name) {
+  auto value = lookup(m, check_name);
+  return value ? value : lookup(m, short_name);
+}
+
+// The entries of `m` under "prefix:", without it.
+std::map<std::string, double> under(const std::map<std::string, double>& m,
+                                    const std::string& prefix) {
+  std::map<std::string, double> out;
+  for (const auto& [key, value] : m) {
+    if (key.rfind(prefix, 0) == 0)
+      out[key.substr(prefix.size())] = value;
+  }
+  return out;
 }
 
 bool decides(const CheckResult& c) {
-  return !c.evidence.value("informational", false);
+  return !c.informational;
 }
 
 bool is_model_check(const CheckResult& c) {
   return c.kind != CheckKind::distribution;
 }
 
-// The check whose failure is worst relative to its band: the one to name first.
+// The failed check worst relative to its band: the one to name first.
 const CheckResult* worst_failure(const std::vector<CheckResult>& checks, bool model_checks) {
   const CheckResult* worst = nullptr;
   double worst_ratio = 0;
   for (const auto& c : checks) {
     if (c.outcome != CheckOutcome::failed || !decides(c) || is_model_check(c) != model_checks)
       continue;
-    const double ratio =
-        (c.margin && c.tolerance && *c.tolerance > 0) ? *c.margin / *c.tolerance : -1e300;
+    if (c.kind == CheckKind::primary)
+      return &c;  // a failed primary metric always leads
+    double ratio = -std::numeric_limits<double>::infinity();
+    if (c.margin && c.band && c.band->half_width() > 0)
+      ratio = *c.margin / c.band->half_width();
     if (!worst || ratio < worst_ratio)
       worst = &c, worst_ratio = ratio;
   }
   return worst;
 }
 
-// The Bonferroni m: metric and step bands plus the distribution statistics that have seed pairs.
-struct CheckPlan {
-  const Manifest& manifest;
-  const RebuildObservation& rebuild;
-  const ToleranceSpec& tolerance;
+// Everything a verification checks, before the false-page rate is split.
+struct Plan {
+  std::optional<MetricCheckSpec> primary;
+  std::vector<std::pair<std::string, MetricCheckSpec>> segments;  // segment name, its check
+  std::vector<CheckResult> extra_segments;  // reported but not recorded: failed as they are
   std::optional<stats::Comparison> comparison;
-  bool compare_steps = false;
+  DistributionBands distribution;
+  std::optional<StepsCheckSpec> steps;
+  bool predictions_missing = false;
 
-  std::size_t calibrated_checks() const {
-    std::size_t m = 0;
-    if (rebuild.steps_mode) {
-      return compare_steps && manifest.level != ReproLevel::bitwise &&
-             tolerance.steps_pairs_max_abs.size() >= kMinSeedRuns;
-    }
-    m += runs_of(tolerance.seed_runs, manifest.evaluation.primary.name).size() >= kMinSeedRuns;
-    for (const auto& [segment, metrics] : manifest.evaluation.segments)
-      for (const auto& [metric, value] : metrics)
-        m += segment_runs(tolerance, segment, metric).size() >= kMinSeedRuns;
-    if (comparison) {
-      DistributionBands bands;
-      bands.pairs = tolerance.distribution_pairs;
-      m += calibrated_distribution_checks(*comparison, bands);
-    }
-    m += compare_steps && manifest.level != ReproLevel::bitwise &&
-         tolerance.steps_pairs_max_abs.size() >= kMinSeedRuns;
-    return std::max<std::size_t>(m, 1);
+  std::map<CheckFamily, std::size_t> banded() const {
+    std::map<CheckFamily, std::size_t> m;
+    if (primary && metric_band(primary->seed_runs, primary->band).band)
+      m[CheckFamily::primary] = 1;
+    for (const auto& [segment, s] : segments)
+      m[CheckFamily::segments] += metric_band(s.seed_runs, s.band).band.has_value();
+    if (comparison)
+      m[CheckFamily::distribution] = banded_distribution_checks(*comparison, distribution);
+    if (steps && !steps->informational)
+      m[CheckFamily::steps] = steps_banded(*steps);
+    return m;
   }
 };
 
-std::vector<CheckResult> metric_checks(const VerdictInputs& in, const ToleranceSpec& tol,
-                                       const VerdictPolicy& policy, double alpha,
-                                       const std::string& how_to) {
+MetricCheckSpec metric_spec(std::string name, CheckKind kind, const std::string& metric,
+                            const ToleranceSpec& tol, const VerdictPolicy& policy,
+                            const std::string& how_to) {
+  MetricCheckSpec spec;
+  spec.name = std::move(name);
+  spec.kind = kind;
+  spec.band.floor = keyed(tol.floor, spec.name, metric).value_or(0);
+  spec.fallback_tolerance =
+      policy.allow_fallback ? lookup(policy.fallback_tolerance, metric) : std::nullopt;
+  spec.how_to_calibrate = how_to;
+  return spec;
+}
+
+Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const VerdictPolicy& policy,
+                 const std::string& how_to) {
   const auto& ev = in.manifest.evaluation;
   const auto& rb = in.rebuild;
-  std::vector<CheckResult> out;
-  auto fallback = [&](const std::string& metric) {
-    return policy.allow_fallback ? lookup(policy.fallback_tolerance, metric) : std::nullopt;
-  };
-  MetricCheckSpec primary;
-  primary.name = "primary:" + ev.primary.name;
-  primary.kind = CheckKind::primary;
-  primary.observed = rb.primary;
-  primary.recorded = ev.primary.value;
-  primary.seed_runs = runs_of(tol.seed_runs, ev.primary.name);
-  primary.floor = lookup(tol.floor, ev.primary.name).value_or(0);
-  primary.higher_is_better = ev.primary.higher_is_better;
-  primary.alpha = alpha;
-  primary.fallback_tolerance = fallback(ev.primary.name);
-  primary.how_to_calibrate = how_to;
-  out.push_back(check_metric(primary));
-  if (rb.primary_name && *rb.primary_name != ev.primary.name) {
-    auto& check = out.back();
-    check.outcome = CheckOutcome::failed;
-    check.explanation = check.name + ": the rebuild reported primary metric \"" + *rb.primary_name +
-                        "\", the manifest records \"" + ev.primary.name + "\"";
-  }
-  for (const auto& [segment, metrics] : ev.segments) {
-    const auto observed_segment = rb.segments.find(segment);
-    for (const auto& [metric, recorded] : metrics) {
-      MetricCheckSpec spec;
-      spec.name = "segment:" + segment + ":" + metric;
-      spec.kind = CheckKind::segment;
-      if (observed_segment != rb.segments.end())
-        spec.observed = lookup(observed_segment->second, metric);
-      spec.recorded = recorded;
-      spec.seed_runs = segment_runs(tol, segment, metric);
-      spec.floor = lookup(tol.floor, metric).value_or(0);
-      spec.higher_is_better = metric == ev.primary.name ? ev.primary.higher_is_better : true;
-      spec.alpha = alpha;
-      spec.fallback_tolerance = fallback(metric);
-      spec.how_to_calibrate = how_to;
-      out.push_back(check_metric(spec));
-      if (observed_segment == rb.segments.end())
-        out.back().explanation = spec.name + ": segment missing from the rebuild";
+  Plan plan;
+  if (!rb.steps_mode) {
+    auto primary = metric_spec("primary:" + ev.primary.name, CheckKind::primary, ev.primary.name,
+                               tol, policy, how_to);
+    primary.observed = rb.primary;
+    primary.recorded = ev.primary.value;
+    primary.seed_runs = runs_of(tol.seed_runs, ev.primary.name);
+    primary.band.examples = ev.primary.examples;
+    primary.detect = keyed(tol.detect, primary.name, ev.primary.name);
+    primary.higher_is_better = ev.primary.higher_is_better;
+    plan.primary = primary;
+    for (const auto& [segment, metrics] : ev.segments) {
+      const auto observed = rb.segments.find(segment);
+      for (const auto& [metric, recorded] : metrics) {
+        auto spec = metric_spec("segment:" + segment + ":" + metric, CheckKind::segment, metric,
+                                tol, policy, how_to);
+        if (observed != rb.segments.end())
+          spec.observed = lookup(observed->second, metric);
+        spec.recorded = recorded;
+        spec.seed_runs = segment_runs(tol, segment, metric);
+        spec.band.examples = lookup(ev.segment_examples, segment);
+        spec.detect = lookup(tol.detect, spec.name);
+        spec.higher_is_better = metric == ev.primary.name ? ev.primary.higher_is_better : true;
+        plan.segments.emplace_back(segment, std::move(spec));
+      }
     }
-  }
-  for (const auto& [segment, metrics] : rb.segments) {
-    const auto recorded_segment = ev.segments.find(segment);
-    for (const auto& [metric, value] : metrics) {
-      if (recorded_segment != ev.segments.end() && recorded_segment->second.count(metric))
-        continue;
-      CheckResult extra;
-      extra.name = "segment:" + segment + ":" + metric;
-      extra.kind = CheckKind::segment;
-      extra.outcome = CheckOutcome::failed;
-      extra.observed = value;
-      extra.explanation =
-          extra.name + ": reported by the rebuild but not recorded in the manifest (extra segment)";
-      out.push_back(std::move(extra));
+    for (const auto& [segment, metrics] : rb.segments) {
+      const auto recorded = ev.segments.find(segment);
+      for (const auto& [metric, value] : metrics) {
+        if (recorded != ev.segments.end() && recorded->second.count(metric))
+          continue;
+        CheckResult extra;
+        extra.name = "segment:" + segment + ":" + metric;
+        extra.kind = CheckKind::segment;
+        extra.outcome = CheckOutcome::failed;
+        extra.observed = value;
+        extra.explanation = extra.name +
+                            ": reported by the rebuild but not recorded in the manifest (extra "
+                            "segment)";
+        plan.extra_segments.push_back(std::move(extra));
+      }
     }
+    plan.predictions_missing = ev.predictions && !rb.predictions && !rb.comparison;
+    if (rb.comparison) {
+      plan.comparison = rb.comparison;
+    } else if (in.original_predictions && rb.predictions &&
+               !in.original_predictions->values.empty() && !rb.predictions->values.empty()) {
+      const auto& o = *in.original_predictions;
+      const auto& r = *rb.predictions;
+      plan.comparison = stats::compare(o.view(), r.view(), o.cols, r.cols, o.two_d && r.two_d,
+                                       policy.flip_threshold);
+    }
+    plan.distribution.seed_runs = tol.distribution_seed_runs;
+    plan.distribution.floor = tol.floor;
+    overlay(plan.distribution.floor, under(tol.floor, "distribution:"));
+    plan.distribution.detect = under(tol.detect, "distribution:");
+    if (policy.allow_fallback)
+      plan.distribution.fixed = policy.fallback_tolerance;
+    plan.distribution.unbanded_informational = policy.allow_fallback;
+    plan.distribution.how_to_calibrate = how_to;
   }
-  return out;
+  if (ev.steps && (rb.steps_mode || rb.steps)) {
+    StepsCheckSpec steps;
+    steps.recorded = &*ev.steps;
+    steps.rebuilt = rb.steps ? &*rb.steps : nullptr;
+    if (rb.steps_mode)
+      steps.requested = rb.max_steps;
+    steps.exact = in.manifest.level == ReproLevel::bitwise;
+    steps.same_seed_runs = tol.steps_same_seed_runs;
+    const std::string name = "steps:" + ev.steps->metric;
+    steps.floor = lookup(tol.floor, name).value_or(0);
+    steps.detect = lookup(tol.detect, name);
+    steps.informational = !rb.steps_mode;
+    steps.alpha = policy.false_page_rate;  // a note's band; steps mode sets its share below
+    steps.how_to_calibrate = how_to;
+    plan.steps = steps;
+  }
+  return plan;
 }
 
 std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& checks,
-                         bool level_enforced) {
+                         const PowerSummary& power, bool level_enforced) {
   std::size_t passed = 0, failed = 0, uncalibrated = 0;
   bool fallback = false;
   for (const auto& c : checks) {
@@ -164,12 +214,21 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
     uncalibrated += c.outcome == CheckOutcome::uncalibrated;
     fallback = fallback || c.evidence.contains("fallback");
   }
-  const std::string counts = std::to_string(passed) + " passed, " + std::to_string(failed) +
-                             " failed, " + std::to_string(uncalibrated) + " uncalibrated";
-  const std::string fallback_note =
-      fallback ? "; used policy fallback tolerances (not calibrated)" : "";
+  std::string notes = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
+                      std::to_string(uncalibrated) + " uncalibrated";
+  if (fallback)
+    notes += "; used policy fallback tolerances (not calibrated)";
+  if (!power.underpowered.empty()) {
+    notes +=
+        "; UNDERPOWERED: " + std::to_string(power.underpowered.size()) +
+        " band(s) cannot catch the shift tolerance.detect asks (" + power.underpowered[0] +
+        (power.underpowered.size() > 1 ? ", ..." : "") + ")" +
+        (power.runs_needed ? "; " + std::to_string(*power.runs_needed) + " seed runs in all would"
+                           : std::string()) +
+        (power.unreachable ? "; for some no number of seed runs would" : "");
+  }
   if (!level_enforced)
-    return "level rerunnable: the rebuild completed; checks are reported, not enforced (" + counts +
+    return "level rerunnable: the rebuild completed; checks are reported, not enforced (" + notes +
            ")";
   const CheckResult* first = nullptr;
   switch (cls) {
@@ -186,111 +245,106 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
       break;
     default:
       for (const auto& c : checks)
-        if (c.kind == CheckKind::primary || c.kind == CheckKind::steps)
-          if (!first)
-            first = &c;
+        if ((c.kind == CheckKind::primary || c.kind == CheckKind::steps) && decides(c) && !first)
+          first = &c;
   }
-  return (first ? first->explanation + " [" : "[") + counts + fallback_note + "]";
+  return (first ? first->explanation + " [" : "[") + notes + "]";
+}
+
+VerdictClass classify(const std::vector<CheckResult>& checks, bool enforced) {
+  auto any = [&](auto pred) { return std::any_of(checks.begin(), checks.end(), pred); };
+  if (!enforced)
+    return VerdictClass::passed;
+  if (any([](const CheckResult& c) {
+        return c.outcome == CheckOutcome::failed && decides(c) && is_model_check(c);
+      }))
+    return VerdictClass::failed_out_of_tolerance;
+  if (any([](const CheckResult& c) { return c.outcome == CheckOutcome::failed && decides(c); }))
+    return VerdictClass::failed_distribution_shift;
+  if (!any(decides) || any([](const CheckResult& c) {
+        return c.outcome == CheckOutcome::uncalibrated && decides(c);
+      }))
+    return VerdictClass::uncalibrated;
+  return VerdictClass::passed;
 }
 
 }  // namespace
 
-ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* calibration) {
+ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* calibration,
+                               const std::map<std::string, double>& detect) {
   ToleranceSpec out = manifest.tolerance.value_or(ToleranceSpec{});
-  if (!calibration)
-    return out;
-  overlay(out.seed_runs, calibration->seed_runs);
-  for (const auto& [segment, metrics] : calibration->segment_seed_runs)
-    overlay(out.segment_seed_runs[segment], metrics);
-  overlay(out.distribution_pairs, calibration->distribution_pairs);
-  if (!calibration->steps_pairs_max_abs.empty())
-    out.steps_pairs_max_abs = calibration->steps_pairs_max_abs;
-  overlay(out.floor, calibration->floor);
+  if (calibration) {
+    overlay(out.seed_runs, calibration->seed_runs);
+    for (const auto& [segment, metrics] : calibration->segment_seed_runs)
+      overlay(out.segment_seed_runs[segment], metrics);
+    overlay(out.distribution_seed_runs, calibration->distribution_seed_runs);
+    if (!calibration->steps_same_seed_runs.empty())
+      out.steps_same_seed_runs = calibration->steps_same_seed_runs;
+    overlay(out.floor, calibration->floor);
+    overlay(out.detect, calibration->detect);
+  }
+  overlay(out.detect, detect);
   return out;
 }
 
 Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
-  const ToleranceSpec tol = merged_tolerance(in.manifest, in.calibration);
-  const auto& ev = in.manifest.evaluation;
-  const auto& rb = in.rebuild;
-  const bool bitwise = in.manifest.level == ReproLevel::bitwise;
+  const ToleranceSpec tol = merged_tolerance(in.manifest, in.calibration, in.detect);
   const std::string how_to = how_to_calibrate(in.manifest.id());
-
-  CheckPlan plan{in.manifest, rb, tol, std::nullopt, false};
-  plan.compare_steps = ev.steps.has_value() && (rb.steps_mode || rb.steps.has_value());
-  if (!rb.steps_mode && in.original_predictions && rb.predictions &&
-      !in.original_predictions->values.empty() && !rb.predictions->values.empty()) {
-    const auto& o = *in.original_predictions;
-    const auto& r = *rb.predictions;
-    plan.comparison = stats::compare(o.view(), r.view(), o.cols, r.cols, o.two_d && r.two_d,
-                                     policy.flip_threshold);
-  }
-  const double alpha = policy.false_page_rate / static_cast<double>(plan.calibrated_checks());
+  Plan plan = plan_checks(in, tol, policy, how_to);
+  const AlphaSplit alpha(policy.false_page_rate, policy.alpha_shares, plan.banded());
 
   Verdict verdict;
-  if (!rb.steps_mode) {
-    verdict.checks = metric_checks(in, tol, policy, alpha, how_to);
-    if (ev.predictions && !rb.predictions) {
-      CheckResult missing;
-      missing.name = "distribution:predictions";
-      missing.kind = CheckKind::distribution;
-      missing.outcome = CheckOutcome::failed;
-      missing.explanation = "distribution: the rebuild wrote no predictions file";
-      verdict.checks.push_back(std::move(missing));
-    }
-    if (plan.comparison) {
-      DistributionBands bands;
-      bands.pairs = tol.distribution_pairs;
-      bands.alpha = alpha;
-      if (policy.allow_fallback)
-        bands.fixed = policy.fallback_tolerance;
-      bands.unbanded_informational = policy.allow_fallback;
-      bands.how_to_calibrate = how_to;
-      for (auto& c : distribution_checks(*plan.comparison, bands))
-        verdict.checks.push_back(std::move(c));
+  if (plan.primary) {
+    plan.primary->band.alpha = alpha.per_check(CheckFamily::primary);
+    verdict.checks.push_back(check_metric(*plan.primary));
+    const auto& rb = in.rebuild;
+    if (rb.primary_name && *rb.primary_name != in.manifest.evaluation.primary.name) {
+      auto& check = verdict.checks.back();
+      check.outcome = CheckOutcome::failed;
+      check.explanation = check.name + ": the rebuild reported primary metric \"" +
+                          *rb.primary_name + "\", the manifest records \"" +
+                          in.manifest.evaluation.primary.name + "\"";
     }
   }
-  if (plan.compare_steps) {
-    StepsCheckSpec steps;
-    steps.recorded = &*ev.steps;
-    steps.rebuilt = rb.steps ? &*rb.steps : nullptr;
-    if (rb.steps_mode)
-      steps.max_steps = rb.max_steps;
-    steps.exact = bitwise;
-    steps.pairs_max_abs = tol.steps_pairs_max_abs;
-    steps.alpha = alpha;
-    steps.how_to_calibrate = how_to;
-    verdict.checks.push_back(check_steps(steps));
+  for (auto& [segment, spec] : plan.segments) {
+    spec.band.alpha = alpha.per_check(CheckFamily::segments);
+    verdict.checks.push_back(check_metric(spec));
+    if (!in.rebuild.segments.count(segment))
+      verdict.checks.back().explanation = spec.name + ": segment missing from the rebuild";
   }
-  if (bitwise && !rb.steps_mode) {
-    verdict.checks.push_back(check_weights(
-        in.manifest.weights ? in.manifest.weights->tensor_sha256 : std::nullopt, rb.tensor_sha256));
+  for (auto& extra : plan.extra_segments)
+    verdict.checks.push_back(std::move(extra));
+  if (plan.predictions_missing) {
+    CheckResult missing;
+    missing.name = "distribution:predictions";
+    missing.kind = CheckKind::distribution;
+    missing.outcome = CheckOutcome::failed;
+    missing.explanation = "distribution: the rebuild wrote no predictions file";
+    verdict.checks.push_back(std::move(missing));
+  }
+  if (plan.comparison) {
+    plan.distribution.alpha = alpha.per_check(CheckFamily::distribution);
+    for (auto& c : distribution_checks(*plan.comparison, plan.distribution))
+      verdict.checks.push_back(std::move(c));
+  }
+  if (plan.steps) {
+    if (!plan.steps->informational)
+      plan.steps->alpha = alpha.per_check(CheckFamily::steps);
+    verdict.checks.push_back(check_steps(*plan.steps));
+  }
+  const bool bitwise = in.manifest.level == ReproLevel::bitwise;
+  if (bitwise && !in.rebuild.steps_mode) {
+    verdict.checks.push_back(
+        check_weights(in.manifest.weights ? in.manifest.weights->tensor_sha256 : std::nullopt,
+                      in.rebuild.tensor_sha256));
   }
 
   const bool enforced = in.manifest.level != ReproLevel::rerunnable;
-  auto any = [&](auto pred) {
-    return std::any_of(verdict.checks.begin(), verdict.checks.end(), pred);
-  };
-  if (!enforced) {
-    verdict.cls = VerdictClass::passed;
-  } else if (any([](const CheckResult& c) {
-               return c.outcome == CheckOutcome::failed && is_model_check(c);
-             })) {
-    verdict.cls = VerdictClass::failed_out_of_tolerance;
-  } else if (any([](const CheckResult& c) {
-               return c.outcome == CheckOutcome::failed && decides(c);
-             })) {
-    verdict.cls = VerdictClass::failed_distribution_shift;
-  } else if (verdict.checks.empty() || any([](const CheckResult& c) {
-               return c.outcome == CheckOutcome::uncalibrated && decides(c);
-             })) {
-    verdict.cls = VerdictClass::uncalibrated;
-  } else {
-    verdict.cls = VerdictClass::passed;
-  }
+  verdict.cls = classify(verdict.checks, enforced);
+  verdict.power = summarize_power(verdict.checks);
   verdict.explanation = verdict.checks.empty()
                             ? "no check applies: the manifest records nothing to compare; " + how_to
-                            : verdict_text(verdict.cls, verdict.checks, enforced);
+                            : verdict_text(verdict.cls, verdict.checks, verdict.power, enforced);
   return verdict;
 }
 
@@ -315,37 +369,6 @@ Verdict verdict_for_error(VerdictClass cls, std::string message) {
   verdict.cls = cls;
   verdict.explanation = std::move(message);
   return verdict;
-}
-
-ToleranceSpec calibrate_from_runs(const std::string& primary_name, const std::vector<SeedRun>& runs,
-                                  double flip_threshold) {
-  ToleranceSpec spec;
-  for (const auto& run : runs) {
-    if (run.primary)
-      spec.seed_runs[primary_name].push_back(*run.primary);
-    for (const auto& [segment, metrics] : run.segments)
-      for (const auto& [metric, value] : metrics)
-        spec.segment_seed_runs[segment][metric].push_back(value);
-  }
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (std::size_t j = i + 1; j < runs.size(); ++j) {
-      const auto *a = runs[i].predictions, *b = runs[j].predictions;
-      if (a && b && !a->values.empty() && !b->values.empty()) {
-        const auto c = stats::compare(a->view(), b->view(), a->cols, b->cols, a->two_d && b->two_d,
-                                      flip_threshold);
-        for (const auto& [name, value] : stats::banded_statistics(c))
-          spec.distribution_pairs[name].push_back(value);
-      }
-      if (runs[i].steps && runs[j].steps) {
-        const auto &x = *runs[i].steps, &y = *runs[j].steps;
-        double deviation = 0;
-        for (std::size_t k = 0; k < std::min(x.size(), y.size()); ++k)
-          deviation = std::max(deviation, std::abs(x[k] - y[k]));
-        spec.steps_pairs_max_abs.push_back(deviation);
-      }
-    }
-  }
-  return spec;
 }
 
 }  // namespace reverify

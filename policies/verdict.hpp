@@ -1,6 +1,20 @@
 #pragma once
 // The verdict engine: checks of a rebuild against its manifest and seed-run calibration, combined
 // into DESIGN's verdict classes with a short human explanation. Pure: every input is data.
+//
+// A full rebuild is judged by its primary metric, its segment metrics and its predictions
+// (distribution statistics against the release); its step curve, when both sides have one, is a
+// same-seed note that never decides (a rebuild runs the release's seeds, but at level
+// equivalent only being unlike another seed's run fails it). A steps rebuild is judged by its
+// steps check alone. Level bitwise adds the weights check; level rerunnable reports every check
+// and enforces none. The false-page rate is split over the families of deciding checks
+// (policies/tolerance_alpha.hpp).
+//
+// Class precedence: a failed primary, segment, steps or weights check -> failed:out-of-tolerance;
+// else a failed distribution check -> failed:distribution-shift; else an uncalibrated deciding
+// check -> uncalibrated; else passed. Headline: the failed primary metric when it failed, else the
+// failed check worst relative to its band (margin / half-width), else the first uncalibrated
+// check, else the primary (or steps) check.
 
 #include <map>
 #include <optional>
@@ -10,11 +24,14 @@
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
 #include "policies/check.hpp"
+#include "policies/stats.hpp"
+#include "policies/tolerance_alpha.hpp"
 
 namespace reverify {
 
 struct VerdictPolicy {
-  double false_page_rate = 0.01;  // alpha per verification, split over the calibrated checks
+  double false_page_rate = 0.01;  // alpha per verification
+  AlphaShares alpha_shares;       // how it is split over the families of checks
   // Uncalibrated checks get these bands instead of `uncalibrated`, and the verdict says so.
   bool allow_fallback = false;
   // distribution statistic or metric name -> band (upper bound for statistics, half-width for
@@ -32,6 +49,9 @@ struct RebuildObservation {
   SegmentMetrics segments;
   std::optional<std::vector<double>> steps;
   const Predictions* predictions = nullptr;  // rebuilt predictions, not owned
+  // The statistics against the release, when already known (leave-one-out estimates); otherwise
+  // they are computed from `predictions` and the release's.
+  std::optional<stats::Comparison> comparison;
   std::optional<std::string> tensor_sha256;  // computed by reverify from the weights file
 };
 
@@ -40,8 +60,10 @@ struct VerdictInputs {
   RebuildObservation rebuild;
   const Predictions* original_predictions = nullptr;  // the released model's, not owned
   // A stored calibration (reverify calibrate); its entries override the manifest's tolerance
-  // key by key (metric, segment metric, distribution statistic, steps, floor).
+  // key by key (metric, segment metric, distribution statistic, steps, floor, detect).
   const ToleranceSpec* calibration = nullptr;
+  // tolerance.detect overrides from the daemon's config for this model (models.<name>.detect).
+  std::map<std::string, double> detect = {};
 };
 
 Verdict decide_verdict(const VerdictInputs& inputs, const VerdictPolicy& policy = {});
@@ -53,19 +75,8 @@ Verdict verdict_for_input_drift(std::vector<CheckResult> input_checks);
 // error:* verdicts (manifest invalid, provision, job, runner lost) with the system's message.
 Verdict verdict_for_error(VerdictClass cls, std::string message);
 
-// Calibration (reverify calibrate): k seed-only reruns -> the ToleranceSpec to store.
-struct SeedRun {
-  std::optional<double> primary;
-  SegmentMetrics segments;
-  std::optional<std::vector<double>> steps;
-  const Predictions* predictions = nullptr;  // not owned
-};
-// seed_runs[primary_name], segment_seed_runs, distribution_pairs over all pairs i < j (i is the
-// reference side of PSI), steps_pairs_max_abs over all pairs (first min-length steps).
-ToleranceSpec calibrate_from_runs(const std::string& primary_name, const std::vector<SeedRun>& runs,
-                                  double flip_threshold = 0.5);
-
-// The manifest's tolerance overlaid with a stored calibration, key by key.
-ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* calibration);
+// The manifest's tolerance overlaid with a stored calibration, key by key, then `detect`.
+ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* calibration,
+                               const std::map<std::string, double>& detect = {});
 
 }  // namespace reverify

@@ -65,6 +65,28 @@ Status read_segments(const nlohmann::json& doc, JobOutputs& outputs) {
   return {};
 }
 
+Result<std::int64_t> example_count(const nlohmann::json& value, const std::string& path) {
+  if (!value.is_number_integer() || value.get<std::int64_t>() < 1)
+    return invalid(path, "a positive integer (the examples the metric counts over)", value);
+  return value.get<std::int64_t>();
+}
+
+// "segment_examples": {"digit=8": 39}: each segment's k (optional, beside "segments").
+Status read_segment_examples(const nlohmann::json& doc, JobOutputs& outputs) {
+  if (!doc.contains("segment_examples"))
+    return {};
+  const auto& counts = doc["segment_examples"];
+  if (!counts.is_object())
+    return invalid("segment_examples", "an object of segment -> integer", counts);
+  for (const auto& [segment, value] : counts.items()) {
+    auto k = example_count(value, "segment_examples[\"" + segment + "\"]");
+    if (!k)
+      return k.error();
+    outputs.segment_examples[segment] = *k;
+  }
+  return {};
+}
+
 Status read_steps(const nlohmann::json& doc, JobOutputs& outputs) {
   if (!doc.contains("steps"))
     return {};
@@ -122,7 +144,15 @@ Result<JobOutputs> read_job_outputs(const std::filesystem::path& out_dir) {
   if (!value)
     return value.error();
   outputs.primary_value = *value;
+  if (primary.contains("examples")) {
+    auto k = example_count(primary["examples"], "primary.examples");
+    if (!k)
+      return k.error();
+    outputs.primary_examples = *k;
+  }
   if (auto s = read_segments(doc, outputs); !s)
+    return s.error();
+  if (auto s = read_segment_examples(doc, outputs); !s)
     return s.error();
   if (auto s = read_steps(doc, outputs); !s)
     return s.error();

@@ -72,14 +72,8 @@ std::string trimmed(std::string text) {
   return text;
 }
 
-// A repo given as a relative path is relative to the manifest's folder, like its other URIs.
 std::string repo_location(const RebuildSpec& spec) {
-  const std::string& repo = *spec.manifest.code.repo;
-  if (repo.find("://") != std::string::npos || repo.find('@') != std::string::npos)
-    return repo;
-  const std::string resolved = resolve_uri(spec.manifest_location, repo);
-  auto path = local_path(resolved);
-  return path ? path->string() : resolved;
+  return reverify::repo_location(*spec.manifest.code.repo, spec.manifest_location);
 }
 
 Status apply_diff(const RebuildSpec& spec, const Git& git, const std::filesystem::path& dest) {

@@ -67,7 +67,9 @@ struct JobOutputs {
   nlohmann::json result;  // the validated document
   std::string primary_name;
   double primary_value = 0;
+  std::optional<std::int64_t> primary_examples;  // k: the primary is a proportion over k examples
   std::map<std::string, std::map<std::string, double>> segments;
+  std::map<std::string, std::int64_t> segment_examples;  // segment -> its k
   std::optional<std::string> steps_metric;
   std::vector<double> steps_values;
   std::optional<std::filesystem::path> predictions;  // local copy

@@ -143,6 +143,18 @@ void read_verdict(Section s, VerdictPolicy& policy) {
   }
   s.read("fallback", policy.allow_fallback);
   s.read("flip_threshold", policy.flip_threshold);
+  auto split = s.section("alpha_split");
+  for (auto [name, share] : {std::pair{"primary", &policy.alpha_shares.primary},
+                             std::pair{"segments", &policy.alpha_shares.segments},
+                             std::pair{"distribution", &policy.alpha_shares.distribution},
+                             std::pair{"steps", &policy.alpha_shares.steps}}) {
+    split.read(name, *share);
+    if (!(*share > 0))
+      split.fail(split.child_path(name),
+                 "must be a share > 0 (shares are normalised over the "
+                 "families a verification has)");
+  }
+  split.reject_unknown();
   auto bands = s.get("fallback_tolerance");
   if (bands && !bands.IsNull()) {
     Section b(bands, s.child_path("fallback_tolerance"), s.errors());
@@ -162,6 +174,19 @@ void read_model_policy(Section s, ModelPolicy& policy) {
   s.read_optional("large", policy.large);
   s.read("max_steps", policy.max_steps);
   s.read_duration("timeout", policy.timeout_s);
+  if (auto detect = s.get("detect"); detect && detect.IsMap()) {
+    Section d(detect, s.child_path("detect"), s.errors());
+    for (const auto& item : detect) {
+      const auto key = item.first.as<std::string>();
+      double shift = policy.detect.count(key) ? policy.detect.at(key) : 0;
+      d.read(key, shift);
+      if (!(shift > 0))
+        d.fail(d.child_path(key), "must be a shift > 0 in the metric's units");
+      policy.detect[key] = shift;
+    }
+  } else if (detect && !detect.IsNull()) {
+    s.fail(s.child_path("detect"), "must be a map of check key -> shift (e.g. {accuracy: 0.01})");
+  }
   s.at_least<std::int64_t>("max_steps", policy.max_steps, 1);
   s.at_least<std::int64_t>("timeout", policy.timeout_s, 1);
   s.reject_unknown();
@@ -356,6 +381,9 @@ void read_root(const YAML::Node& root, const std::filesystem::path& base, Config
   s.read_duration("sync_interval", config.sync_interval_s);
   s.at_least<std::int64_t>("sync_interval", config.sync_interval_s, 1);
   read_schedule(s.section("schedule"), config.schedule);
+  auto gate = s.section("gate");
+  gate.read("require_power", config.api.gate_require_power);
+  gate.reject_unknown();
   read_verdict(s.section("verdict"), config.verdict);
   read_models(s.section("models"), config);
   read_runner(s.section("runner"), config);

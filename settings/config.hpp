@@ -45,6 +45,9 @@ struct ModelPolicy {
   std::optional<bool> large;          // absent: large when a full rebuild costs >= large_gpu_hours
   std::int64_t max_steps = 100;       // steps mode: REVERIFY_MAX_STEPS
   std::int64_t timeout_s = 6 * 3600;  // one rebuild, whole job
+  // tolerance.detect overrides (check key -> shift to catch with 80% probability), over the
+  // manifest's and the stored calibration's
+  std::map<std::string, double> detect;
 };
 
 struct ScheduleConfig {
@@ -70,6 +73,9 @@ struct ApiConfig {
   std::size_t max_body_bytes = 16 * 1024;
   std::int64_t request_timeout_ms = 10'000;      // whole request read, per request
   std::int64_t default_max_age_s = 40 * 86'400;  // gate, when the query gives no max_age
+  // gate.require_power: a pass judged against a band that cannot catch its declared
+  // tolerance.detect (underpowered) does not count as verified.
+  bool gate_require_power = false;
   // Every token this config read (the API's and the sources'): redacted from every response.
   std::vector<std::string> secrets;
 };

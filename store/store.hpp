@@ -138,6 +138,10 @@ struct VerdictBrief {
   UnixSeconds finished_at = 0;
   std::string explanation;
   std::string manifest_sha256;  // the manifest it verified
+  // Judged against bands that cannot catch a declared tolerance.detect, and the seed runs in all
+  // that would (absent: unknown, or no number would).
+  bool underpowered = false;
+  std::optional<std::int64_t> runs_needed;
 };
 
 enum class VerdictFilter {

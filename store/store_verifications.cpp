@@ -118,6 +118,8 @@ Result<VerdictBrief> read_brief(const Statement& r) {
   brief.finished_at = r.int64(5);
   brief.explanation = r.text(6);
   brief.manifest_sha256 = r.text(7);
+  brief.underpowered = r.int64(8) != 0;
+  brief.runs_needed = r.optional_int64(9);
   return brief;
 }
 
@@ -296,7 +298,9 @@ Result<std::vector<VerdictBrief>> Store::latest_verdicts(VerdictFilter filter) {
                           ? "(class = 'passed' OR class LIKE 'failed:%')"
                           : "1";
   Statement s(db_, std::string(R"sql(
-SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha256
+SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha256,
+       COALESCE(json_extract(verdict_json, '$.underpowered'), 0),
+       json_extract(verdict_json, '$.power.runs_needed')
 FROM verifications
 WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
                        where + " GROUP BY model, version)");
@@ -306,7 +310,7 @@ WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
 Result<std::vector<VerdictBrief>> Store::history() {
   std::lock_guard lock(mutex_);
   Statement s(db_,
-              "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256 "
+              "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, 0, NULL "
               "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
   return collect_rows<VerdictBrief>(s, read_brief);
 }

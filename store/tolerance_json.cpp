@@ -5,9 +5,11 @@ namespace reverify {
 nlohmann::json tolerance_to_json(const ToleranceSpec& spec) {
   return {{"seed_runs", spec.seed_runs},
           {"segment_seed_runs", spec.segment_seed_runs},
-          {"distribution_pairs", spec.distribution_pairs},
-          {"steps_pairs_max_abs", spec.steps_pairs_max_abs},
-          {"floor", spec.floor}};
+          {"seed_overrides", spec.seed_overrides},
+          {"distribution_seed_runs", spec.distribution_seed_runs},
+          {"steps_same_seed_runs", spec.steps_same_seed_runs},
+          {"floor", spec.floor},
+          {"detect", spec.detect}};
 }
 
 std::optional<ToleranceSpec> tolerance_from_json(const nlohmann::json& j) {
@@ -15,17 +17,19 @@ std::optional<ToleranceSpec> tolerance_from_json(const nlohmann::json& j) {
     return std::nullopt;
   try {
     ToleranceSpec spec;
-    if (j.contains("seed_runs"))
-      j.at("seed_runs").get_to(spec.seed_runs);
-    if (j.contains("segment_seed_runs"))
-      j.at("segment_seed_runs").get_to(spec.segment_seed_runs);
-    if (j.contains("distribution_pairs"))
-      j.at("distribution_pairs").get_to(spec.distribution_pairs);
-    if (j.contains("steps_pairs_max_abs")) {
-      j.at("steps_pairs_max_abs").get_to(spec.steps_pairs_max_abs);
-    }
-    if (j.contains("floor"))
-      j.at("floor").get_to(spec.floor);
+    // Calibrations stored before distribution_seed_runs / steps_same_seed_runs existed hold
+    // different-seed pair statistics under other keys: those are not read (no honest band).
+    auto read = [&j](const char* key, auto& into) {
+      if (j.contains(key))
+        j.at(key).get_to(into);
+    };
+    read("seed_runs", spec.seed_runs);
+    read("segment_seed_runs", spec.segment_seed_runs);
+    read("seed_overrides", spec.seed_overrides);
+    read("distribution_seed_runs", spec.distribution_seed_runs);
+    read("steps_same_seed_runs", spec.steps_same_seed_runs);
+    read("floor", spec.floor);
+    read("detect", spec.detect);
     return spec;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

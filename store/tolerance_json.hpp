@@ -1,7 +1,7 @@
 #pragma once
 // ToleranceSpec <-> JSON for the calibrations table, with the key names of the manifest's
-// `tolerance` section (seed_runs, segment_seed_runs, distribution_pairs, steps_pairs_max_abs,
-// floor), so a stored calibration reads like the section it overrides.
+// `tolerance` section (seed_runs, segment_seed_runs, distribution_seed_runs, steps_same_seed_runs,
+// floor, detect), so a stored calibration reads like the section it overrides.
 
 #include <optional>
 

@@ -1,5 +1,6 @@
 #include "verify/calibration.hpp"
 
+#include <algorithm>
 #include <system_error>
 
 #include "core/predictions.hpp"
@@ -8,14 +9,95 @@
 #include "verify/preflight.hpp"
 
 namespace reverify {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One run's outputs as a SeedRun; its predictions are read into `keep`.
+Result<SeedRun> seed_run_of(const JobOutputs& out, std::optional<Predictions>& keep) {
+  SeedRun run;
+  run.primary = out.primary_value;
+  run.segments = out.segments;
+  if (!out.steps_values.empty())
+    run.steps = out.steps_values;
+  if (out.predictions) {
+    auto read = read_predictions(*out.predictions);
+    if (!read.ok())
+      return read.error();
+    keep = std::move(read).value();
+    run.predictions = &*keep;
+  }
+  return run;
+}
+
+// The first seed override not used yet: past the recorded ones, else past 1..n (the convention
+// of release.sh and earlier calibrations).
+std::int64_t next_seed(const ToleranceSpec& spec, const std::string& primary) {
+  if (!spec.seed_overrides.empty())
+    return *std::max_element(spec.seed_overrides.begin(), spec.seed_overrides.end()) + 1;
+  return static_cast<std::int64_t>(seed_run_count(spec, primary)) + 1;
+}
+
+struct Session {
+  const CalibrationRequest& request;
+  PipelineDeps& deps;
+  const PreflightReport& preflight;
+  const Predictions* release = nullptr;
+  CalibrationOutcome& outcome;
+
+  // One rerun (a seed override, or the release's own seeds); its data, or the failure recorded.
+  std::optional<ToleranceSpec> rerun(std::optional<std::int64_t> seed, const std::string& label) {
+    VerificationRequest run = request.base;
+    run.seed_override = seed;
+    run.verification_id = request.base.verification_id + "-" + label;
+    report_progress(deps, "calibrate",
+                    label + (seed ? " (REVERIFY_SEED_OVERRIDE=" + std::to_string(*seed) + ")"
+                                  : " (the release's own seeds)"));
+    RebuildAttempt attempt = execute_rebuild(rebuild_spec(run, preflight), deps, outputs_dir(run));
+    outcome.log_tail = attempt.log_tail;
+    nlohmann::json summary = {{"run", label}, {"durations", attempt.durations}};
+    if (seed)
+      summary["seed"] = *seed;
+    std::optional<ToleranceSpec> data;
+    if (attempt.error) {
+      outcome.failure = std::move(*attempt.error);
+    } else {
+      summary["primary"] = attempt.outputs->primary_value;
+      std::optional<Predictions> predictions;
+      auto seed_run = seed_run_of(*attempt.outputs, predictions);
+      if (!seed_run.ok()) {
+        outcome.failure = verdict_for_error(VerdictClass::error_job,
+                                            label + ": predictions: " + seed_run.error().message);
+      } else if (run.mode == RebuildMode::steps) {
+        data = same_seed_tolerance({*seed_run});
+      } else {
+        data = seed_run_tolerance(request.base.manifest.evaluation.primary.name, {*seed_run},
+                                  release, deps.policy.flip_threshold);
+        data->seed_overrides.push_back(*seed);
+      }
+    }
+    outcome.runs.push_back(summary);
+    std::error_code ec;
+    fs::remove_all(run.work_root / run.verification_id, ec);
+    return data;
+  }
+};
+
+}  // namespace
 
 Result<ToleranceSpec> tolerance_from_outputs(const std::vector<JobOutputs>& runs,
+                                             const std::optional<fs::path>& release_predictions,
                                              double flip_threshold) {
   if (runs.empty())
     return make_error(ErrorCode::invalid_argument, "calibration: no seed runs");
-  // Predictions are read first and kept alive: SeedRun points at them.
-  std::vector<std::optional<Predictions>> predictions(runs.size());
-  std::vector<SeedRun> seed_runs(runs.size());
+  std::optional<Predictions> release;
+  if (release_predictions) {
+    auto read = read_predictions(*release_predictions);
+    if (!read.ok())
+      return make_error(read.error().code, "the release's predictions: " + read.error().message);
+    release = std::move(read).value();
+  }
+  ToleranceSpec spec;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const JobOutputs& out = runs[i];
     if (out.primary_name != runs[0].primary_name) {
@@ -23,66 +105,108 @@ Result<ToleranceSpec> tolerance_from_outputs(const std::vector<JobOutputs>& runs
                         "seed run " + std::to_string(i + 1) + ": primary metric \"" +
                             out.primary_name + "\", expected \"" + runs[0].primary_name + "\"");
     }
-    if (out.predictions) {
-      auto read = read_predictions(*out.predictions);
-      if (!read.ok()) {
-        return make_error(read.error().code,
-                          "seed run " + std::to_string(i + 1) + ": " + read.error().message);
-      }
-      predictions[i] = std::move(read).value();
+    std::optional<Predictions> predictions;
+    auto run = seed_run_of(out, predictions);
+    if (!run.ok()) {
+      return make_error(run.error().code,
+                        "seed run " + std::to_string(i + 1) + ": " + run.error().message);
     }
+    spec = appended(std::move(spec),
+                    seed_run_tolerance(runs[0].primary_name, {*run}, release ? &*release : nullptr,
+                                       flip_threshold));
   }
+  return spec;
+}
+
+ToleranceSpec same_seed_from_outputs(const std::vector<JobOutputs>& runs) {
+  std::vector<SeedRun> seed_runs(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    seed_runs[i].primary = runs[i].primary_value;
-    seed_runs[i].segments = runs[i].segments;
     if (!runs[i].steps_values.empty())
       seed_runs[i].steps = runs[i].steps_values;
-    seed_runs[i].predictions = predictions[i] ? &*predictions[i] : nullptr;
   }
-  return calibrate_from_runs(runs[0].primary_name, seed_runs, flip_threshold);
+  return same_seed_tolerance(seed_runs);
 }
 
 CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDeps& deps) {
   CalibrationOutcome outcome;
   const VerificationRequest& base = request.base;
-  report_progress(deps, "preflight", base.manifest.id());
+  const Manifest& manifest = base.manifest;
+  report_progress(deps, "preflight", manifest.id());
   PreflightReport preflight = run_preflight(mirrored_manifest(base), base.manifest_location);
   if (preflight.drifted()) {
     outcome.failure = verdict_for_input_drift(preflight.checks);
     return outcome;
   }
-  std::vector<JobOutputs> outputs;
-  for (int i = 0; i < request.runs; ++i) {
-    VerificationRequest run = base;
-    run.seed_override = request.first_seed + i;
-    run.verification_id = base.verification_id + "-seed" + std::to_string(*run.seed_override);
-    report_progress(deps, "calibrate",
-                    "seed run " + std::to_string(i + 1) + "/" + std::to_string(request.runs) +
-                        " (REVERIFY_SEED_OVERRIDE=" + std::to_string(*run.seed_override) + ")");
-    RebuildAttempt attempt = execute_rebuild(rebuild_spec(run, preflight), deps, outputs_dir(run));
-    outcome.log_tail = attempt.log_tail;
-    nlohmann::json summary = {{"seed", *run.seed_override}, {"durations", attempt.durations}};
-    if (attempt.error) {
-      outcome.failure = std::move(*attempt.error);
-      outcome.runs.push_back(summary);
-      return outcome;
+  std::optional<Predictions> release;
+  if (const auto& ref = manifest.evaluation.predictions) {
+    if (auto path = released_file(base, ref->uri)) {
+      if (auto read = read_predictions(*path); read.ok())
+        release = std::move(read).value();
     }
-    summary["primary"] = attempt.outputs->primary_value;
-    outcome.runs.push_back(summary);
-    outputs.push_back(std::move(*attempt.outputs));
   }
-  auto spec = tolerance_from_outputs(outputs, deps.policy.flip_threshold);
-  std::error_code ec;
-  for (int i = 0; i < request.runs; ++i) {
-    std::filesystem::remove_all(
-        base.work_root / (base.verification_id + "-seed" + std::to_string(request.first_seed + i)),
-        ec);
+  const std::size_t rows = release ? release->values.size() / release->cols : 0;
+  const std::size_t scores = release ? release->values.size() : 0;
+  Session session{request, deps, preflight, release ? &*release : nullptr, outcome};
+  ToleranceSpec spec = merged_tolerance(manifest, base.calibration ? &*base.calibration : nullptr);
+  const std::string& primary = manifest.evaluation.primary.name;
+
+  if (base.mode == RebuildMode::steps) {
+    ToleranceSpec same_seed;
+    for (int i = 0; i < request.runs && !outcome.failure; ++i) {
+      if (auto data = session.rerun(std::nullopt, "same-seed" + std::to_string(i + 1)))
+        same_seed = appended(std::move(same_seed), *data);
+    }
+    outcome.added = same_seed.steps_same_seed_runs.size();
+    if (outcome.added > 0)
+      spec.steps_same_seed_runs = std::move(same_seed.steps_same_seed_runs);
+  } else {
+    std::int64_t seed = request.first_seed.value_or(next_seed(spec, primary));
+    std::size_t batch = static_cast<std::size_t>(std::max(request.runs, 0));
+    for (;;) {
+      for (std::size_t i = 0; i < batch && !outcome.failure; ++i, ++seed) {
+        if (auto data = session.rerun(seed, "seed" + std::to_string(seed))) {
+          spec = appended(std::move(spec), *data);
+          ++outcome.added;
+        }
+      }
+      if (outcome.failure || !request.until_power)
+        break;
+      const auto power = summarize_power(
+          describe_bands(manifest, spec, deps.policy, rows, scores, request.detect));
+      const std::size_t have = seed_run_count(spec, primary);
+      if (power.underpowered.empty()) {
+        outcome.stopped =
+            "every declared tolerance.detect is met with " + std::to_string(have) + " seed runs";
+        break;
+      }
+      if (!power.runs_needed) {
+        outcome.stopped = "no number of seed runs meets tolerance.detect for " +
+                          power.underpowered[0] + " (the spread itself is too wide)";
+        break;
+      }
+      if (have >= static_cast<std::size_t>(request.max_runs)) {
+        outcome.stopped = "stopped at --max-runs " + std::to_string(request.max_runs) + "; " +
+                          std::to_string(*power.runs_needed) +
+                          " seed runs in all would meet "
+                          "tolerance.detect";
+        break;
+      }
+      const std::size_t target =
+          std::min(*power.runs_needed, static_cast<std::size_t>(request.max_runs));
+      batch = std::max<std::size_t>(target > have ? target - have : 1, 1);
+      report_progress(deps, "calibrate",
+                      std::to_string(power.underpowered.size()) + " band(s) underpowered with " +
+                          std::to_string(have) + " seed runs: adding " + std::to_string(batch));
+    }
   }
-  if (!spec.ok()) {
-    outcome.failure = verdict_for_error(VerdictClass::error_job, spec.error().message);
+  if (outcome.added == 0)
     return outcome;
-  }
-  outcome.spec = std::move(spec).value();
+  outcome.bands = describe_bands(manifest, spec, deps.policy, rows, scores, request.detect);
+  outcome.power = summarize_power(outcome.bands);
+  if (base.mode == RebuildMode::full)
+    outcome.leave_one_out =
+        leave_one_out(manifest, spec, deps.policy, rows, scores, request.detect);
+  outcome.spec = std::move(spec);
   return outcome;
 }
 

@@ -1,8 +1,18 @@
 #pragma once
-// Calibration (DESIGN.md, "Verdict" -> tolerance): k seed-only rebuilds of one model version,
-// each with REVERIFY_SEED_OVERRIDE = first_seed + i, turned into the ToleranceSpec the daemon
-// store keeps and later verdicts use. Preflight runs once first: calibrating on drifted inputs
-// would measure the wrong model. Blocking.
+// Calibration (DESIGN.md, "Verdict" -> tolerance): reruns of one model version that measure the
+// spread later verdicts are judged against, stored as a ToleranceSpec. Blocking.
+//
+// - full mode: seed-only reruns, REVERIFY_SEED_OVERRIDE = first_seed + i (seeds the spec already
+//   used are skipped), each turned at once into its metrics and its distribution statistics
+//   against the release's predictions (the predictions are not kept).
+// - steps mode: same-seed reruns of the first max_steps steps (the release's own seeds: the
+//   platform's nondeterminism), which replace the spec's steps_same_seed_runs.
+// The new runs are appended to the version's current calibration (the manifest's tolerance with
+// the stored calibration over it). With until_power, batches of reruns continue until every
+// band with a declared tolerance.detect reaches it, or max_runs runs exist, or no number of runs
+// would. Preflight runs once first: calibrating on drifted inputs would measure the wrong model.
+// Afterwards: the bands and their power (decide_verdict on the seed means), and the
+// leave-one-out estimate (policies/tolerance_calibration.hpp).
 
 #include <cstdint>
 #include <optional>
@@ -11,30 +21,42 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policies/tolerance_calibration.hpp"
 #include "verify/pipeline.hpp"
 
 namespace reverify {
 
 struct CalibrationRequest {
-  VerificationRequest base;  // verification_id prefixes each run's id: <id>-seed<N>
-  int runs = 5;
-  std::int64_t first_seed = 1;
+  VerificationRequest base;                // verification_id prefixes each run's id: <id>-seed<N>
+  int runs = 5;                            // reruns to add (until_power: the first batch)
+  std::optional<std::int64_t> first_seed;  // default: one past the largest seed already used
+  bool until_power = false;
+  int max_runs = 100;                    // until_power: seed runs in all, at most
+  std::map<std::string, double> detect;  // the config's tolerance.detect overrides
 };
 
 struct CalibrationOutcome {
-  std::optional<ToleranceSpec> spec;  // set when every run succeeded
-  std::optional<Verdict> failure;     // failed:input-drift or the first run's error:* otherwise
-  nlohmann::json runs = nlohmann::json::array();  // per run: seed, primary, durations
+  std::optional<ToleranceSpec> spec;              // the version's whole calibration after this one
+  std::optional<Verdict> failure;                 // failed:input-drift or the failing run's error:*
+  nlohmann::json runs = nlohmann::json::array();  // per new run: seed, primary, durations
   std::string log_tail;                           // of the last run
+  std::size_t added = 0;
+  std::vector<CheckResult> bands;  // each band and its power, with every run
+  PowerSummary power;
+  std::optional<LeaveOneOut> leave_one_out;  // full mode
+  std::string stopped;                       // until_power: why it stopped
 };
 
 CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDeps& deps);
 
-// Outputs of seed-only reruns -> their ToleranceSpec (also used by `reverify capture
-// --seed-runs`). Error naming the run whose predictions cannot be read.
-Result<ToleranceSpec> tolerance_from_outputs(const std::vector<JobOutputs>& runs,
-                                             double flip_threshold = 0.5);
+// Outputs of seed-only reruns -> their ToleranceSpec (`reverify capture --seed-runs`), with the
+// distribution statistics against the release's predictions file when given. Error naming the
+// run whose predictions cannot be read.
+Result<ToleranceSpec> tolerance_from_outputs(
+    const std::vector<JobOutputs>& runs,
+    const std::optional<std::filesystem::path>& release_predictions, double flip_threshold = 0.5);
 
-// As JSON (the manifest's `tolerance` keys): tolerance_to_json in store/tolerance_json.hpp.
+// Outputs of same-seed reruns -> steps_same_seed_runs (`reverify capture --same-seed-runs`).
+ToleranceSpec same_seed_from_outputs(const std::vector<JobOutputs>& runs);
 
 }  // namespace reverify

@@ -102,7 +102,7 @@ Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out,
     }
   }
   VerdictInputs inputs{request.manifest, observation, original ? &*original : nullptr,
-                       request.calibration ? &*request.calibration : nullptr};
+                       request.calibration ? &*request.calibration : nullptr, request.detect};
   return decide_verdict(inputs, deps.policy);
 }
 
@@ -139,6 +139,8 @@ void remove_scratch(const VerificationRequest& request) {
 
 VerificationOutcome run_verification(const VerificationRequest& request, PipelineDeps& deps) {
   nlohmann::json evidence = {{"durations", nlohmann::json::object()}};
+  if (request.seed_override)
+    evidence["seed_override"] = *request.seed_override;  // a fresh-seed rerun, judged
   report_progress(deps, "preflight", request.manifest.id());
   PreflightReport preflight = [&] {
     StageTimer timer(evidence["durations"], "preflight");

@@ -52,7 +52,9 @@ struct VerificationRequest {
   RebuildMode mode = RebuildMode::full;
   std::int64_t max_steps = 0;                 // steps mode only
   std::optional<ToleranceSpec> calibration;   // a stored calibration; adds to manifest.tolerance
-  std::optional<std::int64_t> seed_override;  // calibration rebuilds only
+  std::optional<std::int64_t> seed_override;  // calibration reruns; `reverify run --seed-override`
+  // tolerance.detect overrides from the config (models.<name>.detect), over the manifest's.
+  std::map<std::string, double> detect;
   std::chrono::seconds timeout{3600};
   std::filesystem::path work_root;  // scratch; this verification uses <work_root>/<id>/
   // Where to fetch code.repo from here (core/code_mirrors.hpp: URL prefix -> local folder or

@@ -44,6 +44,15 @@ struct RebuildAttempt {
   nlohmann::json durations = nlohmann::json::object();  // stage -> seconds
 };
 
+// How many of the job's last log lines an error:job explanation quotes.
+inline constexpr std::size_t kJobLogLinesInExplanation = 8;
+
+// The error:job verdict of a job that did not exit 0: a status of 1-127 is the job exiting by
+// itself (the recorded job failed to rerun: job_exit_status is set, and pages do not blame
+// reverify); 128 + N a signal (a memory limit, the runner); a timeout says so. The explanation
+// ends with the job's last log lines.
+Verdict job_failure_verdict(const JobExit& exit);
+
 // The manifest with code.repo rewritten by request.code_mirrors (core/code_mirrors.hpp), when a
 // mirror prefix matches.
 Manifest mirrored_manifest(const VerificationRequest& request);

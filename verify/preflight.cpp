@@ -168,8 +168,10 @@ void check_file(const std::string& name, const std::string& what, const std::opt
       evidence));
 }
 
-// The lockfile is read from the recorded commit, when the code repository is a local one.
-void check_lockfile(const Manifest& manifest, PreflightReport& report) {
+// The lockfile is read from the recorded commit, when the code repository is a local one (a path,
+// relative to the manifest as the checkout resolves it, or file://).
+void check_lockfile(const Manifest& manifest, const std::string& manifest_location,
+                    PreflightReport& report) {
   if (!manifest.environment || !manifest.environment->lockfile)
     return;
   const Lockfile& lockfile = *manifest.environment->lockfile;
@@ -177,9 +179,8 @@ void check_lockfile(const Manifest& manifest, PreflightReport& report) {
     report.unverified.push_back("environment.lockfile: no sha256 recorded");
     return;
   }
-  std::string repo = manifest.code.repo.value_or("");
-  if (repo.rfind("file://", 0) == 0)
-    repo = repo.substr(7);
+  const std::string repo =
+      manifest.code.repo ? repo_location(*manifest.code.repo, manifest_location) : "";
   std::error_code ec;
   if (repo.empty() || repo[0] != '/' || !fs::exists(repo, ec)) {
     report.unverified.push_back(
@@ -235,7 +236,7 @@ PreflightReport run_preflight(const Manifest& manifest, const std::string& manif
              &report.eval_path);
   check_file("input:reference-predictions", "released predictions", manifest.evaluation.predictions,
              manifest_location, report, nullptr);
-  check_lockfile(manifest, report);
+  check_lockfile(manifest, manifest_location, report);
   report.evidence["unverified"] = report.unverified;
   return report;
 }

@@ -24,6 +24,7 @@ VerificationSettings verification_settings(const Config& config, const std::stri
   settings.pager = config.pager;
   settings.work_root = config.work_root();
   settings.max_steps = policy.max_steps;
+  settings.detect = policy.detect;
   settings.timeout_s = policy.timeout_s;
   settings.code_mirrors = config.code_mirrors;
   settings.retry_initial_s = config.schedule.retry_initial_s;
@@ -85,6 +86,8 @@ Result<VerificationService::Prepared> VerificationService::prepare(
   request.verification_id = rebuild_id_for(row.id);
   request.mode = row.mode;
   request.max_steps = prepared.settings.max_steps;
+  request.detect = prepared.settings.detect;
+  request.seed_override = prepared.settings.seed_override;
   request.timeout = std::chrono::seconds(prepared.settings.timeout_s);
   request.work_root = prepared.settings.work_root;
   request.code_mirrors = prepared.settings.code_mirrors;

@@ -36,11 +36,14 @@ namespace reverify {
 
 struct VerificationSettings {
   VerdictPolicy policy;
-  PagerConfig pager;                // routes pick the senders recorded with each page
-  std::filesystem::path work_root;  // each verification works in <work_root>/<rebuild id>
-  std::int64_t max_steps = 100;     // steps mode
-  std::int64_t timeout_s = 3600;    // one rebuild
-  CodeMirrors code_mirrors;         // config code_mirrors (+ the CLI's --code-mirror)
+  PagerConfig pager;                     // routes pick the senders recorded with each page
+  std::filesystem::path work_root;       // each verification works in <work_root>/<rebuild id>
+  std::int64_t max_steps = 100;          // steps mode
+  std::map<std::string, double> detect;  // tolerance.detect overrides (models.<name>.detect)
+  // `reverify run --seed-override`: a fresh-seed rerun judged as a rebuild.
+  std::optional<std::int64_t> seed_override;
+  std::int64_t timeout_s = 3600;  // one rebuild
+  CodeMirrors code_mirrors;       // config code_mirrors (+ the CLI's --code-mirror)
   // error:* verdicts (except manifest-invalid, which only a new manifest fixes) queue a retry
   // after min(retry_initial_s * 2^(attempt - 1), retry_max_s), up to retry_max_attempts.
   std::int64_t retry_initial_s = 600;

@@ -75,8 +75,8 @@ TEST_CASE("per-check summary: observed, band, margin, and the power when the che
 
   // Flags the verdict engine puts on a check are carried through.
   auto verdict = sample_verdict();
-  verdict.checks[2].evidence["underpowered"] = true;
-  verdict.checks[2].evidence["informational"] = true;
+  verdict.checks[2].power = CheckPower{0.2, 0.1, true, 40};
+  verdict.checks[2].informational = true;
   const json flagged = summarize_checks(verdict);
   CHECK(flagged[2]["underpowered"] == true);
   CHECK(flagged[2]["informational"] == true);

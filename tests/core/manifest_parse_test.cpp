@@ -85,7 +85,12 @@ TEST_CASE("the full and minimal fixtures are valid") {
   CHECK(m.evaluation.segments.at("digit=8").at("accuracy") == doctest::Approx(0.93));
   CHECK(m.evaluation.steps->values.size() == 3);
   CHECK(m.tolerance->seed_runs.at("accuracy").size() == 5);
-  CHECK(m.tolerance->distribution_pairs.at("ks").size() == 4);
+  CHECK(m.tolerance->distribution_seed_runs.at("ks").size() == 5);
+  CHECK(m.tolerance->steps_same_seed_runs.size() == 3);
+  CHECK(m.tolerance->seed_overrides == std::vector<std::int64_t>{1, 2, 3, 4, 5});
+  CHECK(m.tolerance->detect.at("accuracy") == doctest::Approx(0.01));
+  CHECK(m.evaluation.primary.examples == 10000);
+  CHECK(m.evaluation.segment_examples.at("digit=8") == 1000);
   CHECK(m.tolerance->floor.at("accuracy") == doctest::Approx(0.0005));
   CHECK(m.config->at("optimizer").at("name") == "adamw");
 
@@ -107,6 +112,20 @@ TEST_CASE("unknown fields are kept (top level) or ignored (nested), with a warni
             "code.comit: unknown field, ignored",
             "[\"x-provenance\"]: unknown top-level field, kept as is (not part of "
             "reverify.manifest/v1)"});
+}
+
+TEST_CASE("tolerance keys of earlier releases are dropped with a warning that says why") {
+  json doc = full();
+  set(doc, "/tolerance/distribution_pairs", {{"ks", {0.1, 0.2, 0.3}}});
+  set(doc, "/tolerance/steps_pairs_max_abs", json::array({0.3, 0.4, 0.5}));
+  auto parse = parse_manifest(doc.dump());
+  REQUIRE(error_texts(parse).empty());
+  REQUIRE(parse.warnings.size() == 2);
+  CHECK(parse.warnings[0].rfind("tolerance.distribution_pairs: dropped: statistics between pairs "
+                                "of different-seed runs give no honest band",
+                                0) == 0);
+  CHECK(parse.warnings[1].rfind("tolerance.steps_pairs_max_abs: dropped", 0) == 0);
+  CHECK(parse.manifest->tolerance->distribution_seed_runs.at("ks").size() == 5);
 }
 
 TEST_CASE("reproducibility levels round-trip through their names") {
@@ -319,9 +338,24 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
        [](json& d) { set(d, "/tolerance/seed_runs/accuracy/2", nullptr); },
        {"tolerance.seed_runs.accuracy[2]: must be a number, got null"}},
       {"unknown distribution statistic",
-       [](json& d) { set(d, "/tolerance/distribution_pairs/kolmogorov", json::array({0.1})); },
-       {"tolerance.distribution_pairs.kolmogorov: unknown statistic (must be one of ks, psi, "
+       [](json& d) { set(d, "/tolerance/distribution_seed_runs/kolmogorov", json::array({0.1})); },
+       {"tolerance.distribution_seed_runs.kolmogorov: unknown statistic (must be one of ks, psi, "
         "wasserstein, max_abs_diff, mean_abs_diff, flip_rate)"}},
+      {"detect not positive",
+       [](json& d) { set(d, "/tolerance/detect/accuracy", 0); },
+       {"tolerance.detect.accuracy: must be a positive number, got number 0"}},
+      {"same-seed steps run not an array",
+       [](json& d) { set(d, "/tolerance/steps_same_seed_runs/1", 2.3); },
+       {"tolerance.steps_same_seed_runs[1]: must be an array of numbers, got number 2.3"}},
+      {"seed override not an integer",
+       [](json& d) { set(d, "/tolerance/seed_overrides/0", 1.5); },
+       {"tolerance.seed_overrides[0]: must be an integer, got number 1.5"}},
+      {"examples zero",
+       [](json& d) { set(d, "/evaluation/primary/examples", 0); },
+       {"evaluation.primary.examples: must be a positive integer, got number 0"}},
+      {"segment examples not an integer",
+       [](json& d) { set(d, "/evaluation/segment_examples/digit=8", "x"); },
+       {"evaluation.segment_examples[\"digit=8\"]: must be a positive integer, got \"x\""}},
       {"negative floor",
        [](json& d) { set(d, "/tolerance/floor/accuracy", -0.1); },
        {"tolerance.floor.accuracy: must be a non-negative number, got number -0.1"}},

@@ -109,10 +109,10 @@ PageInput input(VerdictClass cls, CheckOutcome outcome) {
   c.outcome = outcome;
   c.observed = 0.90;
   c.reference = 0.96;
-  c.tolerance = 0.003;
+  c.band = CheckBand{0.957, 0.963};
   c.margin = -0.057;
   in.verdict.checks = {c};
-  in.verdict.explanation = "primary:accuracy is 0.06 below the seed-run mean, band ±0.003";
+  in.verdict.explanation = "primary:accuracy is 0.06 below the seed-run mean, band [0.957, 0.963]";
   in.public_url = "http://127.0.0.1:8420";
   in.verification_id = 5;
   in.created_at = "2026-11-29T08:00:00Z";
@@ -171,7 +171,7 @@ TEST_CASE("Alertmanager: a failure fires with labels and annotations, a later pa
     CHECK(alert["annotations"]["summary"].get<std::string>().starts_with(
         "digits-mlp@2026.11.1 failed:out-of-tolerance"));
     CHECK(alert["annotations"]["description"] ==
-          "primary:accuracy is 0.06 below the seed-run mean, band ±0.003");
+          "primary:accuracy is 0.06 below the seed-run mean, band [0.957, 0.963]");
     CHECK(alert["annotations"]["links"].get<std::string>().find(
               "http://127.0.0.1:8420/v1/verifications/5") != std::string::npos);
     CHECK(alert["status"]["state"] == "active");

@@ -13,7 +13,7 @@ CheckResult check(std::string name, CheckOutcome outcome, double observed, doubl
   c.outcome = outcome;
   c.observed = observed;
   c.reference = reference;
-  c.tolerance = tolerance;
+  c.band = CheckBand{reference - tolerance, reference + tolerance};
   c.margin = tolerance - std::abs(observed - reference);
   c.explanation = c.name + " explained";
   return c;
@@ -44,7 +44,7 @@ TEST_CASE("a failed verdict triggers a page that names the model's fault and the
   CHECK(event.cls == VerdictClass::failed_out_of_tolerance);
   CHECK(event.summary ==
         "digits-mlp@2026.11.1 failed:out-of-tolerance — the model's inputs or numbers moved: "
-        "primary:accuracy 0.9412 vs 0.9611 ±0.0031 (margin -0.0168)");
+        "primary:accuracy 0.9412 vs 0.9611 band [0.958, 0.9642] (margin -0.0168)");
   CHECK(event.details["fault"] == "model");
   REQUIRE(event.details["failed_checks"].size() == 1);
   CHECK(event.details["failed_checks"][0]["name"] == "primary:accuracy");

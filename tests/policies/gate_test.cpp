@@ -20,7 +20,13 @@ GateFacts listed(std::optional<GateVerdict> conclusive) {
 }
 
 GateVerdict verdict(VerdictClass cls, UnixSeconds finished_at, std::string sha = "abc") {
-  return GateVerdict{7, cls, finished_at, "because", std::move(sha)};
+  GateVerdict v;
+  v.verification_id = 7;
+  v.cls = cls;
+  v.finished_at = finished_at;
+  v.explanation = "because";
+  v.manifest_sha256 = std::move(sha);
+  return v;
 }
 
 }  // namespace
@@ -82,4 +88,21 @@ TEST_CASE("gate: the age is measured from the pass's finish") {
   CHECK(
       decide_gate(listed(verdict(VerdictClass::passed, kNow - 3 * kDay)), 2 * kDay, kNow).status ==
       GateStatus::not_fresh);
+}
+
+TEST_CASE("gate: an underpowered pass counts only when the policy does not require power") {
+  auto pass = verdict(VerdictClass::passed, kNow - kDay);
+  pass.underpowered = true;
+  pass.runs_needed = 23;
+  auto facts = listed(pass);
+  CHECK(decide_gate(facts, 40 * kDay, kNow).status == GateStatus::fresh);
+  facts.require_power = true;
+  const auto refused = decide_gate(facts, 40 * kDay, kNow);
+  CHECK(refused.status == GateStatus::not_verified);
+  CHECK(refused.reason ==
+        "verification 7 passed against bands that cannot catch the shift tolerance.detect asks "
+        "(underpowered; 23 seed runs in all would meet it) and gate.require_power is set; run "
+        "`reverify calibrate m@1 --until-power`, then verify again");
+  facts.conclusive->underpowered = false;
+  CHECK(decide_gate(facts, 40 * kDay, kNow).status == GateStatus::fresh);
 }

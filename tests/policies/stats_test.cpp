@@ -67,7 +67,7 @@ TEST_CASE("quantiles follow numpy's linear interpolation") {
   CHECK(stats::quantile_sorted(single, 0.99) == 42);
 }
 
-TEST_CASE("PSI is 0 for identical samples and finite with empty bins") {
+TEST_CASE("PSI is 0 for identical samples and finite when one side leaves bins empty") {
   std::vector<double> x(1000);
   for (std::size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<double>(i);
@@ -75,10 +75,28 @@ TEST_CASE("PSI is 0 for identical samples and finite with empty bins") {
   std::vector<double> shifted(1000, 5000.0);  // everything lands in the top bin
   const double psi = stats::psi_sorted(x, shifted);
   CHECK(std::isfinite(psi));
-  // 9 bins at 0.1 -> epsilon and one at 0.1 -> 1.0.
-  const double expected = 9 * (stats::kPsiEpsilon - 0.1) * std::log(stats::kPsiEpsilon / 0.1) +
-                          (1.0 - 0.1) * std::log(1.0 / 0.1);
+  // Pooled deciles 200, 400, 600, 800, 5000 (x4, kept once): 6 bins; x fills the first five with
+  // 200 each, `shifted` the last with 1000; shares (count + 1/2) / (1000 + 6/2).
+  const double p = 200.5 / 1003, q = 0.5 / 1003, top = 1000.5 / 1003;
+  const double expected = 5 * (q - p) * std::log(q / p) + (top - q) * std::log(top / q);
   CHECK(psi == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(stats::psi_sorted(shifted, x) == doctest::Approx(psi).epsilon(1e-12));  // symmetric
+}
+
+TEST_CASE("PSI: scores piled at one value make one bin, none empty by construction") {
+  // 60% of both samples saturated at exactly 1.0 (float32 softmax maxima), the rest spread.
+  std::vector<double> a, b;
+  for (int i = 0; i < 400; ++i) {
+    a.push_back(i < 240 ? 1.0 : 0.5 + 0.001 * i);
+    b.push_back(i < 240 ? 1.0 : 0.5 + 0.001 * i + 0.0005);
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  // Reference deciles would repeat 1.0 six times (five empty bins, each floored before): pooled
+  // edges keep it once, so the pile is one bin and the spread part is split by the rest.
+  const double psi = stats::psi_sorted(a, b);
+  CHECK(psi < 0.01);
+  CHECK(psi >= 0);
 }
 
 TEST_CASE("paired statistics: argmax flips for 2-D, threshold flips for 1-D") {

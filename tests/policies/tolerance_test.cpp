@@ -1,71 +1,203 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "policies/tolerance.hpp"
+#include "policies/tolerance_alpha.hpp"
+#include "policies/tolerance_math.hpp"
 
 using namespace reverify;
+namespace tmath = reverify::tolerance_math;
 
-TEST_CASE("student t quantiles match tables") {
-  CHECK(student_t_quantile(4, 0.995) == doctest::Approx(4.604094871).epsilon(1e-9));
-  CHECK(student_t_quantile(2, 0.975) == doctest::Approx(4.302652730).epsilon(1e-9));
-  CHECK(student_t_quantile(9, 0.95) == doctest::Approx(1.833112933).epsilon(1e-9));
+TEST_CASE("quantiles match tables (scipy)") {
+  CHECK(tmath::student_t_quantile(4, 0.995) == doctest::Approx(4.604094871).epsilon(1e-9));
+  CHECK(tmath::student_t_quantile(2, 0.975) == doctest::Approx(4.302652730).epsilon(1e-9));
+  CHECK(tmath::normal_quantile(0.8) == doctest::Approx(0.8416212336).epsilon(1e-9));
+  // scipy.stats.nbinom.isf(alpha, r, p): the smallest j with P(X > j) <= alpha.
+  CHECK(tmath::negative_binomial_upper(0.5, 5.0 / 6, 0.01) == 2);
+  CHECK(tmath::negative_binomial_upper(0.5, 5.0 / 6, 0.00025) == 3);
+  CHECK(tmath::negative_binomial_upper(26.5, 20.0 / 21, 0.005) == 5);
+  CHECK(tmath::negative_binomial_upper(10.5, 0.5, 0.001) == 29);
 }
 
-TEST_CASE("metric band: t * s * sqrt(1 + 1/n) around the mean, with the floor") {
-  const std::vector<double> runs{0.9605, 0.9622, 0.9611, 0.9598, 0.9617};
-  const auto band = metric_band(runs, 0.01);
-  REQUIRE(band.has_value());
-  CHECK(band->n == 5);
-  CHECK(band->mean == doctest::Approx(0.96106).epsilon(1e-12));
-  // s = numpy.std(runs, ddof=1)
-  CHECK(band->sd == doctest::Approx(0.0009502631215).epsilon(1e-9));
-  CHECK(band->tolerance ==
-        doctest::Approx(4.604094871 * 0.0009502631215 * std::sqrt(1.2)).epsilon(1e-8));
-  CHECK_FALSE(band->floor_applied);
-  REQUIRE(band->power.shift_sigma.has_value());
-  CHECK(*band->power.shift_sigma > 0);
-  CHECK(band->power.shift_units == doctest::Approx(*band->power.shift_sigma * band->sd));
+TEST_CASE("summaries: sd, upper semi-deviation, skewness") {
+  const std::vector<double> symmetric{1, 2, 3, 4, 5};
+  const auto s = tmath::summarize(symmetric);
+  CHECK(s.mean == 3);
+  CHECK(s.sd == doctest::Approx(std::sqrt(2.5)));
+  CHECK(s.upper_sd == doctest::Approx(s.sd));
+  CHECK(s.skewness == doctest::Approx(0).epsilon(1e-12));
+  const std::vector<double> right{1, 1, 1, 1, 5};
+  CHECK(tmath::summarize(right).skewness > 1);
+  CHECK(tmath::summarize(right).upper_sd > tmath::summarize(right).sd);
+}
 
-  const auto floored = metric_band(runs, 0.01, 0.01);
-  REQUIRE(floored.has_value());
-  CHECK(floored->tolerance == 0.01);
-  CHECK(floored->floor_applied);
-  CHECK(floored->power.shift_units > 0.01);  // beyond the floor, some more for 80%
+TEST_CASE("real scale: the Student-t prediction interval around the mean") {
+  const std::vector<double> runs{9.1, 10.3, 9.7, 10.9, 10.0};  // numpy: mean 10, sd 0.67082
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  const auto made = metric_band(runs, spec);
+  REQUIRE(made.band.has_value());
+  const auto& band = *made.band;
+  CHECK(band.scale == MetricScale::real);
+  CHECK(band.center == doctest::Approx(10));
+  CHECK(band.lower == doctest::Approx(6.6166950513).epsilon(1e-9));
+  CHECK(band.upper == doctest::Approx(13.3833049487).epsilon(1e-9));
+  CHECK(band.contains(13.38));
+  CHECK_FALSE(band.contains(13.39));
+  CHECK(band.margin(12) == doctest::Approx(13.3833049487 - 12).epsilon(1e-9));
+  // Power: distance to the edge plus z(0.8) predictive standard deviations.
+  REQUIRE(band.power_shift.has_value());
+  const double sd = 0.6708203932 * std::sqrt(1.2);
+  CHECK(band.predictive_sd == doctest::Approx(sd).epsilon(1e-9));
+  CHECK(*band.power_shift == doctest::Approx(3.3833049487 + 0.8416212336 * sd).epsilon(1e-9));
+}
+
+TEST_CASE("unit scale: a bounded metric near 1 gets an asymmetric band inside [0, 1]") {
+  const std::vector<double> runs{0.991, 0.985, 0.995, 0.989, 0.993};
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  const auto made = metric_band(runs, spec);
+  REQUIRE(made.band.has_value());
+  CHECK(made.band->scale == MetricScale::unit);
+  CHECK(made.band->upper <= 1.0);
+  CHECK(made.band->center - made.band->lower > made.band->upper - made.band->center);
+}
+
+TEST_CASE("proportions: counts over k, the t part on Anscombe's angle, whole examples") {
+  // 391 examples, counts 376..384 (the digits example's spread).
+  std::vector<double> runs;
+  for (int c : {378, 379, 380, 377, 381, 379, 378, 380, 382, 379})
+    runs.push_back(c / 391.0);
+  MetricBandSpec spec;
+  spec.alpha = 0.005;
+  spec.examples = 391;
+  const auto made = metric_band(runs, spec);
+  REQUIRE(made.band.has_value());
+  CHECK(made.band->scale == MetricScale::proportion);
+  CHECK(made.band->examples == 391);
+  // The stated power is a whole number of examples.
+  CHECK(*made.band->power_shift * 391 ==
+        doctest::Approx(std::round(*made.band->power_shift * 391)));
+  // Not a proportion when the values are no counts over k (a mean loss): unit scale.
+  MetricBandSpec wrong_k = spec;
+  wrong_k.examples = 100;
+  CHECK(metric_band(runs, wrong_k).band->scale == MetricScale::unit);
+}
+
+TEST_CASE("all-agreeing runs: a band of whole examples for proportions, none for continuous") {
+  const std::vector<double> agree(5, 1.0);
+  MetricBandSpec spec;
+  spec.alpha = 0.00025;
+  spec.examples = 39;
+  const auto made = metric_band(agree, spec);
+  REQUIRE(made.band.has_value());
+  // Negative binomial (1/2, 5/6): P(X > 3) = 0.000227 <= 0.00025 < P(X > 2): 3 examples.
+  CHECK(made.band->lower == doctest::Approx(36.0 / 39));
+  CHECK(made.band->upper == 1.0);
+  CHECK(made.band->power_shift.has_value());
+
+  MetricBandSpec continuous;
+  continuous.alpha = 0.01;
+  const auto none = metric_band(agree, continuous);
+  CHECK_FALSE(none.band.has_value());
+  CHECK(none.no_band_reason.find("all 5 seed runs scored 1") != std::string::npos);
+  continuous.floor = 0.01;
+  const auto floored = metric_band(agree, continuous);
+  REQUIRE(floored.band.has_value());
+  CHECK(floored.band->lower == doctest::Approx(0.99));
+  CHECK(floored.band->floor_applied);
 }
 
 TEST_CASE("fewer than 3 seed runs give no band") {
   const std::vector<double> two{0.5, 0.6};
-  CHECK_FALSE(metric_band(two, 0.01).has_value());
-  CHECK_FALSE(upper_bound_band(two, 0.01).has_value());
+  CHECK_FALSE(metric_band(two, {}).band.has_value());
+  CHECK_FALSE(upper_bound(two, {}).bound.has_value());
+  CHECK(metric_band(two, {}).no_band_reason == "2 seed run(s) known, 3 needed");
 }
 
-TEST_CASE("Bonferroni: more checks -> wider band") {
+TEST_CASE("a smaller alpha gives a wider band") {
   const std::vector<double> runs{1, 2, 3, 4, 5};
-  CHECK(metric_band(runs, 0.01 / 12)->tolerance > metric_band(runs, 0.01)->tolerance);
+  MetricBandSpec wide, narrow;
+  wide.alpha = 0.01 / 12;
+  narrow.alpha = 0.01;
+  CHECK(metric_band(runs, wide).band->upper > metric_band(runs, narrow).band->upper);
 }
 
-TEST_CASE("zero spread: tolerance is the floor, power has no sigma") {
-  const std::vector<double> runs{0.5, 0.5, 0.5};
-  const auto band = metric_band(runs, 0.01);
-  REQUIRE(band.has_value());
-  CHECK(band->tolerance == 0);
-  CHECK_FALSE(band->power.shift_sigma.has_value());
+TEST_CASE("seed runs needed for a declared shift: more runs narrow the band, to a limit") {
+  std::vector<double> runs{9.1, 10.3, 9.7, 10.9, 10.0};
+  MetricBandSpec spec;
+  spec.alpha = 0.005;
+  const double shift = *metric_band(runs, spec).band->power_shift;
+  CHECK(metric_runs_for(runs, spec, shift) == 5u);
+  const auto needed = metric_runs_for(runs, spec, shift * 0.7);
+  REQUIRE(needed.has_value());
+  CHECK(*needed > 5u);
+  // (z(1 - alpha/2) + z(0.8)) * sd is the limit with infinitely many runs: below it, none do.
+  CHECK_FALSE(metric_runs_for(runs, spec, 0.6708 * 3.6).has_value());
 }
 
-TEST_CASE("upper bound band: one-sided t bound, never below the maximum pair value") {
-  const std::vector<double> pairs{0.010, 0.012, 0.011, 0.013, 0.009, 0.010};
-  const auto band = upper_bound_band(pairs, 0.01);
-  REQUIRE(band.has_value());
-  CHECK(band->tolerance > 0.013);
-  CHECK(band->t_quantile == doctest::Approx(student_t_quantile(5, 0.99)));
-  // With a huge outlier the max dominates the t bound only if the bound is smaller; check the rule.
-  const std::vector<double> flat{0.01, 0.01, 0.01, 0.01};
-  const auto f = upper_bound_band(flat, 0.01);
-  CHECK(f->tolerance == 0.01);
-  CHECK_FALSE(f->max_applied);
+TEST_CASE("upper bound: log-normal t bound over the values, never below their maximum") {
+  const std::vector<double> values{0.010, 0.012, 0.011, 0.013, 0.009, 0.010};
+  UpperBoundSpec spec;
+  spec.alpha = 0.01;
+  const auto made = upper_bound(values, spec);
+  REQUIRE(made.bound.has_value());
+  std::vector<double> logs;
+  for (double v : values)
+    logs.push_back(std::log(v));
+  const auto s = tmath::summarize(logs);
+  const double sd = std::max(s.sd, s.upper_sd);
+  // Skewness: the larger of the sample's and 2 - 3 sd (what the log cannot remove), at most 2.
+  const double g = std::clamp(std::max(s.skewness, 2 - 3 * sd), 0.0, 2.0);
+  const double q =
+      tmath::student_t_quantile(5, 0.99) + g * (std::pow(tmath::normal_quantile(0.99), 2) - 1) / 6;
+  CHECK(made.bound->upper ==
+        doctest::Approx(std::exp(s.mean + q * sd * std::sqrt(7.0 / 6))).epsilon(1e-9));
+  CHECK(made.bound->upper > 0.013);
+  const std::vector<double> outlier{0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.5};
+  CHECK(upper_bound(outlier, spec).bound->upper >= 0.5);
+}
+
+TEST_CASE("upper bound for counts: zero flips in every run still allow some") {
+  const std::vector<double> none(5, 0.0);
+  UpperBoundSpec spec;
+  spec.alpha = 0.001;
+  spec.resolution = 1.0 / 400;
+  spec.counts = true;
+  const auto made = upper_bound(none, spec);
+  REQUIRE(made.bound.has_value());
+  CHECK(made.bound->upper >= 1.0 / 400);
+  CHECK(made.bound->count_applied);
+  // A continuous statistic that is 0 for every run has no spread to bound.
+  UpperBoundSpec continuous;
+  const auto zero = upper_bound(none, continuous);
+  CHECK_FALSE(zero.bound.has_value());
+  CHECK(zero.no_band_reason.find("0 for all 5 seed runs") != std::string::npos);
+}
+
+TEST_CASE("alpha split: shares over the families present, Bonferroni within") {
+  AlphaShares shares;  // 0.5 primary, 0.25 segments, 0.25 distribution, 0.25 steps
+  const AlphaSplit full(
+      0.01, shares,
+      {{CheckFamily::primary, 1}, {CheckFamily::segments, 10}, {CheckFamily::distribution, 6}});
+  CHECK(full.per_check(CheckFamily::primary) == doctest::Approx(0.005));
+  CHECK(full.per_check(CheckFamily::segments) == doctest::Approx(0.00025));
+  CHECK(full.per_check(CheckFamily::distribution) == doctest::Approx(0.0025 / 6));
+  CHECK(full.per_check(CheckFamily::steps) == 0);
+  // No segments: their share goes to the others, the whole rate is still spent.
+  const AlphaSplit no_segments(
+      0.01, shares,
+      {{CheckFamily::primary, 1}, {CheckFamily::segments, 0}, {CheckFamily::distribution, 6}});
+  CHECK(no_segments.family(CheckFamily::primary) == doctest::Approx(0.01 * 0.5 / 0.75));
+  CHECK(no_segments.family(CheckFamily::primary) + no_segments.family(CheckFamily::distribution) ==
+        doctest::Approx(0.01));
+  const AlphaSplit steps_mode(0.01, shares, {{CheckFamily::steps, 1}});
+  CHECK(steps_mode.per_check(CheckFamily::steps) == doctest::Approx(0.01));
 }
 
 TEST_CASE("how to calibrate names the command") {
-  CHECK(how_to_calibrate("m@1").find("reverify calibrate m@1 --seeds 5") != std::string::npos);
+  CHECK(how_to_calibrate("m@1").find("reverify calibrate m@1 --seeds 10") != std::string::npos);
 }

@@ -52,7 +52,7 @@ nlohmann::json load_vectors() {
 TEST_CASE("statistics match scipy/numpy reference vectors") {
   const auto vectors = load_vectors();
   REQUIRE(vectors["cases"].size() >= 20);
-  CHECK(vectors["psi_epsilon"].get<double>() == stats::kPsiEpsilon);
+  CHECK(vectors["psi_smoothing"].get<double>() == stats::kPsiSmoothing);
   for (const auto& c : vectors["cases"]) {
     CAPTURE(c["name"].get<std::string>());
     const auto original = flatten(c["original"]);

@@ -12,7 +12,7 @@ Manifest base_manifest() {
   m.version = "2026.11.1";
   m.owner = "team-vision";
   m.level = ReproLevel::equivalent;
-  m.evaluation.primary = {"accuracy", 0.9611, true};
+  m.evaluation.primary = {"accuracy", 0.9611, true, std::nullopt};
   ToleranceSpec t;
   t.seed_runs["accuracy"] = {0.9605, 0.9622, 0.9611, 0.9598, 0.9617};
   m.tolerance = t;
@@ -37,11 +37,15 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+VerdictInputs inputs(const Manifest& m) {
+  return VerdictInputs{m, {}, nullptr, nullptr, {}};
+}
+
 }  // namespace
 
 TEST_CASE("primary within the seed band passes and says from how many seed runs") {
   const auto m = base_manifest();
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.primary = 0.9609;
   const auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
@@ -49,16 +53,25 @@ TEST_CASE("primary within the seed band passes and says from how many seed runs"
   REQUIRE(c);
   CHECK(c->outcome == CheckOutcome::passed);
   CHECK(*c->margin > 0);
+  REQUIRE(c->band.has_value());
+  REQUIRE(c->band->lower.has_value());
+  CHECK(*c->band->lower < 0.9609);
+  CHECK(c->band->upper > 0.9609);
   CHECK(c->evidence["seed_runs"] == 5);
+  CHECK(c->evidence["model"] == "unit");  // in [0, 1], no example count: the angular scale
   CHECK(c->evidence["rebuilt_minus_recorded"].get<double>() == doctest::Approx(0.9609 - 0.9611));
-  CHECK(c->evidence["power"].contains("shift_sigma"));
+  REQUIRE(c->power.has_value());
+  CHECK(c->power->shift.has_value());
+  CHECK_FALSE(c->power->underpowered);
   CHECK(contains(v.explanation, "5 seed runs"));
+  CHECK(contains(v.explanation, "catches shifts of"));
+  CHECK_FALSE(v.power.underpowered.size());
   MESSAGE(v.explanation);
 }
 
 TEST_CASE("primary out of band fails in either direction, naming the direction") {
   const auto m = base_manifest();
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.primary = 0.9500;
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
@@ -72,9 +85,9 @@ TEST_CASE("primary out of band fails in either direction, naming the direction")
 
 TEST_CASE("lower-is-better metrics flip the direction") {
   auto m = base_manifest();
-  m.evaluation.primary = {"loss", 0.30, false};
+  m.evaluation.primary = {"loss", 0.30, false, std::nullopt};
   m.tolerance->seed_runs = {{"loss", {0.30, 0.31, 0.29, 0.30}}};
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.primary = 0.50;
   const auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
@@ -85,11 +98,11 @@ TEST_CASE(
     "fewer than 3 seed runs: uncalibrated with how to calibrate; fallback only when allowed") {
   auto m = base_manifest();
   m.tolerance->seed_runs["accuracy"] = {0.96, 0.961};
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.primary = 0.9612;
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::uncalibrated);
-  CHECK(contains(v.explanation, "reverify calibrate digits-mlp@2026.11.1 --seeds 5"));
+  CHECK(contains(v.explanation, "reverify calibrate digits-mlp@2026.11.1 --seeds 10"));
 
   VerdictPolicy policy;
   policy.allow_fallback = true;
@@ -100,12 +113,27 @@ TEST_CASE(
   CHECK(find(v, "primary:accuracy")->evidence["fallback"] == true);
 }
 
+TEST_CASE("a continuous metric whose seed runs all agree has no band unless a floor is set") {
+  auto m = base_manifest();
+  m.tolerance->seed_runs["accuracy"] = {0.97, 0.97, 0.97};
+  auto in = inputs(m);
+  in.rebuild.primary = 0.97;
+  auto v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::uncalibrated);
+  CHECK(contains(find(v, "primary:accuracy")->explanation, "all 3 seed runs scored 0.97"));
+  m.tolerance->floor["accuracy"] = 0.005;
+  auto floored = inputs(m);
+  floored.rebuild.primary = 0.97;
+  v = decide_verdict(floored);
+  CHECK(find(v, "primary:accuracy")->band->lower == doctest::Approx(0.965));
+}
+
 TEST_CASE("a stored calibration overrides the manifest's seed runs") {
   auto m = base_manifest();
   m.tolerance->seed_runs["accuracy"] = {0.96};
   ToleranceSpec stored;
   stored.seed_runs["accuracy"] = {0.95, 0.96, 0.97};
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.calibration = &stored;
   in.rebuild.primary = 0.965;
   const auto v = decide_verdict(in);
@@ -113,18 +141,29 @@ TEST_CASE("a stored calibration overrides the manifest's seed runs") {
   CHECK(find(v, "primary:accuracy")->evidence["seed_runs"] == 3);
 }
 
-TEST_CASE("segments: each with its own seed runs; missing and extra segments are findings") {
+TEST_CASE("segments: proportions over their examples; the rate split over the families") {
   auto m = base_manifest();
-  m.evaluation.segments = {{"digit=8", {{"accuracy", 0.93}}}, {"digit=9", {{"accuracy", 0.95}}}};
-  m.tolerance->segment_seed_runs["digit=8"]["accuracy"] = {0.93, 0.931, 0.929};
-  m.tolerance->segment_seed_runs["digit=9"]["accuracy"] = {0.95, 0.951, 0.949};
-  VerdictInputs in{m, {}};
+  m.evaluation.segments = {{"digit=8", {{"accuracy", 38.0 / 39}}},
+                           {"digit=9", {{"accuracy", 1.0}}}};
+  m.evaluation.segment_examples = {{"digit=8", 39}, {"digit=9", 40}};
+  m.tolerance->segment_seed_runs["digit=8"]["accuracy"] = {37.0 / 39, 38.0 / 39, 39.0 / 39};
+  m.tolerance->segment_seed_runs["digit=9"]["accuracy"] = {1.0, 1.0, 1.0};  // all agree
+  auto in = inputs(m);
   in.rebuild.primary = 0.961;
-  in.rebuild.segments = {{"digit=8", {{"accuracy", 0.9301}}}, {"digit=9", {{"accuracy", 0.9502}}}};
+  in.rebuild.segments = {{"digit=8", {{"accuracy", 38.0 / 39}}},
+                         {"digit=9", {{"accuracy", 39.0 / 40}}}};
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  // Bonferroni: 3 calibrated checks share alpha.
-  CHECK(find(v, "primary:accuracy")->evidence["alpha"].get<double>() == doctest::Approx(0.01 / 3));
+  // primary 0.5 and segments 0.25 of the rate, over the families present (no distribution).
+  CHECK(find(v, "primary:accuracy")->evidence["alpha"].get<double>() ==
+        doctest::Approx(0.01 * 0.5 / 0.75));
+  CHECK(find(v, "segment:digit=8:accuracy")->evidence["alpha"].get<double>() ==
+        doctest::Approx(0.01 * 0.25 / 0.75 / 2));
+  const auto* agreed = find(v, "segment:digit=9:accuracy");
+  CHECK(agreed->evidence["model"] == "proportion");
+  CHECK(agreed->evidence["examples"] == 40);
+  CHECK(*agreed->band->lower < 1.0);  // never +-0: one more wrong example does not page
+  CHECK(agreed->outcome == CheckOutcome::passed);
 
   in.rebuild.segments.erase("digit=9");
   in.rebuild.segments["digit=7"]["accuracy"] = 0.9;
@@ -136,11 +175,11 @@ TEST_CASE("segments: each with its own seed runs; missing and extra segments are
   CHECK(contains(find(v, "segment:digit=7:accuracy")->explanation, "extra segment"));
 }
 
-TEST_CASE("distribution: calibrated bands pass an honest rebuild and catch a shift") {
+TEST_CASE("distribution: bounds from the release vs each seed run pass honest, catch a shift") {
   auto m = base_manifest();
   m.evaluation.predictions = FileRef{"predictions.npy", std::nullopt};
   for (const char* s : {"ks", "psi", "wasserstein", "max_abs_diff", "mean_abs_diff", "flip_rate"})
-    m.tolerance->distribution_pairs[s] = {0.02, 0.03, 0.025, 0.02, 0.03, 0.028};
+    m.tolerance->distribution_seed_runs[s] = {0.02, 0.03, 0.025, 0.02, 0.03};
   std::vector<double> base(1000);
   for (std::size_t i = 0; i < base.size(); ++i)
     base[i] = static_cast<double>(i) / 1000;
@@ -149,7 +188,7 @@ TEST_CASE("distribution: calibrated bands pass an honest rebuild and catch a shi
   for (auto& x : near)
     x += 0.001;
   const auto honest = scores(near);
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.primary = 0.961;
   in.original_predictions = &original;
   in.rebuild.predictions = &honest;
@@ -158,8 +197,12 @@ TEST_CASE("distribution: calibrated bands pass an honest rebuild and catch a shi
   const auto* ks = find(v, "distribution:ks");
   REQUIRE(ks);
   CHECK(ks->outcome == CheckOutcome::passed);
+  CHECK_FALSE(ks->band->lower.has_value());  // one-sided
   CHECK(ks->evidence["quantiles"]["original"].contains("p99"));
-  CHECK(find(v, "primary:accuracy")->evidence["alpha"].get<double>() == doctest::Approx(0.01 / 7));
+  CHECK(find(v, "primary:accuracy")->evidence["alpha"].get<double>() ==
+        doctest::Approx(0.01 * 0.5 / 0.75));
+  CHECK(find(v, "distribution:psi")->evidence["alpha"].get<double>() ==
+        doctest::Approx(0.01 * 0.25 / 0.75 / 6));
 
   auto far = base;
   for (auto& x : far)
@@ -169,17 +212,18 @@ TEST_CASE("distribution: calibrated bands pass an honest rebuild and catch a shi
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_distribution_shift);
   CHECK(contains(v.explanation, "distribution:"));
-  CHECK(contains(v.explanation, "6 seed-run pairs"));
+  CHECK(contains(v.explanation, "5 seed runs against the release"));
+  CHECK(contains(v.explanation, "≤ "));
+  CHECK_FALSE(contains(v.explanation, "±"));
 }
 
-TEST_CASE(
-    "distribution uncalibrated: uncalibrated verdict, or the PSI fallback when the policy allows") {
+TEST_CASE("distribution uncalibrated: uncalibrated verdict, or the PSI fallback when allowed") {
   auto m = base_manifest();
   std::vector<double> base(500);
   for (std::size_t i = 0; i < base.size(); ++i)
     base[i] = static_cast<double>(i % 97) / 97;
   const auto original = scores(base);
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.primary = 0.961;
   in.original_predictions = &original;
   in.rebuild.predictions = &original;
@@ -192,9 +236,68 @@ TEST_CASE(
   v = decide_verdict(in, policy);
   CHECK(v.cls == VerdictClass::passed);
   CHECK(find(v, "distribution:psi")->outcome == CheckOutcome::passed);
-  CHECK(*find(v, "distribution:psi")->tolerance == 0.1);
-  CHECK(find(v, "distribution:ks")->evidence["informational"] == true);
+  CHECK(find(v, "distribution:psi")->band->upper == 0.1);
+  CHECK(find(v, "distribution:ks")->informational);  // a typed flag, not evidence
+  CHECK_FALSE(find(v, "distribution:ks")->evidence.contains("informational"));
   CHECK(contains(v.explanation, "fallback"));
+}
+
+TEST_CASE("headline: the primary when it fails, else the failure worst relative to its band") {
+  auto m = base_manifest();
+  m.evaluation.segments = {{"a", {{"accuracy", 0.9}}}, {"b", {{"accuracy", 0.9}}}};
+  m.tolerance->segment_seed_runs["a"]["accuracy"] = {0.90, 0.91, 0.89, 0.90};
+  m.tolerance->segment_seed_runs["b"]["accuracy"] = {0.90, 0.91, 0.89, 0.90};
+  auto in = inputs(m);
+  in.rebuild.primary = 0.9611;
+  in.rebuild.segments = {{"a", {{"accuracy", 0.70}}}, {"b", {{"accuracy", 0.5}}}};
+  auto v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
+  CHECK(v.explanation.rfind("segment:b:accuracy", 0) == 0);  // further outside its band
+  in.rebuild.primary = 0.80;
+  v = decide_verdict(in);
+  CHECK(v.explanation.rfind("primary:accuracy", 0) == 0);
+}
+
+TEST_CASE("underpowered: a band that cannot catch the declared shift says so, with the runs") {
+  auto m = base_manifest();
+  m.tolerance->detect["accuracy"] = 0.0005;  // tighter than 5 runs with sd 0.0009 allow
+  auto in = inputs(m);
+  in.rebuild.primary = 0.9609;
+  auto v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::passed);
+  const auto* c = find(v, "primary:accuracy");
+  REQUIRE(c->power.has_value());
+  CHECK(c->power->underpowered);
+  CHECK(c->power->detect == 0.0005);
+  CHECK(contains(c->explanation, "UNDERPOWERED"));
+  CHECK(v.power.underpowered == std::vector<std::string>{"primary:accuracy"});
+  CHECK(contains(v.explanation, "UNDERPOWERED"));
+  const auto j = to_json(v);
+  CHECK(j["underpowered"] == true);
+  // A shift the band does catch: not underpowered; the config's override wins.
+  in.detect["accuracy"] = 0.05;
+  v = decide_verdict(in);
+  CHECK_FALSE(find(v, "primary:accuracy")->power->underpowered);
+  CHECK(contains(find(v, "primary:accuracy")->explanation, "catches shifts of ≤ 0.05"));
+  CHECK(to_json(v)["underpowered"] == false);
+}
+
+TEST_CASE("underpowered with more runs possible: runs_needed is the total that would do") {
+  auto m = base_manifest();
+  const double shift = *decide_verdict([&] {
+                          auto in = inputs(m);
+                          in.rebuild.primary = 0.9611;
+                          return in;
+                        }())
+                            .checks[0]
+                            .power->shift;
+  m.tolerance->detect["accuracy"] = shift * 0.8;
+  auto in = inputs(m);
+  in.rebuild.primary = 0.9611;
+  const auto v = decide_verdict(in);
+  REQUIRE(v.power.runs_needed.has_value());
+  CHECK(*v.power.runs_needed > 5u);
+  CHECK_FALSE(v.power.unreachable);
 }
 
 TEST_CASE("bitwise: tensor hash equality and exact steps") {
@@ -202,53 +305,99 @@ TEST_CASE("bitwise: tensor hash equality and exact steps") {
   m.level = ReproLevel::bitwise;
   m.weights = Weights{"model.safetensors", "safetensors", std::string(64, 'a')};
   m.evaluation.steps = StepValues{"loss", {2.30, 2.11, 1.96}};
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.primary = 0.9611;
-  in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
   in.rebuild.tensor_sha256 = std::string(64, 'a');
+  in.rebuild.steps_mode = true;
+  in.rebuild.max_steps = 3;
+  in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  CHECK(find(v, "weights:tensor_sha256")->outcome == CheckOutcome::passed);
-  CHECK(*find(v, "steps:loss")->tolerance == 0);
+  CHECK(find(v, "steps:loss")->band->upper < 1e-10);
 
-  in.rebuild.tensor_sha256 = std::string(64, 'b');
-  v = decide_verdict(in);
-  CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
-  CHECK(find(v, "weights:tensor_sha256")->outcome == CheckOutcome::failed);
-
-  in.rebuild.tensor_sha256 = std::string(64, 'a');
   in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.9600000001};
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
   CHECK(find(v, "steps:loss")->evidence["worst_step"] == 2);
+
+  in.rebuild.steps_mode = false;
+  in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
+  v = decide_verdict(in);
+  CHECK(find(v, "weights:tensor_sha256")->outcome == CheckOutcome::passed);
+  in.rebuild.tensor_sha256 = std::string(64, 'b');
+  v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
+  CHECK(find(v, "weights:tensor_sha256")->outcome == CheckOutcome::failed);
 }
 
-TEST_CASE(
-    "steps mode: only the steps check, calibrated from seed-run pairs; short runs are findings") {
+TEST_CASE("steps mode: a same-seed comparison; exact when the reruns reproduced the curve") {
   auto m = base_manifest();
   m.evaluation.steps = StepValues{"loss", {2.30, 2.11, 1.96, 1.80}};
-  m.tolerance->steps_pairs_max_abs = {0.01, 0.012, 0.011};
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.steps_mode = true;
   in.rebuild.max_steps = 3;
-  in.rebuild.steps = std::vector<double>{2.301, 2.112, 1.958};
+  in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
+  // No same-seed reruns: uncalibrated, telling how to record them.
   auto v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::uncalibrated);
+  CHECK(contains(v.explanation, "--mode steps --max-steps 3"));
+
+  // Three same-seed reruns that reproduced it: exact band; any deviation fails.
+  m.tolerance->steps_same_seed_runs = {
+      {2.30, 2.11, 1.96, 1.80}, {2.30, 2.11, 1.96, 1.80}, {2.30, 2.11, 1.96, 1.80}};
+  in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
+  v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
   REQUIRE(v.checks.size() == 1);
   CHECK(v.checks[0].evidence["steps_compared"] == 3);
-  CHECK(v.checks[0].evidence["alpha"] == 0.01);  // the only calibrated check: m = 1
-  CHECK(contains(v.checks[0].explanation, "α=0.01"));
+  CHECK(contains(v.checks[0].explanation, "exact"));
+  CHECK(contains(v.checks[0].explanation, "≤ "));
+  in.rebuild.steps = std::vector<double>{2.30, 2.1105, 1.96};
+  v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
+  CHECK(v.checks[0].evidence["worst_step"] == 1);
 
+  // Nondeterministic platform: a band from the reruns' deviations (the whole rate: alpha 0.01).
+  m.tolerance->steps_same_seed_runs = {
+      {2.3001, 2.1102, 1.9603, 1.80}, {2.2999, 2.1101, 1.9598, 1.8}, {2.3002, 2.1097, 1.9601, 1.8}};
+  in.rebuild.steps = std::vector<double>{2.3001, 2.1101, 1.9601};
+  v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::passed);
+  CHECK(contains(v.checks[0].explanation, "3 same-seed reruns, α=0.01"));
+
+  // More steps requested than recorded: the recorded ones are compared, and it says so.
+  in.rebuild.max_steps = 10;
+  in.rebuild.steps = std::vector<double>{2.3001, 2.1101, 1.9601, 1.8, 1.7, 1.6};
+  v = decide_verdict(in);
+  CHECK(v.checks[0].evidence["steps_compared"] == 4);
+  CHECK(contains(v.checks[0].explanation, "the release recorded 4 step values, 10 were requested"));
+
+  in.rebuild.max_steps = 3;
   in.rebuild.steps = std::vector<double>{2.301, 2.112};
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
   CHECK(contains(v.explanation, "expected 3"));
 }
 
+TEST_CASE("a full rebuild's step curve is a note: it never fails the verdict") {
+  auto m = base_manifest();
+  m.evaluation.steps = StepValues{"loss", {2.30, 2.11, 1.96}};
+  m.tolerance->steps_same_seed_runs = {{2.30, 2.11, 1.96}, {2.30, 2.11, 1.96}, {2.30, 2.11, 1.96}};
+  auto in = inputs(m);
+  in.rebuild.primary = 0.9611;
+  in.rebuild.steps = std::vector<double>{2.40, 2.20, 2.00};
+  const auto v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::passed);
+  const auto* steps = find(v, "steps:loss");
+  CHECK(steps->informational);
+  CHECK(steps->outcome == CheckOutcome::failed);
+  CHECK(contains(steps->explanation, "a note"));
+}
+
 TEST_CASE("rerunnable: checks are reported, not enforced") {
   auto m = base_manifest();
   m.level = ReproLevel::rerunnable;
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   in.rebuild.primary = 0.5;
   const auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
@@ -258,7 +407,7 @@ TEST_CASE("rerunnable: checks are reported, not enforced") {
 
 TEST_CASE("a missing primary or a renamed primary is a finding") {
   const auto m = base_manifest();
-  VerdictInputs in{m, {}};
+  auto in = inputs(m);
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
   CHECK(contains(v.explanation, "did not report"));
@@ -270,24 +419,15 @@ TEST_CASE("a missing primary or a renamed primary is a finding") {
 }
 
 TEST_CASE("input drift and error verdicts") {
-  CheckResult ok{"input:image",
-                 CheckKind::input,
-                 CheckOutcome::passed,
-                 {},
-                 {},
-                 {},
-                 {},
-                 "image resolvable",
-                 {}};
-  CheckResult moved{"input:dataset",
-                    CheckKind::input,
-                    CheckOutcome::failed,
-                    {},
-                    {},
-                    {},
-                    {},
-                    "dataset root hash moved",
-                    {}};
+  CheckResult ok;
+  ok.name = "input:image";
+  ok.kind = CheckKind::input;
+  ok.outcome = CheckOutcome::passed;
+  ok.explanation = "image resolvable";
+  CheckResult moved = ok;
+  moved.name = "input:dataset";
+  moved.outcome = CheckOutcome::failed;
+  moved.explanation = "dataset root hash moved";
   const auto v = verdict_for_input_drift({ok, moved});
   CHECK(v.cls == VerdictClass::failed_input_drift);
   CHECK(contains(v.explanation, "dataset root hash moved"));
@@ -297,13 +437,17 @@ TEST_CASE("input drift and error verdicts") {
   CHECK(e.explanation == "docker: no such image");
 }
 
-TEST_CASE("verdict JSON round trip") {
-  const auto m = base_manifest();
-  VerdictInputs in{m, {}};
+TEST_CASE("verdict JSON round trip: band, power, informational") {
+  auto m = base_manifest();
+  m.tolerance->detect["accuracy"] = 0.0005;
+  auto in = inputs(m);
   in.rebuild.primary = 0.9609;
   const auto v = decide_verdict(in);
   const auto j = to_json(v);
   CHECK(j["class"] == "passed");
+  CHECK(j["checks"][0]["band"]["lower"].is_number());
+  CHECK(j["checks"][0]["power"]["probability"] == 0.8);
+  CHECK(j["checks"][0]["informational"] == false);
   const auto back = verdict_from_json(j);
   REQUIRE(back.has_value());
   CHECK(back->cls == v.cls);
@@ -311,28 +455,12 @@ TEST_CASE("verdict JSON round trip") {
   REQUIRE(back->checks.size() == v.checks.size());
   CHECK(back->checks[0].name == v.checks[0].name);
   CHECK(back->checks[0].margin == v.checks[0].margin);
+  CHECK(back->checks[0].band->lower == v.checks[0].band->lower);
+  CHECK(back->checks[0].power->shift == v.checks[0].power->shift);
+  CHECK(back->checks[0].power->underpowered);
+  CHECK(back->power.underpowered == v.power.underpowered);
   CHECK(back->checks[0].evidence == v.checks[0].evidence);
   CHECK_FALSE(verdict_from_json(nlohmann::json{{"class", "nope"}}).has_value());
   CHECK_FALSE(verdict_from_json(nlohmann::json{{"class", "passed"}, {"checks", {{{"name", 1}}}}})
                   .has_value());
-}
-
-TEST_CASE("calibration from seed runs: values per metric, statistics over all pairs") {
-  const auto a = scores({0.1, 0.4, 0.7, 0.9}), b = scores({0.2, 0.4, 0.6, 0.9}),
-             c = scores({0.1, 0.5, 0.7, 0.8});
-  std::vector<SeedRun> runs(3);
-  const Predictions* preds[] = {&a, &b, &c};
-  for (int i = 0; i < 3; ++i) {
-    runs[i].primary = 0.96 + 0.001 * i;
-    runs[i].segments["digit=8"]["accuracy"] = 0.93 + 0.001 * i;
-    runs[i].steps = std::vector<double>{2.3 + 0.01 * i, 2.1};
-    runs[i].predictions = preds[i];
-  }
-  const auto spec = calibrate_from_runs("accuracy", runs);
-  CHECK(spec.seed_runs.at("accuracy").size() == 3);
-  CHECK(spec.segment_seed_runs.at("digit=8").at("accuracy").size() == 3);
-  CHECK(spec.distribution_pairs.at("ks").size() == 3);
-  CHECK(spec.distribution_pairs.at("flip_rate").size() == 3);
-  REQUIRE(spec.steps_pairs_max_abs.size() == 3);
-  CHECK(spec.steps_pairs_max_abs[1] == doctest::Approx(0.02));
 }

@@ -366,6 +366,27 @@ TEST_CASE("calibrations round-trip and the newest wins; briefs pick the right ve
   CHECK(f.store->history()->size() == 2);
 }
 
+TEST_CASE("a brief says whether its verdict was judged against underpowered bands") {
+  Fixture f;
+  f.add_version("m", "1");
+  auto verdict = verdict_of(VerdictClass::passed);
+  CheckResult primary;
+  primary.name = "primary:accuracy";
+  primary.power = CheckPower{0.03, 0.02, true, 23};
+  verdict.checks.push_back(primary);
+  verdict.power = summarize_power(verdict.checks);
+  REQUIRE(f.store->record_verdict(f.queue("m", "1"), verdict, {}, "", {}).ok());
+  auto passed = f.store->latest_verdicts(VerdictFilter::passed);
+  REQUIRE(passed->size() == 1);
+  CHECK(passed->front().underpowered);
+  CHECK(passed->front().runs_needed == 23);
+  REQUIRE(f.store->record_verdict(f.queue("m", "1"), verdict_of(VerdictClass::passed), {}, "", {})
+              .ok());
+  passed = f.store->latest_verdicts(VerdictFilter::passed);
+  CHECK_FALSE(passed->front().underpowered);
+  CHECK_FALSE(passed->front().runs_needed.has_value());
+}
+
 TEST_CASE("a state, class, mode or trigger the store does not know is an error naming the row") {
   Fixture f;
   f.add_version("m", "1");

@@ -30,6 +30,7 @@ class FakeRunner final : public Runner {
   // The primary value the job "computed", from the spec (seed override for calibration).
   std::function<double(const RebuildSpec&)> primary = [](const RebuildSpec&) { return 0.96; };
   std::vector<double> predictions{0.1, 0.9, 0.8, 0.2};
+  std::vector<double> steps;  // "loss" step values, when not empty
 
   std::string kind() const override { return "fake"; }
   Status prepare(const RebuildSpec&) override {
@@ -58,6 +59,10 @@ class FakeRunner final : public Runner {
     out.primary_name = "accuracy";
     out.primary_value = primary(started.back());
     out.out_dir = dest;
+    if (!steps.empty()) {
+      out.steps_metric = "loss";
+      out.steps_values = steps;
+    }
     Predictions p;
     p.rows = predictions.size();
     p.values = predictions;

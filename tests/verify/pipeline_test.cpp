@@ -242,27 +242,102 @@ TEST_CASE("resume skips preflight and start, and finishes the reattached job") {
   CHECK(outcome.evidence.contains("resumed"));
 }
 
-TEST_CASE("calibration: k seed-only rebuilds become the tolerance spec") {
+CalibrationRequest calibration_of(const Release& release, int runs) {
+  CalibrationRequest request;
+  request.base = release.request;
+  request.runs = runs;
+  return request;
+}
+
+TEST_CASE("calibration: seed-only reruns extend the version's seed runs, with fresh seeds") {
   Release release;
+  Predictions released;
+  released.rows = 4;
+  released.values = {0.2, 0.9, 0.7, 0.2};
+  REQUIRE(write_npy(release.root / "registry/m/1/predictions.npy", released).ok());
+  release.request.manifest.evaluation.predictions = FileRef{"predictions.npy", std::nullopt};
   Harness h;
   h.runner.primary = [](const RebuildSpec& spec) {
-    return 0.9 + 0.01 * static_cast<double>(spec.seed_override.value_or(100));
+    return 0.9 + 0.01 * static_cast<double>(spec.seed_override.value_or(100) % 7);
   };
-  CalibrationOutcome outcome = run_calibration(CalibrationRequest{release.request, 5, 1}, h.deps);
+  CalibrationOutcome outcome = run_calibration(calibration_of(release, 5), h.deps);
 
   REQUIRE(outcome.spec.has_value());
   CHECK_FALSE(outcome.failure.has_value());
   REQUIRE(h.runner.started.size() == 5);
+  // The manifest holds 5 seed runs of seeds 1..5: the new ones are 6..10.
   for (std::size_t i = 0; i < 5; ++i) {
-    CHECK(h.runner.started[i].seed_override == static_cast<std::int64_t>(i + 1));
-    CHECK(h.runner.started[i].rebuild_id == "v1-seed" + std::to_string(i + 1));
+    CHECK(h.runner.started[i].seed_override == static_cast<std::int64_t>(i + 6));
+    CHECK(h.runner.started[i].rebuild_id == "v1-seed" + std::to_string(i + 6));
   }
   const std::vector<double>& runs = outcome.spec->seed_runs.at("accuracy");
-  REQUIRE(runs.size() == 5);
-  CHECK(runs[0] == doctest::Approx(0.91));
-  CHECK(runs[4] == doctest::Approx(0.95));
-  CHECK_FALSE(outcome.spec->distribution_pairs.empty());
+  REQUIRE(runs.size() == 10);
+  CHECK(runs[5] == doctest::Approx(0.96));  // seed 6
+  CHECK(outcome.spec->seed_overrides == std::vector<std::int64_t>{6, 7, 8, 9, 10});
+  // Distribution statistics against the release's predictions, one per new run.
+  CHECK(outcome.spec->distribution_seed_runs.at("max_abs_diff").size() == 5);
+  CHECK(outcome.spec->distribution_seed_runs.at("max_abs_diff")[0] == doctest::Approx(0.1));
   CHECK(outcome.runs.size() == 5);
+  CHECK(outcome.added == 5);
+  // The bands now, and the leave-one-out estimate over the seed runs that have every value.
+  CHECK_FALSE(outcome.bands.empty());
+  REQUIRE(outcome.leave_one_out.has_value());
+}
+
+TEST_CASE("calibration until power: adds runs until tolerance.detect is met or max-runs") {
+  Release release;
+  Harness h;
+  // A continuous metric, 0.950..0.958 by seed: sd about 0.003.
+  h.runner.primary = [](const RebuildSpec& spec) {
+    return 0.95 + 0.002 * static_cast<double>(spec.seed_override.value_or(0) % 5);
+  };
+  release.request.manifest.tolerance->seed_runs["accuracy"] = {0.952, 0.954, 0.956, 0.958, 0.95};
+  SUBCASE("reachable") {
+    release.request.manifest.tolerance->detect["accuracy"] = 0.0125;
+    auto request = calibration_of(release, 3);
+    request.until_power = true;
+    CalibrationOutcome outcome = run_calibration(request, h.deps);
+    REQUIRE(outcome.spec.has_value());
+    CAPTURE(outcome.stopped);
+    CHECK(outcome.power.underpowered.empty());
+    CHECK(outcome.stopped.find("every declared tolerance.detect is met") != std::string::npos);
+    CHECK(outcome.spec->seed_runs.at("accuracy").size() > 8);
+  }
+  SUBCASE("max runs") {
+    release.request.manifest.tolerance->detect["accuracy"] = 0.011;
+    auto request = calibration_of(release, 3);
+    request.until_power = true;
+    request.max_runs = 12;
+    CalibrationOutcome outcome = run_calibration(request, h.deps);
+    REQUIRE(outcome.spec.has_value());
+    CAPTURE(outcome.stopped);
+    CHECK(outcome.spec->seed_runs.at("accuracy").size() == 12);
+    CHECK(outcome.stopped.find("--max-runs 12") != std::string::npos);
+    CHECK_FALSE(outcome.power.underpowered.empty());
+  }
+}
+
+TEST_CASE("calibration in steps mode: same-seed reruns of the first steps") {
+  Release release;
+  release.request.manifest.evaluation.steps = StepValues{"loss", {2.3, 2.1, 1.9}};
+  release.request.mode = RebuildMode::steps;
+  release.request.max_steps = 3;
+  Harness h;
+  h.runner.steps = {2.3, 2.1, 1.9};
+  CalibrationOutcome outcome = run_calibration(calibration_of(release, 3), h.deps);
+  REQUIRE(outcome.spec.has_value());
+  REQUIRE(h.runner.started.size() == 3);
+  for (const auto& spec : h.runner.started) {
+    CHECK_FALSE(spec.seed_override.has_value());  // the release's own seeds
+    CHECK(spec.mode == RebuildMode::steps);
+  }
+  CHECK(outcome.spec->steps_same_seed_runs.size() == 3);
+  CHECK(outcome.spec->seed_runs.at("accuracy").size() == 5);  // unchanged
+  const auto* steps =
+      find_check(Verdict{VerdictClass::passed, outcome.bands, "", {}, std::nullopt}, "steps:loss");
+  REQUIRE(steps != nullptr);
+  CHECK(steps->explanation.find("exact") != std::string::npos);
+  CHECK_FALSE(outcome.leave_one_out.has_value());
 }
 
 TEST_CASE("calibration refuses drifted inputs and stops at the first failed run") {
@@ -270,14 +345,14 @@ TEST_CASE("calibration refuses drifted inputs and stops at the first failed run"
   Harness h;
   SUBCASE("drift") {
     test::write_file(release.root / "data/a.csv", "changed\n");
-    CalibrationOutcome outcome = run_calibration(CalibrationRequest{release.request, 5, 1}, h.deps);
+    CalibrationOutcome outcome = run_calibration(calibration_of(release, 5), h.deps);
     REQUIRE(outcome.failure.has_value());
     CHECK(outcome.failure->cls == VerdictClass::failed_input_drift);
     CHECK(h.runner.calls.empty());
   }
   SUBCASE("job error") {
     h.runner.exit = JobExit{1, false, "oom\n"};
-    CalibrationOutcome outcome = run_calibration(CalibrationRequest{release.request, 5, 1}, h.deps);
+    CalibrationOutcome outcome = run_calibration(calibration_of(release, 5), h.deps);
     REQUIRE(outcome.failure.has_value());
     CHECK(outcome.failure->cls == VerdictClass::error_job);
     CHECK(h.runner.started.size() == 1);

@@ -141,8 +141,11 @@ def main():
     segments = {f"digit={d}": {"accuracy": accuracy(p_eval[y_eval == d], y_eval[y_eval == d])}
                 for d in range(10)}
     result = {
-        "primary": {"name": "accuracy", "value": accuracy(p_eval, y_eval)},
+        # "examples": the metric is a proportion over that many eval records (reverify models its
+        # whole-example steps); segment_examples: each segment's count.
+        "primary": {"name": "accuracy", "value": accuracy(p_eval, y_eval), "examples": len(y_eval)},
         "segments": segments,
+        "segment_examples": {f"digit={d}": int(np.sum(y_eval == d)) for d in range(10)},
         "steps": {"metric": "loss", "values": losses},
         "predictions": "predictions.npy",
         "weights": "model.safetensors",

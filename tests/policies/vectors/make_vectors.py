@@ -15,15 +15,19 @@ import scipy
 import scipy.stats
 
 LEVELS = [0.01, 0.05, 0.25, 0.50, 0.75, 0.95, 0.99]
-PSI_EPSILON = 1e-4  # bin shares are floored at this before the log, so empty bins stay finite
+PSI_SMOOTHING = 0.5  # counts added to every bin before the log (policies/stats.hpp)
 THRESHOLD = 0.5
 
 
 def psi(reference, observed):
-    edges = np.quantile(reference, np.arange(1, 10) / 10)
+    pooled = np.sort(np.concatenate([reference, observed]))
+    total = len(pooled)
+    edges = np.unique(pooled[[j * total // 10 for j in range(1, 10)]])
+    edges = edges[edges > pooled[0]]
+    bins = len(edges) + 1
     def shares(x):
-        counts = np.bincount(np.searchsorted(edges, x, side="right"), minlength=10)
-        return np.maximum(counts / len(x), PSI_EPSILON)
+        counts = np.bincount(np.searchsorted(edges, x, side="right"), minlength=bins)
+        return (counts + PSI_SMOOTHING) / (len(x) + PSI_SMOOTHING * bins)
     p, q = shares(reference), shares(observed)
     return float(np.sum((q - p) * np.log(q / p)))
 
@@ -91,7 +95,7 @@ def main():
         case("float32_values", rng.normal(size=150).astype(np.float32), rng.normal(size=150).astype(np.float32)),
     ]
     json.dump({"generator": "scipy " + scipy.__version__ + ", numpy " + np.__version__,
-               "psi_epsilon": PSI_EPSILON, "threshold": THRESHOLD, "cases": cases}, sys.stdout, indent=1)
+               "psi_smoothing": PSI_SMOOTHING, "threshold": THRESHOLD, "cases": cases}, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
 

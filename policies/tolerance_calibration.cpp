@@ -1,0 +1,207 @@
+#include "policies/tolerance_calibration.hpp"
+
+#include "policies/stats.hpp"
+
+namespace reverify {
+namespace {
+
+// values without the one at `index`, when the series has one value per run.
+std::vector<double> without(const std::vector<double>& values, std::size_t index, std::size_t n) {
+  if (values.size() != n)
+    return values;
+  std::vector<double> out;
+  out.reserve(n - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i != index)
+      out.push_back(values[i]);
+  }
+  return out;
+}
+
+std::optional<double> at(const std::map<std::string, std::vector<double>>& m,
+                         const std::string& key, std::size_t index, std::size_t n) {
+  auto it = m.find(key);
+  if (it == m.end() || it->second.size() != n)
+    return std::nullopt;
+  return it->second[index];
+}
+
+// The held-out run's statistics against the release, as recorded.
+std::optional<stats::Comparison> recorded_comparison(const ToleranceSpec& t, std::size_t index,
+                                                     std::size_t n, std::size_t rows,
+                                                     std::size_t scores) {
+  const auto& d = t.distribution_seed_runs;
+  const auto ks = at(d, "ks", index, n), psi = at(d, "psi", index, n),
+             w1 = at(d, "wasserstein", index, n);
+  if (!ks || !psi || !w1)
+    return std::nullopt;
+  stats::Comparison c;
+  c.ks = *ks;
+  c.psi = *psi;
+  c.wasserstein = *w1;
+  c.rows = rows;
+  c.scores = scores;
+  const auto max_abs = at(d, "max_abs_diff", index, n), mean_abs = at(d, "mean_abs_diff", index, n),
+             flips = at(d, "flip_rate", index, n);
+  if (max_abs && mean_abs && flips)
+    c.paired = stats::Paired{*max_abs, *mean_abs, *flips};
+  return c;
+}
+
+}  // namespace
+
+ToleranceSpec seed_run_tolerance(const std::string& primary_name, const std::vector<SeedRun>& runs,
+                                 const Predictions* release, double flip_threshold) {
+  ToleranceSpec spec;
+  for (const auto& run : runs) {
+    if (run.primary)
+      spec.seed_runs[primary_name].push_back(*run.primary);
+    for (const auto& [segment, metrics] : run.segments)
+      for (const auto& [metric, value] : metrics)
+        spec.segment_seed_runs[segment][metric].push_back(value);
+    if (release && run.predictions && !release->values.empty() &&
+        !run.predictions->values.empty()) {
+      const auto& r = *run.predictions;
+      const auto c = stats::compare(release->view(), r.view(), release->cols, r.cols,
+                                    release->two_d && r.two_d, flip_threshold);
+      for (const auto& [name, value] : stats::banded_statistics(c))
+        spec.distribution_seed_runs[name].push_back(value);
+    }
+  }
+  return spec;
+}
+
+ToleranceSpec same_seed_tolerance(const std::vector<SeedRun>& runs) {
+  ToleranceSpec spec;
+  for (const auto& run : runs) {
+    if (run.steps)
+      spec.steps_same_seed_runs.push_back(*run.steps);
+  }
+  return spec;
+}
+
+ToleranceSpec appended(ToleranceSpec base, const ToleranceSpec& more) {
+  auto append = [](std::vector<double>& into, const std::vector<double>& from) {
+    into.insert(into.end(), from.begin(), from.end());
+  };
+  for (const auto& [metric, values] : more.seed_runs)
+    append(base.seed_runs[metric], values);
+  for (const auto& [segment, metrics] : more.segment_seed_runs)
+    for (const auto& [metric, values] : metrics)
+      append(base.segment_seed_runs[segment][metric], values);
+  for (const auto& [stat, values] : more.distribution_seed_runs)
+    append(base.distribution_seed_runs[stat], values);
+  base.seed_overrides.insert(base.seed_overrides.end(), more.seed_overrides.begin(),
+                             more.seed_overrides.end());
+  base.steps_same_seed_runs.insert(base.steps_same_seed_runs.end(),
+                                   more.steps_same_seed_runs.begin(),
+                                   more.steps_same_seed_runs.end());
+  for (const auto& [key, value] : more.floor)
+    base.floor[key] = value;
+  for (const auto& [key, value] : more.detect)
+    base.detect[key] = value;
+  return base;
+}
+
+std::size_t seed_run_count(const ToleranceSpec& spec, const std::string& primary_name) {
+  auto it = spec.seed_runs.find(primary_name);
+  return it == spec.seed_runs.end() ? 0 : it->second.size();
+}
+
+std::vector<CheckResult> describe_bands(const Manifest& manifest, const ToleranceSpec& tolerance,
+                                        const VerdictPolicy& policy, std::size_t rows,
+                                        std::size_t scores,
+                                        const std::map<std::string, double>& detect) {
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v)
+      sum += x;
+    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+  };
+  Manifest m = manifest;
+  m.tolerance = tolerance;
+  const auto& ev = manifest.evaluation;
+  RebuildObservation at_means;
+  at_means.primary_name = ev.primary.name;
+  auto primary = tolerance.seed_runs.find(ev.primary.name);
+  at_means.primary = primary != tolerance.seed_runs.end() && !primary->second.empty()
+                         ? mean(primary->second)
+                         : ev.primary.value;
+  for (const auto& [segment, metrics] : ev.segments) {
+    for (const auto& [metric, recorded] : metrics) {
+      auto runs = tolerance.segment_seed_runs.find(segment);
+      const auto* values = runs != tolerance.segment_seed_runs.end() && runs->second.count(metric)
+                               ? &runs->second.at(metric)
+                               : nullptr;
+      at_means.segments[segment][metric] = values && !values->empty() ? mean(*values) : recorded;
+    }
+  }
+  const auto& d = tolerance.distribution_seed_runs;
+  if (d.count("ks") && d.count("psi") && d.count("wasserstein")) {
+    stats::Comparison c;
+    c.ks = mean(d.at("ks"));
+    c.psi = mean(d.at("psi"));
+    c.wasserstein = mean(d.at("wasserstein"));
+    c.rows = rows;
+    c.scores = scores;
+    if (d.count("max_abs_diff") && d.count("mean_abs_diff") && d.count("flip_rate")) {
+      c.paired = stats::Paired{mean(d.at("max_abs_diff")), mean(d.at("mean_abs_diff")),
+                               mean(d.at("flip_rate"))};
+    }
+    at_means.comparison = c;
+  } else {
+    m.evaluation.predictions.reset();
+  }
+  auto checks = decide_verdict(VerdictInputs{m, at_means, nullptr, nullptr, detect}, policy).checks;
+  if (ev.steps && !tolerance.steps_same_seed_runs.empty()) {
+    std::size_t steps = ev.steps->values.size();
+    for (const auto& run : tolerance.steps_same_seed_runs)
+      steps = std::min(steps, run.size());
+    RebuildObservation steps_mode;
+    steps_mode.steps_mode = true;
+    steps_mode.max_steps = static_cast<std::int64_t>(steps);
+    steps_mode.steps = ev.steps->values;
+    for (auto& check :
+         decide_verdict(VerdictInputs{m, steps_mode, nullptr, nullptr, detect}, policy).checks)
+      checks.push_back(std::move(check));
+  }
+  return checks;
+}
+
+LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& tolerance,
+                          const VerdictPolicy& policy, std::size_t rows, std::size_t scores,
+                          const std::map<std::string, double>& detect) {
+  LeaveOneOut out;
+  const std::string& primary = manifest.evaluation.primary.name;
+  const std::size_t n = seed_run_count(tolerance, primary);
+  for (std::size_t i = 0; i < n; ++i) {
+    Manifest held = manifest;
+    ToleranceSpec others = tolerance;
+    for (auto& [metric, values] : others.seed_runs)
+      values = without(values, i, n);
+    for (auto& [segment, metrics] : others.segment_seed_runs)
+      for (auto& [metric, values] : metrics)
+        values = without(values, i, n);
+    for (auto& [stat, values] : others.distribution_seed_runs)
+      values = without(values, i, n);
+    held.tolerance = others;
+
+    RebuildObservation rebuild;
+    rebuild.primary_name = primary;
+    rebuild.primary = at(tolerance.seed_runs, primary, i, n);
+    for (const auto& [segment, metrics] : tolerance.segment_seed_runs)
+      for (const auto& [metric, values] : metrics)
+        if (values.size() == n)
+          rebuild.segments[segment][metric] = values[i];
+    rebuild.comparison = recorded_comparison(tolerance, i, n, rows, scores);
+    if (!rebuild.comparison)
+      held.evaluation.predictions.reset();  // nothing recorded to judge predictions by
+    VerdictInputs inputs{held, rebuild, nullptr, nullptr, detect};
+    LeaveOneOutRun run{i, decide_verdict(inputs, policy)};
+    out.paged += is_failure(run.verdict.cls);
+    out.runs.push_back(std::move(run));
+  }
+  return out;
+}
+
+}  // namespace reverify

@@ -1,0 +1,61 @@
+#pragma once
+// Calibration data (DESIGN, "Verdict" -> tolerance), pure: seed-only reruns -> the ToleranceSpec
+// the verdict reads, and the leave-one-out estimate of how often honest reruns page.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/manifest.hpp"
+#include "core/predictions.hpp"
+#include "policies/verdict.hpp"
+
+namespace reverify {
+
+// What one seed-only (or same-seed) rerun produced.
+struct SeedRun {
+  std::optional<double> primary;
+  SegmentMetrics segments;
+  std::optional<std::vector<double>> steps;
+  const Predictions* predictions = nullptr;  // not owned
+};
+
+// Seed-only reruns -> seed_runs[primary_name], segment_seed_runs, and distribution_seed_runs:
+// each statistic between the release's predictions (the reference side) and each run's. Runs
+// without predictions (or without a release to compare with) add no distribution values.
+ToleranceSpec seed_run_tolerance(const std::string& primary_name, const std::vector<SeedRun>& runs,
+                                 const Predictions* release, double flip_threshold = 0.5);
+
+// Same-seed reruns -> steps_same_seed_runs (their step curves).
+ToleranceSpec same_seed_tolerance(const std::vector<SeedRun>& runs);
+
+// `more` appended to `base`, key by key (the runs of an extended calibration).
+ToleranceSpec appended(ToleranceSpec base, const ToleranceSpec& more);
+
+// The number of seed runs a spec holds for its primary metric.
+std::size_t seed_run_count(const ToleranceSpec& spec, const std::string& primary_name);
+
+// The bands of a calibration and their power: decide_verdict on an observation at the seed
+// means and the statistics' means (its outcomes mean nothing; its bands and power do), and a
+// steps-mode one on the recorded curve when same-seed reruns exist.
+std::vector<CheckResult> describe_bands(const Manifest& manifest, const ToleranceSpec& tolerance,
+                                        const VerdictPolicy& policy, std::size_t rows,
+                                        std::size_t scores,
+                                        const std::map<std::string, double>& detect = {});
+
+// Leave-one-out: each seed run judged as a full rebuild against the bands of the others, with
+// decide_verdict itself. The statistics of the held-out run against the release are the
+// recorded ones (rows/scores: the release's predictions' shape, for the flip-rate and KS steps).
+struct LeaveOneOutRun {
+  std::size_t index = 0;
+  Verdict verdict;
+};
+struct LeaveOneOut {
+  std::vector<LeaveOneOutRun> runs;
+  std::size_t paged = 0;  // verdicts failed:*
+};
+LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& tolerance,
+                          const VerdictPolicy& policy, std::size_t rows, std::size_t scores,
+                          const std::map<std::string, double>& detect = {});
+
+}  // namespace reverify

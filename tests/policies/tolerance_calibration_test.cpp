@@ -1,0 +1,111 @@
+#include <doctest/doctest.h>
+
+#include "policies/tolerance_calibration.hpp"
+
+using namespace reverify;
+
+namespace {
+
+Predictions scores(std::vector<double> values) {
+  Predictions p;
+  p.rows = values.size();
+  p.values = std::move(values);
+  return p;
+}
+
+Manifest manifest_with(const ToleranceSpec& tolerance) {
+  Manifest m;
+  m.model = "m";
+  m.version = "1";
+  m.evaluation.primary = {"accuracy", 0.95, true, 400};
+  m.evaluation.segments["a"]["accuracy"] = 0.9;
+  m.evaluation.segment_examples["a"] = 40;
+  m.evaluation.predictions = FileRef{"predictions.npy", std::nullopt};
+  m.tolerance = tolerance;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("seed runs -> values per metric, statistics against the release per run") {
+  const auto release = scores({0.1, 0.4, 0.7, 0.9});
+  const auto a = scores({0.2, 0.4, 0.6, 0.9}), b = scores({0.1, 0.5, 0.7, 0.8});
+  std::vector<SeedRun> runs(2);
+  runs[0].primary = 0.96;
+  runs[0].segments["digit=8"]["accuracy"] = 0.93;
+  runs[0].predictions = &a;
+  runs[1].primary = 0.97;
+  runs[1].segments["digit=8"]["accuracy"] = 0.94;
+  runs[1].predictions = &b;
+  const auto spec = seed_run_tolerance("accuracy", runs, &release);
+  CHECK(spec.seed_runs.at("accuracy") == std::vector<double>{0.96, 0.97});
+  CHECK(spec.segment_seed_runs.at("digit=8").at("accuracy").size() == 2);
+  REQUIRE(spec.distribution_seed_runs.at("max_abs_diff").size() == 2);
+  CHECK(spec.distribution_seed_runs.at("max_abs_diff")[0] == doctest::Approx(0.1));
+  CHECK(spec.distribution_seed_runs.at("flip_rate")[1] == 0.25);  // 0.4 -> 0.5 crosses 0.5
+  // Without a release to compare with, no distribution values.
+  CHECK(seed_run_tolerance("accuracy", runs, nullptr).distribution_seed_runs.empty());
+}
+
+TEST_CASE("same-seed reruns keep their step curves; appending extends every series") {
+  std::vector<SeedRun> runs(2);
+  runs[0].steps = std::vector<double>{2.3, 2.1};
+  runs[1].steps = std::vector<double>{2.3, 2.1};
+  const auto same = same_seed_tolerance(runs);
+  CHECK(same.steps_same_seed_runs.size() == 2);
+
+  ToleranceSpec base;
+  base.seed_runs["accuracy"] = {0.9, 0.91};
+  base.seed_overrides = {1, 2};
+  ToleranceSpec more;
+  more.seed_runs["accuracy"] = {0.92};
+  more.seed_overrides = {3};
+  more.detect["accuracy"] = 0.02;
+  const auto all = appended(base, more);
+  CHECK(all.seed_runs.at("accuracy") == std::vector<double>{0.9, 0.91, 0.92});
+  CHECK(all.seed_overrides == std::vector<std::int64_t>{1, 2, 3});
+  CHECK(all.detect.at("accuracy") == 0.02);
+  CHECK(seed_run_count(all, "accuracy") == 3);
+}
+
+TEST_CASE("leave-one-out: each seed run judged against the others by decide_verdict") {
+  ToleranceSpec t;
+  for (int c : {380, 381, 379, 380, 382, 378, 380, 381})
+    t.seed_runs["accuracy"].push_back(c / 400.0);
+  for (int c : {36, 36, 37, 36, 35, 36, 36, 37})
+    t.segment_seed_runs["a"]["accuracy"].push_back(c / 40.0);
+  for (const char* s : {"ks", "psi", "wasserstein", "max_abs_diff", "mean_abs_diff", "flip_rate"})
+    t.distribution_seed_runs[s] = {0.02, 0.03, 0.025, 0.02, 0.03, 0.022, 0.027, 0.024};
+  const auto m = manifest_with(t);
+  auto loo = leave_one_out(m, t, VerdictPolicy{}, 400, 400);
+  REQUIRE(loo.runs.size() == 8);
+  CHECK(loo.paged == 0);
+  for (const auto& run : loo.runs) {
+    CHECK(run.verdict.cls == VerdictClass::passed);
+    // The held-out run is judged with 7 others.
+    CHECK(run.verdict.checks[0].evidence["seed_runs"] == 7);
+  }
+  // An outlier among the seed runs pages when it is held out.
+  t.seed_runs["accuracy"][3] = 300 / 400.0;
+  loo = leave_one_out(manifest_with(t), t, VerdictPolicy{}, 400, 400);
+  CHECK(loo.paged >= 1);
+  CHECK(is_failure(loo.runs[3].verdict.cls));
+}
+
+TEST_CASE("describe bands: every band and its power, steps included") {
+  ToleranceSpec t;
+  for (int c : {380, 381, 379, 380, 382})
+    t.seed_runs["accuracy"].push_back(c / 400.0);
+  t.steps_same_seed_runs = {{2.3, 2.1}, {2.3, 2.1}, {2.3, 2.1}};
+  t.detect["accuracy"] = 0.001;
+  auto m = manifest_with(t);
+  m.evaluation.segments.clear();
+  m.evaluation.steps = StepValues{"loss", {2.3, 2.1}};
+  const auto bands = describe_bands(m, t, VerdictPolicy{}, 0, 0);
+  REQUIRE(bands.size() == 2);
+  CHECK(bands[0].name == "primary:accuracy");
+  CHECK(bands[0].power->underpowered);
+  CHECK(bands[1].name == "steps:loss");
+  CHECK(bands[1].band.has_value());
+  CHECK(summarize_power(bands).underpowered == std::vector<std::string>{"primary:accuracy"});
+}

@@ -1,0 +1,414 @@
+// DESIGN's two tolerance properties, measured by simulation (pure, seeded, no clock):
+//  1. an honest rebuild (a fresh draw from the distribution the seed runs come from) falls outside
+//     a band at most alpha of the time, for every kind of band: continuous metrics (near normal,
+//     and skewed: Beta(48, 2)), proportions over k = 20, 100, 1000 examples (p from 0.5 to ~1,
+//     including seed runs that all agree; binomial, over- and under-dispersed), and each
+//     distribution statistic between simulated score vectors (the release against fresh-seed
+//     runs, with and without a run-level factor that makes the statistics skewed);
+//  2. the band's stated power: a rebuild shifted by it is caught about 80% of the time.
+// n = 3, 5, 10, 20 seed runs. Each row asserts "false-page rate <= alpha + 3 binomial standard
+// errors" and prints the rates and detection figures (ctest -V shows them; the README quotes
+// them). A last case simulates whole verifications (primary + 10 segments + 6 statistics, the
+// false-page rate split as the verdict does) against the per-verification alpha.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+
+#include "core/manifest.hpp"
+#include "policies/stats.hpp"
+#include "policies/tolerance.hpp"
+#include "policies/verdict.hpp"
+
+using namespace reverify;
+
+namespace {
+
+constexpr double kAlpha = 0.01;
+constexpr int kNs[] = {3, 5, 10, 20};
+
+using Rng = std::mt19937_64;
+
+double binomial_slack(double p, int trials) {
+  return 3 * std::sqrt(p * (1 - p) / trials);
+}
+
+struct Rates {
+  int trials = 0;
+  int pages = 0;
+  int detect_trials = 0;
+  int detected = 0;
+  double rate() const { return trials ? static_cast<double>(pages) / trials : 0; }
+  double detection() const {
+    return detect_trials ? static_cast<double>(detected) / detect_trials : -1;
+  }
+};
+
+// ---- metrics ---------------------------------------------------------------------------------
+
+struct MetricModel {
+  std::string name;
+  std::function<double(Rng&)> draw;      // one seed run's metric value
+  std::optional<std::int64_t> examples;  // k, for proportions
+};
+
+double beta_draw(Rng& rng, double a, double b) {
+  const double x = std::gamma_distribution<double>(a, 1)(rng);
+  const double y = std::gamma_distribution<double>(b, 1)(rng);
+  return x / (x + y);
+}
+
+MetricModel normal_metric(double mean, double sd) {
+  return {"normal(" + std::to_string(mean).substr(0, 4) + ")",
+          [=](Rng& rng) { return std::normal_distribution<double>(mean, sd)(rng); }, std::nullopt};
+}
+
+MetricModel beta_metric(double a, double b) {
+  return {"beta(" + std::to_string(static_cast<int>(a)) + "," +
+              std::to_string(static_cast<int>(b)) + ")",
+          [=](Rng& rng) { return beta_draw(rng, a, b); }, std::nullopt};
+}
+
+// A proportion over k examples. dispersion: "binomial"; "over" (p itself varies by seed,
+// beta-binomial with 5x the binomial variance); "under" (a fixed set of hard examples flips,
+// the rest never do: the spread of real seed runs on a fixed eval set).
+MetricModel proportion_metric(std::int64_t k, double p, const std::string& dispersion) {
+  std::function<double(Rng&)> draw;
+  if (dispersion == "binomial") {
+    draw = [=](Rng& rng) {
+      return static_cast<double>(std::binomial_distribution<std::int64_t>(k, p)(rng)) /
+             static_cast<double>(k);
+    };
+  } else if (dispersion == "over") {
+    const double rho = 4.0 / static_cast<double>(k - 1);  // variance x (1 + (k - 1) rho) = 5x
+    const double s = (1 - rho) / rho;
+    draw = [=](Rng& rng) {
+      const double q = beta_draw(rng, p * s, (1 - p) * s);
+      return static_cast<double>(std::binomial_distribution<std::int64_t>(k, q)(rng)) /
+             static_cast<double>(k);
+    };
+  } else {
+    // 4 (1 - p) k hard examples each right with probability 3/4; the others always right.
+    const auto hard = std::max<std::int64_t>(1, std::llround(4 * (1 - p) * static_cast<double>(k)));
+    draw = [=](Rng& rng) {
+      const auto right = std::binomial_distribution<std::int64_t>(hard, 0.75)(rng);
+      return static_cast<double>(k - hard + right) / static_cast<double>(k);
+    };
+  }
+  char name[64];
+  std::snprintf(name, sizeof name, "k=%lld p=%g %s", static_cast<long long>(k), p,
+                dispersion.c_str());
+  return {name, draw, k};
+}
+
+// One detection trial: shift an honest value by the band's stated power, in each direction the
+// band can catch, and count it caught or not.
+void detect(const MetricBand& band, double honest, const std::optional<std::int64_t>& k, Rates& r) {
+  if (!band.power_shift)
+    return;
+  for (double sign : {-1.0, 1.0}) {
+    double shifted = honest + sign * *band.power_shift;
+    if (band.scale != MetricScale::real && (shifted < 0 || shifted > 1))
+      continue;
+    if (k)
+      shifted = std::round(shifted * static_cast<double>(*k)) / static_cast<double>(*k);
+    ++r.detect_trials;
+    r.detected += !band.contains(shifted);
+  }
+}
+
+Rates simulate_metric(const MetricModel& model, int n, int trials, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<double> runs(n);
+  Rates r;
+  MetricBandSpec spec;
+  spec.alpha = kAlpha;
+  spec.examples = model.examples;
+  for (int t = 0; t < trials; ++t) {
+    for (auto& x : runs)
+      x = model.draw(rng);
+    const double honest = model.draw(rng);
+    const auto made = metric_band(runs, spec);
+    REQUIRE(made.band.has_value());
+    ++r.trials;
+    r.pages += !made.band->contains(honest);
+    if (t % 4 == 0)
+      detect(*made.band, model.draw(rng), model.examples, r);
+  }
+  return r;
+}
+
+void metric_table(const std::vector<MetricModel>& models, int trials, std::uint64_t& seed) {
+  std::printf("%-26s %3s | %-12s %-9s | %s\n", "metric", "n", "false pages", "(limit)",
+              "detected at the stated power shift");
+  for (const auto& model : models) {
+    for (int n : kNs) {
+      const auto r = simulate_metric(model, n, trials, seed++);
+      const double limit = kAlpha + binomial_slack(kAlpha, r.trials);
+      std::printf("%-26s %3d | %-12.4f %-9.4f | %.3f\n", model.name.c_str(), n, r.rate(), limit,
+                  r.detection());
+      CAPTURE(model.name);
+      CAPTURE(n);
+      CHECK(r.rate() <= limit);
+    }
+  }
+}
+
+// ---- distribution statistics -----------------------------------------------------------------
+
+// A classifier's scores on a fixed eval set: true logits per example; a seed run adds example
+// noise and, optionally, a run-level temperature (seeds that train more or less confident
+// models: the statistics become skewed and dependent on the release's own temperature).
+struct ScoreWorld {
+  std::size_t rows = 150;
+  std::size_t classes = 4;  // 1: one sigmoid score per row
+  double separation = 4;
+  double noise = 0.5;
+  double temperature_sd = 0;
+  std::vector<double> logits;
+
+  void draw_truth(Rng& rng) {
+    std::normal_distribution<double> z(0, 1);
+    logits.assign(rows * std::max<std::size_t>(classes, 1), 0);
+    for (std::size_t i = 0; i < rows; ++i) {
+      if (classes == 1) {
+        logits[i] = separation * z(rng);
+        continue;
+      }
+      const std::size_t label = rng() % classes;
+      for (std::size_t c = 0; c < classes; ++c)
+        logits[i * classes + c] = z(rng) + (c == label ? separation : 0);
+    }
+  }
+
+  std::vector<double> run(Rng& rng) const {
+    std::normal_distribution<double> eps(0, noise);
+    const double t = std::exp(std::normal_distribution<double>(0, temperature_sd)(rng));
+    std::vector<double> scores(logits.size());
+    if (classes == 1) {
+      for (std::size_t i = 0; i < rows; ++i)
+        scores[i] = 1 / (1 + std::exp(-t * (logits[i] + eps(rng))));
+      return scores;
+    }
+    for (std::size_t i = 0; i < rows; ++i) {
+      double top = -1e300, sum = 0;
+      for (std::size_t c = 0; c < classes; ++c) {
+        scores[i * classes + c] = t * (logits[i * classes + c] + eps(rng));
+        top = std::max(top, scores[i * classes + c]);
+      }
+      for (std::size_t c = 0; c < classes; ++c)
+        sum += scores[i * classes + c] = std::exp(scores[i * classes + c] - top);
+      for (std::size_t c = 0; c < classes; ++c)
+        scores[i * classes + c] /= sum;
+    }
+    return scores;
+  }
+
+  stats::Comparison compare(const std::vector<double>& release,
+                            const std::vector<double>& other) const {
+    const std::size_t cols = std::max<std::size_t>(classes, 1);
+    return stats::compare(release, other, cols, cols, classes > 1, 0.5, 1);
+  }
+};
+
+struct DistributionRates {
+  std::map<std::string, Rates> by_statistic;
+};
+
+UpperBoundSpec bound_spec(const std::string& name, const stats::Comparison& c) {
+  UpperBoundSpec spec;
+  spec.alpha = kAlpha;
+  if (name == "flip_rate") {
+    spec.resolution = 1.0 / static_cast<double>(c.rows);
+    spec.counts = true;
+  } else if (name == "ks") {
+    spec.resolution = 1.0 / static_cast<double>(c.scores);
+    spec.counts = true;
+  }
+  return spec;
+}
+
+// worlds x (n seed runs against the release, then `rebuilds` fresh-seed rebuilds against it).
+DistributionRates simulate_distribution(ScoreWorld world, int n, int worlds, int rebuilds,
+                                        std::uint64_t seed) {
+  Rng rng(seed);
+  DistributionRates out;
+  for (int w = 0; w < worlds; ++w) {
+    world.draw_truth(rng);
+    const auto release = world.run(rng);
+    std::map<std::string, std::vector<double>> values;
+    stats::Comparison shape;
+    for (int i = 0; i < n; ++i) {
+      shape = world.compare(release, world.run(rng));
+      for (const auto& [name, v] : stats::banded_statistics(shape))
+        values[name].push_back(v);
+    }
+    std::map<std::string, UpperBound> bounds;
+    for (const auto& [name, v] : values) {
+      const auto made = upper_bound(v, bound_spec(name, shape));
+      if (made.bound)
+        bounds.emplace(name, *made.bound);
+    }
+    for (int b = 0; b < rebuilds; ++b) {
+      const auto c = world.compare(release, world.run(rng));
+      for (const auto& [name, v] : stats::banded_statistics(c)) {
+        auto& r = out.by_statistic[name];
+        ++r.trials;
+        auto bound = bounds.find(name);
+        r.pages += bound == bounds.end() || v > bound->second.upper;
+        if (bound != bounds.end() && bound->second.power_shift && b % 4 == 0) {
+          ++r.detect_trials;
+          r.detected += v + *bound->second.power_shift > bound->second.upper;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// ---- whole verifications ---------------------------------------------------------------------
+
+Manifest simulated_manifest(std::int64_t k_primary, std::int64_t k_segment, int segments) {
+  Manifest m;
+  m.model = "sim";
+  m.version = "1";
+  m.level = ReproLevel::equivalent;
+  m.evaluation.primary = PrimaryMetric{"accuracy", 0.9, true, k_primary};
+  for (int s = 0; s < segments; ++s) {
+    m.evaluation.segments["s" + std::to_string(s)]["accuracy"] = 0.9;
+    m.evaluation.segment_examples["s" + std::to_string(s)] = k_segment;
+  }
+  m.evaluation.predictions = FileRef{"predictions.npy", std::nullopt};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("property 1 and 2, continuous metrics: near-normal and skewed") {
+  std::printf("\n-- continuous metrics, alpha = %.2f per check --\n", kAlpha);
+  std::uint64_t seed = 1;
+  metric_table({normal_metric(0.96, 0.002), normal_metric(10, 1), beta_metric(48, 2)}, 20000, seed);
+}
+
+TEST_CASE("property 1 and 2, proportions over k examples, incl. p ~ 1 and runs that all agree") {
+  std::printf("\n-- proportions, alpha = %.2f per check --\n", kAlpha);
+  std::uint64_t seed = 100;
+  std::vector<MetricModel> models;
+  for (std::int64_t k : {20, 100, 1000}) {
+    for (double p : {0.5, 0.9, 0.99, 1 - 0.1 / static_cast<double>(k)})
+      models.push_back(proportion_metric(k, p, "binomial"));
+  }
+  for (std::int64_t k : {100, 1000}) {
+    models.push_back(proportion_metric(k, 0.95, "over"));
+    models.push_back(proportion_metric(k, 0.97, "under"));
+  }
+  metric_table(models, 8000, seed);
+}
+
+TEST_CASE("runs that all agree still get a band of whole examples, never +-0") {
+  const std::vector<double> all_right(5, 1.0);
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  spec.examples = 39;
+  const auto made = metric_band(all_right, spec);
+  REQUIRE(made.band.has_value());
+  CHECK(made.band->lower < 1.0);
+  CHECK(made.band->lower * 39 == doctest::Approx(std::round(made.band->lower * 39)));
+  CHECK(made.band->contains(38.0 / 39));  // one more misclassified example does not page
+  CHECK(made.band->discrete_applied);
+}
+
+TEST_CASE("property 1 and 2, distribution statistics of the release against fresh-seed runs") {
+  struct Case {
+    const char* name;
+    ScoreWorld world;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"4-class softmax", ScoreWorld{}});
+  ScoreWorld tempered;
+  tempered.temperature_sd = 0.1;
+  cases.push_back({"4-class, run temperature", tempered});
+  ScoreWorld binary;
+  binary.classes = 1;
+  binary.separation = 3;
+  binary.noise = 0.3;
+  cases.push_back({"binary sigmoid", binary});
+  ScoreWorld piled = binary;
+  piled.separation = 8;  // scores piled near 0 and 1
+  piled.temperature_sd = 0.1;
+  cases.push_back({"binary, piled at 0/1, temp.", piled});
+
+  std::printf("\n-- distribution statistics, alpha = %.2f per check (release vs fresh seeds) --\n",
+              kAlpha);
+  std::printf("%-28s %3s | false pages per statistic (limit), detected at the stated power\n",
+              "scores", "n");
+  std::uint64_t seed = 1000;
+  for (const auto& c : cases) {
+    for (int n : kNs) {
+      const auto rates = simulate_distribution(c.world, n, 300, 20, seed++);
+      std::printf("%-28s %3d |", c.name, n);
+      for (const auto& [name, r] : rates.by_statistic) {
+        const double limit = kAlpha + binomial_slack(kAlpha, r.trials);
+        std::printf(" %s %.4f (%.4f) %.2f;", name.c_str(), r.rate(), limit, r.detection());
+        CAPTURE(c.name);
+        CAPTURE(n);
+        CAPTURE(name);
+        CHECK(r.rate() <= limit);
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+TEST_CASE("property 1 for whole verifications: primary, 10 segments and 6 statistics") {
+  std::printf("\n-- whole verifications, false_page_rate = %.2f split over the families --\n",
+              kAlpha);
+  VerdictPolicy policy;
+  policy.false_page_rate = kAlpha;
+  const auto primary = proportion_metric(400, 0.97, "under");
+  const auto segment = proportion_metric(40, 0.97, "binomial");
+  ScoreWorld world;
+  std::uint64_t seed = 5000;
+  for (int n : {5, 10, 20}) {
+    Rng rng(seed++);
+    int trials = 0, pages = 0;
+    for (int w = 0; w < 60; ++w) {
+      Manifest m = simulated_manifest(400, 40, 10);
+      ToleranceSpec tol;
+      world.draw_truth(rng);
+      const auto release = world.run(rng);
+      stats::Comparison shape;
+      for (int i = 0; i < n; ++i) {
+        tol.seed_runs["accuracy"].push_back(primary.draw(rng));
+        for (int s = 0; s < 10; ++s)
+          tol.segment_seed_runs["s" + std::to_string(s)]["accuracy"].push_back(segment.draw(rng));
+        shape = world.compare(release, world.run(rng));
+        for (const auto& [name, v] : stats::banded_statistics(shape))
+          tol.distribution_seed_runs[name].push_back(v);
+      }
+      m.tolerance = tol;
+      for (int b = 0; b < 40; ++b) {
+        RebuildObservation rebuild;
+        rebuild.primary_name = "accuracy";
+        rebuild.primary = primary.draw(rng);
+        for (int s = 0; s < 10; ++s)
+          rebuild.segments["s" + std::to_string(s)]["accuracy"] = segment.draw(rng);
+        rebuild.comparison = world.compare(release, world.run(rng));
+        const auto verdict =
+            decide_verdict(VerdictInputs{m, rebuild, nullptr, nullptr, {}}, policy);
+        REQUIRE(verdict.cls != VerdictClass::uncalibrated);
+        ++trials;
+        pages += verdict.cls != VerdictClass::passed;
+      }
+    }
+    const double rate = static_cast<double>(pages) / trials;
+    const double limit = kAlpha + binomial_slack(kAlpha, trials);
+    std::printf("n=%-3d %d verifications: %d paged = %.4f (limit %.4f)\n", n, trials, pages, rate,
+                limit);
+    CAPTURE(n);
+    CHECK(rate <= limit);
+  }
+}
