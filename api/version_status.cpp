@@ -10,9 +10,9 @@ GateFacts gate_facts(const VersionView& view) {
   facts.manifest_error = view.row.manifest_error;
   facts.manifest_sha256 = view.row.manifest_sha256;
   if (const auto& c = view.conclusive)
-    facts.conclusive = GateVerdict{c->id,           c->cls,        c->finished_at,
-                                   c->explanation,  c->manifest_sha256,
-                                   c->underpowered, c->runs_needed};
+    facts.conclusive = GateVerdict{
+        c->id,           c->cls,        c->finished_at, c->explanation, c->manifest_sha256,
+        c->underpowered, c->runs_needed};
   if (view.active_id)
     facts.active = GateActive{*view.active_id, view.active_state};
   return facts;

@@ -28,3 +28,9 @@ set_property(TEST examples_torch_traps APPEND PROPERTY ENVIRONMENT ${REVERIFY_TE
 add_test(NAME examples_daemon_demo COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/daemon_demo.sh)
 set_tests_properties(examples_daemon_demo PROPERTIES LABELS integration TIMEOUT 600)
 set_property(TEST examples_daemon_demo APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# Steps mode catches a hidden input (a file outside the snapshot that no hash covers) in the
+# first 20 steps of a digits variant released with exact same-seed steps bands.
+add_test(NAME examples_steps_hidden_input COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/steps_hidden_input.sh)
+set_tests_properties(examples_steps_hidden_input PROPERTIES LABELS integration TIMEOUT 600)
+set_property(TEST examples_steps_hidden_input APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
