@@ -179,20 +179,22 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
             "every declared tolerance.detect is met with " + std::to_string(have) + " seed runs";
         break;
       }
-      if (!power.runs_needed) {
-        outcome.stopped = "no number of seed runs meets tolerance.detect for " +
-                          power.underpowered[0] + " (the spread itself is too wide)";
-        break;
-      }
       if (have >= static_cast<std::size_t>(request.max_runs)) {
-        outcome.stopped = "stopped at --max-runs " + std::to_string(request.max_runs) + "; " +
-                          std::to_string(*power.runs_needed) +
-                          " seed runs in all would meet "
-                          "tolerance.detect";
+        outcome.stopped =
+            "stopped at --max-runs " + std::to_string(request.max_runs) + "; " +
+            (power.runs_needed ? std::to_string(*power.runs_needed) +
+                                     " seed runs in all would meet tolerance.detect"
+                               : "with the spread as measured no number of seed runs would meet "
+                                 "tolerance.detect for " +
+                                     power.underpowered[0]);
         break;
       }
-      const std::size_t target =
-          std::min(*power.runs_needed, static_cast<std::size_t>(request.max_runs));
+      // The projection uses the spread measured so far; when it says no number of runs would
+      // do, that spread is itself an estimate from few runs: add half as many again (at least
+      // 5) and look again, within --max-runs.
+      const std::size_t target = std::min(
+          power.runs_needed ? *power.runs_needed : have + std::max<std::size_t>(have / 2, 5),
+          static_cast<std::size_t>(request.max_runs));
       batch = std::max<std::size_t>(target > have ? target - have : 1, 1);
       report_progress(deps, "calibrate",
                       std::to_string(power.underpowered.size()) + " band(s) underpowered with " +

@@ -9,8 +9,9 @@
 //   platform's nondeterminism), which replace the spec's steps_same_seed_runs.
 // The new runs are appended to the version's current calibration (the manifest's tolerance with
 // the stored calibration over it). With until_power, batches of reruns continue until every
-// band with a declared tolerance.detect reaches it, or max_runs runs exist, or no number of runs
-// would. Preflight runs once first: calibrating on drifted inputs would measure the wrong model.
+// band with a declared tolerance.detect reaches it or max_runs runs exist; each batch is what
+// the projection with the spread measured so far needs (half as many again, at least 5, when it
+// says no number would: that spread is itself an estimate). Preflight runs once first: calibrating on drifted inputs would measure the wrong model.
 // Afterwards: the bands and their power (decide_verdict on the seed means), and the
 // leave-one-out estimate (policies/tolerance_calibration.hpp).
 

@@ -315,6 +315,20 @@ TEST_CASE("calibration until power: adds runs until tolerance.detect is met or m
     CHECK(outcome.stopped.find("--max-runs 12") != std::string::npos);
     CHECK_FALSE(outcome.power.underpowered.empty());
   }
+  SUBCASE("a wide spread from few runs is an estimate: more runs still reach it") {
+    // The recorded runs scatter widely (the projection from them says no number of runs would
+    // reach 0.018: sd 0.013); the reruns are as tight as above.
+    release.request.manifest.tolerance->seed_runs["accuracy"] = {0.94, 0.965, 0.95};
+    release.request.manifest.tolerance->detect["accuracy"] = 0.018;
+    auto request = calibration_of(release, 2);
+    request.until_power = true;
+    request.max_runs = 60;
+    CalibrationOutcome outcome = run_calibration(request, h.deps);
+    REQUIRE(outcome.spec.has_value());
+    CAPTURE(outcome.stopped);
+    CHECK(outcome.power.underpowered.empty());
+    CHECK(outcome.spec->seed_runs.at("accuracy").size() < 60);
+  }
 }
 
 TEST_CASE("calibration in steps mode: same-seed reruns of the first steps") {
