@@ -34,3 +34,9 @@ set_property(TEST examples_daemon_demo APPEND PROPERTY ENVIRONMENT ${REVERIFY_TE
 add_test(NAME examples_steps_hidden_input COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/steps_hidden_input.sh)
 set_tests_properties(examples_steps_hidden_input PROPERTIES LABELS integration TIMEOUT 600)
 set_property(TEST examples_steps_hidden_input APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# The underpowered flag through reverifyd: a config detect the example's bands cannot meet, the
+# gate's JSON and page say so, and gate.require_power refuses the pass.
+add_test(NAME examples_daemon_underpowered COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/daemon_underpowered.sh)
+set_tests_properties(examples_daemon_underpowered PROPERTIES LABELS integration TIMEOUT 600)
+set_property(TEST examples_daemon_underpowered APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
