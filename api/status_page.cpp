@@ -184,7 +184,11 @@ std::string render_status_page(const PageFrame& frame, const ReadModel& model, U
 
   out << "<section aria-labelledby=\"attention-h\"><h2 id=\"attention-h\">Needs attention ("
       << attention << ")</h2>";
-  if (attention == 0) {
+  if (statuses.empty()) {
+    out << "<p>No model versions yet: no registry source has listed any. Check the config's "
+           "<code>sources</code> (<code>reverifyd --config FILE --check-config</code>) and the "
+           "daemon's log.</p>";
+  } else if (attention == 0) {
     out << "<p>Nothing: every model version is verified and fresh.</p>";
   } else {
     out << "<p class=\"muted\">What the release gate goes by, most urgent first: failures, invalid "

@@ -487,6 +487,12 @@ TEST_CASE("status page: 100,000 versions stay readable (the list is capped, the 
   CHECK(api.get("/models?page=201").body().find("data-attention=\"fresh\"") != std::string::npos);
 }
 
+TEST_CASE("status page of an empty inventory says where versions come from") {
+  Api api;
+  api.model->models.clear();
+  CHECK(api.get("/").body().find("No model versions yet") != std::string::npos);
+}
+
 TEST_CASE("the read model's standing serves pages until the first fresh pass outgrows max_age") {
   Api api;
   auto& view = api.model->models["m"]["1"];
