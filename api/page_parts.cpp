@@ -120,6 +120,14 @@ std::string attention_html(Attention attention) {
   return std::string("<span class=\"tag ") + css + "\">" + label + "</span>";
 }
 
+std::string attention_html(const VersionStatus& status) {
+  if (status.underpowered && status.attention == Attention::uncalibrated &&
+      status.view->conclusive && status.view->conclusive->cls == VerdictClass::passed) {
+    return "<span class=\"tag warn\">underpowered</span>";
+  }
+  return attention_html(status.attention);
+}
+
 void version_status_header(std::ostream& out) {
   out << "<thead><tr><th scope=\"col\">Model version</th><th scope=\"col\">Owner</th>"
          "<th scope=\"col\">Gate</th><th scope=\"col\">Verdict the gate goes by</th>"
@@ -135,8 +143,7 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
       << to_string(status.attention) << "\"><td><a href=\""
       << version_href(view.row.model, view.row.version) << "\">" << escape_html(id)
       << "</a></td><td>" << page_text(model, view.row.owner) << "</td><td class=\"why\">"
-      << attention_html(status.attention) << " " << page_text(model, status.gate.reason)
-      << "</td><td>";
+      << attention_html(status) << " " << page_text(model, status.gate.reason) << "</td><td>";
   if (view.conclusive) {
     out << verdict_html(view.conclusive->cls, view.conclusive->id) << " "
         << when_html(view.conclusive->finished_at, now);

@@ -34,6 +34,8 @@ std::string page_text(const ReadModel& model, const std::string& text);
 
 // What a rank means to an operator, as a coloured label ("failed", "cannot verify", ...).
 std::string attention_html(Attention attention);
+// The same for a version: "underpowered" where its rank comes from an underpowered pass.
+std::string attention_html(const VersionStatus& status);
 
 // Table rows (<tr>…</tr>) and their header row, shared by the status and the versions page.
 void version_status_header(std::ostream& out);

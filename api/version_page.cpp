@@ -76,7 +76,7 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
   out << "<section aria-labelledby=\"gate-h\"><h2 id=\"gate-h\">Release gate (max age "
       << duration_text(max_age) << ")</h2><p id=\"gate\" data-gate=\""
       << (status.gate.status == GateStatus::fresh ? "fresh" : "blocked") << "\">"
-      << attention_html(status.attention) << " " << page_text(model, status.gate.reason) << ".</p>";
+      << attention_html(status) << " " << page_text(model, status.gate.reason) << ".</p>";
   if (const auto* error = status.newer_error) {
     out << "<p id=\"newer-error\">The newest attempt, " << verdict_html(error->cls, error->id)
         << " " << when_html(error->finished_at, now)

@@ -64,6 +64,7 @@ VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
     if (const auto* row = recent.find(conclusive->id))
       facts.underpowered = facts.underpowered || has_underpowered_check(row->verdict);
   }
+  status.underpowered = facts.underpowered;
   status.attention = rank_attention(facts);
   return status;
 }

@@ -18,6 +18,7 @@ struct VersionStatus {
   const VersionView* view = nullptr;
   GateDecision gate;
   Attention attention = Attention::fresh;
+  bool underpowered = false;  // the conclusive verdict's bands cannot catch the declared shift
   // The newest verdict when it is error:* and newer than the conclusive one (else null): shown
   // beside the answer, never counted.
   const VerdictBrief* newer_error = nullptr;

@@ -507,3 +507,18 @@ TEST_CASE("the read model's standing serves pages until the first fresh pass out
   CHECK(later->front().attention == Attention::outdated);
   CHECK(api.model->standing->front().attention == Attention::fresh);
 }
+
+TEST_CASE("status page: an underpowered pass is listed as underpowered, after failures") {
+  Api api;
+  auto& view = api.model->models["m"]["1"];
+  auto pass = brief(7, VerdictClass::passed, kNow - kDay);
+  pass.underpowered = true;
+  view.conclusive = view.passed = view.latest = pass;
+  add_failed_then_error(*api.model);
+  const std::string html = api.get("/").body();
+  const auto underpowered = html.find("data-version=\"m@1\" data-attention=\"uncalibrated\"");
+  REQUIRE(underpowered != std::string::npos);
+  CHECK(html.find("<span class=\"tag warn\">underpowered</span>", underpowered) !=
+        std::string::npos);
+  CHECK(html.find("data-version=\"m@2\"") < underpowered);  // the failure first
+}
