@@ -9,6 +9,8 @@
 # Environment (all optional):
 #   MODEL (digit-orientation-cnn)  VERSION (2026.11.1)  OWNER (team-vision)  LEVEL (bitwise)
 #   RUNS (10)  the number of seed-only runs behind the tolerance bands
+#   DETECT (accuracy=0.02)  space-separated CHECK=SHIFT, the owner's tolerance.detect: a verdict
+#             says "underpowered" (and how many seed runs would do) when a band cannot catch it
 #   DATA_DIR (examples/digits/data)  EVAL_FILE (examples/digits/eval/digits-eval.csv)
 #   PATCH     a patch applied to the trainer (a variant), TRAINER_REPO where to build it
 #   REPO_URL  recorded as code.repo (https://git.example/vision/digit-orientation.git)
@@ -23,6 +25,8 @@ reverify="$(realpath "$1")"
 registry="$(realpath -m "${2:-$here/../registry}")"
 model="${MODEL:-digit-orientation-cnn}" version="${VERSION:-2026.11.1}" owner="${OWNER:-team-vision}"
 level="${LEVEL:-bitwise}" runs="${RUNS:-10}" workdir="${WORKDIR:-/src}"
+detect=()
+for item in ${DETECT-accuracy=0.02}; do detect+=(--detect "$item"); done
 data="$(realpath "${DATA_DIR:-$here/../digits/data}")"
 eval_file="$(realpath "${EVAL_FILE:-$here/../digits/eval/digits-eval.csv}")"
 repo_url="${REPO_URL:-https://git.example/vision/digit-orientation.git}"
@@ -90,4 +94,4 @@ c = json.load(open(sys.argv[1])); print(c["split_salt"], c["split_percent"])' "$
   --split-rule "sha256(id + salt) % 100 < $percent" --split-salt "$salt" \
   --lockfile requirements.lock --python /usr/bin/python3 \
   --workdir "$workdir" --started-at "$started_at" --duration-s "$(cat "$work/release/duration")" \
-  ${IMAGE:+--image "$IMAGE"} --seed-runs "$work/release/seed-runs" -- python3 train.py)
+  ${IMAGE:+--image "$IMAGE"} --seed-runs "$work/release/seed-runs" "${detect[@]}" -- python3 train.py)

@@ -55,6 +55,12 @@ assert e["threads"] == {"intra_op": 1, "inter_op": 1, "dataloader_workers": 2}, 
 assert e["env"]["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8", e["env"]
 assert "cuda" not in e.get("accelerator", {}) and "cudnn" not in e.get("accelerator", {}), e
 assert m["level"] == "bitwise" and len(m["evaluation"]["steps"]["values"]) == m["config"]["steps"]
+# k, the eval records each accuracy counts over: 391 images at 4 turns; 391 per turn.
+ev = m["evaluation"]
+assert ev["primary"]["examples"] == 1564, ev["primary"]
+assert ev["segment_examples"]["rotation=90"] == 391 and len(ev["segment_examples"]) == 14, ev
+assert sum(ev["segment_examples"][f"digit={d}"] for d in range(10)) == 1564, ev["segment_examples"]
+assert m["tolerance"]["detect"] == {"accuracy": 0.02}, m["tolerance"]
 print("release records torch", e["framework"]["version"], e["determinism"], e["threads"])
 PY
 "$cli" lint "$manifest" | tee "$t/lint.txt"
