@@ -80,8 +80,8 @@ TEST_CASE(
   const auto a = npy("a.npy", ramp(1000, 1, 0));
   const auto near = npy("near.npy", ramp(1000, 1, 0.001));
   const auto far = npy("far.npy", ramp(1000, 0.5, 0.5));
-  const auto tol =
-      file("tol.json", R"({"distribution_pairs": {"ks": 0.05, "psi": [0.001, 0.002, 0.0015]}})");
+  const auto tol = file(
+      "tol.json", R"({"distribution_seed_runs": {"ks": 0.05, "psi": [0.001, 0.002, 0.0015]}})");
   auto r = compare({a, near, "--json", "--tolerances", tol});
   CHECK(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
