@@ -9,6 +9,7 @@
 #include "api/version_status.hpp"
 #include "attest/vsa.hpp"
 #include "core/hashing.hpp"
+#include "core/manifest_strict_json.hpp"
 #include "core/names.hpp"
 #include "core/redact.hpp"
 #include "core/version.hpp"
@@ -176,8 +177,16 @@ void handle_trigger(const ApiRequest& request, const ApiContext& context, ApiRep
     response.set(http::field::www_authenticate, "Bearer realm=\"reverify\"");
     return reply(std::move(response));
   }
-  auto body = nlohmann::json::parse(request.body(), nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
+  // The strict reader: a key given twice (nlohmann would keep the last) is an error naming it.
+  auto parsed = parse_strict_json(request.body(), ManifestLimits{});
+  if (parsed.error) {
+    const auto& e = *parsed.error;
+    return reply(error_response(
+        request, http::status::bad_request,
+        (e.path.empty() ? std::string("body") : "body." + e.path) + ": " + e.message, context));
+  }
+  const nlohmann::json& body = parsed.value;
+  if (!body.is_object()) {
     return reply(error_response(request, http::status::bad_request,
                                 "body: expected a JSON object {\"model\", \"version\", \"mode\"?}",
                                 context));

@@ -201,7 +201,9 @@ class Store final : public Outbox {
   Result<std::int64_t> enqueue(const QueuedVerification& item);
   // A manual trigger: queues the verification unless its model version already has one queued
   // or running, decided and written in ONE transaction (conflict naming that verification), so
-  // two triggers at once queue one row and the caller's acknowledgement follows the commit.
+  // two triggers at once queue one row and the caller's acknowledgement follows the commit. A
+  // queued retry or scheduled verification (waiting for its not_before) is folded into the
+  // trigger instead: that row becomes the manual one, due now, and its id is returned.
   Result<std::int64_t> enqueue_unless_active(const QueuedVerification& item);
   // A verification that starts running as it is written, for `reverify run`, which runs it in
   // its own process: a daemon sharing the store never sees it queued, so never starts it too.

@@ -136,17 +136,36 @@ Result<std::int64_t> Store::enqueue_unless_active(const QueuedVerification& item
   if (!tx.begun().ok())
     return tx.begun().error();
   Statement active(db_,
-                   "SELECT id, state FROM verifications WHERE model = ?1 AND version = ?2 "
+                   "SELECT id, state, trigger FROM verifications WHERE model = ?1 AND version = ?2 "
                    "AND state != 'done' ORDER BY id LIMIT 1");
   active.bind(1, item.model).bind(2, item.version);
   auto found = active.step();
   if (!found.ok())
     return found.error();
   if (*found) {
+    const std::int64_t id = active.int64(0);
+    const std::string state = active.text(1), trigger = active.text(2);
+    // Work that only waits for its time (a retry backing off, a jittered scheduled start) is
+    // folded into the trigger: the same row runs now, as a manual one, instead of a 409 while
+    // nothing runs (a retry's backoff is up to an hour).
+    if (state == "queued" && (trigger == to_string(VerificationTrigger::retry) ||
+                              trigger == to_string(VerificationTrigger::schedule))) {
+      Statement fold(db_,
+                     "UPDATE verifications SET trigger = ?2, mode = ?3, not_before = ?4 "
+                     "WHERE id = ?1 AND state = 'queued'");
+      fold.bind(1, id)
+          .bind(2, to_string(item.trigger))
+          .bind(3, to_string(item.mode))
+          .bind(4, item.not_before);
+      if (auto st = fold.run(); !st.ok())
+        return st.error();
+      if (auto st = tx.commit(); !st.ok())
+        return st.error();
+      return id;
+    }
     return make_error(ErrorCode::conflict, item.model + "@" + item.version +
                                                " already has a verification queued or running (" +
-                                               std::to_string(active.int64(0)) + ", " +
-                                               active.text(1) + ")");
+                                               std::to_string(id) + ", " + state + ")");
   }
   auto id = insert_verification(db_, item, clock_(), false);
   if (!id.ok())

@@ -202,6 +202,28 @@ TEST_CASE("POST /v1/verifications needs the bearer token") {
         http::status::forbidden);
 }
 
+// Found #3: a body naming a key twice was accepted, the last value winning ("model": "a", ...,
+// "model": "b" queued b).
+TEST_CASE("a POST body that names a key twice is a 400 naming the key, and queues nothing") {
+  Api api;
+  const auto auth = "Bearer sekrit-token";
+  auto twice = api.call(http::verb::post, "/v1/verifications",
+                        R"({"model": "a", "version": "1", "model": "m"})", auth);
+  CHECK(twice.result() == http::status::bad_request);
+  CHECK(body_of(twice)["error"] ==
+        "body.model: duplicate key \"model\" (a key may appear once per object)");
+  auto nested = api.call(http::verb::post, "/v1/verifications",
+                         R"({"model": "m", "version": "1", "x": {"k": 1, "k": 2}})", auth);
+  CHECK(nested.result() == http::status::bad_request);
+  CHECK(body_of(nested)["error"] ==
+        "body.x.k: duplicate key \"k\" (a key may appear once per object)");
+  auto broken = api.call(http::verb::post, "/v1/verifications", R"({"model": )", auth);
+  CHECK(broken.result() == http::status::bad_request);
+  CHECK(body_of(broken)["error"].get<std::string>().rfind("body: invalid JSON at byte offset", 0) ==
+        0);
+  CHECK(api.triggered.empty());
+}
+
 TEST_CASE("a trigger is answered 202 only once the daemon recorded it; its refusal is a 409") {
   Api api;
   const auto auth = "Bearer sekrit-token";

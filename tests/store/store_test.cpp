@@ -416,6 +416,53 @@ TEST_CASE("a state, class, mode or trigger the store does not know is an error n
   CHECK_FALSE(f.store->verification_stats().ok());
 }
 
+// Found #5: after error:runner-lost or error:job, a manual trigger got 409 "already has a
+// verification queued or running" for the retry's whole backoff (up to an hour) while nothing ran.
+TEST_CASE("a manual trigger folds a queued retry or scheduled verification into itself") {
+  Fixture f;
+  f.add_version("m", "1");
+  const auto failed = f.queue("m", "1");
+  REQUIRE(f.store->mark_running(failed, "w").ok());
+  QueuedVerification retry{"m", "1", RebuildMode::full, VerificationTrigger::retry, 2};
+  retry.not_before = f.now + 3600;
+  REQUIRE(
+      f.store->record_verdict(failed, verdict_of(VerdictClass::error_job), {}, "", {}, retry).ok());
+  auto waiting = f.store->unfinished();
+  REQUIRE(waiting.ok());
+  REQUIRE(waiting->size() == 1);
+  const auto retry_id = (*waiting)[0].id;
+
+  f.now += 10;
+  QueuedVerification manual("m", "1", RebuildMode::steps, VerificationTrigger::manual);
+  manual.not_before = f.now;
+  auto folded = f.store->enqueue_unless_active(manual);
+  REQUIRE(folded.ok());
+  CHECK(*folded == retry_id);  // the same row, not a second one
+  auto row = f.store->verification(retry_id)->value();
+  CHECK(row.trigger == VerificationTrigger::manual);
+  CHECK(row.not_before == f.now);  // due now
+  CHECK(row.mode == RebuildMode::steps);
+  CHECK(row.attempt == 2);
+  CHECK(f.store->unfinished()->size() == 1);
+  // Now a manual one is queued: a second trigger is refused, as is one while it runs.
+  CHECK(f.store->enqueue_unless_active(manual).error().code == ErrorCode::conflict);
+  REQUIRE(f.store->mark_running(retry_id, "w2").ok());
+  CHECK(f.store->enqueue_unless_active(manual).error().code == ErrorCode::conflict);
+
+  // A scheduled verification waiting for its jittered start is folded the same way.
+  f.add_version("m", "2");
+  QueuedVerification scheduled("m", "2", RebuildMode::full, VerificationTrigger::schedule);
+  scheduled.not_before = f.now + 900;
+  auto scheduled_id = f.store->enqueue(scheduled);
+  REQUIRE(scheduled_id.ok());
+  QueuedVerification manual2("m", "2", RebuildMode::full, VerificationTrigger::manual);
+  manual2.not_before = f.now;
+  auto folded2 = f.store->enqueue_unless_active(manual2);
+  REQUIRE(folded2.ok());
+  CHECK(*folded2 == *scheduled_id);
+  CHECK(f.store->verification(*scheduled_id)->value().trigger == VerificationTrigger::manual);
+}
+
 TEST_CASE(
     "a manual trigger is queued unless one is queued or running, decided in its transaction") {
   Fixture f;
