@@ -3,6 +3,8 @@
 #include <boost/process.hpp>
 #include <istream>
 
+#include "core/child_descriptors.hpp"
+
 namespace reverify {
 
 namespace bp = boost::process;
@@ -22,10 +24,11 @@ Result<std::string> command_output(const std::vector<std::string>& argv,
   bp::child child;
   if (options.cwd) {
     child = bp::child(program, bp::args(args), bp::std_out > out, bp::std_err > bp::null,
-                      bp::std_in < bp::null, bp::start_dir(options.cwd->string()), ec);
+                      bp::std_in < bp::null, bp::start_dir(options.cwd->string()),
+                      only_standard_descriptors{}, ec);
   } else {
     child = bp::child(program, bp::args(args), bp::std_out > out, bp::std_err > bp::null,
-                      bp::std_in < bp::null, ec);
+                      bp::std_in < bp::null, only_standard_descriptors{}, ec);
   }
   if (ec)
     return make_error(ErrorCode::io, argv[0] + ": cannot start: " + ec.message());

@@ -8,6 +8,7 @@
 #include <boost/process/start_dir.hpp>
 #include <fstream>
 
+#include "core/child_descriptors.hpp"
 #include "core/hashing.hpp"
 #include "core/uri.hpp"
 #include "runners/process_spawn.hpp"
@@ -47,7 +48,8 @@ class Git {
     std::error_code ec;
     bp::ipstream out;
     bp::child child(exe_, bp::args(args), bp::env(env_), bp::start_dir(cwd.string()),
-                    bp::std_in<bp::null, (bp::std_out & bp::std_err)> out, ec);
+                    bp::std_in<bp::null, (bp::std_out & bp::std_err)> out,
+                    only_standard_descriptors{}, ec);
     if (ec)
       return make_error(ErrorCode::provision, "running git: " + ec.message());
     CommandResult result;
