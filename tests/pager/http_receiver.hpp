@@ -16,7 +16,7 @@
 namespace reverify::test {
 
 struct ReceivedRequest {
-  std::string method, target, body, authorization, content_type;
+  std::string method, target, body, authorization, content_type, idempotency_key;
 };
 
 struct Reply {
@@ -72,9 +72,12 @@ class HttpReceiver {
     http::read(socket, buffer, req, ec);
     if (ec)
       return;
-    ReceivedRequest got{std::string(req.method_string()), std::string(req.target()), req.body(),
+    ReceivedRequest got{std::string(req.method_string()),
+                        std::string(req.target()),
+                        req.body(),
                         std::string(req[http::field::authorization]),
-                        std::string(req[http::field::content_type])};
+                        std::string(req[http::field::content_type]),
+                        std::string(req["Idempotency-Key"])};
     Reply reply = handler_(got);
     {
       std::lock_guard lock(mutex_);
