@@ -307,6 +307,20 @@ pager:
     REQUIRE(settle());
   }
 
+  // The first cycle's verification of a fail-once version: its error verdict and the queued
+  // retry (not settled: the retry waits).
+  void start_and_settle_first_cycle_or_retry() {
+    start();
+    REQUIRE(wait_for(
+        [&] {
+          if (!fs::exists(temp.path / "state/reverify.db"))
+            return false;
+          auto all = store()->verifications("", "", 10);
+          return all.ok() && all->size() >= 2;
+        },
+        milliseconds(60'000), milliseconds(100)));
+  }
+
   // The invariants, counted into `row` (and checked).
   void check_invariants(FaultRow& out) {
     auto s = store();
@@ -658,6 +672,40 @@ TEST_CASE("a receiver slower than the sender's timeout gets one page, under one 
   row.note = std::to_string(copies) + " copies of " + std::to_string(keys.size()) +
              " page(s), one Idempotency-Key each";
   row.survived = row.duplicate_pages == 0;
+  table().push_back(row);
+  ::kill(lab.daemon.pid, SIGTERM);
+  CHECK(lab.daemon.wait_exit(seconds(30)) == 0);
+}
+
+// Found #5: after an error verdict, a manual trigger got 409 "already has a verification queued
+// or running" for the whole backoff of the queued retry (up to an hour) while nothing ran.
+TEST_CASE("a manual trigger during a retry's hour-long backoff runs that retry now") {
+  Lab lab;
+  lab.add_version("7.1", 0.2, /*fail_once=*/true);
+  std::string config = lab.config_text();
+  const std::string retry = "retry: {initial: 3s, max: 3s,";
+  config.replace(config.find(retry), retry.size(), "retry: {initial: 1h, max: 1h,");
+  write_file(lab.daemon.config, config);
+  lab.start_and_settle_first_cycle_or_retry();
+  auto rows = lab.store()->verifications("slow", "7.1", 10);
+  REQUIRE(rows.ok());
+  REQUIRE(rows->size() == 2);  // the failed one and its retry, an hour away
+  const auto& waiting =
+      rows->front().state == VerificationState::queued ? rows->front() : rows->back();
+  REQUIRE(waiting.state == VerificationState::queued);
+  CHECK(waiting.trigger == VerificationTrigger::retry);
+  const auto id = lab.trigger("7.1");
+  REQUIRE(id);
+  CHECK(*id == waiting.id);  // folded: the same row, no second one
+  CHECK(lab.settle(seconds(60)));
+  auto done = lab.row(*id);
+  REQUIRE(done);
+  CHECK(done->trigger == VerificationTrigger::manual);
+  CHECK(done->cls == VerdictClass::passed);
+  CHECK(lab.store()->verifications("slow", "7.1", 10)->size() == 2);
+  FaultRow row{"manual trigger while a retry backs off (1 h)", 1};
+  lab.check_invariants(row);
+  row.survived = *id == waiting.id && done->cls == VerdictClass::passed;
   table().push_back(row);
   ::kill(lab.daemon.pid, SIGTERM);
   CHECK(lab.daemon.wait_exit(seconds(30)) == 0);
