@@ -292,33 +292,24 @@ pager:
         limit, milliseconds(200));
   }
 
-  // The first start plans the month's cycle once (per_cycle 1): waits for its verification to
-  // be queued and decided, so every trigger after it finds its version idle.
-  void start_and_settle_first_cycle() {
+  // Starts and waits until the store holds `rows` verifications: the month's cycle is planned
+  // once, at the first start (per_cycle 1), and a fail-once version's error verdict comes with
+  // its queued retry.
+  void start_until_rows(std::size_t rows) {
     start();
     REQUIRE(wait_for(
         [&] {
           if (!fs::exists(temp.path / "state/reverify.db"))
             return false;
           auto all = store()->verifications("", "", 10);
-          return all.ok() && !all->empty();
-        },
-        milliseconds(30'000), milliseconds(100)));
-    REQUIRE(settle());
-  }
-
-  // The first cycle's verification of a fail-once version: its error verdict and the queued
-  // retry (not settled: the retry waits).
-  void start_and_settle_first_cycle_or_retry() {
-    start();
-    REQUIRE(wait_for(
-        [&] {
-          if (!fs::exists(temp.path / "state/reverify.db"))
-            return false;
-          auto all = store()->verifications("", "", 10);
-          return all.ok() && all->size() >= 2;
+          return all.ok() && all->size() >= rows;
         },
         milliseconds(60'000), milliseconds(100)));
+  }
+  // The first cycle's verification decided, so every trigger after it finds its version idle.
+  void start_and_settle_first_cycle() {
+    start_until_rows(1);
+    REQUIRE(settle());
   }
 
   // The invariants, counted into `row` (and checked).
@@ -686,7 +677,7 @@ TEST_CASE("a manual trigger during a retry's hour-long backoff runs that retry n
   const std::string retry = "retry: {initial: 3s, max: 3s,";
   config.replace(config.find(retry), retry.size(), "retry: {initial: 1h, max: 1h,");
   write_file(lab.daemon.config, config);
-  lab.start_and_settle_first_cycle_or_retry();
+  lab.start_until_rows(2);  // the cycle's failed verification and its retry
   auto rows = lab.store()->verifications("slow", "7.1", 10);
   REQUIRE(rows.ok());
   REQUIRE(rows->size() == 2);  // the failed one and its retry, an hour away
