@@ -243,6 +243,7 @@ Result<JobExit> ProcessRunner::wait(const JobHandle& job, const LogSink& logs) {
   log.drain(logs);
   // The supervisor's own status stands in when SIGKILL took it down with the job.
   exit.exit_code = read_exit_status(job.work_dir / "exit_status").value_or(*supervisor_status);
+  exit.job_seconds = read_job_seconds(job.work_dir / "exit_status");
   exit.log_tail = job_log_tail(log_file, record->log_cap_bytes, config_.log_cap_bytes);
   return exit;
 }

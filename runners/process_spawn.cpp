@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -119,6 +120,8 @@ struct supervise : bp::extend::handler {
       ::_exit(127);
     const int null_fd = ::open("/dev/null", O_RDWR);
     ::dup2(null_fd, 0);
+    struct timespec started {};
+    ::clock_gettime(CLOCK_MONOTONIC, &started);  // async-signal-safe
     const pid_t job = ::fork();
     if (job == 0) {
       // The job: nothing of the daemon's survives execve except stdin/stdout/stderr.
@@ -141,11 +144,18 @@ struct supervise : bp::extend::handler {
     int keep[3] = {log_fd, status_fd, output[0]};
     close_all_but(keep);
     const int status = copy_output_until_exit(job, output[0], *log);
+    struct timespec ended {};
+    ::clock_gettime(CLOCK_MONOTONIC, &ended);
+    const long long ms =
+        (ended.tv_sec - started.tv_sec) * 1000LL + (ended.tv_nsec - started.tv_nsec) / 1'000'000;
+    const int job_ms = ms > 2'000'000'000LL ? 2'000'000'000 : static_cast<int>(ms);
     if (WIFSIGNALED(status)) {
       write_status(status_fd, "signal", WTERMSIG(status));
+      write_status(status_fd, "ms", job_ms);
       ::_exit(128 + WTERMSIG(status));
     }
     write_status(status_fd, "exit", WEXITSTATUS(status));
+    write_status(status_fd, "ms", job_ms);
     ::_exit(WEXITSTATUS(status));
   }
 };
@@ -225,6 +235,17 @@ Result<ProcessIdentity> spawn_supervised(const SpawnRequest& request) {
     return make_error(ErrorCode::runner_lost,
                       "the job's supervisor " + std::to_string(pid) + " vanished");
   return ProcessIdentity{pid, stat->start_ticks};
+}
+
+std::optional<double> read_job_seconds(const std::filesystem::path& status_file) {
+  std::ifstream in(status_file);
+  std::string word;
+  long long n = 0;
+  while (in >> word >> n) {
+    if (word == "ms")
+      return static_cast<double>(n) / 1000;
+  }
+  return std::nullopt;
 }
 
 std::optional<int> read_exit_status(const std::filesystem::path& status_file) {

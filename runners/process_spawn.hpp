@@ -43,7 +43,9 @@ struct SpawnRequest {
   std::filesystem::path working_dir;
   std::filesystem::path log_file;  // stdout and stderr, created afresh, capped (job_log.hpp)
   std::uint64_t log_cap_bytes = 16 * 1024 * 1024;  // >= kMinJobLogCapBytes
-  std::filesystem::path status_file;  // "exit N" or "signal N", written by the supervisor
+  // "exit N" or "signal N", then "ms M" (the job's run time, fork to exit, on the monotonic
+  // clock), written by the supervisor
+  std::filesystem::path status_file;
 };
 
 // Starts the supervisor + job; returns the supervisor, whose pid is also the process group id.
@@ -51,6 +53,8 @@ Result<ProcessIdentity> spawn_supervised(const SpawnRequest& request);
 
 // The job's exit status from the status file: N for "exit N", 128 + N for "signal N".
 std::optional<int> read_exit_status(const std::filesystem::path& status_file);
+// The job's run time in seconds (millisecond resolution) from the status file, when written.
+std::optional<double> read_job_seconds(const std::filesystem::path& status_file);
 
 // argv[0] without a '/' is looked up on path_env only (not the daemon's PATH); with one, it is
 // relative to workdir. provision error naming what was searched when it is not an executable file.

@@ -59,6 +59,9 @@ struct JobExit {
   int exit_code = -1;
   bool timed_out = false;
   std::string log_tail;  // capped, with a visible TRUNCATED marker when cut
+  // The job's own run time, measured where it ran (process: the supervisor, fork to exit, to the
+  // millisecond), when the runner knows it; wait()'s wall time includes its polling interval.
+  std::optional<double> job_seconds;
 };
 
 // The job's $REVERIFY_OUT/result.json, validated against the contract, with the output files it

@@ -1,7 +1,6 @@
 #include "verify/pipeline_rebuild.hpp"
 
 #include <system_error>
-#include <vector>
 
 #include "core/code_mirrors.hpp"
 #include "policies/verdict.hpp"
@@ -27,49 +26,21 @@ VerdictClass class_for(const Error& error, bool job_started) {
   }
 }
 
-// The last `count` non-empty lines of a job's log, for an explanation (the whole capped tail
-// stays in the verification's evidence and the page's details).
-std::string last_lines(const std::string& log, std::size_t count) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < log.size()) {
-    std::size_t end = log.find('\n', start);
-    if (end == std::string::npos)
-      end = log.size();
-    if (end > start)
-      lines.push_back(log.substr(start, end - start));
-    start = end + 1;
-  }
-  std::string text;
-  for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
-    text += (text.empty() ? "" : "\n") + lines[i];
-  return text;
-}
-
 }  // namespace
 
 Verdict job_failure_verdict(const JobExit& exit) {
-  std::string text;
-  std::optional<int> by_itself;
-  if (exit.timed_out) {
-    text = "the job ran past its timeout and was killed";
-  } else if (exit.exit_code > 0 && exit.exit_code < 128) {
-    by_itself = exit.exit_code;
-    text = "the recorded job failed to rerun: it exited with status " +
-           std::to_string(exit.exit_code) +
-           " by itself (not killed for memory, time or by the runner)";
-  } else if (exit.exit_code >= 128) {
-    text = "the job was killed by signal " + std::to_string(exit.exit_code - 128) +
-           " (exit status " + std::to_string(exit.exit_code) +
-           "; SIGKILL is what a memory limit or the runner sends)";
-  } else {
-    text = "the job ended with no exit status reverify could read (" +
-           std::to_string(exit.exit_code) + ")";
+  // The runner contract's message (status, signal or timeout, and the last log lines).
+  std::string text = job_exit_status(exit).error().message;
+  const bool by_itself = !exit.timed_out && exit.exit_code > 0 && exit.exit_code < 128;
+  if (by_itself) {
+    text =
+        "the recorded job failed to rerun (it exited by itself, not killed for memory, time "
+        "or by the runner): " +
+        text;
   }
-  if (const std::string tail = last_lines(exit.log_tail, kJobLogLinesInExplanation); !tail.empty())
-    text += "; the last lines of its log:\n" + tail;
   Verdict verdict = verdict_for_error(VerdictClass::error_job, std::move(text));
-  verdict.job_exit_status = by_itself;
+  if (by_itself)
+    verdict.job_exit_status = exit.exit_code;
   return verdict;
 }
 
@@ -141,6 +112,8 @@ RebuildAttempt finish_rebuild(const JobHandle& job, PipelineDeps& deps, const fs
     return attempt;
   }
   attempt.log_tail = exit->log_tail;
+  if (exit->job_seconds)
+    attempt.durations["job"] = *exit->job_seconds;
   if (exit->timed_out || exit->exit_code != 0) {
     attempt.error = job_failure_verdict(*exit);
     deps.runner.cleanup(job);

@@ -44,13 +44,10 @@ struct RebuildAttempt {
   nlohmann::json durations = nlohmann::json::object();  // stage -> seconds
 };
 
-// How many of the job's last log lines an error:job explanation quotes.
-inline constexpr std::size_t kJobLogLinesInExplanation = 8;
-
-// The error:job verdict of a job that did not exit 0: a status of 1-127 is the job exiting by
-// itself (the recorded job failed to rerun: job_exit_status is set, and pages do not blame
-// reverify); 128 + N a signal (a memory limit, the runner); a timeout says so. The explanation
-// ends with the job's last log lines.
+// The error:job verdict of a job that did not exit 0 (REQUIRES: timed out or non-zero), worded
+// by job_exit_status (runners/runner.hpp: status, signal or timeout, then the job's last log
+// lines): a status of 1-127 is the job exiting by itself, the recorded job failing to rerun
+// (Verdict::job_exit_status is set, and pages do not blame reverify).
 Verdict job_failure_verdict(const JobExit& exit);
 
 // The manifest with code.repo rewritten by request.code_mirrors (core/code_mirrors.hpp), when a

@@ -84,15 +84,15 @@ TEST_CASE("API versions compare as numbers") {
 }
 
 TEST_CASE("job_exit_status: success, exit status, signal, timeout") {
-  CHECK(job_exit_status(JobExit{0, false, ""}).ok());
-  const auto exit3 = job_exit_status(JobExit{3, false, "a\nb\nboom\n"});
+  CHECK(job_exit_status(JobExit{0, false, "", std::nullopt}).ok());
+  const auto exit3 = job_exit_status(JobExit{3, false, "a\nb\nboom\n", std::nullopt});
   REQUIRE_FALSE(exit3.ok());
   CHECK(exit3.error().code == ErrorCode::job);
   CHECK(exit3.error().message.find("exited with status 3") != std::string::npos);
   CHECK(exit3.error().message.ends_with("boom\n"));
-  const auto killed = job_exit_status(JobExit{137, false, ""});
+  const auto killed = job_exit_status(JobExit{137, false, "", std::nullopt});
   CHECK(killed.error().message.find("signal 9") != std::string::npos);
-  const auto timeout = job_exit_status(JobExit{143, true, ""});
+  const auto timeout = job_exit_status(JobExit{143, true, "", std::nullopt});
   CHECK(timeout.error().code == ErrorCode::job);
   CHECK(timeout.error().message.find("timeout") != std::string::npos);
 }

@@ -23,10 +23,10 @@ class FakeRunner final : public Runner {
   Status prepare_status;             // returned by prepare()
   std::optional<Error> start_error;  // start() fails with it
   std::optional<Error> wait_error;   // wait() fails with it
-  JobExit exit{0, false, "trained\n"};  // wait() returns it
-  std::optional<Error> collect_error;   // collect() fails with it
-  std::optional<RebuildSpec> running;   // a job a previous daemon started, still running
-  std::optional<Error> find_error;      // find_running() fails with it
+  JobExit exit{0, false, "trained\n", 1.25};  // wait() returns it
+  std::optional<Error> collect_error;         // collect() fails with it
+  std::optional<RebuildSpec> running;         // a job a previous daemon started, still running
+  std::optional<Error> find_error;            // find_running() fails with it
   // The primary value the job "computed", from the spec (seed override for calibration).
   std::function<double(const RebuildSpec&)> primary = [](const RebuildSpec&) { return 0.96; };
   std::vector<double> predictions{0.1, 0.9, 0.8, 0.2};

@@ -205,11 +205,11 @@ TEST_CASE("runner failures map onto error classes, and the job is always cleaned
     calls = {"prepare", "start", "wait", "cleanup"};
   }
   SUBCASE("non-zero exit") {
-    h.runner.exit = JobExit{3, false, "Traceback: boom\n"};
+    h.runner.exit = JobExit{3, false, "Traceback: boom\n", std::nullopt};
     calls = {"prepare", "start", "wait", "cleanup"};
   }
   SUBCASE("timeout") {
-    h.runner.exit = JobExit{-1, true, "step 10\n"};
+    h.runner.exit = JobExit{-1, true, "step 10\n", std::nullopt};
     calls = {"prepare", "start", "wait", "cleanup"};
   }
   SUBCASE("invalid result.json") {
@@ -225,10 +225,27 @@ TEST_CASE("runner failures map onto error classes, and the job is always cleaned
 TEST_CASE("a non-zero exit keeps the job's log tail and says the status") {
   Release release;
   Harness h;
-  h.runner.exit = JobExit{3, false, "Traceback: boom\n"};
+  h.runner.exit = JobExit{3, false, "Traceback: boom\n", std::nullopt};
   VerificationOutcome outcome = run_verification(release.request, h.deps);
   CHECK(outcome.log_tail == "Traceback: boom\n");
   CHECK(outcome.verdict.explanation.find("status 3") != std::string::npos);
+  // It exited by itself: the recorded job failed to rerun, its last lines quoted.
+  CHECK(outcome.verdict.job_exit_status == 3);
+  CHECK(outcome.verdict.explanation.find("the recorded job failed to rerun") == 0);
+  CHECK(outcome.verdict.explanation.ends_with("Traceback: boom\n"));
+  // Killed by a signal (a memory limit, the runner): not the job's own doing.
+  h.runner.exit = JobExit{137, false, "step 9\n", 12.5};
+  outcome = run_verification(release.request, h.deps);
+  CHECK_FALSE(outcome.verdict.job_exit_status.has_value());
+  CHECK(outcome.verdict.explanation.find("signal 9") != std::string::npos);
+}
+
+TEST_CASE("the job's own run time, as the runner measured it, is recorded beside the stages") {
+  Release release;
+  Harness h;  // the fake runner's job ran 1.25 s by its own clock
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.evidence["durations"]["job"] == 1.25);
+  CHECK(outcome.evidence["durations"].contains("run"));  // wait()'s wall time, polling included
 }
 
 TEST_CASE("resume skips preflight and start, and finishes the reattached job") {
@@ -365,7 +382,7 @@ TEST_CASE("calibration refuses drifted inputs and stops at the first failed run"
     CHECK(h.runner.calls.empty());
   }
   SUBCASE("job error") {
-    h.runner.exit = JobExit{1, false, "oom\n"};
+    h.runner.exit = JobExit{1, false, "oom\n", std::nullopt};
     CalibrationOutcome outcome = run_calibration(calibration_of(release, 5), h.deps);
     REQUIRE(outcome.failure.has_value());
     CHECK(outcome.failure->cls == VerdictClass::error_job);
