@@ -91,6 +91,14 @@ Result<fs::path> make_temp_dir(RunContext& ctx, const std::string& prefix) {
   return ctx.temp_dirs.back();
 }
 
+// A store in a temporary folder the context removes: nothing it records outlives the command.
+Result<std::unique_ptr<Store>> throwaway_store(RunContext& ctx) {
+  auto dir = make_temp_dir(ctx, "reverify-state");
+  if (!dir.ok())
+    return dir.error();
+  return Store::open(*dir / "reverify.db", system_now);
+}
+
 }  // namespace
 
 void add_run_arguments(CLI::App& app, RunArguments& args) {
@@ -163,10 +171,7 @@ Result<RunContext> make_run_context(const RunArguments& args) {
       return make_error(store.error().code, "state_dir: " + store.error().message);
     ctx.store = std::move(store).value();
   } else {
-    auto dir = make_temp_dir(ctx, "reverify-state");
-    if (!dir.ok())
-      return dir.error();
-    auto store = Store::open(*dir / "reverify.db", system_now);
+    auto store = throwaway_store(ctx);
     if (!store.ok())
       return store.error();
     ctx.store = std::move(store).value();
@@ -207,10 +212,7 @@ Result<RunContext> make_run_context(const RunArguments& args) {
     return stored.error();
   request.calibration = *stored;
   if (!args.record && !ctx.store_is_throwaway) {
-    auto dir = make_temp_dir(ctx, "reverify-state");
-    if (!dir.ok())
-      return dir.error();
-    auto store = Store::open(*dir / "reverify.db", system_now);
+    auto store = throwaway_store(ctx);
     if (!store.ok())
       return store.error();
     if (request.calibration) {
