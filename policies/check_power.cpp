@@ -27,9 +27,14 @@ void describe_power(CheckResult& check, const std::optional<double>& shift,
   if (!detect) {
     check.explanation += "; it " + caught;
   } else if (!power.underpowered) {
-    check.explanation += "; it catches shifts of ≤ " + number_text(*detect) +
-                         " as tolerance.detect asks (80% probability from " + number_text(*shift) +
-                         ")";
+    // A proportion moves in whole examples: the declared shift is met when the smallest whole-
+    // example shift at least that large is caught.
+    const bool rounded = attainable && *attainable > *detect * (1 + 1e-9);
+    check.explanation +=
+        "; it catches shifts of ≤ " + number_text(*detect) + " as tolerance.detect asks (" +
+        (rounded ? "in whole examples the smallest such shift is " + number_text(*attainable) + "; "
+                 : std::string()) +
+        "caught with 80% probability from " + number_text(*shift) + ")";
   } else {
     check.explanation += "; UNDERPOWERED: it " + caught + ", not the " + number_text(*detect) +
                          " tolerance.detect asks; " +
