@@ -592,6 +592,18 @@ void handle_api_request(const ApiRequest& request, const ApiContext& context, Ap
                                   "path traversal is not allowed", context));
     }
   }
+  if (context.model->starting && path != "/metrics") {
+    // Before the first read of the store an empty inventory would be a wrong answer (a known
+    // version "unknown", a gate "never verified", a trigger refused): say so, and when to ask
+    // again. /metrics stays up: its scrape says when the state was read.
+    auto response = json_response(
+        request, http::status::service_unavailable,
+        {{"status", "starting"},
+         {"error", "reverifyd is starting: its state has not been read from the store yet"}},
+        context);
+    response.set(http::field::retry_after, "1");
+    return reply(std::move(response));
+  }
   if (path == "/v1/verifications" && request.method() == http::verb::post) {
     return handle_trigger(request, context, std::move(reply));
   }

@@ -36,6 +36,10 @@ struct VersionStatus;  // api/version_status.hpp
 
 struct ReadModel {
   UnixSeconds built_at = 0;
+  // True only for the placeholder reverifyd publishes before its first build from the store:
+  // the API then answers 503 (Retry-After) instead of "unknown model version" for a version the
+  // store does know.
+  bool starting = false;
   std::shared_ptr<const ApiConfig> api;  // token, default max_age, secrets to redact
   // model -> version -> view
   std::map<std::string, std::map<std::string, VersionView>> models;

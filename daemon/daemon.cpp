@@ -196,13 +196,16 @@ int DaemonImpl::run() {
     if (!ec)
       on_signal(signal);
   });
-  // An empty model until the first build, so every endpoint answers from the first request.
+  // A placeholder until the first build, so every endpoint answers from the first request (503
+  // while starting); the first build reads what the store already holds, before recovery.
   auto empty = std::make_shared<ReadModel>();
   empty->built_at = options_.clock();
   empty->api = api_config_of(config_);
+  empty->starting = true;
   publish(std::move(empty));
   ping_watchdog();
   watch_store();
+  refresh();
   // Reconcile first: verifications left running by a previous process get their verdict
   // (reattached or runner-lost) before anything new starts.
   off_loop([this] { return store_->unfinished(); },
@@ -558,36 +561,35 @@ void DaemonImpl::sync_sources() {
 
 void DaemonImpl::reload() {
   (void)sd_.reloading();
-  off_loop(
-      [path = options_.config_path] { return load_daemon_config(path); },
-      [this](Result<Config> next) {
-        if (!next.ok()) {
-          log_error("SIGHUP: keeping the running config; the new one is invalid:\n" +
-                    next.error().message);
-          (void)sd_.ready("serving (reload rejected)");
-          return;
-        }
-        // Address, state_dir, work_dir and runner apply only at start: a reload that changes
-        // them is refused whole, so the daemon never half-applies a config.
-        if (const auto changed = restart_only_changes(*config_, *next); !changed.empty()) {
-          std::string names;
-          for (const auto& name : changed)
-            names += (names.empty() ? "" : ", ") + name;
-          log_error("SIGHUP: keeping the running config; the new one changes " + names +
-                    ", which apply only when reverifyd starts: restart it to change them");
-          (void)sd_.ready("serving (reload rejected)");
-          return;
-        }
-        config_ = std::make_shared<const Config>(std::move(*next));
-        if (syncing_)
-          sources_stale_ = true;
-        else
-          rebuild_sources();
-        install_dispatcher(config_);
-        log_info("SIGHUP: config reloaded");
-        (void)sd_.ready("serving (reloaded)");
-        refresh();
-      });
+  off_loop([path = options_.config_path] { return load_daemon_config(path); },
+           [this](Result<Config> next) {
+             if (!next.ok()) {
+               log_error("SIGHUP: keeping the running config; the new one is invalid:\n" +
+                         next.error().message);
+               (void)sd_.ready("serving (reload rejected)");
+               return;
+             }
+             // Address, state_dir, work_dir and runner apply only at start: a reload that changes
+             // them is refused whole, so the daemon never half-applies a config.
+             if (const auto changed = restart_only_changes(*config_, *next); !changed.empty()) {
+               std::string names;
+               for (const auto& name : changed)
+                 names += (names.empty() ? "" : ", ") + name;
+               log_error("SIGHUP: keeping the running config; the new one changes " + names +
+                         ", which apply only when reverifyd starts: restart it to change them");
+               (void)sd_.ready("serving (reload rejected)");
+               return;
+             }
+             config_ = std::make_shared<const Config>(std::move(*next));
+             if (syncing_)
+               sources_stale_ = true;
+             else
+               rebuild_sources();
+             install_dispatcher(config_);
+             log_info("SIGHUP: config reloaded");
+             (void)sd_.ready("serving (reloaded)");
+             refresh();
+           });
 }
 
 void DaemonImpl::install_dispatcher(std::shared_ptr<const Config> config) {

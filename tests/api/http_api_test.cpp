@@ -117,6 +117,27 @@ TEST_CASE("gate: fresh pass is 200, stale or failed or never verified is 412, un
   CHECK(api.get("/v1/gate/m/1?max_age=soon").result() == http::status::bad_request);
 }
 
+TEST_CASE(
+    "before the first read of the store every endpoint but /metrics is 503 with Retry-After") {
+  Api api;
+  api.model = model_with(brief(3, VerdictClass::passed, kNow - 10 * kDay),
+                         brief(3, VerdictClass::passed, kNow - 10 * kDay),
+                         brief(3, VerdictClass::passed, kNow - 10 * kDay));
+  CHECK(api.get("/v1/gate/m/1").result() == http::status::ok);
+  api.model->starting = true;  // the placeholder reverifyd publishes before its first build
+  for (const char* target :
+       {"/healthz", "/", "/v1/models", "/v1/gate/m/1", "/v1/models/m/versions/1"}) {
+    CAPTURE(target);
+    auto answer = api.get(target);
+    CHECK(answer.result() == http::status::service_unavailable);
+    CHECK(answer[http::field::retry_after] == "1");
+    CHECK(body_of(answer)["status"] == "starting");
+  }
+  CHECK(api.call(http::verb::post, "/v1/verifications").result() ==
+        http::status::service_unavailable);
+  CHECK(api.get("/metrics").result() == http::status::ok);
+}
+
 TEST_CASE("gate: a later failure wins, a later system error does not, a changed manifest fails") {
   auto failed = model_with(brief(5, VerdictClass::failed_out_of_tolerance, kNow - kDay),
                            brief(5, VerdictClass::failed_out_of_tolerance, kNow - kDay),

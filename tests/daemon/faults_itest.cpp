@@ -217,7 +217,8 @@ pager:
     return std::move(*opened);
   }
 
-  // Started and serving its first read model (until then every version is unknown: a 404).
+  // Started (ready: its state read from the store) and its first registry sync listed the
+  // versions.
   void start() {
     daemon.start();
     INFO(daemon.log());
