@@ -4,10 +4,12 @@
 
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include "core/http_client.hpp"
 #include "core/names.hpp"
+#include "core/unix_time.hpp"
 #include "runners/docker_api.hpp"
 #include "runners/docker_log_stream.hpp"
 #include "runners/job_contract.hpp"
@@ -224,7 +226,41 @@ struct ContainerState {
   int exit_code = -1;
   bool oom_killed = false;
   std::int64_t deadline_unix_ms = 0;
+  std::optional<double> run_seconds;  // the engine's StartedAt to FinishedAt, once finished
 };
+
+// A State time: RFC 3339 with up to nanoseconds, or "0001-01-01T00:00:00Z" for never.
+struct EngineTime {
+  UnixSeconds whole = 0;
+  double fraction = 0;
+};
+
+std::optional<EngineTime> engine_time(const json& state, const char* key) {
+  if (!state.contains(key) || !state[key].is_string())
+    return std::nullopt;
+  const auto text = state[key].get<std::string>();
+  auto whole = parse_rfc3339(text);
+  if (!whole.ok() || *whole <= 0)
+    return std::nullopt;
+  EngineTime time{*whole, 0};
+  const auto dot = text.find('.');
+  double scale = 0.1;
+  for (auto i = dot == std::string::npos ? text.size() : dot + 1;
+       i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, scale /= 10)
+    time.fraction += (text[i] - '0') * scale;
+  return time;
+}
+
+// The job's own run time as the engine measured it: wait()'s wall time includes its polling.
+std::optional<double> run_seconds(const json& state) {
+  const auto started = engine_time(state, "StartedAt");
+  const auto finished = engine_time(state, "FinishedAt");
+  if (!started || !finished)
+    return std::nullopt;
+  const double seconds = static_cast<double>(finished->whole - started->whole) +
+                         (finished->fraction - started->fraction);
+  return seconds >= 0 ? std::optional(seconds) : std::nullopt;
+}
 
 // One DockerApi per operation: negotiating the version again is cheap on a local socket, and a
 // runner holds no connection state that could go stale across an engine restart.
@@ -251,6 +287,8 @@ Result<ContainerState> inspect_container(DockerApi& api, const std::string& id) 
   state.running = doc["State"].value("Running", false) || doc["State"].value("Restarting", false);
   state.exit_code = doc["State"].value("ExitCode", -1);
   state.oom_killed = doc["State"].value("OOMKilled", false);
+  if (!state.running)
+    state.run_seconds = run_seconds(doc["State"]);
   if (doc.contains("Config") && doc["Config"].is_object() && doc["Config"].contains("Labels") &&
       doc["Config"]["Labels"].is_object()) {
     const auto& labels = doc["Config"]["Labels"];
@@ -360,6 +398,7 @@ Result<JobExit> DockerRunner::wait(const JobHandle& job, const LogSink& logs) {
     auto state = inspect_container(api, job.ref);
     if (state && !state->running && followed_before) {
       exit.exit_code = state->exit_code;
+      exit.job_seconds = state->run_seconds;
       if (state->oom_killed)
         tail.append(
             "\n[reverify] the container was killed for exceeding its memory limit (OOMKilled)\n");

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <thread>
 
@@ -120,9 +121,15 @@ TEST_CASE("in the container: the contract's environment, the binds, nothing of t
   Fixture f("ok");
   DockerRunner runner(f.config);
   JobHandle job;
+  const auto before = std::chrono::steady_clock::now();
   auto outcome = start_and_wait(runner, f.spec, job);
+  const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - before;
   REQUIRE_MESSAGE(outcome.exit.ok(), (outcome.exit.ok() ? "" : outcome.exit.error().to_string()));
   CHECK(outcome.exit->log_tail.find("trainer-first-instruction") != std::string::npos);
+  // The job's own time, from the engine's StartedAt/FinishedAt (not wait()'s polling).
+  REQUIRE(outcome.exit->job_seconds.has_value());
+  CHECK(*outcome.exit->job_seconds > 0);
+  CHECK(*outcome.exit->job_seconds <= waited.count());
   CHECK(containers_labelled(f.config.socket, f.spec.rebuild_id) == 1);  // until cleanup
   auto outputs = runner.collect(job, f.tmp.path / "collected");
   REQUIRE_MESSAGE(outputs.ok(), (outputs.ok() ? "" : outputs.error().to_string()));
