@@ -282,11 +282,12 @@ ApiResponse handle_models(const ApiRequest& request, const ApiContext& context) 
   auto models = nlohmann::json::array();
   const RecentIndex recent(*context.model);
   const std::int64_t max_age = context.api->default_max_age_s;
+  const bool require_power = gate_requires_power(*context.model);
   for (const auto& [name, versions] : context.model->models) {
     auto list = nlohmann::json::array();
     for (const auto& [version, view] : versions)
-      list.push_back(
-          version_json(view, version_status(view, recent, max_age, context.now), max_age));
+      list.push_back(version_json(
+          view, version_status(view, recent, max_age, context.now, require_power), max_age));
     models.push_back({{"model", name}, {"versions", std::move(list)}});
   }
   return json_response(request, http::status::ok, {{"models", models}}, context);
@@ -438,8 +439,10 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
       return error_response(request, http::status::not_found, "unknown model version", context);
     }
     const std::int64_t max_age = context.api->default_max_age_s;
-    auto j = version_json(*view, version_status(*view, RecentIndex(model), max_age, context.now),
-                          max_age);
+    auto j = version_json(
+        *view,
+        version_status(*view, RecentIndex(model), max_age, context.now, gate_requires_power(model)),
+        max_age);
     auto history = nlohmann::json::array();
     for (const auto& row : model.recent) {
       if (row.model == parts[2] && row.version == parts[4]) {
@@ -540,10 +543,10 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
   const auto* view = model.find(model_name, version);
   GateFacts facts;
   if (view)
-    facts = gate_facts(*view);
+    facts = gate_facts(*view, gate_requires_power(model));
   facts.model = model_name;
   facts.version = version;
-  facts.require_power = model.api && model.api->gate_require_power;
+  facts.require_power = gate_requires_power(model);
   const GateDecision decision = decide_gate(facts, max_age_s, now);
   GateAnswer answer;
   answer.status = gate_http_status(decision.status);

@@ -67,7 +67,8 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
                                 const VersionView& view, UnixSeconds now) {
   const RecentIndex recent(model);
   const std::int64_t max_age = default_max_age_s(model);
-  const VersionStatus status = version_status(view, recent, max_age, now);
+  const VersionStatus status =
+      version_status(view, recent, max_age, now, gate_requires_power(model));
   const auto& row = view.row;
   const std::string id = row.model + "@" + row.version;
   std::ostringstream out;

@@ -2,8 +2,13 @@
 
 namespace reverify {
 
-GateFacts gate_facts(const VersionView& view) {
+bool gate_requires_power(const ReadModel& model) {
+  return model.api && model.api->gate_require_power;
+}
+
+GateFacts gate_facts(const VersionView& view, bool require_power) {
   GateFacts facts;
+  facts.require_power = require_power;
   facts.model = view.row.model;
   facts.version = view.row.version;
   facts.listed = !view.row.removed;
@@ -46,10 +51,10 @@ const VerificationRow* RecentIndex::find(std::int64_t id) const {
 }
 
 VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
-                             std::int64_t max_age_s, UnixSeconds now) {
+                             std::int64_t max_age_s, UnixSeconds now, bool require_power) {
   VersionStatus status;
   status.view = &view;
-  status.gate = decide_gate(gate_facts(view), max_age_s, now);
+  status.gate = decide_gate(gate_facts(view, require_power), max_age_s, now);
   const auto& latest = view.latest;
   const auto& conclusive = view.conclusive;
   if (latest && is_error(latest->cls) && (!conclusive || latest->id != conclusive->id))

@@ -11,8 +11,10 @@
 
 namespace reverify {
 
-// The gate's facts about a listed version (listed = false for a removed one).
-GateFacts gate_facts(const VersionView& view);
+// The gate's facts about a listed version (listed = false for a removed one), under the config's
+// gate.require_power.
+GateFacts gate_facts(const VersionView& view, bool require_power);
+bool gate_requires_power(const ReadModel& model);
 
 struct VersionStatus {
   const VersionView* view = nullptr;
@@ -38,7 +40,7 @@ class RecentIndex {
 // REQUIRES: max_age_s >= 0. `recent` supplies the conclusive verification's checks (underpowered
 // bands) when it is among the recent ones.
 VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
-                             std::int64_t max_age_s, UnixSeconds now);
+                             std::int64_t max_age_s, UnixSeconds now, bool require_power);
 
 // Whether any check of a stored verdict (to_json(Verdict)) says its band is underpowered, at its
 // top level, in its power object (policies/check.hpp) or in its evidence.

@@ -564,4 +564,22 @@ TEST_CASE("status page: an underpowered pass is listed as underpowered, after fa
   CHECK(html.find("<span class=\"tag warn\">underpowered</span>", underpowered) !=
         std::string::npos);
   CHECK(html.find("data-version=\"m@2\"") < underpowered);  // the failure first
+  // Under gate.require_power the pages and /v1/models answer as /v1/gate does: not passing.
+  auto gate_of_1 = [&] {
+    const auto models = body_of(api.get("/v1/models"));
+    for (const auto& entry : models["models"]) {
+      for (const auto& version : entry["versions"]) {
+        if (version["model"] == "m" && version["version"] == "1")
+          return version["gate"];
+      }
+    }
+    return nlohmann::json();
+  };
+  CHECK(gate_of_1()["ok"] == true);
+  CHECK(api.get("/v1/gate/m/1").result() == http::status::ok);
+  ApiConfig strict = *api.model->api;
+  strict.gate_require_power = true;
+  api.model->api = std::make_shared<const ApiConfig>(strict);
+  CHECK(api.get("/v1/gate/m/1").result() == http::status::precondition_failed);
+  CHECK(gate_of_1()["ok"] == false);
 }
