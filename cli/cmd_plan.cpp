@@ -47,6 +47,9 @@ int run_plan(const PlanArguments& options) {
   for (const auto& d : plan->deferred) {
     std::cout << "  deferred " << d.model << "@" << d.version << ": " << d.reason << "\n";
   }
+  for (const auto& c : plan->calibrations) {
+    std::cout << "  calibrate " << c.model << "@" << c.version << ": " << c.reason << "\n";
+  }
   return 0;
 }
 

@@ -67,11 +67,22 @@ struct Deferred {
   std::string reason;
 };
 
+// Seed-only reruns for an underpowered version in the budget the verifications left
+// (policies/calibration_plan.hpp decides them).
+struct PlannedCalibration {
+  std::string model;
+  std::string version;
+  std::size_t max_runs = 0;  // seed runs in all, at most
+  double gpu_hours = 0;      // estimated: the runs it is projected to add
+  std::string reason;
+};
+
 struct Plan {
   std::chrono::sys_seconds cycle_start;
-  std::chrono::sys_seconds cycle_end;  // exclusive: the next cycle's start
-  std::vector<PlanEntry> entries;      // in start order
-  std::vector<Deferred> deferred;      // due but left out (per_cycle, budget), with why
+  std::chrono::sys_seconds cycle_end;            // exclusive: the next cycle's start
+  std::vector<PlanEntry> entries;                // in start order
+  std::vector<Deferred> deferred;                // due but left out (per_cycle, budget), with why
+  std::vector<PlannedCalibration> calibrations;  // after the entries, in spare budget
   double gpu_hours_planned = 0;
 };
 

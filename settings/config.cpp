@@ -118,6 +118,9 @@ void read_schedule(Section s, ScheduleConfig& schedule) {
   s.read("large_gpu_hours", schedule.large_gpu_hours);
   s.read("steps_cost_fraction", schedule.steps_cost_fraction);
   s.read_duration("jitter", schedule.jitter_s);
+  s.read("calibrations_per_cycle", schedule.calibrations_per_cycle);
+  s.read("calibration_max_runs", schedule.calibration_max_runs);
+  s.at_least<std::size_t>("calibration_max_runs", schedule.calibration_max_runs, 3);
   auto retry = s.section("retry");
   retry.read_duration("initial", schedule.retry_initial_s);
   retry.read_duration("max", schedule.retry_max_s);

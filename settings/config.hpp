@@ -62,6 +62,10 @@ struct ScheduleConfig {
   std::int64_t retry_initial_s = 600;      // error:* verdicts retry after this, doubling...
   std::int64_t retry_max_s = 86'400;       // ...up to this
   int retry_max_attempts = 5;              // attempts per verification, the first included
+  // Underpowered versions calibrated per cycle in the budget the verifications leave, and the
+  // seed runs such a calibration may hold in all (calibrate --until-power --max-runs).
+  std::size_t calibrations_per_cycle = 1;
+  std::size_t calibration_max_runs = 100;
 };
 
 struct ApiConfig {

@@ -142,6 +142,7 @@ struct VerdictBrief {
   // that would (absent: unknown, or no number would).
   bool underpowered = false;
   std::optional<std::int64_t> runs_needed;
+  std::vector<std::string> underpowered_checks;  // their names (latest_verdicts only)
 };
 
 enum class VerdictFilter {

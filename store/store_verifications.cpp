@@ -101,7 +101,8 @@ Result<VerificationRow> read_verification(const Statement& s) {
   return row;
 }
 
-// Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256.
+// Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256,
+// underpowered, runs_needed, underpowered_checks (a JSON array, or "").
 Result<VerdictBrief> read_brief(const Statement& r) {
   VerdictBrief brief;
   brief.id = r.int64(0);
@@ -120,6 +121,12 @@ Result<VerdictBrief> read_brief(const Statement& r) {
   brief.manifest_sha256 = r.text(7);
   brief.underpowered = r.int64(8) != 0;
   brief.runs_needed = r.optional_int64(9);
+  if (auto checks = nlohmann::json::parse(r.text(10), nullptr, false); checks.is_array()) {
+    for (const auto& name : checks) {
+      if (name.is_string())
+        brief.underpowered_checks.push_back(name.get<std::string>());
+    }
+  }
   return brief;
 }
 
@@ -319,7 +326,8 @@ Result<std::vector<VerdictBrief>> Store::latest_verdicts(VerdictFilter filter) {
   Statement s(db_, std::string(R"sql(
 SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha256,
        COALESCE(json_extract(verdict_json, '$.underpowered'), 0),
-       json_extract(verdict_json, '$.power.runs_needed')
+       json_extract(verdict_json, '$.power.runs_needed'),
+       COALESCE(json_extract(verdict_json, '$.power.underpowered_checks'), '')
 FROM verifications
 WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
                        where + " GROUP BY model, version)");
@@ -328,9 +336,10 @@ WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
 
 Result<std::vector<VerdictBrief>> Store::history() {
   std::lock_guard lock(mutex_);
-  Statement s(db_,
-              "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, 0, NULL "
-              "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
+  Statement s(
+      db_,
+      "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, 0, NULL, '' "
+      "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
   return collect_rows<VerdictBrief>(s, read_brief);
 }
 

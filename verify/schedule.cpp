@@ -1,6 +1,7 @@
 #include "verify/schedule.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace reverify {
 
@@ -54,6 +55,32 @@ std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts
   return history;
 }
 
+std::vector<CalibrationCandidate> calibration_candidates(
+    const std::vector<InventoryItem>& inventory, std::vector<VerdictBrief> latest_conclusive) {
+  std::map<std::pair<std::string, std::string>, const InventoryItem*> by_version;
+  for (const auto& item : inventory)
+    by_version[{item.model, item.version}] = &item;
+  std::stable_sort(
+      latest_conclusive.begin(), latest_conclusive.end(),
+      [](const VerdictBrief& a, const VerdictBrief& b) { return a.finished_at < b.finished_at; });
+  std::vector<CalibrationCandidate> candidates;
+  for (auto& v : latest_conclusive) {
+    auto item = by_version.find({v.model, v.version});
+    if (!v.underpowered || item == by_version.end())
+      continue;
+    CalibrationCandidate c;
+    c.model = v.model;
+    c.version = v.version;
+    c.underpowered = true;
+    c.underpowered_checks = std::move(v.underpowered_checks);
+    if (v.runs_needed && *v.runs_needed > 0)
+      c.runs_needed = static_cast<std::size_t>(*v.runs_needed);
+    c.gpu_hours_per_run = item->second->full_gpu_hours;
+    candidates.push_back(std::move(c));
+  }
+  return candidates;
+}
+
 Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now) {
   auto rows = store.model_versions();
   if (!rows.ok())
@@ -61,8 +88,21 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   auto verdicts = store.history();
   if (!verdicts.ok())
     return verdicts.error();
-  return plan_cycle(build_inventory(*rows, config), build_history(*verdicts), {}, to_sys(now),
-                    rotation_config(config.schedule));
+  auto latest = store.latest_verdicts(VerdictFilter::conclusive);
+  if (!latest.ok())
+    return latest.error();
+  const auto inventory = build_inventory(*rows, config);
+  auto plan = plan_cycle(inventory, build_history(*verdicts), {}, to_sys(now),
+                         rotation_config(config.schedule));
+  if (!plan.ok())
+    return plan;
+  CalibrationPlanConfig calibration;
+  calibration.per_cycle = config.schedule.calibrations_per_cycle;
+  calibration.max_runs = config.schedule.calibration_max_runs;
+  plan->calibrations =
+      plan_calibrations(calibration_candidates(inventory, std::move(latest).value()), *plan,
+                        config.schedule.gpu_budget_hours, calibration);
+  return plan;
 }
 
 nlohmann::json plan_to_json(const Plan& plan) {
@@ -80,11 +120,20 @@ nlohmann::json plan_to_json(const Plan& plan) {
   for (const auto& d : plan.deferred) {
     deferred.push_back({{"model", d.model}, {"version", d.version}, {"reason", d.reason}});
   }
+  auto calibrations = nlohmann::json::array();
+  for (const auto& c : plan.calibrations) {
+    calibrations.push_back({{"model", c.model},
+                            {"version", c.version},
+                            {"max_runs", c.max_runs},
+                            {"gpu_hours", c.gpu_hours},
+                            {"reason", c.reason}});
+  }
   return {{"cycle_start", rfc3339(from_sys(plan.cycle_start))},
           {"cycle_end", rfc3339(from_sys(plan.cycle_end))},
           {"gpu_hours_planned", plan.gpu_hours_planned},
           {"entries", std::move(entries)},
-          {"deferred", std::move(deferred)}};
+          {"deferred", std::move(deferred)},
+          {"calibrations", std::move(calibrations)}};
 }
 
 std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeconds now,

@@ -1,8 +1,9 @@
 #pragma once
 // The scheduler's decisions, kept apart from the event loop so they are tested without one:
 // what the current cycle verifies (the policies' rotation over the store's inventory and
-// history), in which order queued verifications start, and the plan as `reverify plan` and the
-// status page show it. The loop that acts on them is daemon.cpp.
+// history) and which underpowered versions it calibrates, in which order queued verifications
+// start, and the plan as `reverify plan` and the status page show it. The loop that acts on them is
+// daemon.cpp.
 
 #include <optional>
 #include <random>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.hpp"
+#include "policies/calibration_plan.hpp"
 #include "policies/rotation.hpp"
 #include "settings/config.hpp"
 #include "store/store.hpp"
@@ -27,7 +29,14 @@ std::vector<InventoryItem> build_inventory(const std::vector<ModelVersionRow>& r
                                            const Config& config);
 std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts);
 
-// Blocking (SQLite). The plan for the cycle containing `now`.
+// Versions whose latest conclusive verdict is underpowered and that are still verifiable, oldest
+// verdict first, each costing a full rebuild per seed run.
+std::vector<CalibrationCandidate> calibration_candidates(
+    const std::vector<InventoryItem>& inventory, std::vector<VerdictBrief> latest_conclusive);
+
+// Blocking (SQLite). The plan for the cycle containing `now`: its verifications, then the
+// calibrations of underpowered versions in the budget they leave (schedule.calibrations_per_cycle,
+// schedule.calibration_max_runs).
 Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now);
 
 nlohmann::json plan_to_json(const Plan& plan);

@@ -4,6 +4,7 @@
 # config, a shift its primary band cannot catch with 40 runs. The verdict passes, and says so:
 #  1. GET /v1/gate: 200 with "underpowered": true and "runs_needed" (null: no number of seed
 #     runs would, with this spread); the version's JSON and the page say so;
+#     and the cycle's plan (`reverify plan`) lists a calibration of the version with its reason;
 #  2. the same state with `gate.require_power: true` (daemon restarted): 412 with the reason.
 set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
@@ -58,6 +59,21 @@ curl -sf "$url/v1/models/digits-mlp/versions/2026.11.1" | grep -Eq '"underpowere
   fail "the version's JSON does not say underpowered"
 wait_until 30 test -s "$t/pages.jsonl" || fail "no page event recorded"
 grep -q "UNDERPOWERED" "$t/pages.jsonl" || fail "the page does not say UNDERPOWERED: $(cat "$t/pages.jsonl")"
+# The cycle's plan now lists a calibration of the version, with its reason (reverify plan and
+# the status page's plan read the same decision).
+"${REVERIFY_CLI:?run through ctest}" plan --config "$t/reverify.yaml" >"$t/plan.txt" ||
+  fail "reverify plan failed: $(cat "$t/plan.txt")"
+cat "$t/plan.txt"
+grep -Eq "calibrate digits-mlp@2026.11.1: underpowered: .+ cannot catch tolerance.detect; " \
+  "$t/plan.txt" || fail "the plan does not list the calibration with its reason"
+"$REVERIFY_CLI" plan --config "$t/reverify.yaml" --json >"$t/plan.json"
+/usr/bin/python3 - "$t/plan.json" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+cal = plan["calibrations"]
+assert len(cal) == 1 and cal[0]["model"] == "digits-mlp", plan
+assert cal[0]["max_runs"] == 100 and cal[0]["reason"].startswith("underpowered: "), cal
+PY
 stop_pid "$t/reverifyd.pid" 30
 
 echo "== 2. gate.require_power: the same pass no longer counts"

@@ -238,6 +238,8 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.schedule.full_every_n_cycles == defaults.schedule.full_every_n_cycles);
   CHECK(p.schedule.large_gpu_hours == defaults.schedule.large_gpu_hours);
   CHECK(p.schedule.steps_cost_fraction == defaults.schedule.steps_cost_fraction);
+  CHECK(p.schedule.calibrations_per_cycle == defaults.schedule.calibrations_per_cycle);
+  CHECK(p.schedule.calibration_max_runs == defaults.schedule.calibration_max_runs);
   CHECK(p.schedule.jitter_s == defaults.schedule.jitter_s);
   CHECK(p.schedule.retry_initial_s == defaults.schedule.retry_initial_s);
   CHECK(p.schedule.retry_max_s == defaults.schedule.retry_max_s);

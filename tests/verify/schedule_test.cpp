@@ -69,6 +69,47 @@ TEST_CASE("inventory: invalid and removed versions are left out; cost and size f
   CHECK(items[1].criticality == 5);
 }
 
+TEST_CASE("calibration candidates: underpowered and still verifiable, oldest verdict first") {
+  std::vector<InventoryItem> inventory(3);
+  inventory[2].model = "a";
+  inventory[2].version = "2";
+  inventory[0].model = "a";
+  inventory[0].version = "1";
+  inventory[0].full_gpu_hours = 2;
+  inventory[1].model = "b";
+  inventory[1].version = "1";
+  const auto brief = [](const std::string& model, const std::string& version,
+                        UnixSeconds finished_at, bool underpowered) {
+    VerdictBrief b;
+    b.model = model;
+    b.version = version;
+    b.finished_at = finished_at;
+    b.underpowered = underpowered;
+    return b;
+  };
+  std::vector<VerdictBrief> latest = {brief("b", "1", 300, true), brief("a", "1", 200, true),
+                                      brief("gone", "1", 100, true),
+                                      brief("a", "2", 50, false)};  // powered enough
+  latest[1].runs_needed = 57;
+  latest[1].underpowered_checks = {"accuracy"};
+  auto candidates = calibration_candidates(inventory, latest);
+  REQUIRE(candidates.size() == 2);
+  CHECK(candidates[0].model == "a");
+  CHECK(candidates[0].runs_needed == std::optional<std::size_t>(57));
+  CHECK(candidates[0].gpu_hours_per_run == doctest::Approx(2));
+  CHECK(candidates[0].underpowered_checks == std::vector<std::string>{"accuracy"});
+  CHECK(candidates[1].model == "b");
+  CHECK_FALSE(candidates[1].runs_needed.has_value());
+
+  Plan plan;
+  plan.calibrations = plan_calibrations(candidates, plan, std::nullopt, {});
+  auto json = plan_to_json(plan);
+  REQUIRE(json["calibrations"].size() == 1);  // calibrations_per_cycle defaults to 1
+  CHECK(json["calibrations"][0]["model"] == "a");
+  CHECK(json["calibrations"][0]["reason"] ==
+        "underpowered: accuracy cannot catch tolerance.detect; ~57 seed runs in all would");
+}
+
 TEST_CASE("plan entries are queued with jitter inside [start, start + jitter]") {
   Plan plan;
   plan.cycle_start = std::chrono::sys_seconds{std::chrono::seconds{1000}};

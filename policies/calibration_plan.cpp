@@ -1,0 +1,55 @@
+#include "policies/calibration_plan.hpp"
+
+#include <algorithm>
+
+#include "policies/number_text.hpp"
+
+namespace reverify {
+
+namespace {
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names)
+    text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "a band" : text;
+}
+}  // namespace
+
+std::vector<PlannedCalibration> plan_calibrations(
+    const std::vector<CalibrationCandidate>& candidates, const Plan& plan,
+    const std::optional<double>& gpu_budget_hours, const CalibrationPlanConfig& config) {
+  std::vector<PlannedCalibration> planned;
+  double left = gpu_budget_hours ? *gpu_budget_hours - plan.gpu_hours_planned : 0;
+  for (const auto& c : candidates) {
+    if (planned.size() >= config.per_cycle)
+      break;
+    if (!c.underpowered)
+      continue;
+    // Projected runs in all, within the cap; unknown (no number would with the spread measured
+    // so far, itself an estimate): one first batch to measure it again.
+    const std::size_t runs = std::min(c.runs_needed.value_or(config.first_batch), config.max_runs);
+    const double cost = double(runs) * c.gpu_hours_per_run;
+    if (gpu_budget_hours && cost > left + 1e-9)
+      continue;
+    left -= cost;
+    std::string reason =
+        "underpowered: " + joined(c.underpowered_checks) + " cannot catch tolerance.detect; ";
+    if (c.runs_needed && *c.runs_needed <= config.max_runs) {
+      reason += "~" + std::to_string(*c.runs_needed) + " seed runs in all would";
+    } else if (c.runs_needed) {
+      reason += std::to_string(*c.runs_needed) + " seed runs in all would; capped at " +
+                std::to_string(config.max_runs);
+    } else {
+      reason +=
+          "with the spread measured so far no number of seed runs would: measuring it "
+          "again (at most " +
+          std::to_string(config.max_runs) + " seed runs in all)";
+    }
+    if (gpu_budget_hours)
+      reason += "; " + number_text(cost) + " of " + number_text(left + cost) + " GPU hours left";
+    planned.push_back({c.model, c.version, config.max_runs, cost, std::move(reason)});
+  }
+  return planned;
+}
+
+}  // namespace reverify
