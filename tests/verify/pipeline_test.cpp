@@ -364,8 +364,8 @@ TEST_CASE("calibration in steps mode: same-seed reruns of the first steps") {
   }
   CHECK(outcome.spec->steps_same_seed_runs.size() == 3);
   CHECK(outcome.spec->seed_runs.at("accuracy").size() == 5);  // unchanged
-  const auto* steps =
-      find_check(Verdict{VerdictClass::passed, outcome.bands, "", {}, std::nullopt}, "steps:loss");
+  const Verdict bands{VerdictClass::passed, outcome.bands, "", {}, std::nullopt};
+  const auto* steps = find_check(bands, "steps:loss");  // points into `bands`
   REQUIRE(steps != nullptr);
   CHECK(steps->explanation.find("exact") != std::string::npos);
   CHECK_FALSE(outcome.leave_one_out.has_value());
