@@ -11,9 +11,10 @@
 // the stored calibration over it). With until_power, batches of reruns continue until every
 // band with a declared tolerance.detect reaches it or max_runs runs exist; each batch is what
 // the projection with the spread measured so far needs (half as many again, at least 5, when it
-// says no number would: that spread is itself an estimate). Preflight runs once first: calibrating on drifted inputs would measure the wrong model.
-// Afterwards: the bands and their power (decide_verdict on the seed means), and the
-// leave-one-out estimate (policies/tolerance_calibration.hpp).
+// says no number would: that spread is itself an estimate). Preflight runs once first: calibrating
+// on drifted inputs would measure the wrong model. Afterwards: the bands and their power
+// (decide_verdict on the seed means), and the leave-one-out estimate
+// (policies/tolerance_calibration.hpp).
 
 #include <cstdint>
 #include <optional>
