@@ -20,8 +20,10 @@
 //   - the pager dispatcher's own thread (libcurl), kicked from the loop (pager/dispatcher.hpp).
 // The store (one SQLite connection behind its own mutex) is the state these threads share.
 // Lifecycle:
-//   start: migrate the store, reconcile verifications left running (reattach or
-//          error:runner-lost + retry), sync the registry sources, listen, READY=1;
+//   start: migrate the store, listen (answering 503 "starting" until the first read model),
+//          build the first read model from the store (READY=1 once it is published), reconcile
+//          verifications left running (reattach or error:runner-lost + retry), then sync the
+//          registry sources; nothing new starts before the reconciliation is done;
 //   loop:  sync every sync_interval, plan each new cycle once (the plan and its queued
 //          verifications in one transaction), start due verifications up to max_concurrent,
 //          manual triggers first; WATCHDOG=1 from the loop itself; every second, SQLite's
