@@ -138,6 +138,7 @@ Result<std::vector<std::string>> merge_job_environment(const nlohmann::json& res
                     env.accelerator->model + ", CUDA " + env.accelerator->cuda.value_or("?") +
                     ", cuDNN " + env.accelerator->cudnn.value_or("?") + " (as the job used them)");
   } else if (env.framework) {
+    env.accelerator.reset();  // nvidia-smi's GPUs are the machine's; this job used none of them
     notes.push_back("accelerator: the job used none (" + env.framework->name + " " +
                     env.framework->version +
                     " reported no GPU): no GPU model, CUDA or cuDNN version recorded");

@@ -36,8 +36,9 @@ Result<std::string> module_version(const std::string& python, const std::string&
 // The facts only the job itself can see, reported in result.json's "environment" (same shape as
 // the manifest's: framework, determinism flags as set, thread counts and data-loader workers, the
 // GPU, CUDA and cuDNN it used, env): validated like a manifest and merged over what capture probed
-// from outside (the job's values win). image and lockfile are refused there: capture hashes
-// those itself. Returns one line per fact worth telling the user (what was taken, what is absent).
+// from outside (the job's values win; a job that names its framework and no GPU used none, so
+// nvidia-smi's GPUs are dropped). image and lockfile are refused there: capture hashes those
+// itself. Returns one line per fact worth telling the user (what was taken, what is absent).
 Result<std::vector<std::string>> merge_job_environment(const nlohmann::json& result,
                                                        Environment& env);
 

@@ -202,9 +202,9 @@ Result<std::string> read_uri(const std::string& resolved_uri, const FetchLimits&
 }
 
 std::string repo_location(const std::string& repo, const std::string& manifest_location) {
-  if (repo.find("://") != std::string::npos && repo.rfind("file://", 0) != 0)
-    return repo;
-  if (repo.find('@') != std::string::npos)
+  // A URL (scheme://) or scp-like (user@host:path, host:path), by git's own rule: a ':' before
+  // any '/'. Anything else is a path, even with an '@' in it, and so is file://.
+  if (repo.rfind("file://", 0) != 0 && repo.find(':') < repo.find('/'))
     return repo;
   const std::string resolved = resolve_uri(manifest_location, repo);
   auto path = local_path(resolved);

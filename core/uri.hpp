@@ -19,8 +19,9 @@ bool is_remote_uri(const std::string& uri);  // http:// or https://
 // Local path for a resolved local URI ("file:///a/b" or "/a/b"); an error for remote URIs.
 Result<std::filesystem::path> local_path(const std::string& resolved_uri);
 
-// Where a manifest's code.repo is on this machine: a URL (scheme://, or scp-like user@host:path)
-// as is; a path relative to the manifest's folder, like its other URIs, or file://, as a path.
+// Where a manifest's code.repo is on this machine: a URL (scheme://, or scp-like user@host:path
+// or host:path, git's rule: a ':' before any '/') as is; a path relative to the manifest's folder,
+// like its other URIs, or file://, as a path.
 std::string repo_location(const std::string& repo, const std::string& manifest_location);
 
 struct FetchLimits {

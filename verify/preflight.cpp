@@ -181,22 +181,41 @@ void check_lockfile(const Manifest& manifest, const std::string& manifest_locati
   }
   const std::string repo =
       manifest.code.repo ? repo_location(*manifest.code.repo, manifest_location) : "";
+  // code.repo as recorded, and where it resolved when that differs (a path relative to the
+  // manifest): the notes and failures below name both.
+  const std::string named = "code.repo " + manifest.code.repo.value_or("") +
+                            (repo == manifest.code.repo.value_or("") ? "" : " (" + repo + ")");
   std::error_code ec;
   if (repo.empty() || repo[0] != '/' || !fs::exists(repo, ec)) {
-    report.unverified.push_back(
-        "environment.lockfile: code.repo is not a local repository; the "
-        "lockfile is read by the runner's checkout only");
+    report.unverified.push_back("environment.lockfile: " +
+                                (repo.empty()     ? std::string("no code.repo recorded")
+                                 : repo[0] != '/' ? named + " is not a local repository"
+                                                  : named + " does not exist on this machine") +
+                                "; the lockfile is read by the runner's checkout only");
     return;
   }
   nlohmann::json evidence = {{"path", lockfile.path}, {"recorded", *lockfile.sha256}};
-  auto text =
-      command_output({"git", "-C", repo, "show", manifest.code.commit + ":" + lockfile.path});
-  if (!text.ok()) {
+  // The repository itself, as `git clone` takes it (PATH/.git, else PATH when bare): git must not
+  // walk up to a repository that holds the folder.
+  const fs::path git_dir =
+      fs::exists(fs::path(repo) / ".git", ec) ? fs::path(repo) / ".git" : fs::path(repo);
+  const std::string git_dir_option = "--git-dir=" + git_dir.string();
+  if (!command_output({"git", git_dir_option, "rev-parse", "--git-dir"}).ok()) {
     report.checks.push_back(input_check("input:lockfile", false,
-                                        "lockfile " + lockfile.path +
-                                            " is not readable at commit " + manifest.code.commit +
-                                            ": " + text.error().message,
+                                        named + " is not a git repository: lockfile " +
+                                            lockfile.path + " cannot be read at commit " +
+                                            manifest.code.commit,
                                         evidence));
+    return;
+  }
+  auto text =
+      command_output({"git", git_dir_option, "show", manifest.code.commit + ":" + lockfile.path});
+  if (!text.ok()) {
+    report.checks.push_back(input_check(
+        "input:lockfile", false,
+        "lockfile " + lockfile.path + " is not readable at commit " + manifest.code.commit +
+            " in " + named + " (the commit or the file is missing there)",
+        evidence));
     return;
   }
   std::string actual = sha256_hex(*text);
