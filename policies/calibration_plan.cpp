@@ -23,31 +23,35 @@ std::vector<PlannedCalibration> plan_calibrations(
   for (const auto& c : candidates) {
     if (planned.size() >= config.per_cycle)
       break;
-    if (!c.underpowered)
+    if (!c.underpowered || c.calibrated_since_verdict || c.seed_runs >= config.max_runs)
       continue;
     // Projected runs in all, within the cap; unknown (no number would with the spread measured
-    // so far, itself an estimate): one first batch to measure it again.
-    const std::size_t runs = std::min(c.runs_needed.value_or(config.first_batch), config.max_runs);
-    const double cost = double(runs) * c.gpu_hours_per_run;
+    // so far, itself an estimate): one first batch more to measure it again.
+    const std::size_t runs =
+        std::min(c.runs_needed.value_or(c.seed_runs + config.first_batch), config.max_runs);
+    const std::size_t to_add = runs > c.seed_runs ? runs - c.seed_runs : 0;
+    const double cost = double(to_add) * c.gpu_hours_per_run;
     if (gpu_budget_hours && cost > left + 1e-9)
       continue;
     left -= cost;
     std::string reason =
         "underpowered: " + joined(c.underpowered_checks) + " cannot catch tolerance.detect; ";
     if (c.runs_needed && *c.runs_needed <= config.max_runs) {
-      reason += "~" + std::to_string(*c.runs_needed) + " seed runs in all would";
+      reason += "~" + std::to_string(*c.runs_needed) + " seed runs in all would (" +
+                std::to_string(c.seed_runs) + " so far)";
     } else if (c.runs_needed) {
       reason += std::to_string(*c.runs_needed) + " seed runs in all would; capped at " +
                 std::to_string(config.max_runs);
     } else {
       reason +=
           "with the spread measured so far no number of seed runs would: measuring it "
-          "again (at most " +
-          std::to_string(config.max_runs) + " seed runs in all)";
+          "again (" +
+          std::to_string(c.seed_runs) + " so far, at most " + std::to_string(config.max_runs) +
+          " in all)";
     }
     if (gpu_budget_hours)
       reason += "; " + number_text(cost) + " of " + number_text(left + cost) + " GPU hours left";
-    planned.push_back({c.model, c.version, config.max_runs, cost, std::move(reason)});
+    planned.push_back({c.model, c.version, config.max_runs, to_add, cost, std::move(reason)});
   }
   return planned;
 }

@@ -72,8 +72,9 @@ struct Deferred {
 struct PlannedCalibration {
   std::string model;
   std::string version;
-  std::size_t max_runs = 0;  // seed runs in all, at most
-  double gpu_hours = 0;      // estimated: the runs it is projected to add
+  std::size_t max_runs = 0;     // seed runs in all, at most
+  std::size_t runs_to_add = 0;  // estimated: projected runs in all less those it holds
+  double gpu_hours = 0;         // estimated: runs_to_add full rebuilds
   std::string reason;
 };
 

@@ -104,6 +104,14 @@ CREATE TABLE attestations (
   created_at INTEGER NOT NULL
 );
 )sql"},
+    {3, R"sql(
+-- How each calibration ended and why it stopped: the daemon's calibrations may stop early (a
+-- verification became due, or the daemon was stopping) and keep the runs they had; an
+-- interrupted one is resumed, a complete one waits for the version's next verdict.
+ALTER TABLE calibrations ADD COLUMN ended TEXT NOT NULL DEFAULT 'complete'
+  CHECK (ended IN ('complete', 'interrupted'));
+ALTER TABLE calibrations ADD COLUMN note TEXT NOT NULL DEFAULT '';
+)sql"},
 };
 
 }  // namespace

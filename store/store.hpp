@@ -143,6 +143,24 @@ struct VerdictBrief {
   bool underpowered = false;
   std::optional<std::int64_t> runs_needed;
   std::vector<std::string> underpowered_checks;  // their names (latest_verdicts only)
+  // The most seed runs any of its bands was measured from (latest_verdicts only; absent when no
+  // check says).
+  std::optional<std::int64_t> seed_runs;
+};
+
+// How a stored calibration ended: it added every run it set out to, or it stopped early (the
+// daemon gave its slot to a due verification, or was stopping) and kept the runs it had.
+enum class CalibrationEnd { complete, interrupted };
+const char* to_string(CalibrationEnd end);  // "complete", "interrupted"
+std::optional<CalibrationEnd> parse_calibration_end(std::string_view text);
+
+// The newest calibration of one model version, without its spec.
+struct CalibrationBrief {
+  std::string model, version;
+  std::int64_t seeds = 0;  // seed-only runs it holds in all
+  UnixSeconds created_at = 0;
+  CalibrationEnd end = CalibrationEnd::complete;
+  std::string note;  // why it stopped ("every declared tolerance.detect is met with 45 ..."), or ""
 };
 
 enum class VerdictFilter {
@@ -237,11 +255,16 @@ class Store final : public Outbox {
   // Every conclusive (not error:*) verdict, oldest first: the rotation policy's history.
   Result<std::vector<VerdictBrief>> history();
 
-  // --- calibrations (reverify calibrate; the newest one counts) ---
+  // --- calibrations (reverify calibrate and the daemon's; the newest one counts) ---
+  // `seeds`: the seed-only runs the spec holds in all; `note`: why it stopped, "" if unsaid.
   Status put_calibration(const std::string& model, const std::string& version,
-                         const ToleranceSpec& spec, int seeds);
+                         const ToleranceSpec& spec, int seeds,
+                         CalibrationEnd end = CalibrationEnd::complete,
+                         const std::string& note = {});
   Result<std::optional<ToleranceSpec>> calibration(const std::string& model,
                                                    const std::string& version);
+  // Per model version, its newest calibration (without the spec).
+  Result<std::vector<CalibrationBrief>> latest_calibrations();
 
   // --- cycles ---
   // Records the cycle starting at period_start with its plan and queues its verifications, in

@@ -1,4 +1,5 @@
-// Calibrations: `reverify calibrate`'s tolerance specs, the newest per model version counts.
+// Calibrations: `reverify calibrate`'s and the daemon's tolerance specs, the newest per model
+// version counts.
 #include "store/store_rows.hpp"
 #include "store/tolerance_json.hpp"
 
@@ -7,15 +8,36 @@ namespace reverify {
 using sql::Statement;
 using store_rows::parse_json_column;
 
+const char* to_string(CalibrationEnd end) {
+  switch (end) {
+    case CalibrationEnd::complete:
+      return "complete";
+    case CalibrationEnd::interrupted:
+      return "interrupted";
+  }
+  return "?";
+}
+
+std::optional<CalibrationEnd> parse_calibration_end(std::string_view text) {
+  for (auto end : {CalibrationEnd::complete, CalibrationEnd::interrupted}) {
+    if (text == to_string(end))
+      return end;
+  }
+  return std::nullopt;
+}
+
 Status Store::put_calibration(const std::string& model, const std::string& version,
-                              const ToleranceSpec& spec, int seeds) {
+                              const ToleranceSpec& spec, int seeds, CalibrationEnd end,
+                              const std::string& note) {
   std::lock_guard lock(mutex_);
-  Statement s(db_,
-              "INSERT INTO calibrations (model, version, spec_json, seeds, created_at) "
-              "VALUES (?1, ?2, ?3, ?4, ?5)");
+  Statement s(
+      db_,
+      "INSERT INTO calibrations (model, version, spec_json, seeds, created_at, ended, note) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   s.bind(1, model).bind(2, version).bind(3, tolerance_to_json(spec).dump());
   s.bind(4, std::int64_t(seeds));
   s.bind(5, clock_());
+  s.bind(6, std::string(to_string(end))).bind(7, note);
   return s.run();
 }
 
@@ -37,6 +59,23 @@ Result<std::optional<ToleranceSpec>> Store::calibration(const std::string& model
                                             ": stored spec_json is not a tolerance spec");
   }
   return spec;
+}
+
+Result<std::vector<CalibrationBrief>> Store::latest_calibrations() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "SELECT id, model, version, seeds, created_at, ended, note FROM calibrations "
+              "WHERE id IN (SELECT MAX(id) FROM calibrations GROUP BY model, version) "
+              "ORDER BY model, version");
+  return store_rows::collect_rows<CalibrationBrief>(
+      s, [](const Statement& r) -> Result<CalibrationBrief> {
+        auto end = store_rows::parse_column<CalibrationEnd>("calibrations", r.int64(0), "ended",
+                                                            r.text(5), parse_calibration_end,
+                                                            "complete or interrupted");
+        if (!end.ok())
+          return end.error();
+        return CalibrationBrief{r.text(1), r.text(2), r.int64(3), r.int64(4), *end, r.text(6)};
+      });
 }
 
 }  // namespace reverify

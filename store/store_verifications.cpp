@@ -102,7 +102,7 @@ Result<VerificationRow> read_verification(const Statement& s) {
 }
 
 // Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256,
-// underpowered, runs_needed, underpowered_checks (a JSON array, or "").
+// underpowered, runs_needed, underpowered_checks (a JSON array, or ""), seed_runs.
 Result<VerdictBrief> read_brief(const Statement& r) {
   VerdictBrief brief;
   brief.id = r.int64(0);
@@ -121,6 +121,7 @@ Result<VerdictBrief> read_brief(const Statement& r) {
   brief.manifest_sha256 = r.text(7);
   brief.underpowered = r.int64(8) != 0;
   brief.runs_needed = r.optional_int64(9);
+  brief.seed_runs = r.optional_int64(11);
   if (auto checks = nlohmann::json::parse(r.text(10), nullptr, false); checks.is_array()) {
     for (const auto& name : checks) {
       if (name.is_string())
@@ -327,7 +328,9 @@ Result<std::vector<VerdictBrief>> Store::latest_verdicts(VerdictFilter filter) {
 SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha256,
        COALESCE(json_extract(verdict_json, '$.underpowered'), 0),
        json_extract(verdict_json, '$.power.runs_needed'),
-       COALESCE(json_extract(verdict_json, '$.power.underpowered_checks'), '')
+       COALESCE(json_extract(verdict_json, '$.power.underpowered_checks'), ''),
+       (SELECT MAX(json_extract(c.value, '$.evidence.seed_runs'))
+        FROM json_each(verdict_json, '$.checks') AS c)
 FROM verifications
 WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
                        where + " GROUP BY model, version)");
@@ -338,7 +341,8 @@ Result<std::vector<VerdictBrief>> Store::history() {
   std::lock_guard lock(mutex_);
   Statement s(
       db_,
-      "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, 0, NULL, '' "
+      "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, 0, NULL, '', "
+      "NULL "
       "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
   return collect_rows<VerdictBrief>(s, read_brief);
 }

@@ -45,6 +45,17 @@ struct Session {
   const Predictions* release = nullptr;
   CalibrationOutcome& outcome;
 
+  // Whether the caller asked to stop before the next run; records why.
+  bool interrupted() {
+    if (!outcome.interrupted && request.interrupt) {
+      if (auto why = request.interrupt()) {
+        outcome.interrupted = true;
+        outcome.stopped = "interrupted: " + *why;
+      }
+    }
+    return outcome.interrupted;
+  }
+
   // One rerun (a seed override, or the release's own seeds); its data, or the failure recorded.
   std::optional<ToleranceSpec> rerun(std::optional<std::int64_t> seed, const std::string& label) {
     VerificationRequest run = request.base;
@@ -152,7 +163,7 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
 
   if (base.mode == RebuildMode::steps) {
     ToleranceSpec same_seed;
-    for (int i = 0; i < request.runs && !outcome.failure; ++i) {
+    for (int i = 0; i < request.runs && !outcome.failure && !session.interrupted(); ++i) {
       if (auto data = session.rerun(std::nullopt, "same-seed" + std::to_string(i + 1)))
         same_seed = appended(std::move(same_seed), *data);
     }
@@ -163,13 +174,14 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
     std::int64_t seed = request.first_seed.value_or(next_seed(spec, primary));
     std::size_t batch = static_cast<std::size_t>(std::max(request.runs, 0));
     for (;;) {
-      for (std::size_t i = 0; i < batch && !outcome.failure; ++i, ++seed) {
+      for (std::size_t i = 0; i < batch && !outcome.failure && !session.interrupted();
+           ++i, ++seed) {
         if (auto data = session.rerun(seed, "seed" + std::to_string(seed))) {
           spec = appended(std::move(spec), *data);
           ++outcome.added;
         }
       }
-      if (outcome.failure || !request.until_power)
+      if (outcome.failure || outcome.interrupted || !request.until_power)
         break;
       const auto power = summarize_power(
           describe_bands(manifest, spec, deps.policy, rows, scores, request.detect));

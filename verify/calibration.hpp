@@ -12,11 +12,13 @@
 // band with a declared tolerance.detect reaches it or max_runs runs exist; each batch is what
 // the projection with the spread measured so far needs (half as many again, at least 5, when it
 // says no number would: that spread is itself an estimate). Preflight runs once first: calibrating
-// on drifted inputs would measure the wrong model. Afterwards: the bands and their power
-// (decide_verdict on the seed means), and the leave-one-out estimate
-// (policies/tolerance_calibration.hpp).
+// on drifted inputs would measure the wrong model. Before each run, `interrupt` may stop the
+// calibration early (the daemon needs its slot, or is stopping): the runs so far are kept and
+// the outcome says it was interrupted. Afterwards: the bands and their power (decide_verdict on
+// the seed means), and the leave-one-out estimate (policies/tolerance_calibration.hpp).
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +37,8 @@ struct CalibrationRequest {
   bool until_power = false;
   int max_runs = 100;                    // until_power: seed runs in all, at most
   std::map<std::string, double> detect;  // the config's tolerance.detect overrides
+  // Asked before each run (on the calibrating thread): a reason stops the calibration there.
+  std::function<std::optional<std::string>()> interrupt;
 };
 
 struct CalibrationOutcome {
@@ -46,7 +50,8 @@ struct CalibrationOutcome {
   std::vector<CheckResult> bands;  // each band and its power, with every run
   PowerSummary power;
   std::optional<LeaveOneOut> leave_one_out;  // full mode
-  std::string stopped;                       // until_power: why it stopped
+  std::string stopped;                       // until_power or interrupted: why it stopped
+  bool interrupted = false;                  // stopped early by request.interrupt
 };
 
 CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDeps& deps);

@@ -56,10 +56,14 @@ std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts
 }
 
 std::vector<CalibrationCandidate> calibration_candidates(
-    const std::vector<InventoryItem>& inventory, std::vector<VerdictBrief> latest_conclusive) {
+    const std::vector<InventoryItem>& inventory, std::vector<VerdictBrief> latest_conclusive,
+    const std::vector<CalibrationBrief>& latest_calibrations) {
   std::map<std::pair<std::string, std::string>, const InventoryItem*> by_version;
   for (const auto& item : inventory)
     by_version[{item.model, item.version}] = &item;
+  std::map<std::pair<std::string, std::string>, const CalibrationBrief*> calibrations;
+  for (const auto& c : latest_calibrations)
+    calibrations[{c.model, c.version}] = &c;
   std::stable_sort(
       latest_conclusive.begin(), latest_conclusive.end(),
       [](const VerdictBrief& a, const VerdictBrief& b) { return a.finished_at < b.finished_at; });
@@ -76,6 +80,15 @@ std::vector<CalibrationCandidate> calibration_candidates(
     if (v.runs_needed && *v.runs_needed > 0)
       c.runs_needed = static_cast<std::size_t>(*v.runs_needed);
     c.gpu_hours_per_run = item->second->full_gpu_hours;
+    c.seed_runs = static_cast<std::size_t>(std::max<std::int64_t>(v.seed_runs.value_or(0), 0));
+    if (auto stored = calibrations.find({v.model, v.version}); stored != calibrations.end()) {
+      const CalibrationBrief& b = *stored->second;
+      // Same second as the verdict: taken as after it (no GPU spent on a version just calibrated).
+      c.calibrated_since_verdict =
+          b.end == CalibrationEnd::complete && b.created_at >= v.finished_at;
+      c.seed_runs =
+          std::max(c.seed_runs, static_cast<std::size_t>(std::max<std::int64_t>(b.seeds, 0)));
+    }
     candidates.push_back(std::move(c));
   }
   return candidates;
@@ -91,6 +104,9 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   auto latest = store.latest_verdicts(VerdictFilter::conclusive);
   if (!latest.ok())
     return latest.error();
+  auto calibrations = store.latest_calibrations();
+  if (!calibrations.ok())
+    return calibrations.error();
   const auto inventory = build_inventory(*rows, config);
   auto plan = plan_cycle(inventory, build_history(*verdicts), {}, to_sys(now),
                          rotation_config(config.schedule));
@@ -100,8 +116,8 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   calibration.per_cycle = config.schedule.calibrations_per_cycle;
   calibration.max_runs = config.schedule.calibration_max_runs;
   plan->calibrations =
-      plan_calibrations(calibration_candidates(inventory, std::move(latest).value()), *plan,
-                        config.schedule.gpu_budget_hours, calibration);
+      plan_calibrations(calibration_candidates(inventory, std::move(latest).value(), *calibrations),
+                        *plan, config.schedule.gpu_budget_hours, calibration);
   return plan;
 }
 
@@ -125,6 +141,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
     calibrations.push_back({{"model", c.model},
                             {"version", c.version},
                             {"max_runs", c.max_runs},
+                            {"runs_to_add", c.runs_to_add},
                             {"gpu_hours", c.gpu_hours},
                             {"reason", c.reason}});
   }

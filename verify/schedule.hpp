@@ -30,9 +30,12 @@ std::vector<InventoryItem> build_inventory(const std::vector<ModelVersionRow>& r
 std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts);
 
 // Versions whose latest conclusive verdict is underpowered and that are still verifiable, oldest
-// verdict first, each costing a full rebuild per seed run.
+// verdict first, each costing a full rebuild per seed run, with the seed runs they hold (the
+// verdict's or the newest calibration's, the larger) and whether a complete calibration was
+// stored since that verdict.
 std::vector<CalibrationCandidate> calibration_candidates(
-    const std::vector<InventoryItem>& inventory, std::vector<VerdictBrief> latest_conclusive);
+    const std::vector<InventoryItem>& inventory, std::vector<VerdictBrief> latest_conclusive,
+    const std::vector<CalibrationBrief>& latest_calibrations);
 
 // Blocking (SQLite). The plan for the cycle containing `now`: its verifications, then the
 // calibrations of underpowered versions in the budget they leave (schedule.calibrations_per_cycle,

@@ -71,20 +71,19 @@ std::string joined_errors(const ManifestParse& parse) {
 }  // namespace
 
 Result<VerificationService::Prepared> VerificationService::prepare(
-    const VerificationRow& row, const VerificationSettings& settings) {
-  auto version = store_.model_version(row.model, row.version);
+    const std::string& model, const std::string& version_name, RebuildMode mode,
+    const std::string& rebuild_id, const VerificationSettings& settings) {
+  auto version = store_.model_version(model, version_name);
   if (!version.ok())
     return version.error();
-  if (!*version) {
-    return make_error(ErrorCode::not_found,
-                      "unknown model version " + row.model + "@" + row.version);
-  }
+  if (!*version)
+    return make_error(ErrorCode::not_found, "unknown model version " + model + "@" + version_name);
   Prepared prepared;
   prepared.owner = (*version)->owner;
   prepared.settings = settings;
   auto& request = prepared.request;
-  request.verification_id = rebuild_id_for(row.id);
-  request.mode = row.mode;
+  request.verification_id = rebuild_id;
+  request.mode = mode;
   request.max_steps = prepared.settings.max_steps;
   request.detect = prepared.settings.detect;
   request.seed_override = prepared.settings.seed_override;
@@ -102,7 +101,7 @@ Result<VerificationService::Prepared> VerificationService::prepare(
   request.manifest = std::move(*loaded->parse.manifest);
   request.manifest_location = loaded->location;
   prepared.manifest_sha256 = loaded->sha256;
-  auto calibration = store_.calibration(row.model, row.version);
+  auto calibration = store_.calibration(model, version_name);
   if (!calibration.ok())
     return calibration.error();
   request.calibration = *calibration;
@@ -127,7 +126,8 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
     return make_error(ErrorCode::conflict, "verification " + std::to_string(verification_id) +
                                                " is not " + to_string(expected));
   }
-  auto prepared = prepare(**row, settings);
+  auto prepared =
+      prepare((*row)->model, (*row)->version, (*row)->mode, rebuild_id_for((*row)->id), settings);
   if (!prepared.ok())
     return finish_unstarted(**row, settings, prepared.error());
   const auto& request = prepared->request;
@@ -155,7 +155,7 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
 
 Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
                                                      const VerificationSettings& settings) {
-  auto prepared = prepare(row, settings);
+  auto prepared = prepare(row.model, row.version, row.mode, rebuild_id_for(row.id), settings);
   if (!prepared.ok())
     return finish_unstarted(row, settings, prepared.error());
   VerificationOutcome outcome;
@@ -176,6 +176,39 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
             (found.ok() ? std::string() : " (" + found.error().message + ")"));
   }
   return finish(row, *prepared, outcome);
+}
+
+Result<CalibrationOutcome> VerificationService::calibrate(const CalibrationJob& job,
+                                                          const VerificationSettings& settings,
+                                                          const Progress& progress) {
+  const std::string rebuild_id =
+      "calibration-" + job.model + "-" + job.version + "-" + std::to_string(store_.now());
+  auto prepared = prepare(job.model, job.version, RebuildMode::full, rebuild_id, settings);
+  if (!prepared.ok())
+    return prepared.error();
+  if (prepared->early)
+    return make_error(ErrorCode::manifest_invalid, prepared->early->explanation);
+  CalibrationRequest request;
+  request.base = prepared->request;
+  request.runs = 0;  // until_power looks at the power first: a version that has it adds none
+  request.until_power = true;
+  request.max_runs = job.max_runs;
+  request.detect = settings.detect;
+  request.interrupt = job.interrupt;
+  PipelineDeps deps{runner_, settings.policy, progress, {}, {}};
+  CalibrationOutcome outcome = run_calibration(request, deps);
+  if (outcome.spec && outcome.added > 0) {
+    const auto& manifest = request.base.manifest;
+    const std::string note =
+        outcome.failure ? "stopped: " + outcome.failure->explanation : outcome.stopped;
+    auto stored = store_.put_calibration(
+        job.model, job.version, *outcome.spec,
+        static_cast<int>(seed_run_count(*outcome.spec, manifest.evaluation.primary.name)),
+        outcome.interrupted ? CalibrationEnd::interrupted : CalibrationEnd::complete, note);
+    if (!stored.ok())
+      return stored.error();
+  }
+  return outcome;
 }
 
 Result<VerificationRow> VerificationService::finish_unstarted(const VerificationRow& row,

@@ -17,6 +17,11 @@
 // verification half-way and the service holds no state of its own beyond the store and runner.
 // Nothing here cancels a job: a daemon that stops leaves running jobs to their runner and
 // reconciles them on its next start (recover()).
+//
+// It also runs the daemon's calibrations (calibrate()): seed-only reruns of one version until
+// every declared tolerance.detect is met or max_runs (verify/calibration.hpp), stored as the
+// version's newest calibration with how it ended. A calibration is no verification: no row, no
+// verdict, no page; a daemon that dies during one keeps none of its runs and plans it again.
 
 #include <cstdint>
 #include <filesystem>
@@ -30,6 +35,7 @@
 #include "policies/verdict.hpp"
 #include "settings/config.hpp"
 #include "store/store.hpp"
+#include "verify/calibration.hpp"
 #include "verify/pipeline.hpp"
 
 namespace reverify {
@@ -62,6 +68,14 @@ std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictC
 // "verification-<id>": the rebuild id, the runner label and the scratch folder name.
 std::string rebuild_id_for(std::int64_t verification_id);
 
+// One calibration the daemon planned (schedule.calibrations_per_cycle).
+struct CalibrationJob {
+  std::string model, version;
+  int max_runs = 100;  // seed runs in all, at most (schedule.calibration_max_runs)
+  // Asked before each run: a reason stops it there, keeping the runs so far (stored interrupted).
+  std::function<std::optional<std::string>()> interrupt;
+};
+
 class VerificationService {
  public:
   using Progress = std::function<void(std::string_view stage, std::string_view detail)>;
@@ -93,13 +107,24 @@ class VerificationService {
   // row's rebuild id and finish it, or record error:runner-lost when it has none.
   Result<VerificationRow> recover(const VerificationRow& row, const VerificationSettings& settings);
 
+  // Full-mode seed-only reruns of job.model@job.version, --until-power, from its current
+  // calibration (the manifest's tolerance, the stored calibration over it); the result is
+  // stored when it added runs. Error when the version or its manifest cannot be read or the
+  // store fails; a calibration stopped by input drift or a failed run is an outcome (failure).
+  Result<CalibrationOutcome> calibrate(const CalibrationJob& job,
+                                       const VerificationSettings& settings,
+                                       const Progress& progress = {});
+
  private:
   struct Prepared;
   // execute() and run_now(): the row is queued, or was inserted running by run_now.
   Result<VerificationRow> run(std::int64_t verification_id, bool inserted_running,
                               const VerificationSettings& settings, const Progress& progress,
                               const JobWatch& watch = {});
-  Result<Prepared> prepare(const VerificationRow& row, const VerificationSettings& settings);
+  // The request for a rebuild of model@version under rebuild_id, with its manifest and stored
+  // calibration loaded (or `early` set when the manifest cannot be used).
+  Result<Prepared> prepare(const std::string& model, const std::string& version, RebuildMode mode,
+                           const std::string& rebuild_id, const VerificationSettings& settings);
   Result<VerificationRow> finish(const VerificationRow& row, const Prepared& prepared,
                                  const VerificationOutcome& outcome);
   // The verdict of a verification that failed before its rebuild started; error only when even

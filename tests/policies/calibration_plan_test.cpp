@@ -40,7 +40,8 @@ TEST_CASE("only underpowered versions, in the order given, at most per_cycle") {
   CHECK(models(planned) == std::vector<std::string>{"b", "c"});
   CHECK(planned[0].max_runs == 100);
   CHECK(planned[0].reason ==
-        "underpowered: accuracy cannot catch tolerance.detect; ~12 seed runs in all would");
+        "underpowered: accuracy cannot catch tolerance.detect; ~12 seed runs in all would (0 so "
+        "far)");
 
   config.per_cycle = 0;
   CHECK(plan_calibrations(candidates, Plan{}, std::nullopt, config).empty());
@@ -75,4 +76,33 @@ TEST_CASE("the cap bounds the runs, and an unreachable projection measures again
   CHECK(planned[0].reason.find("300 seed runs in all would; capped at 40") != std::string::npos);
   CHECK(planned[1].gpu_hours == doctest::Approx(5));  // one first batch
   CHECK(planned[1].reason.find("no number of seed runs would") != std::string::npos);
+}
+
+TEST_CASE("only the runs to add are costed; a capped or freshly calibrated version is left out") {
+  CalibrationPlanConfig config{5, 40, 5};
+  auto held = candidate("held", 30, 0.5);
+  held.seed_runs = 20;  // 10 more to reach the projection
+  auto unknown = candidate("unknown", std::nullopt, 0.5);
+  unknown.seed_runs = 38;  // one first batch more, within the cap: 2
+  auto capped = candidate("capped", 300, 0.5);
+  capped.seed_runs = 40;  // nothing can be added
+  auto fresh = candidate("fresh", 30, 0.5);
+  fresh.calibrated_since_verdict = true;  // its next verdict tells
+  auto enough = candidate("enough", 12, 0.5);
+  enough.seed_runs = 15;  // an interrupted calibration already holds the projection
+  auto planned = plan_calibrations({held, unknown, capped, fresh, enough}, Plan{}, 100.0, config);
+  CHECK(models(planned) == std::vector<std::string>{"held", "unknown", "enough"});
+  CHECK(planned[0].runs_to_add == 10);
+  CHECK(planned[0].gpu_hours == doctest::Approx(5));
+  CHECK(planned[0].reason.find("~30 seed runs in all would (20 so far)") != std::string::npos);
+  CHECK(planned[1].runs_to_add == 2);
+  CHECK(planned[1].gpu_hours == doctest::Approx(1));
+  CHECK(planned[1].reason.find("(38 so far, at most 40 in all)") != std::string::npos);
+  CHECK(planned[2].runs_to_add == 0);
+  CHECK(planned[2].gpu_hours == doctest::Approx(0));
+
+  // A budget that holds the runs to add but not the runs in all.
+  auto tight = plan_calibrations({held}, Plan{}, 5.0, config);
+  REQUIRE(tight.size() == 1);
+  CHECK(tight[0].reason.find("5 of 5 GPU hours left") != std::string::npos);
 }

@@ -380,6 +380,7 @@ TEST_CASE("a brief says whether its verdict was judged against underpowered band
   REQUIRE(passed->size() == 1);
   CHECK(passed->front().underpowered);
   CHECK(passed->front().runs_needed == 23);
+  CHECK_FALSE(passed->front().seed_runs.has_value());  // no check said how many
   REQUIRE(f.store->record_verdict(f.queue("m", "1"), verdict_of(VerdictClass::passed), {}, "", {})
               .ok());
   passed = f.store->latest_verdicts(VerdictFilter::passed);
@@ -483,4 +484,55 @@ TEST_CASE(
   CHECK(f.store->verification(*again)->value().trigger == VerificationTrigger::manual);
   CHECK(f.store->enqueue_unless_active(QueuedVerification("m", "2")).error().code ==
         ErrorCode::not_found);
+}
+
+TEST_CASE("the newest calibration per version says how it ended; a brief, its seed runs") {
+  Fixture f;
+  f.add_version("m", "1");
+  f.add_version("m", "2");
+  ToleranceSpec spec;
+  spec.seed_runs["accuracy"] = {0.9, 0.91, 0.92};
+  REQUIRE(f.store->put_calibration("m", "1", spec, 3).ok());  // `reverify calibrate`'s default
+  f.now = 2000;
+  REQUIRE(f.store
+              ->put_calibration("m", "1", spec, 7, CalibrationEnd::interrupted,
+                                "interrupted: a verification needs the slot")
+              .ok());
+  REQUIRE(f.store->put_calibration("m", "2", spec, 40).ok());
+  auto latest = f.store->latest_calibrations();
+  REQUIRE(latest.ok());
+  REQUIRE(latest->size() == 2);
+  CHECK((*latest)[0].version == "1");
+  CHECK((*latest)[0].seeds == 7);
+  CHECK((*latest)[0].created_at == 2000);
+  CHECK((*latest)[0].end == CalibrationEnd::interrupted);
+  CHECK((*latest)[0].note == "interrupted: a verification needs the slot");
+  CHECK((*latest)[1].end == CalibrationEnd::complete);
+  CHECK((*latest)[1].note.empty());
+
+  // The seed runs a verdict's bands were measured from: the most any of its checks names.
+  auto verdict = verdict_of(VerdictClass::passed);
+  for (int n : {12, 40}) {
+    CheckResult check;
+    check.name = "check" + std::to_string(n);
+    check.evidence["seed_runs"] = n;
+    verdict.checks.push_back(check);
+  }
+  REQUIRE(f.store->record_verdict(f.queue("m", "1"), verdict, {}, "", {}).ok());
+  auto briefs = f.store->latest_verdicts(VerdictFilter::conclusive);
+  REQUIRE(briefs.ok());
+  REQUIRE(briefs->size() == 1);
+  CHECK(briefs->front().seed_runs == 40);
+
+  // A word this version does not know is an error naming the row, not a default.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((f.dir.path / "reverify.db").c_str(), &db) == SQLITE_OK);
+  CHECK(sqlite3_exec(db,
+                     "PRAGMA ignore_check_constraints = ON; UPDATE calibrations SET ended = 'half'",
+                     nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto bad = f.store->latest_calibrations();
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("unknown ended \"half\" (expected complete or interrupted)") !=
+        std::string::npos);
 }

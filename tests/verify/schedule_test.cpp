@@ -92,12 +92,15 @@ TEST_CASE("calibration candidates: underpowered and still verifiable, oldest ver
                                       brief("a", "2", 50, false)};  // powered enough
   latest[1].runs_needed = 57;
   latest[1].underpowered_checks = {"accuracy"};
-  auto candidates = calibration_candidates(inventory, latest);
+  latest[1].seed_runs = 10;
+  auto candidates = calibration_candidates(inventory, latest, {});
   REQUIRE(candidates.size() == 2);
   CHECK(candidates[0].model == "a");
   CHECK(candidates[0].runs_needed == std::optional<std::size_t>(57));
   CHECK(candidates[0].gpu_hours_per_run == doctest::Approx(2));
   CHECK(candidates[0].underpowered_checks == std::vector<std::string>{"accuracy"});
+  CHECK(candidates[0].seed_runs == 10);
+  CHECK_FALSE(candidates[0].calibrated_since_verdict);
   CHECK(candidates[1].model == "b");
   CHECK_FALSE(candidates[1].runs_needed.has_value());
 
@@ -106,8 +109,31 @@ TEST_CASE("calibration candidates: underpowered and still verifiable, oldest ver
   auto json = plan_to_json(plan);
   REQUIRE(json["calibrations"].size() == 1);  // calibrations_per_cycle defaults to 1
   CHECK(json["calibrations"][0]["model"] == "a");
+  CHECK(json["calibrations"][0]["runs_to_add"] == 47);
+  CHECK(json["calibrations"][0]["gpu_hours"] == doctest::Approx(94));
   CHECK(json["calibrations"][0]["reason"] ==
-        "underpowered: accuracy cannot catch tolerance.detect; ~57 seed runs in all would");
+        "underpowered: accuracy cannot catch tolerance.detect; ~57 seed runs in all would (10 so "
+        "far)");
+
+  // The newest stored calibration: a complete one after the verdict takes the version out until
+  // its next verdict; one before the verdict, or an interrupted one, leaves it in; its seed runs
+  // count when they are more than the verdict's.
+  const auto stored = [](const std::string& model, UnixSeconds at, std::int64_t seeds,
+                         CalibrationEnd end) {
+    return CalibrationBrief{model, "1", seeds, at, end, ""};
+  };
+  auto after = calibration_candidates(inventory, latest,
+                                      {stored("a", 200, 30, CalibrationEnd::complete),
+                                       stored("b", 299, 12, CalibrationEnd::complete)});
+  REQUIRE(after.size() == 2);
+  CHECK(after[0].calibrated_since_verdict);  // stored in the verdict's second
+  CHECK(after[0].seed_runs == 30);
+  CHECK_FALSE(after[1].calibrated_since_verdict);  // stored before b's verdict
+  CHECK(after[1].seed_runs == 12);
+  auto interrupted = calibration_candidates(inventory, latest,
+                                            {stored("a", 250, 22, CalibrationEnd::interrupted)});
+  CHECK_FALSE(interrupted[0].calibrated_since_verdict);
+  CHECK(interrupted[0].seed_runs == 22);
 }
 
 TEST_CASE("plan entries are queued with jitter inside [start, start + jitter]") {

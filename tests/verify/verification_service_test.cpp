@@ -224,3 +224,88 @@ TEST_CASE("recover reattaches to the job the runner still has, or records runner
 }
 
 }  // namespace reverify
+
+namespace reverify {
+namespace {
+
+// The daemon's calibration of an underpowered version: it continues the stored calibration with
+// fresh seeds, --until-power, and stores the result with how it ended.
+TEST_CASE("calibrate continues the stored calibration and stores how it ended") {
+  Harness h;
+  h.register_version();
+  ToleranceSpec stored;
+  stored.seed_runs["accuracy"] = {0.952, 0.954, 0.956, 0.958, 0.95};
+  REQUIRE(h.store->put_calibration("tiny", "1", stored, 5).ok());
+  // A continuous metric, 0.950..0.958 by seed (sd about 0.003): 0.011 is out of reach of 12 runs.
+  h.runner.primary = [](const RebuildSpec& spec) {
+    return 0.95 + 0.002 * static_cast<double>(spec.seed_override.value_or(0) % 5);
+  };
+  h.settings.detect["accuracy"] = 0.011;
+  CalibrationJob job{"tiny", "1", 12, {}};
+  const auto newest = [&] {
+    auto latest = h.store->latest_calibrations();
+    REQUIRE(latest.ok());
+    REQUIRE(latest->size() == 1);
+    return latest->front();
+  };
+
+  SUBCASE("up to max_runs, with fresh seeds") {
+    auto outcome = h.service->calibrate(job, h.settings);
+    REQUIRE(outcome.ok());
+    CHECK(outcome->added == 7);
+    CHECK_FALSE(outcome->interrupted);
+    REQUIRE(h.runner.started.size() == 7);
+    CHECK(h.runner.started[0].seed_override == 6);  // past the stored 1..5
+    CHECK(h.runner.started[0].rebuild_id == "calibration-tiny-1-1800000000-seed6");
+    CHECK(h.runner.started[0].mode == RebuildMode::full);
+    const CalibrationBrief brief = newest();
+    CHECK(brief.seeds == 12);
+    CHECK(brief.end == CalibrationEnd::complete);
+    CHECK(brief.note.find("stopped at --max-runs 12") != std::string::npos);
+    auto spec = h.store->calibration("tiny", "1");
+    REQUIRE(spec.ok());
+    REQUIRE(spec->has_value());
+    CHECK((*spec)->seed_runs.at("accuracy").size() == 12);
+    CHECK(h.store->verifications("", "", 10)->empty());  // no verification, no verdict, no page
+  }
+  SUBCASE("interrupted before a run: the runs so far are kept, marked interrupted") {
+    int asked = 0;
+    job.interrupt = [&asked]() -> std::optional<std::string> {
+      return ++asked > 2 ? std::optional<std::string>("the slot is needed") : std::nullopt;
+    };
+    auto outcome = h.service->calibrate(job, h.settings);
+    REQUIRE(outcome.ok());
+    CHECK(outcome->interrupted);
+    CHECK(outcome->added == 2);
+    const CalibrationBrief brief = newest();
+    CHECK(brief.seeds == 7);
+    CHECK(brief.end == CalibrationEnd::interrupted);
+    CHECK(brief.note == "interrupted: the slot is needed");
+  }
+  SUBCASE("a version whose bands already meet detect runs nothing and stores nothing") {
+    h.settings.detect["accuracy"] = 0.5;
+    auto outcome = h.service->calibrate(job, h.settings);
+    REQUIRE(outcome.ok());
+    CHECK(outcome->added == 0);
+    CHECK(h.runner.started.empty());
+    CHECK(outcome->stopped.find("every declared tolerance.detect is met with 5") !=
+          std::string::npos);
+    CHECK(newest().seeds == 5);
+  }
+  SUBCASE("a failed run stops it: an outcome, not an error") {
+    h.runner.exit = JobExit{1, false, "oom\n", std::nullopt};
+    auto outcome = h.service->calibrate(job, h.settings);
+    REQUIRE(outcome.ok());
+    REQUIRE(outcome->failure.has_value());
+    CHECK(outcome->failure->cls == VerdictClass::error_job);
+    CHECK(newest().seeds == 5);  // nothing added, nothing stored
+  }
+  SUBCASE("an unknown version is an error") {
+    auto outcome = h.service->calibrate(CalibrationJob{"tiny", "9", 12, {}}, h.settings);
+    REQUIRE_FALSE(outcome.ok());
+    CHECK(outcome.error().message == "unknown model version tiny@9");
+  }
+}
+
+}  // namespace
+}  // namespace reverify
