@@ -127,6 +127,53 @@ void queue_section(std::ostream& out, const ReadModel& model, UnixSeconds now) {
   out << "</section>";
 }
 
+// Underpowered versions the daemon calibrates in spare capacity: the one running, those planned
+// with their reason, and what this cycle's finished ones did ("calibrating", which reverifyd adds
+// to the plan: the loop's state).
+void calibrations_part(std::ostream& out, const ReadModel& model) {
+  const auto& plan = model.plan;
+  const nlohmann::json none = nlohmann::json::array();
+  const auto& planned = plan.contains("calibrations") && plan["calibrations"].is_array()
+                            ? plan["calibrations"]
+                            : none;
+  const nlohmann::json& state = plan.contains("calibrating") && plan["calibrating"].is_object()
+                                    ? plan["calibrating"]
+                                    : nlohmann::json::object();
+  const auto& running = state.contains("running") ? state["running"] : nlohmann::json();
+  const auto& done = state.contains("done") && state["done"].is_array() ? state["done"] : none;
+  if (planned.empty() && !running.is_object() && done.empty())
+    return;
+  out << "<h3 id=\"calibrations-h\">Calibrations of underpowered versions</h3><p>Seed-only reruns "
+         "until each band catches its declared <code>tolerance.detect</code>, in capacity the "
+         "verifications leave (one at a time; it gives its slot back when a verification is "
+         "due).</p>";
+  if (running.is_object()) {
+    const std::string m = string_field(running, "model"), v = string_field(running, "version");
+    out << "<p id=\"calibrating\">Calibrating <a href=\"" << version_href(m, v) << "\">"
+        << escape_html(m + "@" + v) << "</a> since " << escape_html(string_field(running, "since"))
+        << ".</p>";
+  }
+  const auto table = [&](const char* id, const char* label, const char* last_column,
+                         const nlohmann::json& rows, const char* text_key) {
+    out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" << label
+        << "\"><table id=\"" << id << "\"><thead><tr><th scope=\"col\">Model version</th><th "
+        << "scope=\"col\">" << last_column << "</th></tr></thead><tbody>";
+    std::size_t shown = 0;
+    for (const auto& row : rows) {
+      if (shown++ >= kPlanRows)
+        break;
+      const std::string m = string_field(row, "model"), v = string_field(row, "version");
+      out << "<tr><td><a href=\"" << version_href(m, v) << "\">" << escape_html(m + "@" + v)
+          << "</a></td><td>" << page_text(model, string_field(row, text_key)) << "</td></tr>";
+    }
+    out << "</tbody></table></div>";
+  };
+  if (!planned.empty())
+    table("calibrations", "Planned calibrations", "Why", planned, "reason");
+  if (!done.empty())
+    table("calibrated", "Calibrations finished this cycle", "What it did", done, "outcome");
+}
+
 void plan_section(std::ostream& out, const ReadModel& model) {
   const auto& plan = model.plan;
   if (!plan.is_object() || !plan.contains("entries") || !plan["entries"].is_array())
@@ -158,6 +205,7 @@ void plan_section(std::ostream& out, const ReadModel& model) {
     out << "<p>Deferred to a later cycle: " << plan["deferred"].size()
         << " (see <code>reverify plan</code>).</p>";
   }
+  calibrations_part(out, model);
   out << "</section>";
 }
 

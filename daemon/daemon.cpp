@@ -59,6 +59,32 @@ struct SyncOutcome {
   std::vector<std::string> log;
 };
 
+// What a read-model build hands back to the loop.
+struct Refreshed {
+  Result<std::int64_t> data_version;
+  Result<std::shared_ptr<const ReadModel>> model;
+  std::vector<PlannedCalibration> calibrations;  // the cycle's, as planned now
+};
+
+// Why the running calibration stops before its next run: written by the loop, read by the
+// calibration's thread.
+enum class CalibrationStop { none, verification_due, draining };
+
+// One line on what a daemon calibration did, for the log and the status page.
+std::string calibration_summary(const Result<CalibrationOutcome>& result) {
+  if (!result.ok())
+    return "could not run: " + result.error().message;
+  const CalibrationOutcome& outcome = *result;
+  std::string text = std::to_string(outcome.added) + " seed-only run(s) added";
+  if (outcome.failure) {
+    text += "; stopped by " + std::string(to_string(outcome.failure->cls)) + ": " +
+            outcome.failure->explanation;
+  } else if (!outcome.stopped.empty()) {
+    text += "; " + outcome.stopped;
+  }
+  return text;
+}
+
 }  // namespace
 
 class DaemonImpl {
@@ -99,6 +125,9 @@ class DaemonImpl {
   void plan_cycle_if_due(UnixSeconds now);
   void start_verification(const VerificationRow& row, bool recovering);
   void on_verification_done(std::int64_t id, const Result<VerificationRow>& result);
+  void start_calibration_if_planned();
+  void on_calibration_done(const Result<CalibrationOutcome>& result);
+  nlohmann::json calibration_state() const;
   void refresh();
   void watch_store();
   void sync_sources();
@@ -140,6 +169,18 @@ class DaemonImpl {
   std::optional<std::int64_t> data_version_;  // the store's, as the latest read model read it
   std::map<std::int64_t, std::thread> jobs_;  // running verifications
   std::set<std::int64_t> started_;            // started, the read model may still say queued
+  // Calibrations of underpowered versions, in spare capacity: the cycle's plan as last built, the
+  // one running (it takes one of max_concurrent's slots), and what each finished one of this
+  // cycle did (not planned again this cycle; an interrupted one is not listed and resumes).
+  struct RunningCalibration {
+    std::string model, version;
+    UnixSeconds since = 0;
+    std::thread thread;
+  };
+  std::vector<PlannedCalibration> planned_calibrations_;
+  std::optional<RunningCalibration> calibration_;
+  std::map<std::pair<std::string, std::string>, std::string> calibrated_;
+  std::atomic<CalibrationStop> calibration_stop_{CalibrationStop::none};  // + its thread
   bool refreshing_ = false, refresh_again_ = false;
   bool draining_ = false, drained_ = false;
   bool syncing_ = false, planning_ = false, recovered_ = false;
@@ -294,7 +335,11 @@ void DaemonImpl::begin_drain(const std::string& why) {
     return;
   draining_ = true;
   (void)sd_.stopping();
-  log_info(why + ": draining " + std::to_string(jobs_.size()) + " running verification(s)");
+  log_info(why + ": draining " + std::to_string(jobs_.size()) + " running verification(s)" +
+           (calibration_ ? " and the calibration of " + calibration_->model + "@" +
+                               calibration_->version + " (it stops before its next run)"
+                         : std::string()));
+  calibration_stop_ = CalibrationStop::draining;
   tick_.cancel();
   sync_timer_.cancel();
   store_watch_.cancel();
@@ -313,7 +358,7 @@ void DaemonImpl::begin_drain(const std::string& why) {
 }
 
 void DaemonImpl::finish_if_drained() {
-  if (!draining_ || !jobs_.empty())
+  if (!draining_ || !jobs_.empty() || calibration_)
     return;
   drained_ = true;  // nothing may re-arm a wait now, or loop_.run() never returns
   drain_timer_.cancel();
@@ -360,6 +405,8 @@ void DaemonImpl::plan_cycle_if_due(UnixSeconds now) {
       },
       [this, period](std::string outcome) {
         planning_ = false;
+        if (planned_period_ != period)
+          calibrated_.clear();  // a new cycle: its calibrations are planned afresh
         planned_period_ = period;
         if (!outcome.empty())
           log_info(outcome);
@@ -378,12 +425,21 @@ void DaemonImpl::tick() {
     if (row.state == VerificationState::queued && !started_.count(row.id))
       queued.push_back(row);
   }
-  while (jobs_.size() < config_->schedule.max_concurrent) {
+  const auto busy = [this] { return jobs_.size() + (calibration_ ? 1 : 0); };
+  while (busy() < config_->schedule.max_concurrent) {
     auto next = next_to_start(queued, now);
     if (!next)
       break;
     std::erase_if(queued, [&](const VerificationRow& r) { return r.id == next->id; });
     start_verification(*next, false);
+  }
+  // Calibrations use spare capacity only: one starts when no verification is waiting for a
+  // slot, and a running one gives its slot back (after its current run) when one is.
+  const bool waiting = next_to_start(queued, now).has_value();
+  if (calibration_ && waiting) {
+    calibration_stop_ = CalibrationStop::verification_due;
+  } else if (!calibration_ && !waiting && busy() < config_->schedule.max_concurrent) {
+    start_calibration_if_planned();
   }
   schedule_tick(kTickInterval);
 }
@@ -414,6 +470,72 @@ void DaemonImpl::start_verification(const VerificationRow& row, bool recovering)
   refresh();
 }
 
+void DaemonImpl::start_calibration_if_planned() {
+  if (!planned_period_ || planning_)
+    return;  // after the cycle's verifications are queued
+  auto planned = std::find_if(planned_calibrations_.begin(), planned_calibrations_.end(),
+                              [&](const PlannedCalibration& c) {
+                                return !calibrated_.count({c.model, c.version});
+                              });
+  if (planned == planned_calibrations_.end())
+    return;
+  log_info("calibrating " + planned->model + "@" + planned->version + ": " + planned->reason);
+  calibration_stop_ = CalibrationStop::none;
+  CalibrationJob job{planned->model, planned->version, static_cast<int>(planned->max_runs),
+                     [this]() -> std::optional<std::string> {
+                       switch (calibration_stop_.load()) {
+                         case CalibrationStop::none:
+                           return std::nullopt;
+                         case CalibrationStop::verification_due:
+                           return "a verification needs the slot; it resumes when one is free";
+                         case CalibrationStop::draining:
+                           return "reverifyd is stopping; it resumes after the restart";
+                       }
+                       return std::nullopt;
+                     }};
+  auto settings = verification_settings(*config_, planned->model);
+  calibration_.emplace(RunningCalibration{
+      planned->model, planned->version, options_.clock(),
+      std::thread([this, job = std::move(job), settings = std::move(settings),
+                   guard = net::make_work_guard(loop_)] {
+        Result<CalibrationOutcome> result = service_->calibrate(job, settings);
+        net::post(loop_, [this, result = std::move(result)] { on_calibration_done(result); });
+      })});
+  refresh();
+}
+
+void DaemonImpl::on_calibration_done(const Result<CalibrationOutcome>& result) {
+  RunningCalibration done = std::move(*calibration_);
+  calibration_.reset();
+  done.thread.join();  // it posted this as its last act
+  const std::string summary = calibration_summary(result);
+  const std::string key = done.model + "@" + done.version;
+  if (result.ok() && result->interrupted) {
+    log_info("calibration of " + key + ": " + summary);  // planned again: it resumes
+  } else {
+    (result.ok() && !result->failure ? log_info
+                                     : log_error)("calibration of " + key + ": " + summary);
+    calibrated_[{done.model, done.version}] = summary;
+  }
+  refresh();
+  finish_if_drained();
+  if (!draining_)
+    net::post(loop_, [this] { tick(); });
+}
+
+nlohmann::json DaemonImpl::calibration_state() const {
+  nlohmann::json done = nlohmann::json::array();
+  for (const auto& [version, summary] : calibrated_)
+    done.push_back({{"model", version.first}, {"version", version.second}, {"outcome", summary}});
+  nlohmann::json running;
+  if (calibration_) {
+    running = {{"model", calibration_->model},
+               {"version", calibration_->version},
+               {"since", rfc3339(calibration_->since)}};
+  }
+  return {{"running", std::move(running)}, {"done", std::move(done)}};
+}
+
 void DaemonImpl::on_verification_done(std::int64_t id, const Result<VerificationRow>& result) {
   auto it = jobs_.find(id);
   if (it != jobs_.end()) {
@@ -439,20 +561,26 @@ void DaemonImpl::refresh() {
   }
   refreshing_ = true;
   off_loop(
-      [this, config = config_] {
+      [this, config = config_, calibrations = calibration_state()] {
         // Read first: whatever another process commits after this shows in a later build.
         auto version = store_->data_version();
         const UnixSeconds now = options_.clock();
         auto plan = plan_current_cycle(*store_, *config, now);
-        return std::pair(
-            version, build_read_model(*store_, plan.ok() ? plan_to_json(*plan) : nlohmann::json(),
-                                      now, api_config_of(config)));
+        nlohmann::json shown;
+        if (plan.ok()) {
+          shown = plan_to_json(*plan);
+          shown["calibrating"] = calibrations;  // the loop's: running now, done this cycle
+        }
+        return Refreshed{version,
+                         build_read_model(*store_, std::move(shown), now, api_config_of(config)),
+                         plan.ok() ? plan->calibrations : std::vector<PlannedCalibration>()};
       },
-      [this](std::pair<Result<std::int64_t>, Result<std::shared_ptr<const ReadModel>>> result) {
+      [this](Refreshed result) {
         refreshing_ = false;
-        auto& [version, built] = result;
+        auto& [version, built, calibrations] = result;
         if (version.ok())
           data_version_ = *version;
+        planned_calibrations_ = std::move(calibrations);
         if (built.ok()) {
           publish(*built);
           // A started row leaves started_ once a read model no longer shows it queued: a build

@@ -17,6 +17,10 @@
 //     parses its manifests on up to 8 threads of its own, joined before the sync returns.
 //   - one thread per running verification (it blocks on the runner for hours); it gets its
 //     settings from the loop when it starts and posts its verdict back.
+//   - at most one calibration thread (seed-only reruns of an underpowered version, for hours);
+//     it gets its settings from the loop when it starts, reads one atomic the loop writes (stop
+//     before the next run: a verification needs the slot, or the daemon is stopping) and posts
+//     its outcome back.
 //   - the pager dispatcher's own thread (libcurl), kicked from the loop (pager/dispatcher.hpp).
 // The store (one SQLite connection behind its own mutex) is the state these threads share.
 // Lifecycle:
@@ -26,14 +30,19 @@
 //          registry sources; nothing new starts before the reconciliation is done;
 //   loop:  sync every sync_interval, plan each new cycle once (the plan and its queued
 //          verifications in one transaction), start due verifications up to max_concurrent,
-//          manual triggers first; WATCHDOG=1 from the loop itself; every second, SQLite's
-//          data_version: a commit by another process (`reverify run --config` on the same
-//          state_dir) rebuilds the read model at once;
+//          manual triggers first; with a slot free and no verification due, the cycle's next
+//          planned calibration (schedule.calibrations_per_cycle), which holds one of the
+//          max_concurrent slots and gives it back after its current run when a verification
+//          becomes due (its runs kept, resumed later); WATCHDOG=1 from the loop itself; every
+//          second, SQLite's data_version: a commit by another process (`reverify run --config`
+//          on the same state_dir) rebuilds the read model at once;
 //   SIGHUP: reload the config (an invalid one, or one changing what applies only at start:
 //          state_dir, work_dir, listen address, runner, keeps the old, logged);
 //   SIGTERM/SIGINT: stop starting work, let running verifications finish for up to
-//          stop_timeout, then exit; what is still running is left to its runner and reconciled on
-//          the next start (a second signal exits at once).
+//          stop_timeout (a calibration stops after its current run, keeping its runs), then exit;
+//          a verification still running is left to its runner and reconciled on the next start
+//          (a second signal exits at once); a calibration cut off this way keeps none of the
+//          runs it had not stored yet (it stores them when it stops) and is planned again.
 
 #include <cstdint>
 #include <filesystem>

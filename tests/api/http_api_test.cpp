@@ -583,3 +583,40 @@ TEST_CASE("status page: an underpowered pass is listed as underpowered, after fa
   CHECK(api.get("/v1/gate/m/1").result() == http::status::precondition_failed);
   CHECK(gate_of_1()["ok"] == false);
 }
+
+TEST_CASE("status page: the calibrations of underpowered versions, planned, running and done") {
+  Api api;
+  api.model->plan = {
+      {"cycle_start", "2027-01-01T00:00:00Z"},
+      {"cycle_end", "2027-02-01T00:00:00Z"},
+      {"entries", nlohmann::json::array()},
+      {"calibrations",
+       {{{"model", "m"},
+         {"version", "1"},
+         {"max_runs", 100},
+         {"runs_to_add", 17},
+         {"reason",
+          "underpowered: primary:accuracy cannot catch tolerance.detect; ~57 seed runs "
+          "in all would (40 so far)"}}}},
+      {"calibrating",
+       {{"running", {{"model", "m"}, {"version", "1"}, {"since", "2027-01-03T10:00:00Z"}}},
+        {"done",
+         {{{"model", "m"},
+           {"version", "<2>"},
+           {"outcome", "5 seed-only run(s) added; stopped at --max-runs 45"}}}}}}};
+  const std::string html = api.get("/").body();
+  for (const char* expected :
+       {"<h3 id=\"calibrations-h\">Calibrations of underpowered versions</h3>",
+        "<p id=\"calibrating\">Calibrating <a href=\"/models/m/1\">m@1</a> since "
+        "2027-01-03T10:00:00Z.</p>",
+        "<table id=\"calibrations\">", "~57 seed runs in all would (40 so far)",
+        "<table id=\"calibrated\">", "m@&lt;2&gt;",
+        "5 seed-only run(s) added; stopped at --max-runs 45"}) {
+    INFO(expected);
+    CHECK(html.find(expected) != std::string::npos);
+  }
+  // Nothing planned, running or done: no calibrations part at all.
+  api.model->plan.erase("calibrations");
+  api.model->plan.erase("calibrating");
+  CHECK(api.get("/").body().find("calibrations-h") == std::string::npos);
+}

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# The underpowered flag end to end through reverifyd (DESIGN property 2): the released example
-# (40 seed runs) verified by the daemon with `models.digits-mlp.detect: {accuracy: 0.005}` in its
-# config, a shift its primary band cannot catch with 40 runs. The verdict passes, and says so:
+# The underpowered flag and the daemon's calibrations end to end through reverifyd (DESIGN
+# property 2): the released example (40 seed runs) verified by the daemon with
+# `models.digits-mlp.detect: {accuracy: 0.005}` in its config, a shift its primary band cannot
+# catch with 40 runs. The verdict passes, and says so:
 #  1. GET /v1/gate: 200 with "underpowered": true and "runs_needed" (null: no number of seed
 #     runs would, with this spread); the version's JSON and the page say so;
-#     and the cycle's plan (`reverify plan`) lists a calibration of the version with its reason;
-#  2. the same state with `gate.require_power: true` (daemon restarted): 412 with the reason.
+#  2. the daemon then calibrates the version in spare capacity (schedule.calibration_max_runs:
+#     70, max_concurrent: 1): it logs the plan's reason, a manual trigger while it runs takes its
+#     slot (the calibration stops after its current run, keeps its runs, stored interrupted),
+#     the verification is judged against the runs kept, and the calibration resumes to 70 seed
+#     runs, stored complete; the status page lists it, and `reverify plan` no longer plans it;
+#  3. the same state with `gate.require_power: true` (daemon restarted): 412 with the reason.
 set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
 build="${REVERIFY_BUILD_DIR:?run through ctest}"
@@ -19,14 +24,15 @@ cp -r "$src/examples/registry" "$src/examples/digits" "$t/examples/"
 "$src/examples/digits/build_trainer_repo.sh" "$t/trainer" >/dev/null
 port=$(free_port)
 url="http://127.0.0.1:$port"
+openssl rand -hex 32 >"$t/token" && chmod 600 "$t/token"
 write_config() {  # REQUIRE_POWER
   cat >"$t/reverify.yaml" <<EOF
 state_dir: state
 sources: [{name: local, kind: directory, root: examples/registry}]
 code_mirrors: {https://git.example/vision/digits-trainer.git: trainer}
 runner: {kind: process, process: {path_env: /usr/bin:/bin}}
-schedule: {jitter: 0s}
-api: {port: $port}
+schedule: {jitter: 0s, max_concurrent: 1, calibration_max_runs: 70}
+api: {port: $port, token_file: $t/token}
 gate: {require_power: $1}
 models:
   digits-mlp: {detect: {accuracy: 0.005}}
@@ -59,24 +65,48 @@ curl -sf "$url/v1/models/digits-mlp/versions/2026.11.1" | grep -Eq '"underpowere
   fail "the version's JSON does not say underpowered"
 wait_until 30 test -s "$t/pages.jsonl" || fail "no page event recorded"
 grep -q "UNDERPOWERED" "$t/pages.jsonl" || fail "the page does not say UNDERPOWERED: $(cat "$t/pages.jsonl")"
-# The cycle's plan now lists a calibration of the version, with its reason (reverify plan and
-# the status page's plan read the same decision).
-"${REVERIFY_CLI:?run through ctest}" plan --config "$t/reverify.yaml" >"$t/plan.txt" ||
-  fail "reverify plan failed: $(cat "$t/plan.txt")"
-cat "$t/plan.txt"
-grep -Eq "calibrate digits-mlp@2026.11.1: underpowered: .+ cannot catch tolerance.detect; " \
-  "$t/plan.txt" || fail "the plan does not list the calibration with its reason"
-"$REVERIFY_CLI" plan --config "$t/reverify.yaml" --json >"$t/plan.json"
-/usr/bin/python3 - "$t/plan.json" <<'PY'
-import json, sys
-plan = json.load(open(sys.argv[1]))
-cal = plan["calibrations"]
-assert len(cal) == 1 and cal[0]["model"] == "digits-mlp", plan
-assert cal[0]["max_runs"] == 100 and cal[0]["reason"].startswith("underpowered: "), cal
+
+echo "== 2. the daemon calibrates it in spare capacity, giving its slot to a manual trigger"
+logged() { grep -q -- "$1" "$t/reverifyd.log"; }
+wait_until 60 logged "calibrating digits-mlp@2026.11.1: underpowered: " ||
+  fail "the daemon did not start the planned calibration"
+grep -E "calibrating digits-mlp@2026.11.1: underpowered: .+ cannot catch tolerance.detect; .*\(40 so far, at most 70 in all\)" \
+  "$t/reverifyd.log" || fail "the calibration's reason is not logged"
+"$REVERIFY_CLI" trigger --config "$t/reverify.yaml" digits-mlp@2026.11.1 ||
+  fail "the manual trigger was refused"
+wait_until 120 logged "calibration of digits-mlp@2026.11.1: .* interrupted: a verification needs the slot" ||
+  fail "the calibration did not give its slot to the manual verification"
+wait_until 240 logged "calibration of digits-mlp@2026.11.1: .* stopped at --max-runs 70" ||
+  fail "the calibration did not resume to calibration_max_runs"
+grep "calibration of digits-mlp" "$t/reverifyd.log"
+db="$t/state/reverify.db"
+/usr/bin/python3 - "$db" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT seeds, ended, note FROM calibrations WHERE model = 'digits-mlp' ORDER BY id").fetchall()
+print("calibrations:", rows)
+assert len(rows) == 2, rows
+(kept, first_end, first_note), (seeds, end, note) = rows
+assert first_end == "interrupted" and 40 < kept < 70, rows[0]
+assert first_note == "interrupted: a verification needs the slot; it resumes when one is free", first_note
+assert seeds == 70 and end == "complete" and "stopped at --max-runs 70" in note, rows[1]
+# The manual verification ran between the two, judged against the runs the first one kept.
+verdicts = db.execute("SELECT trigger, verdict_json FROM verifications WHERE state = 'done' ORDER BY id").fetchall()
+assert [v[0] for v in verdicts] == ["schedule", "manual"], verdicts
+primary = [c for c in json.loads(verdicts[1][1])["checks"] if c["name"].startswith("primary:")]
+assert len(primary) == 1 and primary[0]["evidence"]["seed_runs"] == kept, primary
+print("the manual verdict was judged against", kept, "seed runs")
 PY
+curl -sf "$url/" >"$t/status.html"
+grep -q '<table id="calibrated">' "$t/status.html" || fail "the status page does not list the calibration"
+grep -q 'stopped at --max-runs 70' "$t/status.html" || fail "the status page does not say what it did"
+# Calibrated since its latest verdict: the plan waits for the next verdict before planning more.
+"${REVERIFY_CLI:?run through ctest}" plan --config "$t/reverify.yaml" --json >"$t/plan.json"
+/usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["calibrations"] == [], p' \
+  "$t/plan.json" || fail "the plan still lists a calibration: $(cat "$t/plan.json")"
 stop_pid "$t/reverifyd.pid" 30
 
-echo "== 2. gate.require_power: the same pass no longer counts"
+echo "== 3. gate.require_power: the same pass no longer counts"
 write_config true
 start
 status=$(curl -s -o "$t/gate412.json" -w '%{http_code}' "$url/v1/gate/digits-mlp/2026.11.1")
