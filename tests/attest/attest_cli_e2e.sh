@@ -117,6 +117,9 @@ grep -q "NOT ACCEPTED: another model version" "$t/r.txt" || fail "model: no reas
 expect 1 "$t/r.txt" "$cli" attest verify "$t/summary.json" --key "$t/key.pub" \
   --weights "$release/predictions.npy"
 grep -q "NOT ACCEPTED: another subject" "$t/r.txt" || fail "weights: no reason"
+# Ages are whole seconds: in the second the summary was signed it is 0 s old, which --max-age 0s
+# accepts. A second later it is stale (this raced on a fast run: the test took 1.4 s in all).
+sleep 1.1
 expect 1 "$t/r.txt" "$cli" attest verify "$t/summary.json" --key "$t/key.pub" --max-age 0s
 grep -q "NOT ACCEPTED: stale" "$t/r.txt" || fail "age: no reason"
 
