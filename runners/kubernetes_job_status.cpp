@@ -1,5 +1,7 @@
 #include "runners/kubernetes_job_status.hpp"
 
+#include "core/unix_time.hpp"
+
 #include <array>
 
 namespace reverify {
@@ -108,7 +110,17 @@ std::optional<ContainerEnd> container_end(const json& pod, std::string_view cont
   const json& terminated = at_path(*status, {"state", "terminated"});
   if (!terminated.is_object())
     return std::nullopt;
-  return ContainerEnd{terminated.value("exitCode", -1), terminated.value("reason", "")};
+  ContainerEnd end{terminated.value("exitCode", -1), terminated.value("reason", ""), std::nullopt};
+  const auto time_of = [&](const char* key) -> std::optional<UnixSeconds> {
+    if (!terminated.contains(key) || !terminated[key].is_string())
+      return std::nullopt;
+    auto parsed = parse_rfc3339(terminated[key].get<std::string>());
+    return parsed.ok() ? std::optional<UnixSeconds>(*parsed) : std::nullopt;
+  };
+  const auto started = time_of("startedAt"), finished = time_of("finishedAt");
+  if (started && finished && *finished >= *started)
+    end.run_seconds = static_cast<double>(*finished - *started);
+  return end;
 }
 
 std::optional<std::string> provision_failure(const json& pod, std::string_view container) {

@@ -45,6 +45,9 @@ std::optional<nlohmann::json> final_pod(const nlohmann::json& pod_list);
 struct ContainerEnd {
   int exit_code = -1;
   std::string reason;  // "Completed", "Error", "OOMKilled", ...
+  // The container's own run time, startedAt to finishedAt: whole seconds, the API's resolution
+  // (absent when either is missing or unreadable).
+  std::optional<double> run_seconds;
 };
 // The terminated state of the named container, if it has ended.
 std::optional<ContainerEnd> container_end(const nlohmann::json& pod, std::string_view container);

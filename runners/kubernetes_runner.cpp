@@ -273,6 +273,8 @@ Result<JobExit> KubernetesRunner::wait(const JobHandle& job, const LogSink& logs
                   "]\n");
     }
   }
+  if (end)
+    exit.job_seconds = end->run_seconds;
   if (state->phase == JobPhase::succeeded) {
     exit.exit_code = end ? end->exit_code : 0;
   } else {

@@ -170,12 +170,15 @@ def make_pod(job, index, phase):
                          "labels": {"job-name": job["metadata"]["name"],
                                     "batch.kubernetes.io/job-name": job["metadata"]["name"]}},
             "status": {"phase": phase, "conditions": [],
-                       "containerStatuses": [{"name": CONTAINER, "state": {"running": {}}}]}}
+                       "containerStatuses": [{"name": CONTAINER,
+                                              "state": {"running": {"startedAt": now()}}}]}}
 
 
 def terminate(pod, code, reason):
     pod["status"]["phase"] = "Succeeded" if code == 0 else "Failed"
-    pod["status"]["containerStatuses"][0]["state"] = {"terminated": {"exitCode": code, "reason": reason}}
+    started = pod["status"]["containerStatuses"][0]["state"].get("running", {}).get("startedAt", now())
+    pod["status"]["containerStatuses"][0]["state"] = {"terminated": {
+        "exitCode": code, "reason": reason, "startedAt": started, "finishedAt": now()}}
 
 
 def condition(kind, reason="", message=""):

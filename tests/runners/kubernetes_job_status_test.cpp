@@ -102,6 +102,7 @@ TEST_CASE("the final pod is the newest one that was not disrupted") {
   REQUIRE(end);
   CHECK(end->exit_code == 0);
   CHECK(end->reason == "Completed");
+  CHECK_FALSE(end->run_seconds.has_value());  // no startedAt / finishedAt
   CHECK_FALSE(container_end(*chosen, "other").has_value());
   // Only disrupted pods: the newest of them.
   json only_disrupted = {
@@ -129,4 +130,27 @@ TEST_CASE("status_message reads a Status body or shortens anything else") {
         "jobs.batch \"x\" already exists");
   CHECK(status_message("plain text") == "plain text");
   CHECK(status_message(std::string(1000, 'x')).size() == 303);
+}
+
+TEST_CASE("a terminated container's own run time, in the API's whole seconds") {
+  auto ended = [](json terminated) {
+    return pod("p", "2026-11-29T00:00:01Z", json::array(), {{"terminated", terminated}});
+  };
+  auto end = container_end(ended({{"exitCode", 0},
+                                  {"startedAt", "2026-11-29T10:00:05Z"},
+                                  {"finishedAt", "2026-11-29T10:02:17Z"}}),
+                           "rebuild");
+  REQUIRE(end);
+  CHECK(end->run_seconds == 132.0);
+  // Missing, unreadable or backwards times: no run time rather than a wrong one.
+  for (const json& bad :
+       {json{{"startedAt", "2026-11-29T10:00:05Z"}},
+        json{{"startedAt", "yesterday"}, {"finishedAt", "2026-11-29T10:00:05Z"}},
+        json{{"startedAt", 5}, {"finishedAt", "2026-11-29T10:00:05Z"}},
+        json{{"startedAt", "2026-11-29T10:00:05Z"}, {"finishedAt", "2026-11-29T10:00:04Z"}}}) {
+    INFO(bad.dump());
+    auto without = container_end(ended(bad), "rebuild");
+    REQUIRE(without);
+    CHECK_FALSE(without->run_seconds.has_value());
+  }
 }

@@ -223,6 +223,9 @@ TEST_CASE("preemption: the disrupted pod is ignored, the replacement's outcome a
   auto exit = run_scenario(fake, *runner, "preemption", "pre-1");
   REQUIRE(exit.ok());
   CHECK(exit->exit_code == 0);
+  // The replacement pod's own run time, from its container's startedAt and finishedAt.
+  REQUIRE(exit->job_seconds.has_value());
+  CHECK(*exit->job_seconds >= 0);
   CHECK(exit->log_tail.find("attempt 2: done") != std::string::npos);
   CHECK(exit->log_tail.find("attempt 1") == std::string::npos);
   CHECK(contains(fake.requests(), "/pods/" + kubernetes_job_name("pre-1") + "-00002/log"));
