@@ -127,20 +127,52 @@ void queue_section(std::ostream& out, const ReadModel& model, UnixSeconds now) {
   out << "</section>";
 }
 
+// A table of plan rows (JSON objects with "model" and "version"): the version linked, then one
+// column per (heading, key); the first kPlanRows rows, saying so when there are more.
+struct PlanColumn {
+  const char* heading;
+  const char* key;
+};
+void plan_table(std::ostream& out, const ReadModel& model, const char* id, const char* label,
+                const std::vector<PlanColumn>& columns, const nlohmann::json& rows) {
+  out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" << label
+      << "\"><table id=\"" << id << "\"><thead><tr><th scope=\"col\">Model version</th>";
+  for (const auto& column : columns)
+    out << "<th scope=\"col\">" << column.heading << "</th>";
+  out << "</tr></thead><tbody>";
+  std::size_t shown = 0;
+  for (const auto& row : rows) {
+    if (shown++ >= kPlanRows)
+      break;
+    const std::string m = string_field(row, "model"), v = string_field(row, "version");
+    out << "<tr><td><a href=\"" << version_href(m, v) << "\">" << escape_html(m + "@" + v)
+        << "</a></td>";
+    for (const auto& column : columns)
+      out << "<td>" << page_text(model, string_field(row, column.key)) << "</td>";
+    out << "</tr>";
+  }
+  out << "</tbody></table></div>";
+  if (rows.size() > kPlanRows)
+    out << "<p>First " << kPlanRows << " of " << rows.size() << " shown.</p>";
+}
+
+// The array at object[key], or an empty one.
+const nlohmann::json& array_at(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json none = nlohmann::json::array();
+  return object.is_object() && object.contains(key) && object[key].is_array() ? object[key] : none;
+}
+
 // Underpowered versions the daemon calibrates in spare capacity: the one running, those planned
 // with their reason, and what this cycle's finished ones did ("calibrating", which reverifyd adds
 // to the plan: the loop's state).
 void calibrations_part(std::ostream& out, const ReadModel& model) {
   const auto& plan = model.plan;
-  const nlohmann::json none = nlohmann::json::array();
-  const auto& planned = plan.contains("calibrations") && plan["calibrations"].is_array()
-                            ? plan["calibrations"]
-                            : none;
-  const nlohmann::json& state = plan.contains("calibrating") && plan["calibrating"].is_object()
-                                    ? plan["calibrating"]
-                                    : nlohmann::json::object();
-  const auto& running = state.contains("running") ? state["running"] : nlohmann::json();
-  const auto& done = state.contains("done") && state["done"].is_array() ? state["done"] : none;
+  const auto& planned = array_at(plan, "calibrations");
+  const nlohmann::json state = plan.contains("calibrating") && plan["calibrating"].is_object()
+                                   ? plan["calibrating"]
+                                   : nlohmann::json::object();
+  const nlohmann::json running = state.contains("running") ? state["running"] : nlohmann::json();
+  const auto& done = array_at(state, "done");
   if (planned.empty() && !running.is_object() && done.empty())
     return;
   out << "<h3 id=\"calibrations-h\">Calibrations of underpowered versions</h3><p>Seed-only reruns "
@@ -153,25 +185,12 @@ void calibrations_part(std::ostream& out, const ReadModel& model) {
         << escape_html(m + "@" + v) << "</a> since " << escape_html(string_field(running, "since"))
         << ".</p>";
   }
-  const auto table = [&](const char* id, const char* label, const char* last_column,
-                         const nlohmann::json& rows, const char* text_key) {
-    out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" << label
-        << "\"><table id=\"" << id << "\"><thead><tr><th scope=\"col\">Model version</th><th "
-        << "scope=\"col\">" << last_column << "</th></tr></thead><tbody>";
-    std::size_t shown = 0;
-    for (const auto& row : rows) {
-      if (shown++ >= kPlanRows)
-        break;
-      const std::string m = string_field(row, "model"), v = string_field(row, "version");
-      out << "<tr><td><a href=\"" << version_href(m, v) << "\">" << escape_html(m + "@" + v)
-          << "</a></td><td>" << page_text(model, string_field(row, text_key)) << "</td></tr>";
-    }
-    out << "</tbody></table></div>";
-  };
   if (!planned.empty())
-    table("calibrations", "Planned calibrations", "Why", planned, "reason");
-  if (!done.empty())
-    table("calibrated", "Calibrations finished this cycle", "What it did", done, "outcome");
+    plan_table(out, model, "calibrations", "Planned calibrations", {{"Why", "reason"}}, planned);
+  if (!done.empty()) {
+    plan_table(out, model, "calibrated", "Calibrations finished this cycle",
+               {{"What it did", "outcome"}}, done);
+  }
 }
 
 void plan_section(std::ostream& out, const ReadModel& model) {
@@ -185,24 +204,11 @@ void plan_section(std::ostream& out, const ReadModel& model) {
       << " verification(s) planned by the rotation policy, least recently verified first; "
          "<code>reverify plan</code> shows the same.</p>";
   if (!entries.empty()) {
-    out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"This cycle&#39;s plan "
-           "table\"><table id=\"plan\"><thead><tr><th scope=\"col\">Model version"
-           "</th><th scope=\"col\">Mode</th><th scope=\"col\">Why</th></tr></thead><tbody>";
-    std::size_t shown = 0;
-    for (const auto& entry : entries) {
-      if (shown++ >= kPlanRows)
-        break;
-      const std::string m = string_field(entry, "model"), v = string_field(entry, "version");
-      out << "<tr><td><a href=\"" << version_href(m, v) << "\">" << escape_html(m + "@" + v)
-          << "</a></td><td>" << escape_html(string_field(entry, "mode")) << "</td><td>"
-          << page_text(model, string_field(entry, "reason")) << "</td></tr>";
-    }
-    out << "</tbody></table></div>";
-    if (entries.size() > kPlanRows)
-      out << "<p>First " << kPlanRows << " of " << entries.size() << " shown.</p>";
+    plan_table(out, model, "plan", "This cycle&#39;s plan table",
+               {{"Mode", "mode"}, {"Why", "reason"}}, entries);
   }
-  if (plan.contains("deferred") && plan["deferred"].is_array() && !plan["deferred"].empty()) {
-    out << "<p>Deferred to a later cycle: " << plan["deferred"].size()
+  if (const auto& deferred = array_at(plan, "deferred"); !deferred.empty()) {
+    out << "<p>Deferred to a later cycle: " << deferred.size()
         << " (see <code>reverify plan</code>).</p>";
   }
   calibrations_part(out, model);
