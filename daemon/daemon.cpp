@@ -509,14 +509,14 @@ void DaemonImpl::on_calibration_done(const Result<CalibrationOutcome>& result) {
   calibration_.reset();
   done.thread.join();  // it posted this as its last act
   const std::string summary = calibration_summary(result);
-  const std::string key = done.model + "@" + done.version;
-  if (result.ok() && result->interrupted) {
-    log_info("calibration of " + key + ": " + summary);  // planned again: it resumes
-  } else {
-    (result.ok() && !result->failure ? log_info
-                                     : log_error)("calibration of " + key + ": " + summary);
+  const std::string line = "calibration of " + done.model + "@" + done.version + ": " + summary;
+  if (!result.ok() || result->failure)
+    log_error(line);
+  else
+    log_info(line);
+  // An interrupted one stays planned and resumes; any other is done for this cycle.
+  if (!result.ok() || !result->interrupted)
     calibrated_[{done.model, done.version}] = summary;
-  }
   refresh();
   finish_if_drained();
   if (!draining_)
