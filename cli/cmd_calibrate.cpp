@@ -127,7 +127,7 @@ int run_calibrate(const CalibrateArguments& args) {
   if (args.json)
     std::cout << outcome_json(m, outcome).dump(2) << "\n";
   if (!ctx->store_is_throwaway) {
-    Status stored = ctx->store->put_calibration(
+    auto stored = ctx->store->put_calibration(
         m.model, m.version, *outcome.spec,
         static_cast<int>(seed_run_count(*outcome.spec, m.evaluation.primary.name)));
     if (!stored.ok())

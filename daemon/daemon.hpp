@@ -41,8 +41,8 @@
 //   SIGTERM/SIGINT: stop starting work, let running verifications finish for up to
 //          stop_timeout (a calibration stops after its current run, keeping its runs), then exit;
 //          a verification still running is left to its runner and reconciled on the next start
-//          (a second signal exits at once); a calibration cut off this way keeps none of the
-//          runs it had not stored yet (it stores them when it stops) and is planned again.
+//          (a second signal exits at once); a calibration cut off this way loses the run in
+//          flight only (it stores its runs one by one) and is planned again.
 
 #include <cstdint>
 #include <filesystem>

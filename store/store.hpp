@@ -157,8 +157,8 @@ std::optional<CalibrationEnd> parse_calibration_end(std::string_view text);
 // The newest calibration of one model version, without its spec.
 struct CalibrationBrief {
   std::string model, version;
-  std::int64_t seeds = 0;  // seed-only runs it holds in all
-  UnixSeconds created_at = 0;
+  std::int64_t seeds = 0;      // seed-only runs it holds in all
+  UnixSeconds created_at = 0;  // when it was last written
   CalibrationEnd end = CalibrationEnd::complete;
   std::string note;  // why it stopped ("every declared tolerance.detect is met with 45 ..."), or ""
 };
@@ -257,10 +257,14 @@ class Store final : public Outbox {
 
   // --- calibrations (reverify calibrate and the daemon's; the newest one counts) ---
   // `seeds`: the seed-only runs the spec holds in all; `note`: why it stopped, "" if unsaid.
-  Status put_calibration(const std::string& model, const std::string& version,
-                         const ToleranceSpec& spec, int seeds,
-                         CalibrationEnd end = CalibrationEnd::complete,
-                         const std::string& note = {});
+  // Returns the new calibration's id.
+  Result<std::int64_t> put_calibration(const std::string& model, const std::string& version,
+                                       const ToleranceSpec& spec, int seeds,
+                                       CalibrationEnd end = CalibrationEnd::complete,
+                                       const std::string& note = {});
+  // Rewrites calibration `id` as it stands now (a calibration stored run by run), its time too.
+  Status update_calibration(std::int64_t id, const ToleranceSpec& spec, int seeds,
+                            CalibrationEnd end, const std::string& note);
   Result<std::optional<ToleranceSpec>> calibration(const std::string& model,
                                                    const std::string& version);
   // Per model version, its newest calibration (without the spec).

@@ -1,5 +1,7 @@
 // Calibrations: `reverify calibrate`'s and the daemon's tolerance specs, the newest per model
 // version counts.
+#include <sqlite3.h>
+
 #include "store/store_rows.hpp"
 #include "store/tolerance_json.hpp"
 
@@ -26,9 +28,9 @@ std::optional<CalibrationEnd> parse_calibration_end(std::string_view text) {
   return std::nullopt;
 }
 
-Status Store::put_calibration(const std::string& model, const std::string& version,
-                              const ToleranceSpec& spec, int seeds, CalibrationEnd end,
-                              const std::string& note) {
+Result<std::int64_t> Store::put_calibration(const std::string& model, const std::string& version,
+                                            const ToleranceSpec& spec, int seeds,
+                                            CalibrationEnd end, const std::string& note) {
   std::lock_guard lock(mutex_);
   Statement s(
       db_,
@@ -38,7 +40,24 @@ Status Store::put_calibration(const std::string& model, const std::string& versi
   s.bind(4, std::int64_t(seeds));
   s.bind(5, clock_());
   s.bind(6, std::string(to_string(end))).bind(7, note);
-  return s.run();
+  if (auto ran = s.run(); !ran.ok())
+    return ran.error();
+  return std::int64_t(sqlite3_last_insert_rowid(db_));
+}
+
+Status Store::update_calibration(std::int64_t id, const ToleranceSpec& spec, int seeds,
+                                 CalibrationEnd end, const std::string& note) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "UPDATE calibrations SET spec_json = ?2, seeds = ?3, created_at = ?4, ended = ?5, "
+              "note = ?6 WHERE id = ?1");
+  s.bind(1, id).bind(2, tolerance_to_json(spec).dump()).bind(3, std::int64_t(seeds));
+  s.bind(4, clock_()).bind(5, std::string(to_string(end))).bind(6, note);
+  if (auto ran = s.run(); !ran.ok())
+    return ran;
+  if (sqlite3_changes(db_) != 1)
+    return make_error(ErrorCode::not_found, "calibration " + std::to_string(id) + " is not stored");
+  return Status::success();
 }
 
 Result<std::optional<ToleranceSpec>> Store::calibration(const std::string& model,

@@ -179,6 +179,8 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
         if (auto data = session.rerun(seed, "seed" + std::to_string(seed))) {
           spec = appended(std::move(spec), *data);
           ++outcome.added;
+          if (request.on_run)
+            request.on_run(spec);
         }
       }
       if (outcome.failure || outcome.interrupted || !request.until_power)

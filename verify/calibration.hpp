@@ -39,6 +39,9 @@ struct CalibrationRequest {
   std::map<std::string, double> detect;  // the config's tolerance.detect overrides
   // Asked before each run (on the calibrating thread): a reason stops the calibration there.
   std::function<std::optional<std::string>()> interrupt;
+  // Full mode: called after each seed run is added, with the calibration as it stands (the
+  // daemon stores it run by run).
+  std::function<void(const ToleranceSpec& so_far)> on_run;
 };
 
 struct CalibrationOutcome {

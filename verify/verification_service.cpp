@@ -195,19 +195,37 @@ Result<CalibrationOutcome> VerificationService::calibrate(const CalibrationJob& 
   request.max_runs = job.max_runs;
   request.detect = settings.detect;
   request.interrupt = job.interrupt;
+  // Stored run by run, as interrupted until it ends: a daemon killed during a calibration loses
+  // the run in flight, not the runs before it, and the next plan resumes from them.
+  const std::string& primary = request.base.manifest.evaluation.primary.name;
+  std::optional<std::int64_t> row;
+  std::optional<Error> store_error;
+  const auto store = [&](const ToleranceSpec& spec, CalibrationEnd end, const std::string& note) {
+    const int seeds = static_cast<int>(seed_run_count(spec, primary));
+    if (row) {
+      if (auto s = store_.update_calibration(*row, spec, seeds, end, note); !s.ok())
+        store_error = s.error();
+    } else if (auto id = store_.put_calibration(job.model, job.version, spec, seeds, end, note);
+               id.ok()) {
+      row = *id;
+    } else {
+      store_error = id.error();
+    }
+  };
+  request.on_run = [&](const ToleranceSpec& so_far) {
+    store(so_far, CalibrationEnd::interrupted,
+          "in progress: " + std::to_string(seed_run_count(so_far, primary)) +
+              " seed runs stored; it resumes from them if it stops");
+  };
   PipelineDeps deps{runner_, settings.policy, progress, {}, {}};
   CalibrationOutcome outcome = run_calibration(request, deps);
   if (outcome.spec && outcome.added > 0) {
-    const auto& manifest = request.base.manifest;
-    const std::string note =
-        outcome.failure ? "stopped: " + outcome.failure->explanation : outcome.stopped;
-    auto stored = store_.put_calibration(
-        job.model, job.version, *outcome.spec,
-        static_cast<int>(seed_run_count(*outcome.spec, manifest.evaluation.primary.name)),
-        outcome.interrupted ? CalibrationEnd::interrupted : CalibrationEnd::complete, note);
-    if (!stored.ok())
-      return stored.error();
+    store(*outcome.spec,
+          outcome.interrupted ? CalibrationEnd::interrupted : CalibrationEnd::complete,
+          outcome.failure ? "stopped: " + outcome.failure->explanation : outcome.stopped);
   }
+  if (store_error)
+    return *store_error;
   return outcome;
 }
 

@@ -20,8 +20,9 @@
 //
 // It also runs the daemon's calibrations (calibrate()): seed-only reruns of one version until
 // every declared tolerance.detect is met or max_runs (verify/calibration.hpp), stored as the
-// version's newest calibration with how it ended. A calibration is no verification: no row, no
-// verdict, no page; a daemon that dies during one keeps none of its runs and plans it again.
+// version's newest calibration, run by run (interrupted until it ends, then with how it ended).
+// A calibration is no verification: no row, no verdict, no page; a daemon that dies during one
+// loses only the run in flight, and the next plan resumes from the runs stored.
 
 #include <cstdint>
 #include <filesystem>
@@ -108,9 +109,9 @@ class VerificationService {
   Result<VerificationRow> recover(const VerificationRow& row, const VerificationSettings& settings);
 
   // Full-mode seed-only reruns of job.model@job.version, --until-power, from its current
-  // calibration (the manifest's tolerance, the stored calibration over it); the result is
-  // stored when it added runs. Error when the version or its manifest cannot be read or the
-  // store fails; a calibration stopped by input drift or a failed run is an outcome (failure).
+  // calibration (the manifest's tolerance, the stored calibration over it), stored after each
+  // run it adds. Error when the version or its manifest cannot be read or the store fails; a
+  // calibration stopped by input drift or a failed run is an outcome (failure).
   Result<CalibrationOutcome> calibrate(const CalibrationJob& job,
                                        const VerificationSettings& settings,
                                        const Progress& progress = {});

@@ -510,6 +510,23 @@ TEST_CASE("the newest calibration per version says how it ended; a brief, its se
   CHECK((*latest)[1].end == CalibrationEnd::complete);
   CHECK((*latest)[1].note.empty());
 
+  // A calibration stored run by run: the same row rewritten, its time too.
+  auto id =
+      f.store->put_calibration("m", "2", spec, 41, CalibrationEnd::interrupted, "in progress");
+  REQUIRE(id.ok());
+  f.now = 3000;
+  spec.seed_runs["accuracy"].push_back(0.93);
+  REQUIRE(f.store->update_calibration(*id, spec, 42, CalibrationEnd::complete, "done").ok());
+  latest = f.store->latest_calibrations();
+  CHECK((*latest)[1].seeds == 42);
+  CHECK((*latest)[1].created_at == 3000);
+  CHECK((*latest)[1].end == CalibrationEnd::complete);
+  CHECK((*latest)[1].note == "done");
+  CHECK((*f.store->calibration("m", "2"))->seed_runs.at("accuracy").size() == 4);
+  auto unknown = f.store->update_calibration(*id + 100, spec, 1, CalibrationEnd::complete, "");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().message == "calibration " + std::to_string(*id + 100) + " is not stored");
+
   // The seed runs a verdict's bands were measured from: the most any of its checks names.
   auto verdict = verdict_of(VerdictClass::passed);
   for (int n : {12, 40}) {

@@ -249,7 +249,13 @@ TEST_CASE("calibrate continues the stored calibration and stores how it ended") 
     return latest->front();
   };
 
-  SUBCASE("up to max_runs, with fresh seeds") {
+  SUBCASE("up to max_runs, with fresh seeds, stored run by run") {
+    // What the store holds as each run computes: the runs before it, marked interrupted.
+    std::vector<std::pair<std::int64_t, CalibrationEnd>> stored_during;
+    h.runner.primary = [&](const RebuildSpec& spec) {
+      stored_during.emplace_back(newest().seeds, newest().end);
+      return 0.95 + 0.002 * static_cast<double>(spec.seed_override.value_or(0) % 5);
+    };
     auto outcome = h.service->calibrate(job, h.settings);
     REQUIRE(outcome.ok());
     CHECK(outcome->added == 7);
@@ -258,6 +264,10 @@ TEST_CASE("calibrate continues the stored calibration and stores how it ended") 
     CHECK(h.runner.started[0].seed_override == 6);  // past the stored 1..5
     CHECK(h.runner.started[0].rebuild_id == "calibration-tiny-1-1800000000-seed6");
     CHECK(h.runner.started[0].mode == RebuildMode::full);
+    REQUIRE(stored_during.size() == 7);
+    CHECK(stored_during[0] == std::pair(std::int64_t(5), CalibrationEnd::complete));  // put above
+    for (std::size_t i = 1; i < 7; ++i)
+      CHECK(stored_during[i] == std::pair(std::int64_t(5 + i), CalibrationEnd::interrupted));
     const CalibrationBrief brief = newest();
     CHECK(brief.seeds == 12);
     CHECK(brief.end == CalibrationEnd::complete);
