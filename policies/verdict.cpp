@@ -280,6 +280,11 @@ ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* ca
     overlay(out.distribution_seed_runs, calibration->distribution_seed_runs);
     if (!calibration->steps_same_seed_runs.empty())
       out.steps_same_seed_runs = calibration->steps_same_seed_runs;
+    // The seeds its runs used: a later calibration continues past them. A stored calibration
+    // holds the whole list (the manifest's and its own); one from before the list was kept has
+    // none, and the manifest's stands.
+    if (!calibration->seed_overrides.empty())
+      out.seed_overrides = calibration->seed_overrides;
     overlay(out.floor, calibration->floor);
     overlay(out.detect, calibration->detect);
   }

@@ -75,7 +75,8 @@ Verdict verdict_for_input_drift(std::vector<CheckResult> input_checks);
 // error:* verdicts (manifest invalid, provision, job, runner lost) with the system's message.
 Verdict verdict_for_error(VerdictClass cls, std::string message);
 
-// The manifest's tolerance overlaid with a stored calibration, key by key, then `detect`.
+// The manifest's tolerance overlaid with a stored calibration, key by key (its seed_overrides
+// list, when it has one, replaces the manifest's whole), then `detect`.
 ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* calibration,
                                const std::map<std::string, double>& detect = {});
 

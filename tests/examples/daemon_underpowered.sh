@@ -8,8 +8,10 @@
 #  2. the daemon then calibrates the version in spare capacity (schedule.calibration_max_runs:
 #     70, max_concurrent: 1): it logs the plan's reason, a manual trigger while it runs takes its
 #     slot (the calibration stops after its current run, keeps its runs, stored interrupted),
-#     the verification is judged against the runs kept, and the calibration resumes to 70 seed
-#     runs, stored complete; the status page lists it, and `reverify plan` no longer plans it;
+#     the verification is judged against the runs kept, and the calibration resumes, storing
+#     each run; reverifyd is killed (-9) in the middle of it and restarted, and the calibration
+#     resumes from the stored runs to 70 seed runs, none run twice, stored complete; the status
+#     page lists it, and `reverify plan` no longer plans it;
 #  3. the same state with `gate.require_power: true` (daemon restarted): 412 with the reason.
 set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
@@ -76,20 +78,41 @@ grep -E "calibrating digits-mlp@2026.11.1: underpowered: .+ cannot catch toleran
   fail "the manual trigger was refused"
 wait_until 120 logged "calibration of digits-mlp@2026.11.1: .* interrupted: a verification needs the slot" ||
   fail "the calibration did not give its slot to the manual verification"
+# The resumed calibration stores each run as it goes: kill -9 the daemon in the middle of it; the
+# restarted daemon resumes from the runs stored, running no seed twice.
+db="$t/state/reverify.db"
+in_progress() {
+  /usr/bin/python3 - "$db" <<'PY'
+import sqlite3, sys
+row = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT seeds, ended, note FROM calibrations ORDER BY id DESC LIMIT 1").fetchone()
+sys.exit(0 if row and row[1] == "interrupted" and row[2].startswith("in progress: ") and 44 <= row[0] < 70 else 1)
+PY
+}
+wait_until 120 in_progress || fail "the resumed calibration did not store its runs as it went"
+kill -9 "$(cat "$t/reverifyd.pid")"
+wait_until 10 bash -c "! kill -0 $(cat "$t/reverifyd.pid")"
+echo "killed reverifyd (-9) during the calibration; restarting it"
+start
 wait_until 240 logged "calibration of digits-mlp@2026.11.1: .* stopped at --max-runs 70" ||
   fail "the calibration did not resume to calibration_max_runs"
 grep "calibration of digits-mlp" "$t/reverifyd.log"
-db="$t/state/reverify.db"
 /usr/bin/python3 - "$db" <<'PY'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-rows = db.execute("SELECT seeds, ended, note FROM calibrations WHERE model = 'digits-mlp' ORDER BY id").fetchall()
-print("calibrations:", rows)
-assert len(rows) == 2, rows
-(kept, first_end, first_note), (seeds, end, note) = rows
-assert first_end == "interrupted" and 40 < kept < 70, rows[0]
+rows = db.execute("SELECT seeds, ended, note, spec_json FROM calibrations WHERE model = 'digits-mlp' ORDER BY id").fetchall()
+print("calibrations:", [r[:3] for r in rows])
+assert len(rows) == 3, rows
+(kept, first_end, first_note, _), (killed, killed_end, killed_note, _), (seeds, end, note, spec) = rows
+assert first_end == "interrupted" and 40 < kept < 70, rows[0][:3]
 assert first_note == "interrupted: a verification needs the slot; it resumes when one is free", first_note
-assert seeds == 70 and end == "complete" and "stopped at --max-runs 70" in note, rows[1]
+# What the kill -9 left: the runs stored one by one, still marked in progress.
+assert killed_end == "interrupted" and killed_note.startswith("in progress: ") and kept < killed < 70, rows[1][:3]
+assert seeds == 70 and end == "complete" and "stopped at --max-runs 70" in note, rows[2][:3]
+# Every seed run's seed, the release's 40 and the 30 added: none twice (a rerun of a seed already
+# used would be a duplicate sample and understate the spread).
+overrides = json.loads(spec)["seed_overrides"]
+assert len(overrides) == 70 and len(set(overrides)) == 70, overrides
 # The manual verification ran between the two, judged against the runs the first one kept.
 verdicts = db.execute("SELECT trigger, verdict_json FROM verifications WHERE state = 'done' ORDER BY id").fetchall()
 assert [v[0] for v in verdicts] == ["schedule", "manual"], verdicts

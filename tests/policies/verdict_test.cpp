@@ -141,6 +141,25 @@ TEST_CASE("a stored calibration overrides the manifest's seed runs") {
   CHECK(find(v, "primary:accuracy")->evidence["seed_runs"] == 3);
 }
 
+TEST_CASE("merged tolerance: the stored calibration's seed list, when it has one, is the list") {
+  auto m = base_manifest();
+  m.tolerance->seed_runs["accuracy"] = {0.95, 0.96, 0.97};
+  m.tolerance->seed_overrides = {1, 2, 3};
+  m.tolerance->floor["accuracy"] = 0.01;
+  // A later calibration that added seeds 4 and 5: the whole list, and its runs.
+  ToleranceSpec stored;
+  stored.seed_runs["accuracy"] = {0.95, 0.96, 0.97, 0.955, 0.965};
+  stored.seed_overrides = {1, 2, 3, 4, 5};
+  auto merged = merged_tolerance(m, &stored);
+  CHECK(merged.seed_overrides == std::vector<std::int64_t>{1, 2, 3, 4, 5});
+  CHECK(merged.seed_runs.at("accuracy").size() == 5);
+  CHECK(merged.floor.at("accuracy") == doctest::Approx(0.01));  // key by key: kept
+  // A calibration stored without the list (before it was kept): the manifest's stands.
+  stored.seed_overrides.clear();
+  CHECK(merged_tolerance(m, &stored).seed_overrides == std::vector<std::int64_t>{1, 2, 3});
+  CHECK(merged_tolerance(m, nullptr).seed_overrides == std::vector<std::int64_t>{1, 2, 3});
+}
+
 TEST_CASE("segments: proportions over their examples; the rate split over the families") {
   auto m = base_manifest();
   m.evaluation.segments = {{"digit=8", {{"accuracy", 38.0 / 39}}},

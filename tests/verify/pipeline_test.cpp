@@ -301,6 +301,28 @@ TEST_CASE("calibration: seed-only reruns extend the version's seed runs, with fr
   REQUIRE(outcome.leave_one_out.has_value());
 }
 
+TEST_CASE("a second calibration over a stored one continues past its seeds, never reruns one") {
+  Release release;
+  release.request.manifest.tolerance->seed_overrides = {1, 2, 3, 4, 5};
+  Harness h;
+  h.runner.primary = [](const RebuildSpec& spec) {
+    return 0.9 + 0.01 * static_cast<double>(spec.seed_override.value_or(100) % 7);
+  };
+  CalibrationOutcome first = run_calibration(calibration_of(release, 3), h.deps);
+  REQUIRE(first.spec.has_value());
+  CHECK(first.spec->seed_overrides == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  // The next calibration starts from the stored one (the manifest's tolerance under it).
+  release.request.calibration = *first.spec;
+  h.runner.started.clear();
+  CalibrationOutcome second = run_calibration(calibration_of(release, 2), h.deps);
+  REQUIRE(second.spec.has_value());
+  REQUIRE(h.runner.started.size() == 2);
+  CHECK(h.runner.started[0].seed_override == 9);
+  CHECK(h.runner.started[1].seed_override == 10);
+  CHECK(second.spec->seed_overrides == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  CHECK(second.spec->seed_runs.at("accuracy").size() == 10);
+}
+
 TEST_CASE("calibration until power: adds runs until tolerance.detect is met or max-runs") {
   Release release;
   Harness h;
