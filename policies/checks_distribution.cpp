@@ -67,18 +67,32 @@ std::vector<CheckResult> distribution_checks(const stats::Comparison& c,
     check.reference = 0;  // identical predictions score 0 on every statistic
     const auto made = bound_for(name, c, bands);
     if (const auto& bound = made.bound) {
-      judge(check, value, bound->upper,
+      // A bound at or above the largest value the statistic can take (few seed runs, a wide
+      // spread) passes every rebuild: shown at that value, said, and counted as catching nothing.
+      const auto largest = stats::largest_possible(name, c);
+      const bool cannot_fail = largest && bound->upper >= *largest;
+      judge(check, value, cannot_fail ? *largest : bound->upper,
             "(" + std::to_string(bound->n) + " seed runs against the release, log-normal with " +
                 "skew allowance, α=" + number_text(bound->alpha) +
                 (bound->max_applied ? ", their maximum" : "") +
                 (bound->count_applied ? ", whole-row allowance" : "") +
                 (bound->floor_applied ? ", floor applied" : "") + ")");
+      std::optional<double> power_shift = bound->power_shift;
+      if (cannot_fail) {
+        check.evidence["cannot_fail"] = true;
+        check.evidence["bound_from_seed_runs"] = bound->upper;
+        check.explanation += "; it cannot fail: the bound from " + std::to_string(bound->n) +
+                             " seed runs is " + number_text(bound->upper) +
+                             ", at or above the largest value the statistic can take; more seed "
+                             "runs narrow it";
+        power_shift.reset();
+      }
       const auto detect = lookup(bands.detect, name);
       std::optional<std::size_t> runs_needed;
-      if (detect && (!bound->power_shift || *bound->power_shift > *detect))
+      if (detect && (!power_shift || *power_shift > *detect))
         runs_needed =
             upper_bound_runs_for(bands.seed_runs.at(name), spec_for(name, c, bands), *detect);
-      describe_power(check, bound->power_shift, detect, runs_needed, bound->n);
+      describe_power(check, power_shift, detect, runs_needed, bound->n);
       check.evidence["seed_runs"] = bound->n;
       check.evidence["typical"] = bound->typical;
       check.evidence["log_sd"] = bound->log_sd;

@@ -200,6 +200,8 @@ Comparison compare(std::span<const double> original, std::span<const double> reb
   c.psi = psi_sorted(sorted_original, sorted_rebuilt);
   c.rows = original.size() / original_cols;
   c.scores = original.size();
+  c.unit_interval = sorted_original.front() >= 0 && sorted_original.back() <= 1 &&
+                    sorted_rebuilt.front() >= 0 && sorted_rebuilt.back() <= 1;
   for (std::size_t k = 0; k < kQuantileLevels.size(); ++k) {
     c.quantiles_original[k] = quantile_sorted(sorted_original, kQuantileLevels[k]);
     c.quantiles_rebuilt[k] = quantile_sorted(sorted_rebuilt, kQuantileLevels[k]);
@@ -216,6 +218,15 @@ std::vector<std::pair<const char*, double>> banded_statistics(const Comparison& 
     out.emplace_back("flip_rate", c.paired->flip_rate);
   }
   return out;
+}
+
+std::optional<double> largest_possible(std::string_view statistic, const Comparison& c) {
+  if (statistic == "ks" || statistic == "flip_rate")
+    return 1.0;
+  if (c.unit_interval &&
+      (statistic == "wasserstein" || statistic == "max_abs_diff" || statistic == "mean_abs_diff"))
+    return 1.0;
+  return std::nullopt;
 }
 
 }  // namespace reverify::stats

@@ -24,6 +24,8 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace reverify::stats {
@@ -56,6 +58,7 @@ struct Comparison {
   std::optional<Paired> paired;  // only when both have the same shape
   std::size_t rows = 0;          // of the original: the flip rate moves in steps of 1 / rows
   std::size_t scores = 0;        // values of the original: KS moves in steps of about 1 / scores
+  bool unit_interval = false;    // every score of both sides is in [0, 1]: distances are <= 1
 };
 
 // The full comparison: copies and sorts both sides (one core each when threads >= 2).
@@ -67,5 +70,9 @@ Comparison compare(std::span<const double> original, std::span<const double> reb
 // Named values of a Comparison that take a calibrated band: ks, psi, wasserstein and, when paired,
 // max_abs_diff, mean_abs_diff, flip_rate.
 std::vector<std::pair<const char*, double>> banded_statistics(const Comparison& c);
+
+// The largest value a banded statistic can take: 1 for ks and flip_rate; 1 for the distances
+// (wasserstein, max/mean_abs_diff) when every score is in [0, 1]; absent otherwise (psi).
+std::optional<double> largest_possible(std::string_view statistic, const Comparison& c);
 
 }  // namespace reverify::stats

@@ -206,18 +206,39 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
                          const PowerSummary& power, bool level_enforced) {
   std::size_t passed = 0, failed = 0, uncalibrated = 0;
   bool fallback = false;
+  std::vector<std::string> cannot_fail;
+  const CheckResult* note = nullptr;  // the first informational check outside its band
   for (const auto& c : checks) {
-    if (!decides(c))
+    if (!decides(c)) {
+      if (c.informational && c.outcome == CheckOutcome::failed && !note)
+        note = &c;
       continue;
+    }
     passed += c.outcome == CheckOutcome::passed;
     failed += c.outcome == CheckOutcome::failed;
     uncalibrated += c.outcome == CheckOutcome::uncalibrated;
     fallback = fallback || c.evidence.contains("fallback");
+    if (c.evidence.value("cannot_fail", false))
+      cannot_fail.push_back(c.name);
   }
   std::string notes = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
                       std::to_string(uncalibrated) + " uncalibrated";
   if (fallback)
     notes += "; used policy fallback tolerances (not calibrated)";
+  if (!cannot_fail.empty()) {
+    notes += "; " + std::to_string(cannot_fail.size()) +
+             " cannot fail with these seed runs, their bound above the statistic's range (" +
+             cannot_fail[0] + (cannot_fail.size() > 1 ? ", ..." : "") + ")";
+  }
+  // A same-seed comparison outside its band never fails a rebuild alone (DESIGN), but it is the
+  // one sign of a change no hash sees: the headline says so instead of hiding it in the checks.
+  if (note) {
+    notes += "; NOTE: " + note->name +
+             (note->kind == CheckKind::steps
+                  ? " is outside its same-seed band (informational: it never fails a rebuild "
+                    "alone, but the release's own seeds did not reproduce its curve)"
+                  : " is outside its band (informational: it never fails a rebuild alone)");
+  }
   if (!power.underpowered.empty()) {
     notes +=
         "; UNDERPOWERED: " + std::to_string(power.underpowered.size()) +

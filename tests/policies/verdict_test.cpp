@@ -411,6 +411,67 @@ TEST_CASE("a full rebuild's step curve is a note: it never fails the verdict") {
   CHECK(steps->informational);
   CHECK(steps->outcome == CheckOutcome::failed);
   CHECK(contains(steps->explanation, "a note"));
+  // The one sign of a change no hash sees is in the headline, not only among the checks.
+  CHECK(contains(v.explanation, "NOTE: steps:loss is outside its same-seed band (informational"));
+  in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
+  CHECK_FALSE(contains(decide_verdict(in).explanation, "NOTE:"));
+}
+
+TEST_CASE("a distribution bound above the statistic's range cannot fail, and says so") {
+  auto m = base_manifest();
+  // Probabilities: the distances are at most 1. Seed runs 5, one far from the others: the
+  // log-normal bound at this α is far above 1 for every statistic but psi.
+  std::vector<double> base(200);
+  for (std::size_t i = 0; i < base.size(); ++i)
+    base[i] = i % 2 ? 0.02 + 0.001 * static_cast<double>(i % 7) : 0.97;
+  const auto original = scores(base);
+  auto nudged = base;
+  nudged[0] = 0.5;
+  const auto rebuilt = scores(nudged);
+  m.tolerance->distribution_seed_runs = {{"ks", {0.01, 0.012, 0.011, 0.3, 0.009}},
+                                         {"psi", {0.01, 0.012, 0.011, 0.3, 0.009}},
+                                         {"wasserstein", {0.001, 0.0012, 0.0011, 0.4, 0.0009}},
+                                         {"max_abs_diff", {0.01, 0.012, 0.011, 0.3, 0.009}},
+                                         {"mean_abs_diff", {0.001, 0.0012, 0.0011, 0.3, 0.0009}},
+                                         {"flip_rate", {0.005, 0.01, 0.005, 0.4, 0.01}}};
+  auto in = inputs(m);
+  in.rebuild.primary = 0.9611;
+  in.original_predictions = &original;
+  in.rebuild.predictions = &rebuilt;
+  auto v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::passed);
+  for (const char* name : {"distribution:ks", "distribution:flip_rate", "distribution:wasserstein",
+                           "distribution:max_abs_diff"}) {
+    INFO(name);
+    const auto* c = find(v, name);
+    REQUIRE(c);
+    CHECK(c->evidence.value("cannot_fail", false));
+    CHECK(c->band->upper == 1.0);  // shown at the statistic's largest value
+    CHECK(c->evidence["bound_from_seed_runs"].get<double>() > 1.0);
+    CHECK(contains(c->explanation, "it cannot fail: the bound from 5 seed runs is "));
+    CHECK_FALSE(c->power->shift.has_value());  // it catches no shift
+  }
+  CHECK_FALSE(find(v, "distribution:psi")->evidence.contains("cannot_fail"));  // no largest value
+  CHECK(contains(v.explanation,
+                 "cannot fail with these seed runs, their bound above the "
+                 "statistic's range (distribution:"));
+  // With a declared detect such a check is underpowered.
+  m.tolerance->detect["distribution:ks"] = 0.2;
+  v = decide_verdict(in);
+  CHECK(find(v, "distribution:ks")->power->underpowered);
+
+  // Scores outside [0, 1] (logits): the distances have no largest value to compare with.
+  std::vector<double> logits(base);
+  for (auto& x : logits)
+    x = x * 8 - 4;
+  const auto original_logits = scores(logits);
+  logits[0] += 1;
+  const auto rebuilt_logits = scores(logits);
+  in.original_predictions = &original_logits;
+  in.rebuild.predictions = &rebuilt_logits;
+  v = decide_verdict(in);
+  CHECK_FALSE(find(v, "distribution:wasserstein")->evidence.contains("cannot_fail"));
+  CHECK(find(v, "distribution:ks")->evidence.value("cannot_fail", false));  // always at most 1
 }
 
 TEST_CASE("rerunnable: checks are reported, not enforced") {
