@@ -13,6 +13,7 @@
 #include "cli/run_context.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
+#include "policies/tolerance.hpp"
 #include "policies/verdict.hpp"
 #include "store/tolerance_json.hpp"
 #include "verify/calibration.hpp"
@@ -67,7 +68,34 @@ nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome
   return j;
 }
 
+// Options that contradict --mode steps: its reruns use the release's own seeds (a same-seed
+// comparison, DESIGN) and replace the stored ones; seeds to choose and power to reach belong to
+// the seed-only reruns of full mode.
+std::optional<std::string> steps_mode_conflict(const CalibrateArguments& args) {
+  if (args.run.mode != "steps")
+    return std::nullopt;
+  if (args.first_seed) {
+    return "--first-seed cannot be used with --mode steps: its reruns keep the release's own "
+           "seeds (a same-seed comparison); drop --first-seed, or add seed-only reruns with "
+           "--mode full";
+  }
+  if (args.until_power) {
+    return "--until-power cannot be used with --mode steps: it adds seed-only reruns until "
+           "tolerance.detect is met, which only --mode full records; steps mode records --seeds "
+           "same-seed reruns";
+  }
+  if (static_cast<std::size_t>(args.seeds) < kMinSeedRuns) {
+    return "--seeds " + std::to_string(args.seeds) +
+           " with --mode steps: these same-seed reruns replace the stored ones, and a steps band "
+           "needs at least " +
+           std::to_string(kMinSeedRuns);
+  }
+  return std::nullopt;
+}
+
 int run_calibrate(const CalibrateArguments& args) {
+  if (auto conflict = steps_mode_conflict(args))
+    return usage_error(kName, *conflict);
   auto ctx = make_run_context(args.run);
   if (!ctx.ok())
     return usage_error(kName, ctx.error().message);
@@ -147,19 +175,25 @@ Action define_calibrate(CLI::App& app) {
   add_run_arguments(app, o->run);
   app.add_option("--seeds", o->seeds,
                  "reruns to add: seed-only reruns (full mode; with --until-power, the first "
-                 "batch), or same-seed reruns of the first --max-steps steps (--mode steps)")
+                 "batch), or same-seed reruns of the first --max-steps steps, which replace the "
+                 "stored ones, at least " +
+                     std::to_string(kMinSeedRuns) + " (--mode steps)")
       ->type_name("N")
       ->check(integer_in(1, 1000))
       ->capture_default_str();
   app.add_option("--first-seed", o->first_seed,
                  "REVERIFY_SEED_OVERRIDE of the first seed-only rerun, the others counting up "
-                 "(default: one past the largest seed the calibration already used)")
+                 "(default: one past the largest seed the calibration already used); full mode "
+                 "only")
       ->type_name("S")
       ->check(integer_in(0, 1000000));
   app.add_flag("--until-power", o->until_power,
-               "keep adding seed-only reruns until every band with a declared tolerance.detect "
-               "catches that shift with 80% probability, or --max-runs, or no number of runs "
-               "would");
+               "full mode: keep adding seed-only reruns until every band with a declared "
+               "tolerance.detect catches that shift with 80% probability, or the calibration "
+               "holds --max-runs seed runs, or a rerun fails. Each batch is what the projection "
+               "from the spread measured so far needs; when it says no number of runs would do, "
+               "that spread is itself an estimate, so half as many runs again (at least 5) are "
+               "added and it looks again");
   app.add_option("--max-runs", o->max_runs,
                  "--until-power: the most seed runs the calibration may hold in all")
       ->type_name("N")

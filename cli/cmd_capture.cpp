@@ -19,6 +19,7 @@
 #include "core/manifest_json.hpp"
 #include "core/manifest_parse.hpp"
 #include "core/unix_time.hpp"
+#include "policies/tolerance.hpp"
 #include "runners/runner.hpp"
 #include "verify/calibration.hpp"
 #include "verify/pipeline.hpp"
@@ -75,8 +76,9 @@ Result<FileRef> release_file(const fs::path& source, const fs::path& out_dir) {
   return FileRef{source.filename().string(), *digest};
 }
 
-// The reruns in DIR (one sub-folder per run, each a $REVERIFY_OUT). Sub-folders named by whole
-// numbers are seed overrides: taken in numeric order and recorded; others in name order.
+// The reruns in DIR (one sub-folder per run, each a $REVERIFY_OUT), at least kMinSeedRuns.
+// Sub-folders named by whole numbers are seed overrides: taken in numeric order and recorded;
+// others in name order.
 struct Reruns {
   std::vector<JobOutputs> outputs;
   std::vector<std::int64_t> seeds;  // empty unless every folder is named by its seed
@@ -91,9 +93,13 @@ Result<Reruns> rerun_outputs(const fs::path& dir, const std::string& option) {
   }
   if (ec)
     return make_error(ErrorCode::io, "--" + option + " " + dir.string() + ": " + ec.message());
-  if (folders.empty())
+  // Fewer reruns make no band: the release would verify as uncalibrated.
+  if (folders.size() < kMinSeedRuns) {
     return make_error(ErrorCode::invalid_argument,
-                      "--" + option + " " + dir.string() + ": no sub-folder (one per rerun)");
+                      "--" + option + " " + dir.string() + ": " + std::to_string(folders.size()) +
+                          " rerun(s) found (one sub-folder each), at least " +
+                          std::to_string(kMinSeedRuns) + " needed for a band");
+  }
   auto seed_of = [](const fs::path& folder) -> std::optional<std::int64_t> {
     const std::string name = folder.filename().string();
     if (name.empty() || name.size() > 18 ||
@@ -458,13 +464,14 @@ Action define_capture(CLI::App& app) {
                  "REVERIFY_SEED_OVERRIDE set (every seed replaced, all else as released), holding "
                  "that rerun's $REVERIFY_OUT (result.json and the files it names); name the "
                  "sub-folders by their seed override (1, 2, ...) to record it. Their metrics, and "
-                 "their predictions against the release's, become tolerance (at least 3; about "
-                 "20 for a tight primary band)")
+                 "their predictions against the release's, become tolerance (at least " +
+                     std::to_string(kMinSeedRuns) + "; about 20 for a tight primary band)")
       ->type_name("DIR");
   app.add_option("--same-seed-runs", o->same_seed_runs,
                  "a folder of reruns with the release's own seeds (REVERIFY_MODE=steps and "
                  "REVERIFY_MAX_STEPS=N are enough), one $REVERIFY_OUT per sub-folder: their step "
-                 "curves become the steps-mode band (exact when they reproduce the release's)")
+                 "curves become the steps-mode band (at least " +
+                     std::to_string(kMinSeedRuns) + "; exact when they reproduce the release's)")
       ->type_name("DIR");
   app.add_option("--detect", o->detect,
                  "tolerance.detect: the shift of a check that must be caught with 80% "

@@ -3,9 +3,12 @@
 // --config the verdict is recorded in the state_dir, where `gate` and reverifyd see it.
 // Exit status: 0 passed, 1 failed:*, 2 error:* or usage, 3 uncalibrated.
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "cli/run_context.hpp"
@@ -64,7 +67,49 @@ Status reconcile_orphans(VerificationService& service, Store& store, const Manif
   return {};
 }
 
+// "1..5, 8, 10..12": the seeds in order, each run of consecutive ones as a range.
+std::string seed_ranges(std::vector<std::int64_t> seeds) {
+  std::sort(seeds.begin(), seeds.end());
+  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  std::string text;
+  for (std::size_t i = 0; i < seeds.size();) {
+    std::size_t last = i;
+    while (last + 1 < seeds.size() && seeds[last + 1] == seeds[last] + 1)
+      ++last;
+    text += (text.empty() ? "" : ", ") + std::to_string(seeds[i]) +
+            (last > i ? ".." + std::to_string(seeds[last]) : "");
+    i = last + 1;
+  }
+  return text;
+}
+
+// A fresh-seed rerun is judged against bands it must not be part of: its seed may not be one of
+// the seed runs they come from (tolerance.seed_overrides of the manifest, or of the stored
+// calibration, which holds the whole list).
+Status check_fresh_seed(std::int64_t seed, const VerificationRequest& request) {
+  const ToleranceSpec* calibration = request.calibration ? &*request.calibration : nullptr;
+  const std::vector<std::int64_t> taken =
+      merged_tolerance(request.manifest, calibration).seed_overrides;
+  if (std::find(taken.begin(), taken.end(), seed) == taken.end())
+    return {};
+  const bool stored = calibration && !calibration->seed_overrides.empty();
+  return make_error(ErrorCode::invalid_argument,
+                    "--seed-override " + std::to_string(seed) + ": seed " + std::to_string(seed) +
+                        " is one of the " + std::to_string(taken.size()) +
+                        " seed runs the bands come from (" +
+                        (stored ? "the stored calibration's" : "the manifest's") +
+                        " tolerance.seed_overrides: seeds " + seed_ranges(taken) +
+                        " are taken); a fresh-seed rerun needs a seed not among them, e.g. " +
+                        std::to_string(*std::max_element(taken.begin(), taken.end()) + 1));
+}
+
 int run_run(const RunCommandArguments& args) {
+  if (args.seed_override && args.run.mode == "steps") {
+    return usage_error(kName,
+                       "--seed-override cannot be used with --mode steps: steps mode compares the "
+                       "release's own seeds' first steps with its recorded curve, and another "
+                       "seed diverges from step 0; judge a fresh-seed rerun with --mode full");
+  }
   RunArguments run_args = args.run;
   run_args.record = !args.seed_override;
   auto ctx = make_run_context(run_args);
@@ -73,6 +118,10 @@ int run_run(const RunCommandArguments& args) {
       std::cout << "verdict: error:manifest-invalid\n  " << ctx.error().message << "\n";
     }
     return usage_error(kName, ctx.error().message);
+  }
+  if (args.seed_override) {
+    if (Status fresh = check_fresh_seed(*args.seed_override, ctx->request); !fresh.ok())
+      return usage_error(kName, fresh.error().message);
   }
   // The daemon's settings for this model, with this command's options on top.
   const VerificationRequest& request = ctx->request;
@@ -155,7 +204,8 @@ Action define_run(CLI::App& app) {
                  "seed (as calibration does), so the rebuild is an honest draw from the "
                  "distribution the bands describe and should pass about 1 - false_page_rate of "
                  "the time (DESIGN property 1, measured: bench/fresh_seed_reruns.sh); the verdict "
-                 "is printed, never recorded, and pages nobody. Use seeds the calibration did not")
+                 "is printed, never recorded, and pages nobody. Full mode only; N must not be "
+                 "one of the seeds the calibration's seed runs used (tolerance.seed_overrides)")
       ->type_name("N")
       ->check(integer_in(0, 1'000'000'000));
   return [o] { return run_run(*o); };

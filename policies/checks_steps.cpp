@@ -63,18 +63,17 @@ StepsBand steps_band(const StepsCheckSpec& spec, std::size_t n) {
   if (spec.same_seed_runs.size() < kMinSeedRuns) {
     band.no_band_reason = std::to_string(spec.same_seed_runs.size()) +
                           " same-seed rerun(s) recorded, " + std::to_string(kMinSeedRuns) +
-                          " needed (`reverify calibrate MODEL@VERSION --mode steps --max-steps " +
-                          std::to_string(n) + " --seeds 3`)";
+                          " needed (`reverify calibrate " + spec.model_version +
+                          " --mode steps --max-steps " + std::to_string(n) + " --seeds 3`)";
     return band;
   }
   std::vector<double> deviations;
   for (const auto& run : spec.same_seed_runs) {
     if (run.size() < n) {
-      band.no_band_reason = "a same-seed rerun recorded only " + std::to_string(run.size()) +
-                            " of the " + std::to_string(n) +
-                            " steps compared (recalibrate with "
-                            "`--mode steps --max-steps " +
-                            std::to_string(n) + "`)";
+      band.no_band_reason =
+          "a same-seed rerun recorded only " + std::to_string(run.size()) + " of the " +
+          std::to_string(n) + " steps compared (recalibrate with `reverify calibrate " +
+          spec.model_version + " --mode steps --max-steps " + std::to_string(n) + "`)";
       return band;
     }
     deviations.push_back(std::max(deviation(run, recorded, n).value, noise));

@@ -36,7 +36,7 @@ struct StepsCheckSpec {
   double floor = 0;
   std::optional<double> detect;
   bool informational = false;  // a full rebuild: a note, never a failure (DESIGN)
-  std::string how_to_calibrate;
+  std::string model_version;   // MODEL@VERSION, for the command that records the reruns
 };
 
 // REQUIRES: spec.recorded != nullptr.

@@ -196,7 +196,7 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
     steps.detect = lookup(tol.detect, name);
     steps.informational = !rb.steps_mode;
     steps.alpha = policy.false_page_rate;  // a note's band; steps mode sets its share below
-    steps.how_to_calibrate = how_to;
+    steps.model_version = in.manifest.id();
     plan.steps = steps;
   }
   return plan;

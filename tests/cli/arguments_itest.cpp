@@ -90,6 +90,19 @@ TEST_CASE("a command's --help explains every flag with its unit and default") {
   CHECK(contains(flat(reverify_cli({"capture", "--help"}).out), "[env: $REVERIFY_DATA]"));
 }
 
+TEST_CASE("calibrate --help says when --until-power stops; a projection of no number does not") {
+  const std::string help = flat(reverify_cli({"calibrate", "--help"}).out);
+  CHECK(contains(help,
+                 "--until-power full mode: keep adding seed-only reruns until every band with a "
+                 "declared tolerance.detect catches that shift with 80% probability, or the "
+                 "calibration holds --max-runs seed runs, or a rerun fails."));
+  CHECK(contains(help,
+                 "when it says no number of runs would do, that spread is itself an estimate, so "
+                 "half as many runs again (at least 5) are added and it looks again"));
+  CHECK_FALSE(contains(help, "or no number of runs would"));
+  CHECK(contains(help, "already used); full mode only"));  // --first-seed
+}
+
 TEST_CASE("a mistyped command or option is named, with the closest match") {
   Ran verb = reverify_cli({"lnit", "x.json"});
   CHECK(verb.exit_code == 2);

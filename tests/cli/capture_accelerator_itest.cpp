@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/git_checkout.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -60,14 +61,7 @@ struct CaptureWorld {
       fs::permissions(script, fs::perms::owner_all);
     }
     dir.write("code/train.py", "print('training')\n");
-    for (std::vector<std::string> git :
-         {std::vector<std::string>{"init", "--quiet"},
-          {"add", "--all"},
-          {"-c", "user.name=test", "-c", "user.email=test@reverify.invalid", "-c",
-           "commit.gpgsign=false", "commit", "--quiet", "-m", "trainer"}}) {
-      git.insert(git.begin(), {kGit, "-C", (dir.path / "code").string()});
-      REQUIRE(run_program(git, dir.path).exit_code == 0);
-    }
+    commit_all(dir.path / "code", kGit);
   }
 
   // Writes result.json with `environment` (when not null) and runs capture on the test's PATH.

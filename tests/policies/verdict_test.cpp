@@ -359,7 +359,8 @@ TEST_CASE("steps mode: a same-seed comparison; exact when the reruns reproduced 
   // No same-seed reruns: uncalibrated, telling how to record them.
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::uncalibrated);
-  CHECK(contains(v.explanation, "--mode steps --max-steps 3"));
+  CHECK(contains(v.explanation,
+                 "`reverify calibrate digits-mlp@2026.11.1 --mode steps --max-steps 3 --seeds 3`"));
 
   // Three same-seed reruns that reproduced it: exact band; any deviation fails.
   m.tolerance->steps_same_seed_runs = {
@@ -396,6 +397,15 @@ TEST_CASE("steps mode: a same-seed comparison; exact when the reruns reproduced 
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
   CHECK(contains(v.explanation, "expected 3"));
+
+  // Same-seed reruns shorter than the steps compared: no band, and the command that records one.
+  m.tolerance->steps_same_seed_runs = {{2.30, 2.11}, {2.30, 2.11}, {2.30, 2.11}};
+  in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
+  v = decide_verdict(in);
+  CHECK(v.cls == VerdictClass::uncalibrated);
+  CHECK(contains(v.explanation,
+                 "(recalibrate with `reverify calibrate digits-mlp@2026.11.1 --mode steps "
+                 "--max-steps 3`)"));
 }
 
 TEST_CASE("a full rebuild's step curve is a note: it never fails the verdict") {
