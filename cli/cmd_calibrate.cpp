@@ -190,10 +190,12 @@ Action define_calibrate(CLI::App& app) {
   app.add_flag("--until-power", o->until_power,
                "full mode: keep adding seed-only reruns until every band with a declared "
                "tolerance.detect catches that shift with 80% probability, or the calibration "
-               "holds --max-runs seed runs, or a rerun fails. Each batch is what the projection "
-               "from the spread measured so far needs; when it says no number of runs would do, "
-               "that spread is itself an estimate, so half as many runs again (at least 5) are "
-               "added and it looks again");
+               "holds --max-runs seed runs, or a rerun fails, or no number of runs would even "
+               "with a spread at the low end of what the runs so far allow (95% lower "
+               "confidence limit). Each batch is what the projection from the spread measured "
+               "so far needs; when it says no number of runs would do but the low end says some "
+               "would, that spread is itself an estimate, so half as many runs again (at least "
+               "5) are added and it looks again");
   app.add_option("--max-runs", o->max_runs,
                  "--until-power: the most seed runs the calibration may hold in all")
       ->type_name("N")

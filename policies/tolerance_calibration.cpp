@@ -1,6 +1,9 @@
 #include "policies/tolerance_calibration.hpp"
 
+#include <cmath>
+
 #include "policies/stats.hpp"
+#include "policies/tolerance_math.hpp"
 
 namespace reverify {
 namespace {
@@ -202,6 +205,40 @@ LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& toleran
     out.runs.push_back(std::move(run));
   }
   return out;
+}
+
+double spread_lower_limit(std::size_t n, double confidence) {
+  const double df = static_cast<double>(n) - 1;
+  return std::sqrt(df / tolerance_math::chi_squared_quantile(df, confidence));
+}
+
+ToleranceSpec with_spread_scaled(ToleranceSpec spec, double factor) {
+  const auto around_mean = [factor](std::vector<double>& values) {
+    if (values.empty())
+      return;
+    double mean = 0;
+    for (double v : values)
+      mean += v / static_cast<double>(values.size());
+    for (double& v : values)
+      v = mean + factor * (v - mean);
+  };
+  for (auto& [metric, values] : spec.seed_runs)
+    around_mean(values);
+  for (auto& [segment, metrics] : spec.segment_seed_runs)
+    for (auto& [metric, values] : metrics)
+      around_mean(values);
+  for (auto& [statistic, values] : spec.distribution_seed_runs) {
+    std::vector<double> logs;
+    for (double v : values)
+      if (v > 0)
+        logs.push_back(std::log(v));
+    around_mean(logs);
+    std::size_t next = 0;
+    for (double& v : values)
+      if (v > 0)
+        v = std::exp(logs[next++]);
+  }
+  return spec;
 }
 
 }  // namespace reverify

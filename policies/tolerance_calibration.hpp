@@ -35,6 +35,16 @@ ToleranceSpec appended(ToleranceSpec base, const ToleranceSpec& more);
 // The number of seed runs a spec holds for its primary metric.
 std::size_t seed_run_count(const ToleranceSpec& spec, const std::string& primary_name);
 
+// The low end of what a spread measured from n runs may really be, as a fraction of it: the
+// one-sided lower confidence limit of a standard deviation, sqrt((n - 1) / chi2(n - 1, conf)).
+// REQUIRES: n >= 2.
+double spread_lower_limit(std::size_t n, double confidence = 0.95);
+
+// The spec with every seed-run spread scaled by `factor` around its centre: metrics and segment
+// metrics around their mean, distribution statistics on the log scale their bounds are modelled
+// on, around their geometric mean (zeros kept). Same-seed step curves are left as they are.
+ToleranceSpec with_spread_scaled(ToleranceSpec spec, double factor);
+
 // The bands of a calibration and their power: decide_verdict on an observation at the seed
 // means and the statistics' means (its outcomes mean nothing; its bands and power do), and a
 // steps-mode one on the recorded curve when same-seed reruns exist.

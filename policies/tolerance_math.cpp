@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numeric>
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/negative_binomial.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
@@ -15,6 +16,10 @@ double student_t_quantile(double degrees_of_freedom, double p) {
 
 double normal_quantile(double p) {
   return boost::math::quantile(boost::math::normal(), p);
+}
+
+double chi_squared_quantile(double degrees_of_freedom, double p) {
+  return boost::math::quantile(boost::math::chi_squared(degrees_of_freedom), p);
 }
 
 std::int64_t negative_binomial_upper(double size, double p, double alpha) {

@@ -12,6 +12,7 @@ inline constexpr double kPower = 0.8;  // "the smallest shift caught with 80% pr
 // Quantiles: P(T <= q) = p.
 double student_t_quantile(double degrees_of_freedom, double p);
 double normal_quantile(double p);
+double chi_squared_quantile(double degrees_of_freedom, double p);
 
 // X ~ negative binomial: the failures before the `size`-th success, success probability p (real
 // size > 0). Returns the smallest j >= 0 with P(X > j) <= alpha.

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "core/predictions.hpp"
+#include "policies/number_text.hpp"
 #include "policies/verdict.hpp"
 #include "verify/pipeline_rebuild.hpp"
 #include "verify/preflight.hpp"
@@ -193,6 +194,23 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
             "every declared tolerance.detect is met with " + std::to_string(have) + " seed runs";
         break;
       }
+      // No number of runs would with the spread as measured; that spread is itself an estimate.
+      // Unless a spread at the low end of what `have` runs allow (95%) would be met, measuring
+      // more cannot help: stop here rather than spend runs up to --max-runs.
+      if (!power.runs_needed && have >= 2) {
+        const double low_end = spread_lower_limit(have);
+        const auto hopeful =
+            summarize_power(describe_bands(manifest, with_spread_scaled(spec, low_end), deps.policy,
+                                           rows, scores, request.detect));
+        if (!hopeful.underpowered.empty() && !hopeful.runs_needed) {
+          outcome.stopped =
+              "no number of seed runs would meet tolerance.detect for " + hopeful.underpowered[0] +
+              ", even with a spread " + number_text(100 * (1 - low_end)) +
+              "% below the one measured (the low end of what " + std::to_string(have) +
+              " seed runs allow, 95%): stopped at " + std::to_string(have) + " seed runs";
+          break;
+        }
+      }
       if (have >= static_cast<std::size_t>(request.max_runs)) {
         outcome.stopped =
             "stopped at --max-runs " + std::to_string(request.max_runs) + "; " +
@@ -204,15 +222,19 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
         break;
       }
       // The projection uses the spread measured so far; when it says no number of runs would
-      // do, that spread is itself an estimate from few runs: add half as many again (at least
-      // 5) and look again, within --max-runs.
+      // do but a smaller spread, still likely from so few runs, would: add half as many again
+      // (at least 5) and look again, within --max-runs.
       const std::size_t target = std::min(
           power.runs_needed ? *power.runs_needed : have + std::max<std::size_t>(have / 2, 5),
           static_cast<std::size_t>(request.max_runs));
       batch = std::max<std::size_t>(target > have ? target - have : 1, 1);
-      report_progress(deps, "calibrate",
-                      std::to_string(power.underpowered.size()) + " band(s) underpowered with " +
-                          std::to_string(have) + " seed runs: adding " + std::to_string(batch));
+      report_progress(
+          deps, "calibrate",
+          std::to_string(power.underpowered.size()) + " band(s) underpowered with " +
+              std::to_string(have) + " seed runs: adding " + std::to_string(batch) +
+              (power.runs_needed ? std::string()
+                                 : " (no number would at the spread measured so far, but a spread "
+                                   "that few runs cannot rule out would: measuring it again)"));
     }
   }
   if (outcome.added == 0)

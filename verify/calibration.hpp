@@ -9,9 +9,11 @@
 //   platform's nondeterminism), which replace the spec's steps_same_seed_runs.
 // The new runs are appended to the version's current calibration (the manifest's tolerance with
 // the stored calibration over it). With until_power, batches of reruns continue until every
-// band with a declared tolerance.detect reaches it or max_runs runs exist; each batch is what
-// the projection with the spread measured so far needs (half as many again, at least 5, when it
-// says no number would: that spread is itself an estimate). Preflight runs once first: calibrating
+// band with a declared tolerance.detect reaches it, or max_runs runs exist, or no number of runs
+// would even with a spread at the low end of what the runs so far allow (95% lower confidence
+// limit); each batch is what the projection with the spread measured so far needs (half as many
+// again, at least 5, when it says no number would but the low end says some would: that spread is
+// itself an estimate). Preflight runs once first: calibrating
 // on drifted inputs would measure the wrong model. Before each run, `interrupt` may stop the
 // calibration early (the daemon needs its slot, or is stopping): the runs so far are kept and
 // the outcome says it was interrupted. Afterwards: the bands and their power (decide_verdict on

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The underpowered flag and the daemon's calibrations end to end through reverifyd (DESIGN
 # property 2): the released example (40 seed runs) verified by the daemon with
-# `models.digits-mlp.detect: {accuracy: 0.005}` in its config, a shift its primary band cannot
-# catch with 40 runs. The verdict passes, and says so:
+# `models.digits-mlp.detect: {accuracy: 0.017}` in its config, a shift its primary band cannot
+# catch with 40 runs (it catches 0.0205; 7 examples of 391 is 0.0179). The verdict passes, and
+# says so:
 #  1. GET /v1/gate: 200 with "underpowered": true and "runs_needed" (null: no number of seed
-#     runs would, with this spread); the version's JSON and the page say so;
+#     runs would with the spread measured so far; a spread at the low end of what 40 runs allow
+#     would, so a calibration measures more); the version's JSON and the page say so;
 #  2. the daemon then calibrates the version in spare capacity (schedule.calibration_max_runs:
 #     70, max_concurrent: 1): it logs the plan's reason, a manual trigger while it runs takes its
 #     slot (the calibration stops after its current run, keeps its runs, stored interrupted),
@@ -37,7 +39,7 @@ schedule: {jitter: 0s, max_concurrent: 1, calibration_max_runs: 70}
 api: {port: $port, token_file: $t/token}
 gate: {require_power: $1}
 models:
-  digits-mlp: {detect: {accuracy: 0.005}}
+  digits-mlp: {detect: {accuracy: 0.017}}
 pager:
   senders: {sink: {kind: file, path: pages.jsonl}}
   routes: [{owner: "*", senders: [sink]}]
@@ -60,7 +62,7 @@ import json, sys
 gate = json.load(open(sys.argv[1]))
 assert gate["class"] == "passed", gate["reason"]
 assert gate["underpowered"] is True, gate
-# 0.005 is out of reach of this spread at any number of runs: runs_needed null says so.
+# 0.017 is out of reach of the spread as measured at any number of runs: runs_needed null.
 assert "runs_needed" in gate and (gate["runs_needed"] is None or gate["runs_needed"] > 40), gate
 PY
 curl -sf "$url/v1/models/digits-mlp/versions/2026.11.1" | grep -Eq '"underpowered": *true' ||

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "policies/tolerance_calibration.hpp"
 
 using namespace reverify;
@@ -108,4 +110,26 @@ TEST_CASE("describe bands: every band and its power, steps included") {
   CHECK(bands[1].name == "steps:loss");
   CHECK(bands[1].band.has_value());
   CHECK(summarize_power(bands).underpowered == std::vector<std::string>{"primary:accuracy"});
+}
+
+TEST_CASE("the low end of a measured spread, and a spec with its spread scaled") {
+  // sqrt((n - 1) / chi2(n - 1, 0.95)): 5 runs -> 0.649, 40 runs -> 0.845.
+  CHECK(spread_lower_limit(5) == doctest::Approx(0.6493).epsilon(1e-3));
+  CHECK(spread_lower_limit(40) == doctest::Approx(0.8454).epsilon(1e-3));
+  CHECK(spread_lower_limit(40) < spread_lower_limit(200));
+  ToleranceSpec spec;
+  spec.seed_runs["accuracy"] = {0.90, 0.92, 0.94};
+  spec.segment_seed_runs["a"]["accuracy"] = {0.5, 1.0};
+  spec.distribution_seed_runs["psi"] = {0.01, 0.04, 0.0};
+  spec.steps_same_seed_runs = {{2.3, 2.1}};
+  const auto half = with_spread_scaled(spec, 0.5);
+  CHECK(half.seed_runs.at("accuracy")[0] == doctest::Approx(0.91));
+  CHECK(half.seed_runs.at("accuracy")[2] == doctest::Approx(0.93));
+  CHECK(half.segment_seed_runs.at("a").at("accuracy")[1] == doctest::Approx(0.875));
+  // Log scale around the geometric mean (0.02): 0.01 -> 0.02 * 0.5^0.5, 0.04 -> 0.02 * 2^0.5;
+  // a zero stays 0.
+  CHECK(half.distribution_seed_runs.at("psi")[0] == doctest::Approx(0.02 / std::sqrt(2.0)));
+  CHECK(half.distribution_seed_runs.at("psi")[1] == doctest::Approx(0.02 * std::sqrt(2.0)));
+  CHECK(half.distribution_seed_runs.at("psi")[2] == 0.0);
+  CHECK(half.steps_same_seed_runs == spec.steps_same_seed_runs);
 }

@@ -57,14 +57,16 @@ struct Release {
 struct Harness {
   test::FakeRunner runner;
   VerdictPolicy policy;
-  std::vector<std::string> stages;
+  std::vector<std::string> stages, details;
   std::vector<JobHandle> started;
-  PipelineDeps deps{
-      runner,
-      policy,
-      [this](std::string_view stage, std::string_view) { stages.emplace_back(stage); },
-      [this](const JobHandle& job) { started.push_back(job); },
-      {}};
+  PipelineDeps deps{runner,
+                    policy,
+                    [this](std::string_view stage, std::string_view detail) {
+                      stages.emplace_back(stage);
+                      details.emplace_back(detail);
+                    },
+                    [this](const JobHandle& job) { started.push_back(job); },
+                    {}};
 };
 
 const CheckResult* find_check(const Verdict& verdict, const std::string& name) {
@@ -355,10 +357,11 @@ TEST_CASE("calibration until power: adds runs until tolerance.detect is met or m
     CHECK_FALSE(outcome.power.underpowered.empty());
   }
   SUBCASE("a wide spread from few runs is an estimate: more runs still reach it") {
-    // The recorded runs scatter widely (the projection from them says no number of runs would
-    // reach 0.018: sd 0.013); the reruns are as tight as above.
-    release.request.manifest.tolerance->seed_runs["accuracy"] = {0.94, 0.965, 0.95};
-    release.request.manifest.tolerance->detect["accuracy"] = 0.018;
+    // The recorded runs scatter more than the reruns (sd 0.008 against 0.003): with the spread
+    // of the first 5 runs no number of runs reaches 0.016, but a spread at the low end of what 5
+    // runs allow would, so it measures again; the reruns' spread then reaches it.
+    release.request.manifest.tolerance->seed_runs["accuracy"] = {0.944, 0.96, 0.95};
+    release.request.manifest.tolerance->detect["accuracy"] = 0.016;
     auto request = calibration_of(release, 2);
     request.until_power = true;
     request.max_runs = 60;
@@ -367,6 +370,28 @@ TEST_CASE("calibration until power: adds runs until tolerance.detect is met or m
     CAPTURE(outcome.stopped);
     CHECK(outcome.power.underpowered.empty());
     CHECK(outcome.spec->seed_runs.at("accuracy").size() < 60);
+    CHECK(std::any_of(h.details.begin(), h.details.end(), [](const std::string& d) {
+      return d.find(
+                 "no number would at the spread measured so far, but a spread that few runs "
+                 "cannot rule out would: measuring it again") != std::string::npos;
+    }));
+  }
+  SUBCASE("out of reach even at the low end of the spread: it stops instead of spending runs") {
+    // sd 0.011 from 5 runs; 0.012 is out of reach even if the spread were 35% smaller.
+    release.request.manifest.tolerance->seed_runs["accuracy"] = {0.94, 0.965, 0.95};
+    release.request.manifest.tolerance->detect["accuracy"] = 0.012;
+    auto request = calibration_of(release, 2);
+    request.until_power = true;
+    request.max_runs = 60;
+    CalibrationOutcome outcome = run_calibration(request, h.deps);
+    REQUIRE(outcome.spec.has_value());
+    CAPTURE(outcome.stopped);
+    CHECK(h.runner.started.size() == 2);  // the first batch only
+    CHECK(outcome.stopped ==
+          "no number of seed runs would meet tolerance.detect for primary:accuracy, even with a "
+          "spread 35.0695% below the one measured (the low end of what 5 seed runs allow, 95%): "
+          "stopped at 5 seed runs");
+    CHECK_FALSE(outcome.power.underpowered.empty());
   }
 }
 
