@@ -139,7 +139,7 @@ int run_calibrate(const CalibrateArguments& args) {
   }
   out << "\nbands and their power (false_page_rate " << ctx->config.verdict.false_page_rate
       << ", split over the families of checks):\n";
-  print_checks(out, outcome.bands);
+  print_bands(out, outcome.bands);
   if (outcome.leave_one_out)
     print_leave_one_out(out, *outcome.leave_one_out, ctx->config.verdict.false_page_rate);
   if (!outcome.stopped.empty())

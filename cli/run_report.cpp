@@ -77,6 +77,34 @@ void print_checks(std::ostream& out, const std::vector<CheckResult>& checks) {
   }
 }
 
+void print_bands(std::ostream& out, const std::vector<CheckResult>& bands) {
+  out << "\n  " << pad("", 6) << pad("check", 34) << pad("seed mean", 11) << pad("band", 22)
+      << pad("catches", 11) << pad("detect", 11) << "\n";
+  for (const auto& band : bands) {
+    if (band.kind == CheckKind::input)
+      continue;
+    const auto& power = band.power;
+    const char* flag = power && power->underpowered                 ? "UNDER"
+                       : band.outcome == CheckOutcome::uncalibrated ? "UNCAL"
+                       : band.informational                         ? "note"
+                                                                    : "";
+    // describe_bands observes at the seed runs' mean: the observed value is that mean.
+    out << "  " << pad(flag, 6) << pad(band.name, 34) << pad(number(band.observed), 11)
+        << pad(band_column(band.band), 22)
+        << pad(power && power->shift ? number(power->shift) : "none", 11)
+        << pad(power ? number(power->detect) : "-", 11) << "\n";
+    // "<name> <mean> is within the band [..] (origin); power": the origin and the power, not a
+    // judgement of the mean against its own band.
+    std::string_view why = band.explanation;
+    if (const auto within = why.find(" within the "); within != std::string_view::npos) {
+      if (const auto origin = why.find(" (", within); origin != std::string_view::npos)
+        why.remove_prefix(origin + 1);
+    }
+    if (!why.empty())
+      out << "        " << why << "\n";
+  }
+}
+
 void print_report(std::ostream& out, const VerificationRequest& request,
                   const std::string& runner_kind, const VerificationOutcome& outcome) {
   const Manifest& m = request.manifest;

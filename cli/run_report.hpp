@@ -14,8 +14,13 @@ void print_report(std::ostream& out, const VerificationRequest& request,
                   const std::string& runner_kind, const VerificationOutcome& outcome);
 
 // Checks as the report prints them: mark, name, observed, reference, band, margin, then the
-// explanation (`reverify calibrate` prints its bands this way).
+// explanation.
 void print_checks(std::ostream& out, const std::vector<CheckResult>& checks);
+
+// A calibration's bands (`reverify calibrate`): nothing was judged, so no outcome, observation or
+// margin: name, seed mean, band, the shift it catches with 80% probability, the declared detect
+// (UNDER when the band does not meet it), then the explanation.
+void print_bands(std::ostream& out, const std::vector<CheckResult>& bands);
 
 // `reverify run` exit status: 0 passed, 1 failed:*, 2 error:*, 3 uncalibrated.
 int exit_status(VerdictClass cls);

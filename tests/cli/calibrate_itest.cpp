@@ -1,0 +1,93 @@
+// `reverify calibrate` end to end on the digits example (issue #12, property 2), with a config so
+// that the calibration is stored: what it prints (each band with the shift it catches and the
+// declared detect, never a pass/fail of the seed mean against its own band; the leave-one-out
+// estimate; why --until-power stopped), and that a second calibration continues past the seeds
+// the stored one used.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/support/files.hpp"
+#include "tests/support/run_program.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace reverify::test;
+
+namespace {
+
+const std::string kTarget = "digits-mlp@2026.11.1";
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A state_dir of its own over the released example, with `detect` for accuracy.
+fs::path config_with_detect(TempDir& dir, const std::string& detect) {
+  const Ran built =
+      run_program({"bash", (source_dir() / "examples/digits/build_trainer_repo.sh").string(),
+                   (dir.path / "trainer").string()},
+                  dir.path);
+  REQUIRE_MESSAGE(built.exit_code == 0, built.err);
+  return dir.write("reverify.yaml",
+                   "state_dir: state\n"
+                   "sources: [{name: examples, kind: directory, root: " +
+                       (source_dir() / "examples/registry").string() +
+                       "}]\n"
+                       "code_mirrors: {https://git.example/vision/digits-trainer.git: trainer}\n"
+                       "runner: {kind: process, process: {path_env: /usr/bin:/bin}}\n"
+                       "models: {digits-mlp: {detect: {accuracy: " +
+                       detect + "}}}\n");
+}
+
+}  // namespace
+
+TEST_CASE("calibrate --until-power: out of reach even at the low end of the spread, it stops") {
+  TempDir dir("reverify-calibrate-itest-");
+  const auto config = config_with_detect(dir, "0.005");
+  const Ran ran = run_cli({"calibrate", kTarget, "--config", config.string(), "--until-power",
+                           "--seeds", "3", "--max-runs", "60"},
+                          dir.path);
+  INFO(ran.out << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  CHECK(contains(ran.out, "calibrated " + kTarget + ": 3 seed-only reruns added\n"));
+  // The bands: no outcome column, the shift each catches and the declared detect.
+  CHECK(contains(ran.out,
+                 "check                             seed mean  band                  "
+                 "catches    detect"));
+  CHECK(contains(ran.out, "\n  UNDER primary:accuracy "));
+  CHECK_FALSE(contains(ran.out, "  PASS  "));
+  CHECK_FALSE(contains(ran.out, " is within the "));  // the mean is not judged against its band
+  CHECK(contains(ran.out,
+                 "leave-one-out: each of the 43 seed runs judged as a rebuild against "
+                 "the other 42: "));
+  CHECK(contains(ran.out,
+                 "--until-power: no number of seed runs would meet tolerance.detect for "
+                 "primary:accuracy, even with a spread "));
+  CHECK(contains(ran.out, "stopped at 43 seed runs"));
+  CHECK(contains(ran.out, "stored in "));
+
+  // A second calibration continues past the seeds the stored one used (41..43 were added).
+  const Ran again =
+      run_cli({"calibrate", kTarget, "--config", config.string(), "--seeds", "2"}, dir.path);
+  INFO(again.out << again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(contains(again.out, "\n  seed44: accuracy "));
+  CHECK(contains(again.out, "\n  seed45: accuracy "));
+  CHECK(contains(again.out, "leave-one-out: each of the 45 seed runs"));
+}
+
+TEST_CASE("calibrate --until-power: a detect the bands reach stops at once, said so") {
+  TempDir dir("reverify-calibrate-itest-");
+  const auto config = config_with_detect(dir, "0.03");
+  const Ran ran =
+      run_cli({"calibrate", kTarget, "--config", config.string(), "--until-power", "--seeds", "3"},
+              dir.path);
+  INFO(ran.out << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  CHECK(
+      contains(ran.out, "--until-power: every declared tolerance.detect is met with 43 seed runs"));
+  CHECK_FALSE(contains(ran.out, "UNDER"));
+  CHECK(contains(ran.out, "it catches shifts of ≤ 0.03 as tolerance.detect asks"));
+}
