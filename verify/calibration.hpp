@@ -13,11 +13,11 @@
 // would even with a spread at the low end of what the runs so far allow (95% lower confidence
 // limit); each batch is what the projection with the spread measured so far needs (half as many
 // again, at least 5, when it says no number would but the low end says some would: that spread is
-// itself an estimate). Preflight runs once first: calibrating
-// on drifted inputs would measure the wrong model. Before each run, `interrupt` may stop the
-// calibration early (the daemon needs its slot, or is stopping): the runs so far are kept and
-// the outcome says it was interrupted. Afterwards: the bands and their power (decide_verdict on
-// the seed means), and the leave-one-out estimate (policies/tolerance_calibration.hpp).
+// itself an estimate). Preflight runs once first: calibrating on drifted inputs would measure the
+// wrong model. Before each run, `interrupt` may stop the calibration early (the daemon needs its
+// slot, or is stopping): the runs so far are kept and the outcome says it was interrupted.
+// Afterwards: the bands and their power (decide_verdict on the seed means), and the leave-one-out
+// estimate (policies/tolerance_calibration.hpp).
 
 #include <cstdint>
 #include <functional>
