@@ -3,6 +3,8 @@
 // --config the verdict is recorded in the state_dir, where `gate` and reverifyd see it.
 // Exit status: 0 passed, 1 failed:*, 2 error:* or usage, 3 uncalibrated.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 #include <optional>
@@ -132,7 +134,12 @@ int run_run(const RunCommandArguments& args) {
   settings.code_mirrors = request.code_mirrors;
   settings.retry_max_attempts = 1;  // a foreground run reports its error; it queues no retry
   settings.seed_override = args.seed_override;
-  VerificationService service(*ctx->store, *ctx->runner);
+  // A throwaway store numbers from 1 in every process: two `reverify run` at once would share
+  // rebuild ids (the runner's labels and scratch links); this process's id keeps them apart.
+  VerificationService service(*ctx->store, *ctx->runner, {},
+                              ctx->store_is_throwaway ? "run-" + std::to_string(::getpid()) + "-" +
+                                                            std::to_string(system_now()) + "-"
+                                                      : std::string(kRebuildIdPrefix));
   // Recorded in a state_dir, the run owns its version there while this process lives
   // (verify/run_owner.hpp); what an earlier run of it left running when it died is reconciled
   // first, so no row outlives its process without a verdict.

@@ -1,5 +1,7 @@
 #include "cli/run_context.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <limits>
 #include <system_error>
@@ -236,8 +238,10 @@ Result<RunContext> make_run_context(const RunArguments& args) {
       return dir.error();
     request.work_root = *dir;
   }
-  request.verification_id =
-      "cli-" + id->model + "-" + id->version + "-" + std::to_string(system_now());
+  // Unique among the runner's jobs while this process lives: two commands in the same second
+  // must not share rebuild ids (labels, scratch links).
+  request.verification_id = "cli-" + id->model + "-" + id->version + "-" +
+                            std::to_string(system_now()) + "-" + std::to_string(::getpid());
 
   auto runner = make_runner(ctx.config.runner);
   if (!runner.ok())

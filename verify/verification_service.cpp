@@ -14,7 +14,7 @@
 namespace reverify {
 
 std::string rebuild_id_for(std::int64_t verification_id) {
-  return "verification-" + std::to_string(verification_id);
+  return kRebuildIdPrefix + std::to_string(verification_id);
 }
 
 VerificationSettings verification_settings(const Config& config, const std::string& model) {
@@ -58,8 +58,16 @@ struct VerificationService::Prepared {
 };
 
 VerificationService::VerificationService(Store& store, Runner& runner,
-                                         std::function<void()> pages_recorded)
-    : store_(store), runner_(runner), pages_recorded_(std::move(pages_recorded)) {}
+                                         std::function<void()> pages_recorded,
+                                         std::string rebuild_id_prefix)
+    : store_(store),
+      runner_(runner),
+      pages_recorded_(std::move(pages_recorded)),
+      rebuild_id_prefix_(std::move(rebuild_id_prefix)) {}
+
+std::string VerificationService::rebuild_id(std::int64_t verification_id) const {
+  return rebuild_id_prefix_ + std::to_string(verification_id);
+}
 
 namespace {
 std::string joined_errors(const ManifestParse& parse) {
@@ -127,7 +135,7 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
                                                " is not " + to_string(expected));
   }
   auto prepared =
-      prepare((*row)->model, (*row)->version, (*row)->mode, rebuild_id_for((*row)->id), settings);
+      prepare((*row)->model, (*row)->version, (*row)->mode, rebuild_id((*row)->id), settings);
   if (!prepared.ok())
     return finish_unstarted(**row, settings, prepared.error());
   const auto& request = prepared->request;
@@ -155,7 +163,7 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
 
 Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
                                                      const VerificationSettings& settings) {
-  auto prepared = prepare(row.model, row.version, row.mode, rebuild_id_for(row.id), settings);
+  auto prepared = prepare(row.model, row.version, row.mode, rebuild_id(row.id), settings);
   if (!prepared.ok())
     return finish_unstarted(row, settings, prepared.error());
   VerificationOutcome outcome;

@@ -66,7 +66,9 @@ VerificationSettings verification_settings(const Config& config, const std::stri
 std::optional<QueuedVerification> retry_for(const VerificationRow& row, VerdictClass cls,
                                             const VerificationSettings& settings, UnixSeconds now);
 
-// "verification-<id>": the rebuild id, the runner label and the scratch folder name.
+// "verification-<id>": the rebuild id, the runner label and the scratch folder name, for a store
+// that is kept (a restarted daemon finds its jobs by it).
+inline constexpr const char* kRebuildIdPrefix = "verification-";
 std::string rebuild_id_for(std::int64_t verification_id);
 
 // One calibration the daemon planned (schedule.calibrations_per_cycle).
@@ -82,7 +84,11 @@ class VerificationService {
   using Progress = std::function<void(std::string_view stage, std::string_view detail)>;
 
   // pages_recorded is called (on the executing thread) after a verdict committed pages.
-  VerificationService(Store& store, Runner& runner, std::function<void()> pages_recorded = {});
+  // rebuild_id_prefix starts every rebuild id (<prefix><verification id>): a throwaway store
+  // (`reverify run` without --config) numbers from 1 in every process, so it passes a prefix of
+  // its own; rebuild ids must be unique among the runner's jobs (labels, scratch links, Job names).
+  VerificationService(Store& store, Runner& runner, std::function<void()> pages_recorded = {},
+                      std::string rebuild_id_prefix = kRebuildIdPrefix);
 
   // Runs a queued verification to its verdict. Errors only when the store fails or the row is
   // not queued; every outcome of the model or the runner is a verdict in the returned row.
@@ -134,9 +140,12 @@ class VerificationService {
                                            const VerificationSettings& settings,
                                            const Error& error);
 
+  std::string rebuild_id(std::int64_t verification_id) const;
+
   Store& store_;
   Runner& runner_;
   std::function<void()> pages_recorded_;
+  std::string rebuild_id_prefix_;
 };
 
 }  // namespace reverify

@@ -150,6 +150,26 @@ TEST_CASE("with --config the stored calibration's seeds are taken too; a fresh s
   CHECK(contains(fresh.err, "fresh-seed rerun (REVERIFY_SEED_OVERRIDE=1001) judged as a rebuild"));
 }
 
+TEST_CASE("a run without --config names its rebuild after its own process") {
+  // Its throwaway store numbers from 1 like every other: two at once shared "verification-1" and
+  // collided in the runner's scratch links (found by bench/fresh_seed_reruns.sh, 1 in 100).
+  TempDir dir("reverify-seed-options-itest-");
+  const Ran built =
+      run_program({"bash", (source_dir() / "examples/digits/build_trainer_repo.sh").string(),
+                   (dir.path / "trainer").string()},
+                  dir.path);
+  REQUIRE_MESSAGE(built.exit_code == 0, built.err);
+  const Ran ran = run_cli({"run", kTarget, "--registry", registry().string(), "--code-mirror",
+                           kRepoUrl + "=" + (dir.path / "trainer").string(), "--work-dir",
+                           (dir.path / "work").string(), "--seed-override", "100000"},
+                          dir.path);
+  INFO(ran.out << ran.err);
+  CHECK((ran.exit_code == 0 || ran.exit_code == 1));
+  const auto at = ran.err.find("its log: " + (dir.path / "work").string() + "/run-");
+  REQUIRE(at != std::string::npos);
+  CHECK_FALSE(contains(ran.err, "/verification-1/"));
+}
+
 TEST_CASE("capture --seed-runs and --same-seed-runs need at least 3 reruns") {
   TempDir dir("reverify-seed-options-itest-");
   dir.write("code/train.py", "print('training')\n");

@@ -32,7 +32,7 @@ grep -Eq "PASS +segment:digit=8:accuracy" "$t/full.txt" || fail "segment check m
 grep -Eq "PASS +distribution:" "$t/full.txt" || fail "distribution checks missing"
 # Progress on stderr (not a terminal here): plain stage lines with the elapsed time and the log.
 grep -Eq '^\[0:0[0-9]\] preflight: digits-mlp@2026.11.1$' "$t/full.txt" || fail "no preflight line"
-grep -Eq "^\[0:0[0-9]\] job .* started; its log: $t/work/verification-[0-9]+/job/job.log$" \
+grep -Eq "^\[0:0[0-9]\] job .* started; its log: $t/work/run-[0-9]+-[0-9]+-[0-9]+/job/job.log$" \
   "$t/full.txt" || fail "no job log path"
 if grep -q $'\033\\[K' "$t/full.txt"; then fail "a status line was drawn on a pipe"; fi
 

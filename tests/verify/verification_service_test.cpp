@@ -317,5 +317,19 @@ TEST_CASE("calibrate continues the stored calibration and stores how it ended") 
   }
 }
 
+// Found by the fresh-seed benchmark: two `reverify run` at once, each with a throwaway store,
+// both numbered their verification 1 and shared the rebuild id "verification-1" (the process
+// runner's scratch link collided: "cannot link the scratch folder: File exists").
+TEST_CASE("rebuild ids carry the service's prefix: a throwaway store passes its own") {
+  Harness h;
+  REQUIRE(h.run_now().ok());
+  REQUIRE(h.runner.started.size() == 1);
+  CHECK(h.runner.started[0].rebuild_id == "verification-1");
+  VerificationService own(*h.store, h.runner, {}, "run-42-7-");
+  REQUIRE(own.run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli, h.settings).ok());
+  REQUIRE(h.runner.started.size() == 2);
+  CHECK(h.runner.started[1].rebuild_id == "run-42-7-2");
+}
+
 }  // namespace
 }  // namespace reverify
