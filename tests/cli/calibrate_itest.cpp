@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/digits_trainer.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -25,17 +26,15 @@ bool contains(const std::string& text, const std::string& part) {
 
 // A state_dir of its own over the released example, with `detect` for accuracy.
 fs::path config_with_detect(TempDir& dir, const std::string& detect) {
-  const Ran built =
-      run_program({"bash", (source_dir() / "examples/digits/build_trainer_repo.sh").string(),
-                   (dir.path / "trainer").string()},
-                  dir.path);
-  REQUIRE_MESSAGE(built.exit_code == 0, built.err);
+  build_digits_trainer(dir.path / "trainer");
   return dir.write("reverify.yaml",
                    "state_dir: state\n"
                    "sources: [{name: examples, kind: directory, root: " +
                        (source_dir() / "examples/registry").string() +
                        "}]\n"
-                       "code_mirrors: {https://git.example/vision/digits-trainer.git: trainer}\n"
+                       "code_mirrors: {" +
+                       std::string(kDigitsRepoUrl) +
+                       ": trainer}\n"
                        "runner: {kind: process, process: {path_env: /usr/bin:/bin}}\n"
                        "models: {digits-mlp: {detect: {accuracy: " +
                        detect + "}}}\n");

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/digits_trainer.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -35,11 +36,7 @@ struct Release {
   json manifest;
 
   Release() {
-    const Ran built =
-        run_program({"bash", (source_dir() / "examples/digits/build_trainer_repo.sh").string(),
-                     (dir.path / "trainer").string()},
-                    dir.path);
-    REQUIRE_MESSAGE(built.exit_code == 0, built.err);
+    build_digits_trainer(dir.path / "trainer");
     const fs::path released = source_dir() / "examples/registry/digits-mlp/2026.11.1";
     fs::create_directories(dir.path / "release");
     for (const auto& entry : fs::directory_iterator(released))

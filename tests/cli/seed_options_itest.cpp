@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/digits_trainer.hpp"
 #include "tests/support/git_checkout.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -30,7 +31,7 @@ using namespace reverify::test;
 namespace {
 
 const std::string kTarget = "digits-mlp@2026.11.1";
-const std::string kRepoUrl = "https://git.example/vision/digits-trainer.git";
+const std::string kRepoUrl = kDigitsRepoUrl;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -112,11 +113,7 @@ TEST_CASE("run --seed-override with a seed of the manifest's seed runs is refuse
 
 TEST_CASE("with --config the stored calibration's seeds are taken too; a fresh seed runs") {
   TempDir dir("reverify-seed-options-itest-");
-  const Ran built =
-      run_program({"bash", (source_dir() / "examples/digits/build_trainer_repo.sh").string(),
-                   (dir.path / "trainer").string()},
-                  dir.path);
-  REQUIRE_MESSAGE(built.exit_code == 0, built.err);
+  build_digits_trainer(dir.path / "trainer");
   const auto config =
       dir.write("reverify.yaml",
                 "state_dir: state\n"
@@ -154,11 +151,7 @@ TEST_CASE("a run without --config names its rebuild after its own process") {
   // Its throwaway store numbers from 1 like every other: two at once shared "verification-1" and
   // collided in the runner's scratch links (found by bench/fresh_seed_reruns.sh, 1 in 100).
   TempDir dir("reverify-seed-options-itest-");
-  const Ran built =
-      run_program({"bash", (source_dir() / "examples/digits/build_trainer_repo.sh").string(),
-                   (dir.path / "trainer").string()},
-                  dir.path);
-  REQUIRE_MESSAGE(built.exit_code == 0, built.err);
+  build_digits_trainer(dir.path / "trainer");
   const Ran ran = run_cli({"run", kTarget, "--registry", registry().string(), "--code-mirror",
                            kRepoUrl + "=" + (dir.path / "trainer").string(), "--work-dir",
                            (dir.path / "work").string(), "--seed-override", "100000"},
