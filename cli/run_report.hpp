@@ -1,6 +1,7 @@
 #pragma once
 // The human report of one verification (`reverify run`): every check with observed value,
-// reference, tolerance and margin, then the verdict and what to do about it.
+// reference, tolerance and margin, then the verdict and what to do about it; and a calibration's
+// bands as `reverify calibrate` prints them.
 
 #include <functional>
 #include <ostream>

@@ -41,8 +41,9 @@ std::size_t seed_run_count(const ToleranceSpec& spec, const std::string& primary
 double spread_lower_limit(std::size_t n, double confidence = 0.95);
 
 // The spec with every seed-run spread scaled by `factor` around its centre: metrics and segment
-// metrics around their mean, distribution statistics on the log scale their bounds are modelled
-// on, around their geometric mean (zeros kept). Same-seed step curves are left as they are.
+// metrics around their mean, distribution statistics on the log scale (as their bounds are
+// modelled, without the half-step offset of KS and flip rate) around their geometric mean (zeros
+// kept). Same-seed step curves are left as they are.
 ToleranceSpec with_spread_scaled(ToleranceSpec spec, double factor);
 
 // The bands of a calibration and their power: decide_verdict on an observation at the seed

@@ -14,7 +14,8 @@
 // Blocking (SQLite, hashing, waiting on the job): call from a worker thread. Several executions
 // may run at once on different verifications. Each call gets the settings it runs with from its
 // caller (the config as it was when the verification started), so a reload never changes a
-// verification half-way and the service holds no state of its own beyond the store and runner.
+// verification half-way and the service holds no state of its own beyond the store, the runner
+// and its rebuild-id prefix.
 // Nothing here cancels a job: a daemon that stops leaves running jobs to their runner and
 // reconciles them on its next start (recover()).
 //

@@ -268,6 +268,14 @@ CalibrationRequest calibration_of(const Release& release, int runs) {
   return request;
 }
 
+// --until-power from a first batch of `runs`, at most `max_runs` seed runs in all.
+CalibrationRequest until_power_of(const Release& release, int runs, int max_runs = 100) {
+  CalibrationRequest request = calibration_of(release, runs);
+  request.until_power = true;
+  request.max_runs = max_runs;
+  return request;
+}
+
 TEST_CASE("calibration: seed-only reruns extend the version's seed runs, with fresh seeds") {
   Release release;
   Predictions released;
@@ -335,9 +343,7 @@ TEST_CASE("calibration until power: adds runs until tolerance.detect is met or m
   release.request.manifest.tolerance->seed_runs["accuracy"] = {0.952, 0.954, 0.956, 0.958, 0.95};
   SUBCASE("reachable") {
     release.request.manifest.tolerance->detect["accuracy"] = 0.0125;
-    auto request = calibration_of(release, 3);
-    request.until_power = true;
-    CalibrationOutcome outcome = run_calibration(request, h.deps);
+    CalibrationOutcome outcome = run_calibration(until_power_of(release, 3), h.deps);
     REQUIRE(outcome.spec.has_value());
     CAPTURE(outcome.stopped);
     CHECK(outcome.power.underpowered.empty());
@@ -346,10 +352,7 @@ TEST_CASE("calibration until power: adds runs until tolerance.detect is met or m
   }
   SUBCASE("max runs") {
     release.request.manifest.tolerance->detect["accuracy"] = 0.011;
-    auto request = calibration_of(release, 3);
-    request.until_power = true;
-    request.max_runs = 12;
-    CalibrationOutcome outcome = run_calibration(request, h.deps);
+    CalibrationOutcome outcome = run_calibration(until_power_of(release, 3, 12), h.deps);
     REQUIRE(outcome.spec.has_value());
     CAPTURE(outcome.stopped);
     CHECK(outcome.spec->seed_runs.at("accuracy").size() == 12);
@@ -362,10 +365,7 @@ TEST_CASE("calibration until power: adds runs until tolerance.detect is met or m
     // runs allow would, so it measures again; the reruns' spread then reaches it.
     release.request.manifest.tolerance->seed_runs["accuracy"] = {0.944, 0.96, 0.95};
     release.request.manifest.tolerance->detect["accuracy"] = 0.016;
-    auto request = calibration_of(release, 2);
-    request.until_power = true;
-    request.max_runs = 60;
-    CalibrationOutcome outcome = run_calibration(request, h.deps);
+    CalibrationOutcome outcome = run_calibration(until_power_of(release, 2, 60), h.deps);
     REQUIRE(outcome.spec.has_value());
     CAPTURE(outcome.stopped);
     CHECK(outcome.power.underpowered.empty());
@@ -380,10 +380,7 @@ TEST_CASE("calibration until power: adds runs until tolerance.detect is met or m
     // sd 0.011 from 5 runs; 0.012 is out of reach even if the spread were 35% smaller.
     release.request.manifest.tolerance->seed_runs["accuracy"] = {0.94, 0.965, 0.95};
     release.request.manifest.tolerance->detect["accuracy"] = 0.012;
-    auto request = calibration_of(release, 2);
-    request.until_power = true;
-    request.max_runs = 60;
-    CalibrationOutcome outcome = run_calibration(request, h.deps);
+    CalibrationOutcome outcome = run_calibration(until_power_of(release, 2, 60), h.deps);
     REQUIRE(outcome.spec.has_value());
     CAPTURE(outcome.stopped);
     CHECK(h.runner.started.size() == 2);  // the first batch only
