@@ -203,7 +203,8 @@ void handle_trigger(const ApiRequest& request, const ApiContext& context, ApiRep
   }
   if (body.contains("mode")) {
     const auto& mode = body["mode"];
-    trigger.mode = mode.is_string() ? parse_rebuild_mode(mode.get<std::string>()) : std::nullopt;
+    trigger.mode =
+        mode.is_string() ? enum_from_string<RebuildMode>(mode.get<std::string>()) : std::nullopt;
     if (!trigger.mode) {
       return reply(error_response(request, http::status::bad_request,
                                   "body.mode: expected \"full\" or \"steps\"", context));
@@ -527,7 +528,7 @@ nlohmann::json verification_json(const VerificationRow& row) {
           {"trigger", to_string(row.trigger)},
           {"attempt", row.attempt},
           {"runner",
-           {{"kind", row.runner_kind ? nlohmann::json(*row.runner_kind) : nullptr},
+           {{"kind", row.runner_kind ? nlohmann::json(to_string(*row.runner_kind)) : nullptr},
             {"ref", row.runner_ref ? nlohmann::json(*row.runner_ref) : nullptr}}},
           {"explanation", row.explanation},
           {"verdict", row.verdict},

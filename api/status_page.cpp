@@ -89,7 +89,8 @@ void running_section(std::ostream& out, const ReadModel& model, UnixSeconds now)
         << escape_html(row.model + "@" + row.version) << "</a></td><td>" << to_string(row.mode)
         << "</td><td>" << escape_html(queued_because(model, row)) << "</td><td>"
         << (row.started_at ? when_html(*row.started_at, now) : "starting") << "</td><td>"
-        << page_text(model, row.runner_kind.value_or("") + " " + row.runner_ref.value_or(""))
+        << page_text(model, (row.runner_kind ? to_string(*row.runner_kind) : "") +
+                                std::string(" ") + row.runner_ref.value_or(""))
         << "</td></tr>";
   }
   out << "</tbody></table></div></section>";

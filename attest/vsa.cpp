@@ -160,14 +160,14 @@ Result<ReverifyDetails> read_details(const json& j, const std::string& path) {
   auto verdict = f.string("verdict");
   if (!verdict)
     return verdict.error();
-  auto cls = parse_verdict_class(*verdict);
+  auto cls = enum_from_string<VerdictClass>(*verdict);
   if (!cls)
     return bad(f.at("verdict"), "not a verdict class: \"" + *verdict + "\"");
   d.verdict = *cls;
   auto level = f.string("level");
   if (!level)
     return level.error();
-  auto parsed_level = parse_repro_level(*level);
+  auto parsed_level = enum_from_string<ReproLevel>(*level);
   if (!parsed_level)
     return bad(f.at("level"), "must be rerunnable, equivalent or bitwise, got \"" + *level + "\"");
   d.level = *parsed_level;
@@ -191,14 +191,6 @@ Result<ReverifyDetails> read_details(const json& j, const std::string& path) {
 }
 
 }  // namespace
-
-const char* to_string(SummaryResult result) {
-  return result == SummaryResult::passed ? "PASSED" : "FAILED";
-}
-
-const char* to_string(SummaryMode mode) {
-  return mode == SummaryMode::steps ? "steps" : "full";
-}
 
 std::optional<SummaryResult> summary_result_for(VerdictClass cls) {
   if (cls == VerdictClass::passed)

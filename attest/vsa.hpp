@@ -39,6 +39,8 @@
 #include "core/verdict_class.hpp"
 #include "policies/check.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 inline constexpr char kInTotoStatementType[] = "https://in-toto.io/Statement/v1";
@@ -61,9 +63,21 @@ struct ResourceDescriptor {
 };
 
 enum class SummaryResult { passed, failed };  // verificationResult PASSED | FAILED
+template <>
+struct EnumNames<SummaryResult> {
+  static constexpr EnumName<SummaryResult> table[] = {
+      {SummaryResult::passed, "PASSED"},
+      {SummaryResult::failed, "FAILED"},
+  };
+};
 enum class SummaryMode { full, steps };
-const char* to_string(SummaryResult result);  // "PASSED" | "FAILED"
-const char* to_string(SummaryMode mode);      // "full" | "steps"
+template <>
+struct EnumNames<SummaryMode> {
+  static constexpr EnumName<SummaryMode> table[] = {
+      {SummaryMode::full, "full"},
+      {SummaryMode::steps, "steps"},
+  };
+};
 
 // What reverify adds to the predicate under kReverifyExtension.
 struct ReverifyDetails {

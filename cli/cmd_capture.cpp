@@ -166,7 +166,7 @@ Result<Captured> capture_context(const CaptureArguments& args) {
   m.model = args.model;
   m.version = args.version;
   m.owner = args.owner;
-  m.level = *parse_repro_level(args.level);  // checked by one_of()
+  m.level = *enum_from_string<ReproLevel>(args.level);  // checked by one_of()
 
   fs::path code = args.code;
   auto git = read_git_facts(code);
@@ -397,7 +397,7 @@ Action define_capture(CLI::App& app) {
       ->required();
   app.add_option("--level", o->level, "the reproducibility level the release promises")
       ->type_name("rerunnable|equivalent|bitwise")
-      ->check(one_of({"rerunnable", "equivalent", "bitwise"}))
+      ->check(one_of(enum_choices<ReproLevel>()))
       ->capture_default_str();
   app.add_option("--code", o->code,
                  "the job's git checkout: commit, dirty flag and diff are read from it")

@@ -55,7 +55,7 @@ int run_status(const StatusArguments& options) {
       Line line;
       line.id = model.value("model", "") + "@" + v.value("version", "");
       const std::string attention = v.value("attention", "");
-      line.rank = parse_attention(attention).value_or(Attention::fresh);
+      line.rank = enum_from_string<Attention>(attention).value_or(Attention::fresh);
       line.standing = attention;
       line.verdict = "none yet";
       if (const auto& c = v["last_conclusive_verdict"]; c.is_object()) {

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/daemon_client.hpp"
+#include "core/command_line.hpp"
 #include "core/names.hpp"
+#include "core/rebuild_mode.hpp"
 #include "settings/config.hpp"
 
 namespace {
@@ -79,8 +81,8 @@ reverify::cli::Action define_trigger(CLI::App& app) {
   app.add_option("--mode", o->mode,
                  "full: the whole training run; steps: its first models.<name>.max_steps steps; "
                  "without it: steps for a model configured large, else full")
-      ->type_name("full|steps")
-      ->check(reverify::one_of({"full", "steps"}));
+      ->type_name(reverify::enum_names<reverify::RebuildMode>("|"))
+      ->check(reverify::one_of(reverify::enum_choices<reverify::RebuildMode>()));
   app.add_option("--token-file", o->token_file,
                  "file holding the API's bearer token (reverifyd's api.token_file); without it "
                  "the token_file of --config")

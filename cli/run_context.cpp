@@ -68,7 +68,7 @@ CLI::Validator mirror_item() {
 }
 
 Status apply_options(const RunArguments& args, VerificationRequest& request) {
-  request.mode = args.mode == "steps" ? RebuildMode::steps : RebuildMode::full;
+  request.mode = *enum_from_string<RebuildMode>(args.mode);  // checked by one_of()
   if (args.max_steps)
     request.max_steps = *args.max_steps;
   if (request.mode == RebuildMode::steps && request.max_steps < 1) {
@@ -119,12 +119,12 @@ void add_run_arguments(CLI::App& app, RunArguments& args) {
       ->type_name("FILE");
   app.add_option("--runner", args.runner,
                  "where the rebuild runs; without it: the config's runner.kind, else process")
-      ->type_name("process|docker|kubernetes")
-      ->check(one_of({"process", "docker", "kubernetes"}));
+      ->type_name(enum_names<RunnerKind>("|"))
+      ->check(one_of(enum_choices<RunnerKind>()));
   app.add_option("--mode", args.mode,
                  "full: the whole training run; steps: its first --max-steps steps")
-      ->type_name("full|steps")
-      ->check(one_of({"full", "steps"}))
+      ->type_name(enum_names<RebuildMode>("|"))
+      ->check(one_of(enum_choices<RebuildMode>()))
       ->capture_default_str();
   app.add_option("--max-steps", args.max_steps,
                  "steps mode: REVERIFY_MAX_STEPS for the job, in training steps; without it: the "
@@ -180,7 +180,7 @@ Result<RunContext> make_run_context(const RunArguments& args) {
     ctx.store_is_throwaway = true;
   }
   if (auto kind = args.runner)
-    ctx.config.runner.kind = *kind;
+    ctx.config.runner.kind = *enum_from_string<RunnerKind>(*kind);  // checked by one_of()
 
   auto manifest_path = find_manifest(args, ctx.config, *id);
   if (!manifest_path.ok())

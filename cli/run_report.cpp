@@ -105,11 +105,11 @@ void print_bands(std::ostream& out, const std::vector<CheckResult>& bands) {
   }
 }
 
-void print_report(std::ostream& out, const VerificationRequest& request,
-                  const std::string& runner_kind, const VerificationOutcome& outcome) {
+void print_report(std::ostream& out, const VerificationRequest& request, RunnerKind runner_kind,
+                  const VerificationOutcome& outcome) {
   const Manifest& m = request.manifest;
-  out << "reverify run " << m.id() << " (level " << to_string(m.level) << ", " << runner_kind
-      << " runner, " << to_string(request.mode) << " rebuild";
+  out << "reverify run " << m.id() << " (level " << to_string(m.level) << ", "
+      << to_string(runner_kind) << " runner, " << to_string(request.mode) << " rebuild";
   if (request.mode == RebuildMode::steps)
     out << ", first " << request.max_steps << " steps";
   out << ")\n";

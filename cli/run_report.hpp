@@ -11,8 +11,8 @@
 
 namespace reverify::cli {
 
-void print_report(std::ostream& out, const VerificationRequest& request,
-                  const std::string& runner_kind, const VerificationOutcome& outcome);
+void print_report(std::ostream& out, const VerificationRequest& request, RunnerKind runner_kind,
+                  const VerificationOutcome& outcome);
 
 // Checks as the report prints them: mark, name, observed, reference, band, margin, then the
 // explanation.

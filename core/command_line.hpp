@@ -13,6 +13,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 // Applies the shared help layout to `app` (subcommands added later inherit it).
@@ -23,6 +25,14 @@ CLI::Validator integer_in(long long min, long long max);
 CLI::Validator finite_number();
 CLI::Validator duration();  // "90s", "30m", "6h", "40d" (core/unix_time's parse_duration_s)
 CLI::Validator one_of(std::vector<std::string> choices);
+// The names of an enum's values (core/enum_names.hpp), for one_of().
+template <NamedEnum E>
+std::vector<std::string> enum_choices() {
+  std::vector<std::string> out;
+  for (const auto& entry : EnumNames<E>::table)
+    out.emplace_back(entry.name);
+  return out;
+}
 
 // The entry of `known` closest to `given` by edit distance (a swap of neighbours is one edit), when
 // close enough to be a typo: at most a third of the candidate's length in edits, at least 1 and at

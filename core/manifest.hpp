@@ -12,13 +12,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 inline constexpr const char* kManifestSchemaV1 = "reverify.manifest/v1";
 
 enum class ReproLevel { rerunnable, equivalent, bitwise };
-const char* to_string(ReproLevel level);
-std::optional<ReproLevel> parse_repro_level(std::string_view text);
+template <>
+struct EnumNames<ReproLevel> {
+  static constexpr EnumName<ReproLevel> table[] = {
+      {ReproLevel::rerunnable, "rerunnable"},
+      {ReproLevel::equivalent, "equivalent"},
+      {ReproLevel::bitwise, "bitwise"},
+  };
+};
 
 struct CodeInfo {
   std::optional<std::string> repo;  // URL or local path of the git repository
@@ -90,8 +98,14 @@ struct Environment {
 // Snapshot kinds: files is verified by the file-manifest root hash; the table and versioning
 // formats (iceberg, delta, hudi, lakefs, dvc) are recorded ids passed through to the job.
 enum class SnapshotKind { files, iceberg, delta, hudi, lakefs, dvc };
-const char* to_string(SnapshotKind kind);
-std::optional<SnapshotKind> parse_snapshot_kind(std::string_view text);
+template <>
+struct EnumNames<SnapshotKind> {
+  static constexpr EnumName<SnapshotKind> table[] = {
+      {SnapshotKind::files, "files"},   {SnapshotKind::iceberg, "iceberg"},
+      {SnapshotKind::delta, "delta"},   {SnapshotKind::hudi, "hudi"},
+      {SnapshotKind::lakefs, "lakefs"}, {SnapshotKind::dvc, "dvc"},
+  };
+};
 
 struct Snapshot {
   SnapshotKind kind = SnapshotKind::files;

@@ -231,9 +231,9 @@ Snapshot read_snapshot(ObjectReader& r) {
   std::optional<SnapshotKind> kind;
   if (const json* value = r.required("kind", kSnapshotKind)) {
     if (auto text = string_matching(r, value, "kind", kSnapshotKind, [](const std::string& k) {
-          return parse_snapshot_kind(k).has_value();
+          return enum_from_string<SnapshotKind>(k).has_value();
         })) {
-      kind = parse_snapshot_kind(*text);
+      kind = enum_from_string<SnapshotKind>(*text);
     }
   }
   s.kind = kind.value_or(SnapshotKind::files);
@@ -454,10 +454,10 @@ void read_identity(ObjectReader& top, Manifest& m) {
   m.owner = required_string(top, "owner").value_or("");
   if (const json* v = top.required("level", kLevel)) {
     auto level = string_matching(top, v, "level", kLevel, [](const std::string& l) {
-      return parse_repro_level(l).has_value();
+      return enum_from_string<ReproLevel>(l).has_value();
     });
     if (level)
-      m.level = *parse_repro_level(*level);
+      m.level = *enum_from_string<ReproLevel>(*level);
   }
 }
 
@@ -487,55 +487,6 @@ void read_manifest(ObjectReader& top, Manifest& m) {
   m.tolerance = read_section(top, "tolerance", read_tolerance);
 }
 }  // namespace
-
-const char* to_string(ReproLevel level) {
-  switch (level) {
-    case ReproLevel::rerunnable:
-      return "rerunnable";
-    case ReproLevel::equivalent:
-      return "equivalent";
-    case ReproLevel::bitwise:
-      return "bitwise";
-  }
-  return "unknown";
-}
-
-std::optional<ReproLevel> parse_repro_level(std::string_view text) {
-  if (text == "rerunnable")
-    return ReproLevel::rerunnable;
-  if (text == "equivalent")
-    return ReproLevel::equivalent;
-  if (text == "bitwise")
-    return ReproLevel::bitwise;
-  return std::nullopt;
-}
-
-const char* to_string(SnapshotKind kind) {
-  switch (kind) {
-    case SnapshotKind::files:
-      return "files";
-    case SnapshotKind::iceberg:
-      return "iceberg";
-    case SnapshotKind::delta:
-      return "delta";
-    case SnapshotKind::hudi:
-      return "hudi";
-    case SnapshotKind::lakefs:
-      return "lakefs";
-    case SnapshotKind::dvc:
-      return "dvc";
-  }
-  return "unknown";
-}
-
-std::optional<SnapshotKind> parse_snapshot_kind(std::string_view text) {
-  for (auto kind : {SnapshotKind::files, SnapshotKind::iceberg, SnapshotKind::delta,
-                    SnapshotKind::hudi, SnapshotKind::lakefs, SnapshotKind::dvc}) {
-    if (text == to_string(kind))
-      return kind;
-  }
-  return std::nullopt;
-}
 
 std::string ValidationError::to_string() const {
   return path.empty() ? message : path + ": " + message;

@@ -3,14 +3,18 @@
 // max_steps steps compared step by step (`steps`). Shared by runners, the store's rows, the
 // scheduler, the API and the CLI.
 
-#include <optional>
-#include <string_view>
+#include "core/enum_names.hpp"
 
 namespace reverify {
 
 enum class RebuildMode { full, steps };
 
-const char* to_string(RebuildMode mode);  // "full", "steps"
-std::optional<RebuildMode> parse_rebuild_mode(std::string_view text);
+template <>
+struct EnumNames<RebuildMode> {
+  static constexpr EnumName<RebuildMode> table[] = {
+      {RebuildMode::full, "full"},
+      {RebuildMode::steps, "steps"},
+  };
+};
 
 }  // namespace reverify

@@ -13,6 +13,8 @@
 #include <utility>
 #include <variant>
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 // Error codes shared across layers. Runner and pipeline errors map onto DESIGN's verdict classes.
@@ -33,7 +35,25 @@ enum class ErrorCode {
   unauthorized,      // missing or wrong credentials
 };
 
-const char* to_string(ErrorCode code);
+template <>
+struct EnumNames<ErrorCode> {
+  static constexpr EnumName<ErrorCode> table[] = {
+      {ErrorCode::invalid_argument, "invalid-argument"},
+      {ErrorCode::not_found, "not-found"},
+      {ErrorCode::io, "io"},
+      {ErrorCode::parse, "parse"},
+      {ErrorCode::manifest_invalid, "manifest-invalid"},
+      {ErrorCode::input_drift, "input-drift"},
+      {ErrorCode::provision, "provision"},
+      {ErrorCode::job, "job"},
+      {ErrorCode::runner_lost, "runner-lost"},
+      {ErrorCode::network, "network"},
+      {ErrorCode::timeout, "timeout"},
+      {ErrorCode::cancelled, "cancelled"},
+      {ErrorCode::conflict, "conflict"},
+      {ErrorCode::unauthorized, "unauthorized"},
+  };
+};
 
 struct Error {
   ErrorCode code;

@@ -1,8 +1,7 @@
 #pragma once
 // DESIGN.md verdict classes. failed:* is the model's problem; error:* is the system's.
 
-#include <optional>
-#include <string_view>
+#include "core/enum_names.hpp"
 
 namespace reverify {
 
@@ -18,8 +17,21 @@ enum class VerdictClass {
   uncalibrated,
 };
 
-const char* to_string(VerdictClass cls);  // "passed", "failed:input-drift", ...
-std::optional<VerdictClass> parse_verdict_class(std::string_view text);
+template <>
+struct EnumNames<VerdictClass> {
+  static constexpr EnumName<VerdictClass> table[] = {
+      {VerdictClass::passed, "passed"},
+      {VerdictClass::failed_input_drift, "failed:input-drift"},
+      {VerdictClass::failed_out_of_tolerance, "failed:out-of-tolerance"},
+      {VerdictClass::failed_distribution_shift, "failed:distribution-shift"},
+      {VerdictClass::error_manifest_invalid, "error:manifest-invalid"},
+      {VerdictClass::error_provision, "error:provision"},
+      {VerdictClass::error_job, "error:job"},
+      {VerdictClass::error_runner_lost, "error:runner-lost"},
+      {VerdictClass::uncalibrated, "uncalibrated"},
+  };
+};
+
 inline bool is_failure(VerdictClass c) {
   return c == VerdictClass::failed_input_drift || c == VerdictClass::failed_out_of_tolerance ||
          c == VerdictClass::failed_distribution_shift;

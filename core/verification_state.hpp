@@ -2,14 +2,19 @@
 // Where one verification is in its life: queued -> running -> done (with exactly one verdict).
 // The store's rows, the scheduler, the gate and the API share this word list.
 
-#include <optional>
-#include <string_view>
+#include "core/enum_names.hpp"
 
 namespace reverify {
 
 enum class VerificationState { queued, running, done };
 
-const char* to_string(VerificationState state);  // "queued", "running", "done"
-std::optional<VerificationState> parse_verification_state(std::string_view text);
+template <>
+struct EnumNames<VerificationState> {
+  static constexpr EnumName<VerificationState> table[] = {
+      {VerificationState::queued, "queued"},
+      {VerificationState::running, "running"},
+      {VerificationState::done, "done"},
+  };
+};
 
 }  // namespace reverify

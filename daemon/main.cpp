@@ -35,7 +35,8 @@ int check_config(const std::string& path) {
   std::cout << "config OK" << (warnings ? " (" + std::to_string(warnings) + " warning(s))" : "")
             << ": listen " << config.api.address << ":" << config.api.port << ", state_dir "
             << config.state_dir.string() << ", " << config.sources.size() << " source(s), runner "
-            << config.runner.kind << ", " << config.pager.senders.size() << " pager sender(s)\n";
+            << to_string(config.runner.kind) << ", " << config.pager.senders.size()
+            << " pager sender(s)\n";
   return 0;
 }
 

@@ -40,11 +40,19 @@
 #include "core/result.hpp"
 #include "core/verdict_class.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 enum class PageAction { trigger, resolve, notice };
-const char* to_string(PageAction action);
-std::optional<PageAction> parse_page_action(std::string_view text);
+template <>
+struct EnumNames<PageAction> {
+  static constexpr EnumName<PageAction> table[] = {
+      {PageAction::trigger, "trigger"},
+      {PageAction::resolve, "resolve"},
+      {PageAction::notice, "notice"},
+  };
+};
 
 struct PageLink {
   std::string text;

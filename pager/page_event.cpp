@@ -28,8 +28,8 @@ std::optional<PageEvent> page_event_from_json(const nlohmann::json& j) {
     PageEvent event;
     event.id = j.value("id", std::int64_t{0});
     event.dedup_key = j.at("dedup_key").get<std::string>();
-    auto action = parse_page_action(j.at("action").get<std::string>());
-    auto cls = parse_verdict_class(j.at("class").get<std::string>());
+    auto action = enum_from_string<PageAction>(j.at("action").get<std::string>());
+    auto cls = enum_from_string<VerdictClass>(j.at("class").get<std::string>());
     if (!action || !cls)
       return std::nullopt;
     event.action = *action;

@@ -25,11 +25,19 @@
 #include "core/result.hpp"
 #include "core/verdict_class.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 enum class SenderKind { pagerduty, alertmanager, slack, webhook, file };
-const char* to_string(SenderKind kind);
-std::optional<SenderKind> parse_sender_kind(std::string_view text);
+template <>
+struct EnumNames<SenderKind> {
+  static constexpr EnumName<SenderKind> table[] = {
+      {SenderKind::pagerduty, "pagerduty"}, {SenderKind::alertmanager, "alertmanager"},
+      {SenderKind::slack, "slack"},         {SenderKind::webhook, "webhook"},
+      {SenderKind::file, "file"},
+  };
+};
 
 // Severity sent for each kind of event (PagerDuty enum: critical, error, warning, info; the
 // Alertmanager `severity` label takes the same words).

@@ -20,6 +20,8 @@
 #include "core/verdict_class.hpp"
 #include "policies/gate.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 enum class Attention {
@@ -32,6 +34,19 @@ enum class Attention {
   fresh_with_error,
   fresh,
 };
+template <>
+struct EnumNames<Attention> {
+  static constexpr EnumName<Attention> table[] = {
+      {Attention::failed, "failed"},
+      {Attention::manifest_invalid, "manifest-invalid"},
+      {Attention::error, "error"},
+      {Attention::uncalibrated, "uncalibrated"},
+      {Attention::outdated, "outdated"},
+      {Attention::never_verified, "never-verified"},
+      {Attention::fresh_with_error, "fresh-with-error"},
+      {Attention::fresh, "fresh"},
+  };
+};
 
 struct AttentionFacts {
   GateStatus gate = GateStatus::unknown;
@@ -43,8 +58,6 @@ struct AttentionFacts {
 
 Attention rank_attention(const AttentionFacts& facts);
 
-const char* to_string(Attention attention);  // "failed", "manifest-invalid", ...
-std::optional<Attention> parse_attention(std::string_view text);
 // Whether the version is listed under "needs attention" (everything but `fresh`).
 inline bool needs_attention(Attention attention) {
   return attention != Attention::fresh;

@@ -4,36 +4,6 @@
 
 namespace reverify {
 
-const char* to_string(CheckKind kind) {
-  switch (kind) {
-    case CheckKind::input:
-      return "input";
-    case CheckKind::primary:
-      return "primary";
-    case CheckKind::segment:
-      return "segment";
-    case CheckKind::distribution:
-      return "distribution";
-    case CheckKind::steps:
-      return "steps";
-    case CheckKind::weights:
-      return "weights";
-  }
-  return "unknown";
-}
-
-const char* to_string(CheckOutcome outcome) {
-  switch (outcome) {
-    case CheckOutcome::passed:
-      return "passed";
-    case CheckOutcome::failed:
-      return "failed";
-    case CheckOutcome::uncalibrated:
-      return "uncalibrated";
-  }
-  return "unknown";
-}
-
 PowerSummary summarize_power(const std::vector<CheckResult>& checks) {
   PowerSummary summary;
   for (const auto& c : checks) {
@@ -56,19 +26,11 @@ namespace {
 
 using nlohmann::json;
 
-constexpr CheckKind kKinds[] = {CheckKind::input,        CheckKind::primary, CheckKind::segment,
-                                CheckKind::distribution, CheckKind::steps,   CheckKind::weights};
-constexpr CheckOutcome kOutcomes[] = {CheckOutcome::passed, CheckOutcome::failed,
-                                      CheckOutcome::uncalibrated};
-
-template <class Enum, std::size_t N>
-std::optional<Enum> parse_enum(const json& j, const Enum (&all)[N]) {
-  if (!j.is_string())
-    return std::nullopt;
-  for (Enum e : all)
-    if (j.get<std::string>() == to_string(e))
-      return e;
-  return std::nullopt;
+template <NamedEnum Enum>
+std::optional<Enum> enum_at(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? enum_from_string<Enum>(it->get<std::string>())
+                                          : std::nullopt;
 }
 
 template <class T>
@@ -118,8 +80,8 @@ std::optional<CheckPower> power_from(const json& j) {
 std::optional<CheckResult> check_from_json(const json& j) {
   if (!j.is_object() || !j.contains("name") || !j["name"].is_string())
     return std::nullopt;
-  const auto kind = parse_enum(j.value("kind", json()), kKinds);
-  const auto outcome = parse_enum(j.value("outcome", json()), kOutcomes);
+  const auto kind = enum_at<CheckKind>(j, "kind");
+  const auto outcome = enum_at<CheckOutcome>(j, "outcome");
   if (!kind || !outcome)
     return std::nullopt;
   CheckResult c;
@@ -173,7 +135,7 @@ json to_json(const Verdict& verdict) {
 std::optional<Verdict> verdict_from_json(const json& j) {
   if (!j.is_object() || !j.contains("class") || !j["class"].is_string())
     return std::nullopt;
-  const auto cls = parse_verdict_class(j["class"].get<std::string>());
+  const auto cls = enum_from_string<VerdictClass>(j["class"].get<std::string>());
   if (!cls)
     return std::nullopt;
   Verdict v;

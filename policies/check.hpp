@@ -23,10 +23,28 @@
 
 #include "core/verdict_class.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 enum class CheckKind { input, primary, segment, distribution, steps, weights };
+template <>
+struct EnumNames<CheckKind> {
+  static constexpr EnumName<CheckKind> table[] = {
+      {CheckKind::input, "input"},     {CheckKind::primary, "primary"},
+      {CheckKind::segment, "segment"}, {CheckKind::distribution, "distribution"},
+      {CheckKind::steps, "steps"},     {CheckKind::weights, "weights"},
+  };
+};
 enum class CheckOutcome { passed, failed, uncalibrated };
+template <>
+struct EnumNames<CheckOutcome> {
+  static constexpr EnumName<CheckOutcome> table[] = {
+      {CheckOutcome::passed, "passed"},
+      {CheckOutcome::failed, "failed"},
+      {CheckOutcome::uncalibrated, "uncalibrated"},
+  };
+};
 
 // Accepted observed values: lower <= x <= upper, or x <= upper when lower is absent.
 struct CheckBand {
@@ -79,8 +97,6 @@ struct Verdict {
   std::optional<int> job_exit_status;
 };
 
-const char* to_string(CheckKind kind);
-const char* to_string(CheckOutcome outcome);
 nlohmann::json to_json(const CheckResult& check);
 nlohmann::json to_json(const Verdict& verdict);
 // Inverse of to_json, for verdicts read back from the store.

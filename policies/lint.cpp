@@ -239,18 +239,6 @@ const std::vector<RuleEntry>& rule_table() {
 }
 }  // namespace
 
-const char* to_string(LintSeverity severity) {
-  switch (severity) {
-    case LintSeverity::error:
-      return "error";
-    case LintSeverity::warning:
-      return "warning";
-    case LintSeverity::info:
-      return "info";
-  }
-  return "unknown";
-}
-
 const std::vector<LintRule>& lint_rules() {
   static const std::vector<LintRule> rules = [] {
     std::vector<LintRule> out;

@@ -31,10 +31,19 @@
 
 #include "core/manifest.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 enum class LintSeverity { error, warning, info };
-const char* to_string(LintSeverity severity);
+template <>
+struct EnumNames<LintSeverity> {
+  static constexpr EnumName<LintSeverity> table[] = {
+      {LintSeverity::error, "error"},
+      {LintSeverity::warning, "warning"},
+      {LintSeverity::info, "info"},
+  };
+};
 
 struct LintRule {
   const char* id;

@@ -260,18 +260,6 @@ std::optional<BoundEvidence> bound_evidence(std::span<const double> values,
 
 }  // namespace
 
-const char* to_string(MetricScale scale) {
-  switch (scale) {
-    case MetricScale::real:
-      return "real";
-    case MetricScale::unit:
-      return "unit";
-    case MetricScale::proportion:
-      return "proportion";
-  }
-  return "unknown";
-}
-
 bool MetricBand::contains(double x) const {
   return margin(x) >= -1e-12 * std::max(1.0, std::abs(x));
 }

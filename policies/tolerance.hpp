@@ -42,6 +42,8 @@
 #include <span>
 #include <string>
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 inline constexpr std::size_t kMinSeedRuns = 3;
@@ -49,7 +51,14 @@ inline constexpr std::size_t kMinSeedRuns = 3;
 inline constexpr std::size_t kMaxProjectedRuns = 1000;
 
 enum class MetricScale { real, unit, proportion };
-const char* to_string(MetricScale scale);
+template <>
+struct EnumNames<MetricScale> {
+  static constexpr EnumName<MetricScale> table[] = {
+      {MetricScale::real, "real"},
+      {MetricScale::unit, "unit"},
+      {MetricScale::proportion, "proportion"},
+  };
+};
 
 struct MetricBandSpec {
   double alpha = 0.01;                   // two-sided, for this check

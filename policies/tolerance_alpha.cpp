@@ -2,20 +2,6 @@
 
 namespace reverify {
 
-const char* to_string(CheckFamily family) {
-  switch (family) {
-    case CheckFamily::primary:
-      return "primary";
-    case CheckFamily::segments:
-      return "segments";
-    case CheckFamily::distribution:
-      return "distribution";
-    case CheckFamily::steps:
-      return "steps";
-  }
-  return "unknown";
-}
-
 double AlphaShares::of(CheckFamily family) const {
   switch (family) {
     case CheckFamily::primary:

@@ -14,10 +14,20 @@
 #include <map>
 #include <string>
 
+#include "core/enum_names.hpp"
+
 namespace reverify {
 
 enum class CheckFamily { primary, segments, distribution, steps };
-const char* to_string(CheckFamily family);
+template <>
+struct EnumNames<CheckFamily> {
+  static constexpr EnumName<CheckFamily> table[] = {
+      {CheckFamily::primary, "primary"},
+      {CheckFamily::segments, "segments"},
+      {CheckFamily::distribution, "distribution"},
+      {CheckFamily::steps, "steps"},
+  };
+};
 
 struct AlphaShares {
   double primary = 0.5;

@@ -19,7 +19,7 @@ class DockerRunner final : public Runner {
  public:
   explicit DockerRunner(DockerRunnerConfig config);
 
-  std::string kind() const override { return "docker"; }
+  RunnerKind kind() const override { return RunnerKind::docker; }
   // Negotiates the API version, pulls environment.image by digest (error:provision when the
   // image is not referenced by digest, the registry is down or lacks the digest, or the engine
   // has no GPU runtime for accelerator.count > 0).

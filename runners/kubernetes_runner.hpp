@@ -26,7 +26,7 @@ class KubernetesRunner final : public Runner {
   // REQUIRES: endpoint = resolve_endpoint(config) (use make_kubernetes_runner).
   KubernetesRunner(KubernetesConfig config, KubernetesEndpoint endpoint);
 
-  std::string kind() const override { return "kubernetes"; }
+  RunnerKind kind() const override { return RunnerKind::kubernetes; }
   Status prepare(const RebuildSpec& spec) override;
   Result<JobHandle> start(const RebuildSpec& spec) override;
   // Logs reach `logs` once the job has ended (the pod's log, last log_tail_lines lines).

@@ -16,7 +16,7 @@ class ProcessRunner final : public Runner {
  public:
   explicit ProcessRunner(ProcessRunnerConfig config);
 
-  std::string kind() const override { return "process"; }
+  RunnerKind kind() const override { return RunnerKind::process; }
   // Checks the code out into a fresh scratch folder (see checkout_code() for the errors) and
   // resolves the entrypoint's argv[0] on the configured PATH.
   Status prepare(const RebuildSpec& spec) override;

@@ -27,6 +27,7 @@
 #include "core/manifest.hpp"
 #include "core/rebuild_mode.hpp"
 #include "core/result.hpp"
+#include "runners/runner_kind.hpp"
 
 namespace reverify {
 
@@ -50,7 +51,7 @@ struct RebuildSpec {
 // daemon restart (ref is what the runner stores: a pid+start time, container id, Job name).
 struct JobHandle {
   std::string rebuild_id;
-  std::string runner_kind;  // "process" | "docker" | "kubernetes"
+  RunnerKind runner_kind = RunnerKind::process;
   std::string ref;
   std::filesystem::path work_dir;
 };
@@ -85,7 +86,7 @@ using LogSink = std::function<void(std::string_view chunk)>;
 class Runner {
  public:
   virtual ~Runner() = default;
-  virtual std::string kind() const = 0;
+  virtual RunnerKind kind() const = 0;
 
   // Checks that the runner can run this manifest at all and does the slow set-up once (image
   // pulled by digest, code checked out, GPUs available), without starting the job.

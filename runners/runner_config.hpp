@@ -9,6 +9,7 @@
 #include <string>
 
 #include "runners/kubernetes_config.hpp"
+#include "runners/runner_kind.hpp"
 
 namespace reverify {
 
@@ -50,7 +51,7 @@ struct DockerRunnerConfig {
 };
 
 struct RunnerConfig {
-  std::string kind = "process";  // "process" | "docker" | "kubernetes"
+  RunnerKind kind = RunnerKind::process;
   ProcessRunnerConfig process;
   DockerRunnerConfig docker;
   KubernetesConfig kubernetes;  // runners/kubernetes_config.hpp

@@ -1,5 +1,7 @@
 #include "runners/runner_factory.hpp"
 
+#include <stdexcept>
+
 #include "runners/docker_runner.hpp"
 #include "runners/kubernetes_runner.hpp"
 #include "runners/process_runner.hpp"
@@ -7,17 +9,15 @@
 namespace reverify {
 
 Result<std::unique_ptr<Runner>> make_runner(const RunnerConfig& config) {
-  if (config.kind == "process") {
-    return std::unique_ptr<Runner>(std::make_unique<ProcessRunner>(config.process));
+  switch (config.kind) {
+    case RunnerKind::process:
+      return std::unique_ptr<Runner>(std::make_unique<ProcessRunner>(config.process));
+    case RunnerKind::docker:
+      return std::unique_ptr<Runner>(std::make_unique<DockerRunner>(config.docker));
+    case RunnerKind::kubernetes:
+      return make_kubernetes_runner(config.kubernetes);
   }
-  if (config.kind == "docker") {
-    return std::unique_ptr<Runner>(std::make_unique<DockerRunner>(config.docker));
-  }
-  if (config.kind == "kubernetes")
-    return make_kubernetes_runner(config.kubernetes);
-  return make_error(
-      ErrorCode::invalid_argument,
-      "runner.kind: expected process, docker or kubernetes, got \"" + config.kind + "\"");
+  throw std::logic_error("make_runner: a RunnerKind without a runner");
 }
 
 }  // namespace reverify

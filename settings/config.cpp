@@ -278,11 +278,7 @@ void read_runner(Section s, Config& config) {
   RunnerConfig& runner = config.runner;
   runner.process.scratch_root = config.state_dir / "scratch";
   runner.docker.scratch_root = config.state_dir / "scratch";
-  s.read("kind", runner.kind);
-  if (runner.kind != "process" && runner.kind != "docker" && runner.kind != "kubernetes") {
-    s.fail(s.child_path("kind"),
-           "expected process, docker or kubernetes, got \"" + runner.kind + "\"");
-  }
+  s.read_enum("kind", runner.kind);
   auto process = s.section("process");
   process.read("path_env", runner.process.path_env);
   std::string scratch;

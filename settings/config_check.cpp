@@ -86,7 +86,7 @@ void check_runner(const Config& config, const std::vector<std::string>& loader_e
   if (auto runner = make_runner(config.runner); !runner.ok())
     problems.push_back({ProblemSeverity::error, runner.error().message});
   std::error_code ec;
-  if (config.runner.kind == "docker" && !fs::exists(config.runner.docker.socket, ec)) {
+  if (config.runner.kind == RunnerKind::docker && !fs::exists(config.runner.docker.socket, ec)) {
     problems.push_back(
         {ProblemSeverity::warning, "runner.docker.socket: " + config.runner.docker.socket +
                                        " does not exist (is the Docker engine running?)"});

@@ -59,7 +59,7 @@ void read_sender(Section s, SenderConfig& sender) {
   }
   std::string kind_text;
   s.read("kind", kind_text);
-  auto kind = parse_sender_kind(kind_text);
+  auto kind = enum_from_string<SenderKind>(kind_text);
   if (!kind) {
     return s.fail(s.child_path("kind"),
                   std::string("expected ") + kSenderKinds + ", got \"" + kind_text + "\"");

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/secret_file.hpp"
 
 namespace reverify {
@@ -67,6 +68,20 @@ class Section {
     T v{};
     read(key, v);
     out = v;
+  }
+
+  // One of an enum's names (core/enum_names.hpp); any other word is an error listing them.
+  template <NamedEnum E>
+  void read_enum(const std::string& key, E& out) {
+    std::string text;
+    read(key, text);
+    if (text.empty())
+      return;
+    if (auto value = enum_from_string<E>(text)) {
+      out = *value;
+    } else {
+      fail(child_path(key), "expected one of " + enum_names<E>() + ", got \"" + text + "\"");
+    }
   }
 
   // A duration with a unit ("10m"); a bare integer means seconds.

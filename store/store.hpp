@@ -40,6 +40,7 @@
 #include "pager/notifier.hpp"
 #include "pager/pager_config.hpp"
 #include "policies/check.hpp"
+#include "runners/runner_kind.hpp"
 
 struct sqlite3;
 
@@ -64,8 +65,15 @@ struct ModelVersionRow {
 // Why a verification was queued: the cycle's plan, a manual trigger (API, `reverify trigger`), the
 // retry of an error:* verdict, or `reverify run` in the foreground.
 enum class VerificationTrigger { schedule, manual, retry, cli };
-const char* to_string(VerificationTrigger trigger);
-std::optional<VerificationTrigger> parse_verification_trigger(std::string_view text);
+template <>
+struct EnumNames<VerificationTrigger> {
+  static constexpr EnumName<VerificationTrigger> table[] = {
+      {VerificationTrigger::schedule, "schedule"},
+      {VerificationTrigger::manual, "manual"},
+      {VerificationTrigger::retry, "retry"},
+      {VerificationTrigger::cli, "cli"},
+  };
+};
 
 struct VerificationRow {
   std::int64_t id = 0;
@@ -75,7 +83,8 @@ struct VerificationRow {
   RebuildMode mode = RebuildMode::full;
   VerificationTrigger trigger = VerificationTrigger::schedule;
   int attempt = 1;  // 1 + number of earlier error:* attempts it retries
-  std::optional<std::string> runner_kind, runner_ref, work_dir;
+  std::optional<RunnerKind> runner_kind;
+  std::optional<std::string> runner_ref, work_dir;
   nlohmann::json verdict;   // to_json(Verdict) once done, else null
   nlohmann::json evidence;  // pipeline evidence (moved inputs, durations), else null
   std::string log_tail;
@@ -151,8 +160,13 @@ struct VerdictBrief {
 // How a stored calibration ended: it added every run it set out to, or it stopped early (the
 // daemon gave its slot to a due verification, or was stopping) and kept the runs it had.
 enum class CalibrationEnd { complete, interrupted };
-const char* to_string(CalibrationEnd end);  // "complete", "interrupted"
-std::optional<CalibrationEnd> parse_calibration_end(std::string_view text);
+template <>
+struct EnumNames<CalibrationEnd> {
+  static constexpr EnumName<CalibrationEnd> table[] = {
+      {CalibrationEnd::complete, "complete"},
+      {CalibrationEnd::interrupted, "interrupted"},
+  };
+};
 
 // The newest calibration of one model version, without its spec.
 struct CalibrationBrief {
@@ -232,7 +246,7 @@ class Store final : public Outbox {
   // The work folder of a row inserted running, once known.
   Status set_work_dir(std::int64_t id, const std::string& work_dir);
   // Persists the runner's reference as soon as the job started, so a restart can reattach.
-  Status record_runner(std::int64_t id, const std::string& runner_kind, const std::string& ref);
+  Status record_runner(std::int64_t id, RunnerKind runner_kind, const std::string& ref);
   // running|queued -> done with its verdict, the pages to send, the retry to queue (error:*) and
   // the signed summary (passed, failed:*), in ONE transaction: a verdict is never without its
   // summary, nor a summary without its verdict. Refuses (conflict) a verification that already

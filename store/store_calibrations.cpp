@@ -10,24 +10,6 @@ namespace reverify {
 using sql::Statement;
 using store_rows::parse_json_column;
 
-const char* to_string(CalibrationEnd end) {
-  switch (end) {
-    case CalibrationEnd::complete:
-      return "complete";
-    case CalibrationEnd::interrupted:
-      return "interrupted";
-  }
-  return "?";
-}
-
-std::optional<CalibrationEnd> parse_calibration_end(std::string_view text) {
-  for (auto end : {CalibrationEnd::complete, CalibrationEnd::interrupted}) {
-    if (text == to_string(end))
-      return end;
-  }
-  return std::nullopt;
-}
-
 Result<std::int64_t> Store::put_calibration(const std::string& model, const std::string& version,
                                             const ToleranceSpec& spec, int seeds,
                                             CalibrationEnd end, const std::string& note) {
@@ -89,8 +71,7 @@ Result<std::vector<CalibrationBrief>> Store::latest_calibrations() {
   return store_rows::collect_rows<CalibrationBrief>(
       s, [](const Statement& r) -> Result<CalibrationBrief> {
         auto end = store_rows::parse_column<CalibrationEnd>("calibrations", r.int64(0), "ended",
-                                                            r.text(5), parse_calibration_end,
-                                                            "complete or interrupted");
+                                                            r.text(5));
         if (!end.ok())
           return end.error();
         return CalibrationBrief{r.text(1), r.text(2), r.int64(3), r.int64(4), *end, r.text(6)};

@@ -37,15 +37,15 @@ Result<std::vector<T>> collect_rows(sql::Statement& s, Read read) {
 }
 
 // A column's word parsed into its enum, or an error naming the table, the row and the column:
-// `verifications row 12: unknown trigger "bogus" (expected schedule, manual, retry or cli)`.
-template <class Enum, class Parse>
+// `verifications row 12: unknown trigger "bogus" (expected one of schedule, manual, retry, cli)`.
+template <NamedEnum Enum>
 Result<Enum> parse_column(std::string_view table, std::int64_t row_id, std::string_view column,
-                          const std::string& text, Parse parse, std::string_view expected) {
-  if (std::optional<Enum> value = parse(text))
+                          const std::string& text) {
+  if (std::optional<Enum> value = enum_from_string<Enum>(text))
     return *value;
   return make_error(ErrorCode::parse, std::string(table) + " row " + std::to_string(row_id) +
                                           ": unknown " + std::string(column) + " \"" + text +
-                                          "\" (expected " + std::string(expected) + ")");
+                                          "\" (expected one of " + enum_names<Enum>() + ")");
 }
 
 // Inserts one verification, queued or already running (started now); the manifest hash it will

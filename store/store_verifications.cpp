@@ -14,29 +14,6 @@ using store_rows::insert_verification;
 using store_rows::parse_column;
 using store_rows::parse_json_column;
 
-const char* to_string(VerificationTrigger trigger) {
-  switch (trigger) {
-    case VerificationTrigger::schedule:
-      return "schedule";
-    case VerificationTrigger::manual:
-      return "manual";
-    case VerificationTrigger::retry:
-      return "retry";
-    case VerificationTrigger::cli:
-      return "cli";
-  }
-  return "unknown";
-}
-
-std::optional<VerificationTrigger> parse_verification_trigger(std::string_view text) {
-  for (auto trigger : {VerificationTrigger::schedule, VerificationTrigger::manual,
-                       VerificationTrigger::retry, VerificationTrigger::cli}) {
-    if (text == to_string(trigger))
-      return trigger;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 constexpr const char* kVerificationColumns =
@@ -44,20 +21,12 @@ constexpr const char* kVerificationColumns =
     "verdict_json, evidence_json, log_tail, explanation, queued_at, started_at, finished_at, "
     "cycle_id, not_before";
 
-constexpr const char* kStates = "queued, running or done";
-constexpr const char* kClasses =
-    "passed, failed:input-drift, failed:out-of-tolerance, failed:distribution-shift, "
-    "error:manifest-invalid, error:provision, error:job, error:runner-lost or uncalibrated";
-constexpr const char* kModes = "full or steps";
-constexpr const char* kTriggers = "schedule, manual, retry or cli";
-
 Result<VerdictClass> read_class(std::int64_t id, const std::string& text) {
-  return parse_column<VerdictClass>("verifications", id, "class", text, parse_verdict_class,
-                                    kClasses);
+  return parse_column<VerdictClass>("verifications", id, "class", text);
 }
 
 Result<RebuildMode> read_mode(std::int64_t id, const std::string& text) {
-  return parse_column<RebuildMode>("verifications", id, "mode", text, parse_rebuild_mode, kModes);
+  return parse_column<RebuildMode>("verifications", id, "mode", text);
 }
 
 Result<VerificationRow> read_verification(const Statement& s) {
@@ -65,8 +34,7 @@ Result<VerificationRow> read_verification(const Statement& s) {
   row.id = s.int64(0);
   row.model = s.text(1);
   row.version = s.text(2);
-  auto state = parse_column<VerificationState>("verifications", row.id, "state", s.text(3),
-                                               parse_verification_state, kStates);
+  auto state = parse_column<VerificationState>("verifications", row.id, "state", s.text(3));
   if (!state.ok())
     return state.error();
   row.state = *state;
@@ -80,13 +48,17 @@ Result<VerificationRow> read_verification(const Statement& s) {
   if (!mode.ok())
     return mode.error();
   row.mode = *mode;
-  auto trigger = parse_column<VerificationTrigger>("verifications", row.id, "trigger", s.text(6),
-                                                   parse_verification_trigger, kTriggers);
+  auto trigger = parse_column<VerificationTrigger>("verifications", row.id, "trigger", s.text(6));
   if (!trigger.ok())
     return trigger.error();
   row.trigger = *trigger;
   row.attempt = int(s.int64(7));
-  row.runner_kind = s.optional_text(8);
+  if (auto kind = s.optional_text(8)) {
+    auto parsed = parse_column<RunnerKind>("verifications", row.id, "runner_kind", *kind);
+    if (!parsed.ok())
+      return parsed.error();
+    row.runner_kind = *parsed;
+  }
   row.runner_ref = s.optional_text(9);
   row.work_dir = s.optional_text(10);
   row.verdict = parse_json_column(s.optional_text(11));
@@ -210,13 +182,12 @@ Status Store::set_work_dir(std::int64_t id, const std::string& work_dir) {
   return expect_one_change(db_, id, "is not running without a work folder");
 }
 
-Status Store::record_runner(std::int64_t id, const std::string& runner_kind,
-                            const std::string& ref) {
+Status Store::record_runner(std::int64_t id, RunnerKind runner_kind, const std::string& ref) {
   std::lock_guard lock(mutex_);
   Statement s(db_,
               "UPDATE verifications SET runner_kind = ?2, runner_ref = ?3 "
               "WHERE id = ?1 AND state = 'running'");
-  s.bind(1, id).bind(2, runner_kind).bind(3, ref);
+  s.bind(1, id).bind(2, std::string(to_string(runner_kind))).bind(3, ref);
   if (auto st = s.run(); !st.ok())
     return st;
   return expect_one_change(db_, id, "is not running");
@@ -358,8 +329,8 @@ Result<VerificationStats> Store::verification_stats() {
       return more.error();
     if (!*more)
       break;
-    const auto state = parse_verification_state(counts.text(0));
-    const auto cls = parse_verdict_class(counts.text(1));
+    const auto state = enum_from_string<VerificationState>(counts.text(0));
+    const auto cls = enum_from_string<VerdictClass>(counts.text(1));
     if (state == VerificationState::queued) {
       stats.queued = counts.int64(2);
     } else if (state == VerificationState::running) {

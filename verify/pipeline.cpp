@@ -163,9 +163,10 @@ VerificationOutcome run_verification(const VerificationRequest& request, Pipelin
 
 VerificationOutcome resume_verification(const VerificationRequest& request, const JobHandle& job,
                                         PipelineDeps& deps) {
-  nlohmann::json evidence = {{"durations", nlohmann::json::object()},
-                             {"resumed", "reattached to " + job.runner_kind + " job " + job.ref +
-                                             " after a restart; preflight ran before it"}};
+  nlohmann::json evidence = {
+      {"durations", nlohmann::json::object()},
+      {"resumed", "reattached to " + std::string(to_string(job.runner_kind)) + " job " + job.ref +
+                      " after a restart; preflight ran before it"}};
   RebuildAttempt attempt = finish_rebuild(job, deps, outputs_dir(request));
   VerificationOutcome outcome = compare(request, std::move(attempt), deps, std::move(evidence));
   remove_scratch(request);

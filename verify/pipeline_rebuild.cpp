@@ -75,7 +75,7 @@ RebuildSpec rebuild_spec(const VerificationRequest& request, const PreflightRepo
 RebuildAttempt execute_rebuild(const RebuildSpec& spec, PipelineDeps& deps,
                                const fs::path& collect_dir) {
   RebuildAttempt attempt;
-  report_progress(deps, "provision", deps.runner.kind() + " runner");
+  report_progress(deps, "provision", std::string(to_string(deps.runner.kind())) + " runner");
   {
     StageTimer timer(attempt.durations, "provision");
     Status prepared = deps.runner.prepare(spec);

@@ -179,8 +179,8 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
   } else {
     outcome.verdict = verdict_for_error(
         VerdictClass::error_runner_lost,
-        "the daemon restarted and the " + runner_.kind() + " runner has no job labelled " +
-            kRebuildIdLabel + "=" + request.verification_id +
+        "the daemon restarted and the " + std::string(to_string(runner_.kind())) +
+            " runner has no job labelled " + kRebuildIdLabel + "=" + request.verification_id +
             (found.ok() ? std::string() : " (" + found.error().message + ")"));
   }
   return finish(row, *prepared, outcome);

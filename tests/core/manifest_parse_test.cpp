@@ -131,9 +131,9 @@ TEST_CASE("tolerance keys of earlier releases are dropped with a warning that sa
 TEST_CASE("reproducibility levels round-trip through their names") {
   for (auto level : {reverify::ReproLevel::rerunnable, reverify::ReproLevel::equivalent,
                      reverify::ReproLevel::bitwise}) {
-    CHECK(reverify::parse_repro_level(reverify::to_string(level)) == level);
+    CHECK(reverify::enum_from_string<reverify::ReproLevel>(reverify::to_string(level)) == level);
   }
-  CHECK_FALSE(reverify::parse_repro_level("Bitwise").has_value());
+  CHECK_FALSE(reverify::enum_from_string<reverify::ReproLevel>("Bitwise").has_value());
 }
 
 TEST_CASE("malformed manifests: each gives its exact errors") {

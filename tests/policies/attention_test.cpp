@@ -82,7 +82,7 @@ TEST_CASE("attention: the ranks order failures, then errors, then calibration, t
   for (auto a : {Attention::failed, Attention::manifest_invalid, Attention::error,
                  Attention::uncalibrated, Attention::outdated, Attention::never_verified,
                  Attention::fresh_with_error, Attention::fresh}) {
-    CHECK(parse_attention(to_string(a)) == a);
+    CHECK(enum_from_string<Attention>(to_string(a)) == a);
   }
-  CHECK_FALSE(parse_attention("passed").has_value());
+  CHECK_FALSE(enum_from_string<Attention>("passed").has_value());
 }

@@ -270,12 +270,12 @@ TEST_CASE("label values and Job names are valid and stable for any rebuild id") 
 
 TEST_CASE("make_runner builds the kubernetes runner; a bad api_server names the field") {
   RunnerConfig config;
-  config.kind = "kubernetes";
+  config.kind = RunnerKind::kubernetes;
   config.kubernetes = test_config();
   config.kubernetes.api_server = "https://10.0.0.1:6443/";
   auto runner = make_runner(config);
   REQUIRE(runner.ok());
-  CHECK((*runner)->kind() == "kubernetes");
+  CHECK((*runner)->kind() == RunnerKind::kubernetes);
   config.kubernetes.api_server = "10.0.0.1:6443";
   auto bad = make_runner(config);
   REQUIRE_FALSE(bad.ok());

@@ -162,7 +162,7 @@ Result<JobExit> run_scenario(const FakeApiServer& fake, Runner& runner, const st
   REQUIRE(runner.prepare(spec).ok());
   auto job = runner.start(spec);
   REQUIRE(job.ok());
-  CHECK(job->runner_kind == "kubernetes");
+  CHECK(job->runner_kind == RunnerKind::kubernetes);
   return runner.wait(*job, [&](std::string_view chunk) {
     if (streamed)
       streamed->append(chunk);

@@ -35,7 +35,7 @@ runner:
   auto config = parse_config(kRequired + yaml, "/etc/reverify");
   REQUIRE_MESSAGE(config.ok(), (config.ok() ? "" : config.error().message));
   const KubernetesConfig& k = config->runner.kubernetes;
-  CHECK(config->runner.kind == "kubernetes");
+  CHECK(config->runner.kind == RunnerKind::kubernetes);
   CHECK(k.api_server == "https://10.0.0.1:6443");
   CHECK(k.namespace_name == "ml-verify");
   CHECK(k.token_file == "/etc/reverify/k8s-token");

@@ -48,7 +48,7 @@ TEST_CASE("a config names state_dir and a source; every other key has its docume
   CHECK(config->schedule.per_cycle == 10);
   CHECK_FALSE(config->schedule.cron.has_value());
   CHECK(config->verdict.false_page_rate == doctest::Approx(0.01));
-  CHECK(config->runner.kind == "process");
+  CHECK(config->runner.kind == RunnerKind::process);
   CHECK(config->runner.process.scratch_root == "/var/lib/reverify/scratch");
   CHECK(config->sync_interval_s == 300);
 }
@@ -96,7 +96,7 @@ typo_key: 1
   CHECK(message.find("sources[0].kind: expected directory or http-index, got \"ftp\"") !=
         std::string::npos);
   CHECK(message.find("verdict.false_page_rate: must be in (0, 1)") != std::string::npos);
-  CHECK(message.find("runner.kind: expected process, docker or kubernetes, got \"vm\"") !=
+  CHECK(message.find("runner.kind: expected one of process, docker, kubernetes, got \"vm\"") !=
         std::string::npos);
   CHECK(message.find("typo_key: unknown key") != std::string::npos);
 }

@@ -114,10 +114,10 @@ TEST_CASE("a verification goes queued -> running -> done with exactly one verdic
   Fixture f;
   f.add_version("m", "1");
   auto id = f.queue("m", "1");
-  CHECK_FALSE(f.store->record_runner(id, "process", "ref").ok());  // not running yet
+  CHECK_FALSE(f.store->record_runner(id, RunnerKind::process, "ref").ok());  // not running yet
   REQUIRE(f.store->mark_running(id, "/work/v1").ok());
   CHECK_FALSE(f.store->mark_running(id, "/work/v1").ok());  // already running
-  REQUIRE(f.store->record_runner(id, "process", "pid:42").ok());
+  REQUIRE(f.store->record_runner(id, RunnerKind::process, "pid:42").ok());
   f.now += 90;
   auto pages = f.store->record_verdict(id, verdict_of(VerdictClass::passed), {{"k", 1}}, "tail",
                                        {page_for("reverify/m/1", PageAction::resolve, {"a"})});
@@ -404,8 +404,8 @@ TEST_CASE("a state, class, mode or trigger the store does not know is an error n
   auto row = f.store->verification(id);
   REQUIRE_FALSE(row.ok());
   CHECK(row.error().message == "verifications row " + std::to_string(id) +
-                                   ": unknown trigger \"bogus\" (expected schedule, manual, retry "
-                                   "or cli)");
+                                   ": unknown trigger \"bogus\" (expected one of schedule, manual, "
+                                   "retry, cli)");
   CHECK_FALSE(f.store->unfinished().ok());  // never silently queued
 
   raw("UPDATE verifications SET trigger = 'manual' WHERE id = " + std::to_string(id));
@@ -550,6 +550,6 @@ TEST_CASE("the newest calibration per version says how it ended; a brief, its se
   sqlite3_close(db);
   auto bad = f.store->latest_calibrations();
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().message.find("unknown ended \"half\" (expected complete or interrupted)") !=
-        std::string::npos);
+  CHECK(bad.error().message.find(
+            "unknown ended \"half\" (expected one of complete, interrupted)") != std::string::npos);
 }

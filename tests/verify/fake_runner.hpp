@@ -32,7 +32,7 @@ class FakeRunner final : public Runner {
   std::vector<double> predictions{0.1, 0.9, 0.8, 0.2};
   std::vector<double> steps;  // "loss" step values, when not empty
 
-  std::string kind() const override { return "fake"; }
+  RunnerKind kind() const override { return RunnerKind::process; }
   Status prepare(const RebuildSpec&) override {
     calls.push_back("prepare");
     return prepare_status;
@@ -85,7 +85,7 @@ class FakeRunner final : public Runner {
 
  private:
   static JobHandle handle_for(const RebuildSpec& spec) {
-    return JobHandle{spec.rebuild_id, "fake", "job-" + spec.rebuild_id, spec.work_dir};
+    return JobHandle{spec.rebuild_id, RunnerKind::process, "job-" + spec.rebuild_id, spec.work_dir};
   }
 };
 

@@ -253,7 +253,7 @@ TEST_CASE("the job's own run time, as the runner measured it, is recorded beside
 TEST_CASE("resume skips preflight and start, and finishes the reattached job") {
   Release release;
   Harness h;
-  JobHandle job{"v1", "fake", "job-v1", release.root / "work/v1/job"};
+  JobHandle job{"v1", RunnerKind::process, "job-v1", release.root / "work/v1/job"};
   h.runner.started.push_back(RebuildSpec{});  // collect() reads the last started spec
   VerificationOutcome outcome = resume_verification(release.request, job, h.deps);
   CHECK(h.runner.calls == std::vector<std::string>{"wait", "collect", "cleanup"});

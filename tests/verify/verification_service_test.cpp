@@ -195,7 +195,7 @@ TEST_CASE("recover reattaches to the job the runner still has, or records runner
     REQUIRE(done.ok());
     CHECK(done->state == VerificationState::done);
     CHECK(done->cls == VerdictClass::passed);
-    CHECK(done->evidence["resumed"].get<std::string>().find("reattached to fake job job-" +
+    CHECK(done->evidence["resumed"].get<std::string>().find("reattached to process job job-" +
                                                             rebuild_id) != std::string::npos);
     CHECK(h.runner.calls == std::vector<std::string>{"find_running", "wait", "collect", "cleanup"});
   }
@@ -207,7 +207,7 @@ TEST_CASE("recover reattaches to the job the runner still has, or records runner
     REQUIRE(done.ok());
     CHECK(done->state == VerificationState::done);
     CHECK(done->cls == VerdictClass::error_runner_lost);
-    CHECK(done->explanation.find("the fake runner has no job labelled reverify.rebuild-id=" +
+    CHECK(done->explanation.find("the process runner has no job labelled reverify.rebuild-id=" +
                                  rebuild_id) != std::string::npos);
     CHECK(h.runner.calls == std::vector<std::string>{"find_running"});
   }

@@ -1,0 +1,63 @@
+#pragma once
+// One declarative name table per enum, and the two conversions every enum shares.
+//
+// An enum takes part by specialising EnumNames next to its declaration:
+//   template <> struct EnumNames<RebuildMode> {
+//     static constexpr EnumName<RebuildMode> table[] = {{RebuildMode::full, "full"}, ...};
+//   };
+// Then to_string(value) gives its name (the word stored in SQLite, written to JSON and the
+// config) and enum_from_string<E>(text) the value, or nullopt for a word the table does not hold.
+// Each enumerator is listed once; a value missing from its table is a bug (to_string says
+// "unknown" rather than crash, and the tests of each enum check that every value has a name).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace reverify {
+
+template <class E>
+struct EnumName {
+  E value;
+  const char* name;
+};
+
+template <class E>
+struct EnumNames;
+
+template <class E>
+concept NamedEnum = requires {
+  EnumNames<E>::table;
+};
+
+template <NamedEnum E>
+const char* to_string(E value) {
+  for (const auto& entry : EnumNames<E>::table) {
+    if (entry.value == value)
+      return entry.name;
+  }
+  return "unknown";
+}
+
+template <NamedEnum E>
+std::optional<E> enum_from_string(std::string_view text) {
+  for (const auto& entry : EnumNames<E>::table) {
+    if (text == entry.name)
+      return entry.value;
+  }
+  return std::nullopt;
+}
+
+// "full, steps": the accepted words, for error messages.
+template <NamedEnum E>
+std::string enum_names(std::string_view separator = ", ") {
+  std::string out;
+  for (const auto& entry : EnumNames<E>::table) {
+    if (!out.empty())
+      out += separator;
+    out += entry.name;
+  }
+  return out;
+}
+
+}  // namespace reverify

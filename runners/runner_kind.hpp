@@ -1,0 +1,19 @@
+#pragma once
+
+#include "core/enum_names.hpp"
+
+namespace reverify {
+
+// Where a rebuild runs (DESIGN, "Runners"): a clean local process, a Docker container, a
+// Kubernetes Job.
+enum class RunnerKind { process, docker, kubernetes };
+template <>
+struct EnumNames<RunnerKind> {
+  static constexpr EnumName<RunnerKind> table[] = {
+      {RunnerKind::process, "process"},
+      {RunnerKind::docker, "docker"},
+      {RunnerKind::kubernetes, "kubernetes"},
+  };
+};
+
+}  // namespace reverify
