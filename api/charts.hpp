@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/unix_time.hpp"
-#include "policies/check_band.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 

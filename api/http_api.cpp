@@ -531,7 +531,7 @@ nlohmann::json verification_json(const VerificationRow& row) {
            {{"kind", row.runner_kind ? nlohmann::json(to_string(*row.runner_kind)) : nullptr},
             {"ref", row.runner_ref ? nlohmann::json(*row.runner_ref) : nullptr}}},
           {"explanation", row.explanation},
-          {"verdict", row.verdict},
+          {"verdict", row.verdict ? to_json(*row.verdict) : nlohmann::json(nullptr)},
           {"evidence", row.evidence},
           {"log_tail", row.log_tail},
           {"queued_at", rfc3339(row.queued_at)},

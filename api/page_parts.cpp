@@ -6,7 +6,7 @@
 #include "api/charts.hpp"
 #include "api/html.hpp"
 #include "core/redact.hpp"
-#include "policies/check_band.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 namespace {
@@ -23,11 +23,8 @@ UnixSeconds problem_time(const VersionStatus& status) {
   return view.row.first_seen_at;
 }
 
-std::string number_cell(const nlohmann::json& check, const char* key) {
-  auto it = check.find(key);
-  if (it == check.end() || !it->is_number())
-    return "<td class=\"num\">–</td>";
-  return "<td class=\"num\">" + short_number(it->get<double>()) + "</td>";
+std::string number_cell(const std::optional<double>& value) {
+  return "<td class=\"num\">" + (value ? short_number(*value) : std::string("–")) + "</td>";
 }
 
 }  // namespace
@@ -174,9 +171,8 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
   out << "</td></tr>";
 }
 
-void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::json& verdict) {
-  if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array() ||
-      verdict["checks"].empty()) {
+void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verdict) {
+  if (verdict.checks.empty()) {
     out << "<p>No checks were recorded (the verification ended before comparing anything).</p>";
     return;
   }
@@ -186,17 +182,16 @@ void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::jso
          "Reference</th><th scope=\"col\">Accepted band</th><th scope=\"col\">Observed against "
          "the band</th><th scope=\"col\">Margin</th><th scope=\"col\">Explanation</th></tr>"
          "</thead><tbody>";
-  for (const auto& check : verdict["checks"]) {
-    if (!check.is_object())
-      continue;
-    const std::string name = string_field(check, "name");
-    const std::string outcome = string_field(check, "outcome");
-    const char* css = outcome == "passed" ? "ok" : outcome == "failed" ? "bad" : "warn";
+  for (const auto& check : verdict.checks) {
+    const std::string& name = check.name;
+    const char* css = check.outcome == CheckOutcome::passed   ? "ok"
+                      : check.outcome == CheckOutcome::failed ? "bad"
+                                                              : "warn";
     out << "<tr data-check=\"" << escape_html(name) << "\"><th scope=\"row\">" << escape_html(name)
-        << "</th><td><span class=\"tag " << css << "\">" << escape_html(outcome) << "</span></td>"
-        << number_cell(check, "observed") << number_cell(check, "reference")
+        << "</th><td><span class=\"tag " << css << "\">" << to_string(check.outcome)
+        << "</span></td>" << number_cell(check.observed) << number_cell(check.reference)
         << "<td class=\"num\">";
-    const auto band = band_of(check);
+    const auto& band = check.band;
     if (band) {
       out << (band->lower ? "[" + short_number(*band->lower) + ", " : "[–, ")
           << short_number(band->upper) << "]";
@@ -204,17 +199,10 @@ void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::jso
       out << "–";
     }
     out << "</td><td>";
-    const auto observed = check.find("observed");
-    if (band && observed != check.end() && observed->is_number()) {
-      const auto reference = check.find("reference");
-      out << band_chart_svg(name, observed->get<double>(),
-                            reference != check.end() && reference->is_number()
-                                ? std::optional<double>(reference->get<double>())
-                                : std::nullopt,
-                            *band);
-    }
-    out << "</td>" << number_cell(check, "margin") << "<td class=\"why\">"
-        << page_text(model, string_field(check, "explanation")) << "</td></tr>";
+    if (band && check.observed)
+      out << band_chart_svg(name, *check.observed, check.reference, *band);
+    out << "</td>" << number_cell(check.margin) << "<td class=\"why\">"
+        << page_text(model, check.explanation) << "</td></tr>";
   }
   out << "</tbody></table></div>";
 }

@@ -43,7 +43,7 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
                         const VerificationRow* active, UnixSeconds now);
 
 // The checks of a stored verdict (to_json(Verdict)): observed, band (drawn), margin, why.
-void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::json& verdict);
+void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verdict);
 
 // "?page=" navigation for lists of `total` rows shown `per_page` at a time.
 void pagination(std::ostream& out, const std::string& path, std::size_t page, std::size_t total,

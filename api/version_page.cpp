@@ -8,25 +8,13 @@
 #include "api/html.hpp"
 #include "api/page_parts.hpp"
 #include "api/pages.hpp"
-#include "policies/check_band.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 namespace {
 
 constexpr std::size_t kVersionsPerPage = 500;
 constexpr std::size_t kVerificationsPerPage = 100;
-
-const nlohmann::json* primary_check(const nlohmann::json& verdict) {
-  if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array())
-    return nullptr;
-  for (const auto& check : verdict["checks"]) {
-    if (check.is_object() && string_field(check, "kind") == "primary" &&
-        check.contains("observed") && check["observed"].is_number()) {
-      return &check;
-    }
-  }
-  return nullptr;
-}
 
 void fact(std::ostream& out, const char* term, const std::string& html) {
   out << "<dt>" << term << "</dt><dd>" << html << "</dd>";
@@ -124,7 +112,7 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
   const VerificationRow* shown = view.conclusive ? recent.find(view.conclusive->id) : nullptr;
   if (!shown) {
     for (const auto* r : history) {
-      if (r->verdict.is_object()) {
+      if (r->verdict) {
         shown = r;
         break;
       }
@@ -136,7 +124,7 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
         << (shown->cls ? verdict_html(*shown->cls, shown->id) : std::string()) << " "
         << (shown->finished_at ? when_html(*shown->finished_at, now) : std::string()) << ": "
         << page_text(model, shown->explanation) << "</p>";
-    checks_table(out, model, shown->verdict);
+    checks_table(out, model, *shown->verdict);
   } else {
     out << "</h2><p>No verdict with checks among the recent verifications.</p>";
   }
@@ -147,13 +135,12 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
   std::string metric;
   std::optional<CheckBand> band;
   for (auto it = history.rbegin(); it != history.rend(); ++it) {
-    const auto* check = primary_check((*it)->verdict);
+    const auto* check = (*it)->verdict ? (*it)->verdict->primary() : nullptr;
     if (!check)
       continue;
-    metric = string_field(*check, "name");
-    band = band_of(*check);
-    points.push_back({(*it)->id, (*it)->finished_at.value_or((*it)->queued_at),
-                      (*check)["observed"].get<double>()});
+    metric = check->name;
+    band = check->band;
+    points.push_back({(*it)->id, (*it)->finished_at.value_or((*it)->queued_at), *check->observed});
   }
   if (!points.empty()) {
     out << "<section aria-labelledby=\"trend-h\"><h2 id=\"trend-h\">" << escape_html(metric)
@@ -200,7 +187,11 @@ std::string render_verification_page(const PageFrame& frame, const ReadModel& mo
       fact(out, "Took", duration_text(*row.finished_at - *row.started_at));
   }
   out << "</dl></section><section aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Checks</h2>";
-  checks_table(out, model, row.verdict);
+  if (row.verdict) {
+    checks_table(out, model, *row.verdict);
+  } else {
+    out << "<p>No verdict yet.</p>";
+  }
   out << "</section>";
   if (!row.log_tail.empty()) {
     out << "<section aria-labelledby=\"log-h\"><h2 id=\"log-h\">End of the job's log</h2><pre "

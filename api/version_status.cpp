@@ -23,22 +23,6 @@ GateFacts gate_facts(const VersionView& view, bool require_power) {
   return facts;
 }
 
-bool has_underpowered_check(const nlohmann::json& verdict) {
-  if (!verdict.is_object() || !verdict.contains("checks") || !verdict["checks"].is_array())
-    return false;
-  for (const auto& check : verdict["checks"]) {
-    for (const auto* where : {&check, check.contains("evidence") ? &check["evidence"] : nullptr,
-                              check.contains("power") ? &check["power"] : nullptr}) {
-      if (!where || !where->is_object())
-        continue;
-      auto flag = where->find("underpowered");
-      if (flag != where->end() && flag->is_boolean() && flag->get<bool>())
-        return true;
-    }
-  }
-  return false;
-}
-
 RecentIndex::RecentIndex(const ReadModel& model) {
   rows_.reserve(model.recent.size());
   for (const auto& row : model.recent)
@@ -66,8 +50,8 @@ VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
   if (conclusive) {
     facts.conclusive = conclusive->cls;
     facts.underpowered = conclusive->underpowered;  // the brief reads it from the stored verdict
-    if (const auto* row = recent.find(conclusive->id))
-      facts.underpowered = facts.underpowered || has_underpowered_check(row->verdict);
+    if (const auto* row = recent.find(conclusive->id); row && row->verdict)
+      facts.underpowered = facts.underpowered || !row->verdict->power.underpowered.empty();
   }
   status.underpowered = facts.underpowered;
   status.attention = rank_attention(facts);

@@ -42,8 +42,4 @@ class RecentIndex {
 VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
                              std::int64_t max_age_s, UnixSeconds now, bool require_power);
 
-// Whether any check of a stored verdict (to_json(Verdict)) says its band is underpowered, at its
-// top level, in its power object (policies/check.hpp) or in its evidence.
-bool has_underpowered_check(const nlohmann::json& verdict);
-
 }  // namespace reverify

@@ -12,7 +12,7 @@
 #include "attest/vsa.hpp"
 #include "core/manifest.hpp"
 #include "core/unix_time.hpp"
-#include "policies/check.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 

@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "core/manifest_strict_json.hpp"
-#include "policies/check_band.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 namespace {
@@ -18,9 +18,8 @@ bool is_hex64(const std::string& text) {
          });
 }
 
-ordered_json number_or_null(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? ordered_json(it->get<double>()) : ordered_json(nullptr);
+ordered_json number_or_null(const std::optional<double>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
 }
 
 ordered_json descriptor_json(const ResourceDescriptor& d) {
@@ -212,41 +211,25 @@ std::vector<std::string> verified_levels_for(SummaryResult result, ReproLevel le
   return {name + "_V1"};
 }
 
-// The accepted range of a check as {"lower", "upper"} (lower null for an upper bound; null for
-// hash checks), as policies/check_band.hpp reads it.
-ordered_json band_json(const json& full) {
-  const auto band = band_of(full);
-  if (!band)
-    return nullptr;
-  return {{"lower", band->lower ? ordered_json(*band->lower) : ordered_json(nullptr)},
-          {"upper", band->upper}};
-}
-
+// Each check's outcome, values, accepted range ({"lower", "upper"}, lower null for an upper
+// bound; null for hash checks) and, when the verdict engine gave them, its power and whether it
+// is underpowered or informational.
 json summarize_checks(const Verdict& verdict) {
   json out = json::array();
   for (const auto& check : verdict.checks) {
-    const json full = to_json(check);
-    const json evidence = full.value("evidence", json::object());
     ordered_json entry = {{"check", check.name},
                           {"kind", to_string(check.kind)},
                           {"outcome", to_string(check.outcome)},
-                          {"observed", number_or_null(full, "observed")},
-                          {"reference", number_or_null(full, "reference")},
-                          {"band", band_json(full)},
-                          {"margin", number_or_null(full, "margin")}};
-    // What the verdict engine says of the band's power and of the check's weight: from the
-    // check's top level when it has them there, else from its evidence.
-    for (const char* key : {"power", "underpowered", "informational"}) {
-      if (full.contains(key) && !full[key].is_null()) {
-        if (!full[key].is_boolean() || full[key].get<bool>())
-          entry[key] = full[key];
-      } else if (evidence.is_object() && evidence.contains(key)) {
-        entry[key] = evidence[key];
-      }
-    }
-    // The engine's power object carries the flag inside; the summary lifts it up too.
+                          {"observed", number_or_null(check.observed)},
+                          {"reference", number_or_null(check.reference)},
+                          {"band", ordered_json(to_json(check.band))},
+                          {"margin", number_or_null(check.margin)}};
+    if (check.power)
+      entry["power"] = to_json(check.power);
     if (check.power && check.power->underpowered)
       entry["underpowered"] = true;
+    if (check.informational)
+      entry["informational"] = true;
     out.push_back(json(entry));
   }
   return out;

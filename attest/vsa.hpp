@@ -37,7 +37,7 @@
 #include "core/result.hpp"
 #include "core/unix_time.hpp"
 #include "core/verdict_class.hpp"
-#include "policies/check.hpp"
+#include "policies/verdict_model.hpp"
 
 #include "core/enum_names.hpp"
 

@@ -13,7 +13,7 @@
 #include "cli/run_context.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
-#include "policies/tolerance.hpp"
+#include "policies/bands.hpp"
 #include "policies/verdict.hpp"
 #include "store/tolerance_json.hpp"
 #include "verify/calibration.hpp"

@@ -19,7 +19,7 @@
 #include "core/manifest_json.hpp"
 #include "core/manifest_parse.hpp"
 #include "core/unix_time.hpp"
-#include "policies/tolerance.hpp"
+#include "policies/bands.hpp"
 #include "runners/runner.hpp"
 #include "verify/calibration.hpp"
 #include "verify/pipeline.hpp"
@@ -280,8 +280,15 @@ int run_capture(const CaptureArguments& args) {
   auto job_facts = merge_job_environment(outputs->result, *m.environment);
   if (!job_facts.ok())
     return usage_error(kName, job_facts.error().message);
+  // The direction is the job's when it states one; --lower-is-better says the same or is wrong.
+  const bool higher_is_better = outputs->primary_higher_is_better.value_or(!args.lower_is_better);
+  if (args.lower_is_better && higher_is_better) {
+    return usage_error(kName, "--lower-is-better contradicts " + *result_path +
+                                  ": primary.higher_is_better is true for \"" +
+                                  outputs->primary_name + "\" (drop the flag, or fix the job)");
+  }
   m.evaluation.primary = PrimaryMetric{outputs->primary_name, outputs->primary_value,
-                                       !args.lower_is_better, outputs->primary_examples};
+                                       higher_is_better, outputs->primary_examples};
   m.evaluation.segments = outputs->segments;
   m.evaluation.segment_examples = outputs->segment_examples;
   if (outputs->steps_metric)
@@ -316,11 +323,29 @@ int run_capture(const CaptureArguments& args) {
     auto runs = rerun_outputs(*dir, "seed-runs");
     if (!runs.ok())
       return usage_error(kName, runs.error().message);
-    auto spec = tolerance_from_outputs(runs->outputs, outputs->predictions);
-    if (!spec.ok())
-      return usage_error(kName, spec.error().message);
-    tolerance = std::move(spec).value();
-    tolerance.seed_overrides = runs->seeds;
+    // A seed override equal to a seed the release recorded may reproduce the release: never used.
+    std::vector<JobOutputs> usable;
+    for (std::size_t i = 0; i < runs->outputs.size(); ++i) {
+      const bool recorded = !runs->seeds.empty() &&
+                            std::any_of(m.seeds.begin(), m.seeds.end(), [&](const auto& seed) {
+                              return seed.second == runs->seeds[i];
+                            });
+      if (recorded) {
+        std::cout << "  seed run " << runs->outputs[i].out_dir.filename().string()
+                  << " left out of the bands: its seed override is a seed the release recorded\n";
+      } else {
+        usable.push_back(runs->outputs[i]);
+      }
+    }
+    auto made = tolerance_from_outputs(usable, outputs->predictions);
+    if (!made.ok())
+      return usage_error(kName, made.error().message);
+    for (const auto& [index, why] : made->left_out) {
+      std::cout << "  seed run " << usable[index].out_dir.filename().string()
+                << " left out of the bands: " << why << "\n";
+    }
+    tolerance = std::move(made->spec);
+    tolerance.seed_overrides = runs->seeds;  // every seed used, those left out too
   }
   if (auto dir = args.same_seed_runs) {
     auto runs = rerun_outputs(*dir, "same-seed-runs");
@@ -484,7 +509,9 @@ Action define_capture(CLI::App& app) {
                  "for a metric or check, in its units (accuracy=0.002); repeatable")
       ->type_name("CHECK=VALUE");
   app.add_flag("--lower-is-better", o->lower_is_better,
-               "the primary metric improves downwards (a loss, an error rate)");
+               "the primary metric improves downwards (a loss, an error rate); without it, "
+               "result.json's primary.higher_is_better decides (true when absent), and the flag "
+               "is refused when result.json says true");
   app.add_option("ENTRYPOINT", o->entrypoint, "the job's argv, after --, e.g. -- python3 train.py");
   return [o] { return run_capture(*o); };
 }

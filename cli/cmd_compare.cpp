@@ -9,9 +9,9 @@
 
 #include "cli/command.hpp"
 #include "core/predictions.hpp"
-#include "policies/checks_distribution.hpp"
+#include "policies/bands.hpp"
+#include "policies/checks.hpp"
 #include "policies/stats.hpp"
-#include "policies/tolerance.hpp"
 
 namespace {
 
@@ -23,13 +23,11 @@ using reverify::Result;
 
 constexpr double kFalsePageRate =
     0.01;  // the daemon's default, split over the calibrated statistics
-const char* const kStatistics[] = {"ks",           "psi",           "wasserstein",
-                                   "max_abs_diff", "mean_abs_diff", "flip_rate"};
 
 // --tolerances FILE: {"ks": 0.05, "psi": [values...]} or {"distribution_seed_runs": {...}}, or a
 // manifest/calibration whose "tolerance" holds "distribution_seed_runs". A number is an explicit
 // upper bound; an array holds the statistic between ORIGINAL and each seed run's predictions (a
-// calibrated bound, policies/tolerance.hpp; >= 3 values).
+// calibrated bound, policies/bands.hpp; >= 3 values).
 Result<DistributionBands> read_tolerances(const std::string& path) {
   std::ifstream in(path);
   if (!in)
@@ -45,17 +43,17 @@ Result<DistributionBands> read_tolerances(const std::string& path) {
   bands.fixed_source = "from " + path;
   bands.how_to_calibrate = "add it to " + path;
   for (const auto& [key, value] : j.items()) {
-    if (std::find(std::begin(kStatistics), std::end(kStatistics), key) == std::end(kStatistics)) {
+    const auto statistic = reverify::enum_from_string<reverify::Statistic>(key);
+    if (!statistic) {
       return reverify::make_error(ErrorCode::parse,
-                                  path + ": \"" + key +
-                                      "\" is not a statistic (expected ks, psi, wasserstein, "
-                                      "max_abs_diff, mean_abs_diff or flip_rate)");
+                                  path + ": \"" + key + "\" is not a statistic (expected one of " +
+                                      reverify::enum_names<reverify::Statistic>() + ")");
     }
     if (value.is_number()) {
-      bands.fixed[key] = value.get<double>();
+      bands.fixed[*statistic] = value.get<double>();
     } else if (value.is_array() && std::all_of(value.begin(), value.end(),
                                                [](const auto& v) { return v.is_number(); })) {
-      bands.seed_runs[key] = value.get<std::vector<double>>();
+      bands.seed_runs[*statistic] = value.get<std::vector<double>>();
     } else {
       return reverify::make_error(ErrorCode::parse,
                                   path + ": \"" + key +
@@ -85,7 +83,8 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
                 c.quantiles_original[k], c.quantiles_rebuilt[k]);
   }
   std::printf("\n%-14s %-16s %-16s %s\n", "statistic", "value", "bound", "outcome");
-  for (const auto& [name, value] : reverify::stats::banded_statistics(c)) {
+  for (const auto& [statistic, value] : reverify::stats::banded_statistics(c)) {
+    const char* name = reverify::to_string(statistic);
     const std::string full = std::string("distribution:") + name;
     auto check =
         std::find_if(checks.begin(), checks.end(), [&](const auto& x) { return x.name == full; });

@@ -17,8 +17,8 @@
 #include "cli/run_pages.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
-#include "policies/check.hpp"
 #include "policies/verdict.hpp"
+#include "policies/verdict_model.hpp"
 #include "verify/pipeline.hpp"
 #include "verify/run_owner.hpp"
 #include "verify/verification_service.hpp"
@@ -31,11 +31,10 @@ constexpr const char* kName = "run";
 // The row's verdict, evidence and log, for the report.
 VerificationOutcome outcome_of(const VerificationRow& row) {
   VerificationOutcome outcome;
-  auto verdict = verdict_from_json(row.verdict);
-  if (!verdict)
-    throw std::logic_error("the store returned an unreadable verdict for verification " +
-                           std::to_string(row.id));
-  outcome.verdict = std::move(*verdict);
+  if (!row.verdict)
+    throw std::logic_error("the store returned verification " + std::to_string(row.id) +
+                           " without its verdict");
+  outcome.verdict = *row.verdict;
   if (row.evidence.is_object())
     outcome.evidence = row.evidence;
   outcome.log_tail = row.log_tail;

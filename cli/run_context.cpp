@@ -9,7 +9,7 @@
 #include "core/manifest_parse.hpp"
 #include "core/names.hpp"
 #include "core/unix_time.hpp"
-#include "policies/tolerance_calibration.hpp"
+#include "policies/calibration.hpp"
 #include "runners/runner_factory.hpp"
 
 namespace reverify::cli {

@@ -30,6 +30,8 @@ const char* mark(const CheckResult& check) {
       return "FAIL";
     case CheckOutcome::uncalibrated:
       return "UNCAL";
+    case CheckOutcome::not_judged:
+      return "n/j";
   }
   return "?";
 }

@@ -195,7 +195,7 @@ struct Weights {
   bool operator==(const Weights&) const = default;
 };
 
-// Seed-only reruns, the raw material of every tolerance band (policies/tolerance.hpp).
+// Seed-only reruns, the raw material of every tolerance band (policies/bands.hpp).
 struct ToleranceSpec {
   // metric name -> values of that metric over seed-only reruns ("accuracy": [..])
   std::map<std::string, std::vector<double>> seed_runs;

@@ -10,6 +10,7 @@
 #include "core/manifest_path.hpp"
 #include "core/manifest_strict_json.hpp"
 #include "core/names.hpp"
+#include "core/statistic.hpp"
 
 namespace reverify {
 namespace {
@@ -22,8 +23,6 @@ constexpr std::string_view kImage = "referenced by digest (name@sha256:<64 hex>)
 constexpr std::string_view kLevel = "one of rerunnable, equivalent, bitwise";
 constexpr std::string_view kSnapshotKind = "one of files, iceberg, delta, hudi, lakefs, dvc";
 constexpr std::string_view kTimestamp = "an RFC 3339 timestamp (2026-11-02T03:00:00Z)";
-constexpr std::array<std::string_view, 6> kDistributionStats = {
-    "ks", "psi", "wasserstein", "max_abs_diff", "mean_abs_diff", "flip_rate"};
 
 template <class T>
 void assign(std::optional<T>& target, std::optional<T> value) {
@@ -80,15 +79,6 @@ std::optional<std::string> string_matching(ObjectReader& r, const json* v, std::
     return std::nullopt;
   }
   return v->get<std::string>();
-}
-
-template <std::size_t N>
-bool one_of(const std::array<std::string_view, N>& options, std::string_view text) {
-  for (auto option : options) {
-    if (option == text)
-      return true;
-  }
-  return false;
 }
 
 // Reads an object whose values all have the same shape, e.g. seeds or env.
@@ -390,10 +380,9 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
       r, "distribution_seed_runs",
       [&f, &runs](const json& v, const std::string& at) { return runs(v, at); });
   for (const auto& [stat, values] : t.distribution_seed_runs) {
-    if (!one_of(kDistributionStats, stat)) {
+    if (!enum_from_string<Statistic>(stat)) {
       f.error(json_path_key(r.path("distribution_seed_runs"), stat),
-              "unknown statistic (must be one of ks, psi, wasserstein, max_abs_diff, "
-              "mean_abs_diff, flip_rate)");
+              "unknown statistic (must be one of " + enum_names<Statistic>() + ")");
     }
   }
   if (const json* v = r.optional("steps_same_seed_runs")) {

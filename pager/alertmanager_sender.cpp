@@ -22,18 +22,17 @@ nlohmann::json alertmanager_alert(const PageEvent& event, const SenderConfig& co
   std::string links;
   for (const auto& link : event.links)
     links += (links.empty() ? "" : "\n") + link.text + ": " + link.href;
-  nlohmann::json alert = {{"labels",
-                           {{"alertname", kAlertName},
-                            {"model", event.model},
-                            {"version", event.version},
-                            {"owner", event.owner},
-                            {"class", to_string(event.cls)},
-                            {"severity", severity_of(config.severity, event.cls)}}},
-                          {"annotations",
-                           {{"summary", event.summary},
-                            {"description", event.details.value("explanation", std::string())},
-                            {"links", links}}},
-                          {"endsAt", wire_time(ends_at)}};
+  nlohmann::json alert = {
+      {"labels",
+       {{"alertname", kAlertName},
+        {"model", event.model},
+        {"version", event.version},
+        {"owner", event.owner},
+        {"class", to_string(event.cls)},
+        {"severity", severity_of(config.severity, event.cls)}}},
+      {"annotations",
+       {{"summary", event.summary}, {"description", event.explanation}, {"links", links}}},
+      {"endsAt", wire_time(ends_at)}};
   if (!event.created_at.empty())
     alert["startsAt"] = event.created_at;
   if (!event.links.empty())

@@ -54,6 +54,20 @@ struct EnumNames<PageAction> {
   };
 };
 
+// Whose problem a page is about (the page says so, in words that never blame without evidence):
+// the model's (failed:*: an input or its numbers moved), the recorded job's (error:job where the
+// job exited non-zero by itself), the system's (any other error:*), or none (passed, uncalibrated).
+enum class PageFault { none, model, job, system };
+template <>
+struct EnumNames<PageFault> {
+  static constexpr EnumName<PageFault> table[] = {
+      {PageFault::none, "none"},
+      {PageFault::model, "model"},
+      {PageFault::job, "job"},
+      {PageFault::system, "system"},
+  };
+};
+
 struct PageLink {
   std::string text;
   std::string href;
@@ -65,8 +79,12 @@ struct PageEvent {
   PageAction action = PageAction::trigger;
   std::string model, version, owner;
   VerdictClass cls = VerdictClass::passed;
-  std::string summary;     // one line, phone-sized
-  nlohmann::json details;  // verdict, failed checks, moved inputs, log tail
+  PageFault fault = PageFault::none;
+  std::string summary;      // one line, phone-sized
+  std::string explanation;  // the verdict's explanation, whole
+  // What receivers get besides: the verdict, failed checks, moved inputs, log tail. Written for
+  // them, never read back by key.
+  nlohmann::json details;
   std::vector<PageLink> links;
   std::string created_at;  // RFC 3339 UTC
 };

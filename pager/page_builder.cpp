@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "policies/check_power.hpp"
+#include "policies/power.hpp"
 
 namespace reverify {
 namespace {
@@ -151,17 +151,16 @@ nlohmann::json build_details(const PageInput& input) {
                      {"observed", m.observed},
                      {"changed", m.changed}});
   }
-  nlohmann::json details = {
-      {"model_version", input.model + "@" + input.version},
-      {"owner", input.owner},
-      {"class", to_string(input.verdict.cls)},
-      {"fault", input.verdict.job_exit_status ? "job" : page_fault(input.verdict.cls)},
-      {"explanation", input.verdict.explanation},
-      {"failed_checks", failed},
-      {"underpowered", !input.verdict.power.underpowered.empty()},
-      {"moved_inputs", moved},
-      {"verdict", to_json(input.verdict)},
-      {"log_tail", tail_utf8(input.log_tail, kMaxLogTailChars)}};
+  nlohmann::json details = {{"model_version", input.model + "@" + input.version},
+                            {"owner", input.owner},
+                            {"class", to_string(input.verdict.cls)},
+                            {"fault", to_string(page_fault(input.verdict))},
+                            {"explanation", input.verdict.explanation},
+                            {"failed_checks", failed},
+                            {"underpowered", !input.verdict.power.underpowered.empty()},
+                            {"moved_inputs", moved},
+                            {"verdict", to_json(input.verdict)},
+                            {"log_tail", tail_utf8(input.log_tail, kMaxLogTailChars)}};
   if (input.verification_id > 0)
     details["verification_id"] = input.verification_id;
   if (!input.evidence.is_null())
@@ -193,12 +192,14 @@ PageAction page_action_for(VerdictClass cls) {
   return PageAction::trigger;
 }
 
-const char* page_fault(VerdictClass cls) {
-  if (is_failure(cls))
-    return "model";
-  if (is_error(cls))
-    return "system";
-  return "";
+PageFault page_fault(const Verdict& verdict) {
+  if (is_failure(verdict.cls))
+    return PageFault::model;
+  if (verdict.job_exit_status)
+    return PageFault::job;
+  if (is_error(verdict.cls))
+    return PageFault::system;
+  return PageFault::none;
 }
 
 PageEvent build_page(const PageInput& input) {
@@ -209,6 +210,8 @@ PageEvent build_page(const PageInput& input) {
   event.version = input.version;
   event.owner = input.owner;
   event.cls = input.verdict.cls;
+  event.fault = page_fault(input.verdict);
+  event.explanation = input.verdict.explanation;
   std::string summary = build_summary(input);
   for (char& c : summary) {
     if (c == '\n' || c == '\r' || c == '\t')

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "pager/notifier.hpp"
-#include "policies/check.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 
@@ -55,7 +55,7 @@ std::string page_dedup_key(const std::string& model, const std::string& version)
 PageAction page_action_for(VerdictClass cls);
 
 // Whose problem the verdict is: "model" for failed:*, "system" for error:*, "" otherwise.
-const char* page_fault(VerdictClass cls);
+PageFault page_fault(const Verdict& verdict);
 
 PageEvent build_page(const PageInput& input);
 

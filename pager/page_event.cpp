@@ -15,7 +15,9 @@ nlohmann::json to_json(const PageEvent& event) {
           {"version", event.version},
           {"owner", event.owner},
           {"class", to_string(event.cls)},
+          {"fault", to_string(event.fault)},
           {"summary", event.summary},
+          {"explanation", event.explanation},
           {"details", event.details},
           {"links", links},
           {"created_at", event.created_at}};
@@ -39,6 +41,12 @@ std::optional<PageEvent> page_event_from_json(const nlohmann::json& j) {
     event.owner = j.at("owner").get<std::string>();
     event.summary = j.at("summary").get<std::string>();
     event.details = j.value("details", nlohmann::json::object());
+    // Outbox rows written before fault and explanation had fields of their own kept them in
+    // details only.
+    const auto& older = event.details.is_object() ? event.details : nlohmann::json::object();
+    auto fault = enum_from_string<PageFault>(j.value("fault", older.value("fault", "none")));
+    event.fault = fault.value_or(PageFault::none);
+    event.explanation = j.value("explanation", older.value("explanation", std::string()));
     for (const auto& link : j.value("links", nlohmann::json::array())) {
       event.links.push_back(
           {link.at("text").get<std::string>(), link.at("href").get<std::string>()});

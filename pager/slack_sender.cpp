@@ -45,11 +45,11 @@ nlohmann::json slack_message(const PageEvent& event) {
        {"text",
         {{"type", "plain_text"}, {"text", truncate_utf8(headline(event), kSlackHeaderMax)}}}});
   std::string body = escape(event.summary);
-  const bool job_failed = event.details.value("fault", "") == "job";
-  if (const char* fault = is_failure(event.cls) ? "the model's (an input or its numbers moved)"
-                          : job_failed ? "the recorded job's (it exited non-zero by itself)"
-                          : is_error(event.cls) ? "the system's (reverify or its infrastructure)"
-                                                : nullptr) {
+  if (const char* fault =
+          event.fault == PageFault::model    ? "the model's (an input or its numbers moved)"
+          : event.fault == PageFault::job    ? "the recorded job's (it exited non-zero by itself)"
+          : event.fault == PageFault::system ? "the system's (reverify or its infrastructure)"
+                                             : nullptr) {
     body += "\n*Whose problem:* " + std::string(fault);
   }
   blocks.push_back(

@@ -216,6 +216,29 @@ void check_world_size(const Manifest& m, const LintRule& rule, Findings& out) {
       "record the number of processes the job ran with as environment.world_size");
 }
 
+// Not a way a build stops being reproducible, so it costs no points; but what the verdict can say
+// depends on it, and the owner should know what is missing and what that costs.
+void check_counts(const Manifest& m, const LintRule& rule, Findings& out) {
+  const auto& ev = m.evaluation;
+  std::size_t uncounted = 0;
+  for (const auto& [segment, metrics] : ev.segments)
+    uncounted += ev.segment_examples.count(segment) ? 0 : metrics.size();
+  if (ev.primary.examples && uncounted == 0)
+    return;
+  const std::string what =
+      std::string(ev.primary.examples ? "" : "the primary metric") +
+      (ev.primary.examples || uncounted == 0 ? "" : " and ") +
+      (uncounted ? std::to_string(uncounted) + " segment metric(s)" : std::string());
+  add(out, rule, LintSeverity::warning,
+      ev.primary.examples ? "evaluation.segment_examples" : "evaluation.primary.examples",
+      "the verdict rests on the job's own numbers, and " + what +
+          " come without an example count: their bands use a count inferred from the values "
+          "(the smallest common denominator, at most as fine as the true one, so wider), and a "
+          "metric that every seed run scored alike with no count to infer is not judged at all",
+      "record evaluation.scoring (capture --task/--labels/--segment-key) so reverify scores "
+      "the predictions itself, or report \"examples\" and \"segment_examples\" in result.json");
+}
+
 struct RuleEntry {
   LintRule rule;
   RuleCheck check;
@@ -234,6 +257,7 @@ const std::vector<RuleEntry>& rule_table() {
       {{"dirty-tree", 5, "a dirty tree has its diff hash"}, check_dirty_tree},
       {{"seeds", 5, "seeds are recorded"}, check_seeds},
       {{"world-size", 5, "the world size is recorded"}, check_world_size},
+      {{"counts", 0, "metrics come with their example counts (or a scoring spec)"}, check_counts},
   };
   return table;
 }
@@ -271,8 +295,9 @@ nlohmann::json to_json(const LintReport& report) {
   nlohmann::json rules = nlohmann::json::array();
   for (const auto& rule : lint_rules()) {
     const bool failed =
-        std::any_of(report.findings.begin(), report.findings.end(),
-                    [&](const LintFinding& f) { return f.rule == rule.id && f.weight > 0; });
+        std::any_of(report.findings.begin(), report.findings.end(), [&](const LintFinding& f) {
+          return f.rule == rule.id && f.severity != LintSeverity::info;
+        });
     rules.push_back(
         {{"id", rule.id}, {"weight", rule.weight}, {"checks", rule.checks}, {"passed", !failed}});
   }

@@ -21,6 +21,10 @@
 //   dirty-tree         5  error    code.dirty without code.diff_sha256
 //   seeds              5  warning  no seeds recorded
 //   world-size         5  warning  environment.world_size missing
+//   counts             0  warning  the primary metric or a segment metric without its example
+//                                  count: not a reproducibility input, so it costs no points, but
+//                                  its bands use an inferred count or are not judged (what the
+//                                  finding says)
 // One informational finding costs nothing: a snapshot kind reverify cannot re-hash (table formats
 // are passed through to the job) is reported as such (rule data-snapshot, severity info, weight 0).
 

@@ -209,23 +209,29 @@ Comparison compare(std::span<const double> original, std::span<const double> reb
   return c;
 }
 
-std::vector<std::pair<const char*, double>> banded_statistics(const Comparison& c) {
-  std::vector<std::pair<const char*, double>> out{
-      {"ks", c.ks}, {"psi", c.psi}, {"wasserstein", c.wasserstein}};
+std::vector<std::pair<Statistic, double>> banded_statistics(const Comparison& c) {
+  std::vector<std::pair<Statistic, double>> out{
+      {Statistic::ks, c.ks}, {Statistic::psi, c.psi}, {Statistic::wasserstein, c.wasserstein}};
   if (c.paired) {
-    out.emplace_back("max_abs_diff", c.paired->max_abs_diff);
-    out.emplace_back("mean_abs_diff", c.paired->mean_abs_diff);
-    out.emplace_back("flip_rate", c.paired->flip_rate);
+    out.emplace_back(Statistic::max_abs_diff, c.paired->max_abs_diff);
+    out.emplace_back(Statistic::mean_abs_diff, c.paired->mean_abs_diff);
+    out.emplace_back(Statistic::flip_rate, c.paired->flip_rate);
   }
   return out;
 }
 
-std::optional<double> largest_possible(std::string_view statistic, const Comparison& c) {
-  if (statistic == "ks" || statistic == "flip_rate")
-    return 1.0;
-  if (c.unit_interval &&
-      (statistic == "wasserstein" || statistic == "max_abs_diff" || statistic == "mean_abs_diff"))
-    return 1.0;
+std::optional<double> largest_possible(Statistic statistic, const Comparison& c) {
+  switch (statistic) {
+    case Statistic::ks:
+    case Statistic::flip_rate:
+      return 1.0;
+    case Statistic::wasserstein:
+    case Statistic::max_abs_diff:
+    case Statistic::mean_abs_diff:
+      return c.unit_interval ? std::optional(1.0) : std::nullopt;
+    case Statistic::psi:
+      return std::nullopt;
+  }
   return std::nullopt;
 }
 

@@ -28,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/statistic.hpp"
+
 namespace reverify::stats {
 
 inline constexpr std::size_t kPsiBins = 10;
@@ -67,12 +69,12 @@ Comparison compare(std::span<const double> original, std::span<const double> reb
                    std::size_t original_cols, std::size_t rebuilt_cols, bool two_d,
                    double threshold, unsigned threads = 2);
 
-// Named values of a Comparison that take a calibrated band: ks, psi, wasserstein and, when paired,
+// The values of a Comparison that take a calibrated band: ks, psi, wasserstein and, when paired,
 // max_abs_diff, mean_abs_diff, flip_rate.
-std::vector<std::pair<const char*, double>> banded_statistics(const Comparison& c);
+std::vector<std::pair<Statistic, double>> banded_statistics(const Comparison& c);
 
 // The largest value a banded statistic can take: 1 for ks and flip_rate; 1 for the distances
 // (wasserstein, max/mean_abs_diff) when every score is in [0, 1]; absent otherwise (psi).
-std::optional<double> largest_possible(std::string_view statistic, const Comparison& c);
+std::optional<double> largest_possible(Statistic statistic, const Comparison& c);
 
 }  // namespace reverify::stats

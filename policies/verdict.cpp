@@ -4,11 +4,10 @@
 #include <cmath>
 #include <limits>
 
-#include "policies/checks_distribution.hpp"
-#include "policies/checks_metric.hpp"
-#include "policies/checks_steps.hpp"
+#include "policies/calibration.hpp"
+#include "policies/checks.hpp"
 #include "policies/number_text.hpp"
-#include "policies/tolerance.hpp"
+#include "policies/power.hpp"
 
 namespace reverify {
 namespace {
@@ -44,19 +43,24 @@ std::optional<double> keyed(const std::map<std::string, double>& m, const std::s
   return value ? value : lookup(m, short_name);
 }
 
-// The entries of `m` under "prefix:", without it.
-std::map<std::string, double> under(const std::map<std::string, double>& m,
-                                    const std::string& prefix) {
-  std::map<std::string, double> out;
+// The entries of `m` keyed by "distribution:<statistic>" and, with `short_names`, by the
+// statistic's name alone (the check's name wins), by statistic. Other keys are not about
+// statistics.
+template <class T>
+std::map<Statistic, T> by_statistic(const std::map<std::string, T>& m, bool short_names) {
+  std::map<Statistic, T> out;
+  constexpr std::string_view kPrefix = "distribution:";
   for (const auto& [key, value] : m) {
-    if (key.rfind(prefix, 0) == 0)
-      out[key.substr(prefix.size())] = value;
+    if (auto statistic = enum_from_string<Statistic>(key); statistic && short_names)
+      out[*statistic] = value;
+  }
+  for (const auto& [key, value] : m) {
+    if (key.rfind(kPrefix, 0) == 0) {
+      if (auto statistic = enum_from_string<Statistic>(key.substr(kPrefix.size())))
+        out[*statistic] = value;
+    }
   }
   return out;
-}
-
-bool decides(const CheckResult& c) {
-  return !c.informational;
 }
 
 bool is_model_check(const CheckResult& c) {
@@ -68,7 +72,7 @@ const CheckResult* worst_failure(const std::vector<CheckResult>& checks, bool mo
   const CheckResult* worst = nullptr;
   double worst_ratio = 0;
   for (const auto& c : checks) {
-    if (c.outcome != CheckOutcome::failed || !decides(c) || is_model_check(c) != model_checks)
+    if (c.outcome != CheckOutcome::failed || !c.decides() || is_model_check(c) != model_checks)
       continue;
     if (c.kind == CheckKind::primary)
       return &c;  // a failed primary metric always leads
@@ -130,6 +134,7 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
     primary.recorded = ev.primary.value;
     primary.seed_runs = runs_of(tol.seed_runs, ev.primary.name);
     primary.band.examples = ev.primary.examples;
+    primary.band.recorded = ev.primary.value;
     primary.detect = keyed(tol.detect, primary.name, ev.primary.name);
     primary.higher_is_better = ev.primary.higher_is_better;
     plan.primary = primary;
@@ -143,6 +148,7 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
         spec.recorded = recorded;
         spec.seed_runs = segment_runs(tol, segment, metric);
         spec.band.examples = lookup(ev.segment_examples, segment);
+        spec.band.recorded = recorded;
         spec.detect = lookup(tol.detect, spec.name);
         spec.higher_is_better = metric == ev.primary.name ? ev.primary.higher_is_better : true;
         plan.segments.emplace_back(segment, std::move(spec));
@@ -174,12 +180,11 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
       plan.comparison = stats::compare(o.view(), r.view(), o.cols, r.cols, o.two_d && r.two_d,
                                        policy.flip_threshold);
     }
-    plan.distribution.seed_runs = tol.distribution_seed_runs;
-    plan.distribution.floor = tol.floor;
-    overlay(plan.distribution.floor, under(tol.floor, "distribution:"));
-    plan.distribution.detect = under(tol.detect, "distribution:");
+    plan.distribution.seed_runs = by_statistic(tol.distribution_seed_runs, true);
+    plan.distribution.floor = by_statistic(tol.floor, true);
+    plan.distribution.detect = by_statistic(tol.detect, false);
     if (policy.allow_fallback)
-      plan.distribution.fixed = policy.fallback_tolerance;
+      plan.distribution.fixed = by_statistic(policy.fallback_tolerance, true);
     plan.distribution.unbanded_informational = policy.allow_fallback;
     plan.distribution.how_to_calibrate = how_to;
   }
@@ -202,14 +207,34 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
   return plan;
 }
 
+std::string copies_text(const CopiedRuns& copies) {
+  std::string text;
+  if (!copies.of_release.empty()) {
+    text += "; " + std::to_string(copies.of_release.size()) +
+            " seed run(s) left out of the bands: their predictions are the release's own, bit "
+            "for bit (a seed override that reproduces the release is no draw from the seed "
+            "spread)";
+  }
+  if (!copies.of_other_runs.empty()) {
+    text += "; " + std::to_string(copies.of_other_runs.size()) +
+            " seed run(s) left out of the bands: copies of an earlier seed run";
+  }
+  return text;
+}
+
 std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& checks,
-                         const PowerSummary& power, bool level_enforced) {
+                         const PowerSummary& power, bool level_enforced,
+                         const std::string& copies) {
   std::size_t passed = 0, failed = 0, uncalibrated = 0;
   bool fallback = false;
-  std::vector<std::string> cannot_fail;
+  std::vector<std::string> cannot_fail, not_judged;
   const CheckResult* note = nullptr;  // the first informational check outside its band
   for (const auto& c : checks) {
-    if (!decides(c)) {
+    if (c.outcome == CheckOutcome::not_judged) {
+      not_judged.push_back(c.name);
+      continue;
+    }
+    if (!c.decides()) {
       if (c.informational && c.outcome == CheckOutcome::failed && !note)
         note = &c;
       continue;
@@ -217,14 +242,19 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
     passed += c.outcome == CheckOutcome::passed;
     failed += c.outcome == CheckOutcome::failed;
     uncalibrated += c.outcome == CheckOutcome::uncalibrated;
-    fallback = fallback || c.evidence.contains("fallback");
-    if (c.evidence.value("cannot_fail", false))
+    fallback = fallback || c.fallback.has_value();
+    if (c.cannot_fail)
       cannot_fail.push_back(c.name);
   }
   std::string notes = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
                       std::to_string(uncalibrated) + " uncalibrated";
   if (fallback)
     notes += "; used policy fallback tolerances (not calibrated)";
+  notes += copies;
+  if (!not_judged.empty()) {
+    notes += "; " + std::to_string(not_judged.size()) + " not judged (" + not_judged[0] +
+             (not_judged.size() > 1 ? ", ..." : "") + "): each says why";
+  }
   if (!cannot_fail.empty()) {
     notes += "; " + std::to_string(cannot_fail.size()) +
              " cannot fail with these seed runs, their bound above the statistic's range (" +
@@ -261,12 +291,12 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
       break;
     case VerdictClass::uncalibrated:
       for (const auto& c : checks)
-        if (c.outcome == CheckOutcome::uncalibrated && decides(c) && !first)
+        if (c.outcome == CheckOutcome::uncalibrated && c.decides() && !first)
           first = &c;
       break;
     default:
       for (const auto& c : checks)
-        if ((c.kind == CheckKind::primary || c.kind == CheckKind::steps) && decides(c) && !first)
+        if ((c.kind == CheckKind::primary || c.kind == CheckKind::steps) && c.decides() && !first)
           first = &c;
   }
   return (first ? first->explanation + " [" : "[") + notes + "]";
@@ -277,13 +307,13 @@ VerdictClass classify(const std::vector<CheckResult>& checks, bool enforced) {
   if (!enforced)
     return VerdictClass::passed;
   if (any([](const CheckResult& c) {
-        return c.outcome == CheckOutcome::failed && decides(c) && is_model_check(c);
+        return c.outcome == CheckOutcome::failed && c.decides() && is_model_check(c);
       }))
     return VerdictClass::failed_out_of_tolerance;
-  if (any([](const CheckResult& c) { return c.outcome == CheckOutcome::failed && decides(c); }))
+  if (any([](const CheckResult& c) { return c.outcome == CheckOutcome::failed && c.decides(); }))
     return VerdictClass::failed_distribution_shift;
-  if (!any(decides) || any([](const CheckResult& c) {
-        return c.outcome == CheckOutcome::uncalibrated && decides(c);
+  if (!any([](const CheckResult& c) { return c.decides(); }) || any([](const CheckResult& c) {
+        return c.outcome == CheckOutcome::uncalibrated && c.decides();
       }))
     return VerdictClass::uncalibrated;
   return VerdictClass::passed;
@@ -314,7 +344,14 @@ ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* ca
 }
 
 Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
-  const ToleranceSpec tol = merged_tolerance(in.manifest, in.calibration, in.detect);
+  ToleranceSpec tol = merged_tolerance(in.manifest, in.calibration, in.detect);
+  const std::string& primary_name = in.manifest.evaluation.primary.name;
+  const CopiedRuns copies = copied_runs(tol, primary_name);
+  if (!copies.empty()) {
+    std::vector<std::size_t> drop = copies.of_release;
+    drop.insert(drop.end(), copies.of_other_runs.begin(), copies.of_other_runs.end());
+    tol = without_runs(std::move(tol), primary_name, drop);
+  }
   const std::string how_to = how_to_calibrate(in.manifest.id());
   Plan plan = plan_checks(in, tol, policy, how_to);
   const AlphaSplit alpha(policy.false_page_rate, policy.alpha_shares, plan.banded());
@@ -368,9 +405,10 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   const bool enforced = in.manifest.level != ReproLevel::rerunnable;
   verdict.cls = classify(verdict.checks, enforced);
   verdict.power = summarize_power(verdict.checks);
-  verdict.explanation = verdict.checks.empty()
-                            ? "no check applies: the manifest records nothing to compare; " + how_to
-                            : verdict_text(verdict.cls, verdict.checks, verdict.power, enforced);
+  verdict.explanation =
+      verdict.checks.empty()
+          ? "no check applies: the manifest records nothing to compare; " + how_to
+          : verdict_text(verdict.cls, verdict.checks, verdict.power, enforced, copies_text(copies));
   return verdict;
 }
 

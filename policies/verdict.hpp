@@ -1,6 +1,7 @@
 #pragma once
-// The verdict engine: checks of a rebuild against its manifest and seed-run calibration, combined
-// into DESIGN's verdict classes with a short human explanation. Pure: every input is data.
+// The verdict engine: checks of a rebuild (policies/checks.hpp) against its manifest and seed-run
+// calibration, combined into DESIGN's verdict classes (policies/verdict_model.hpp) with a short
+// human explanation. Pure: every input is data.
 //
 // A full rebuild is judged by its primary metric, its segment metrics and its predictions
 // (distribution statistics against the release); its step curve, when both sides have one, is a
@@ -8,13 +9,13 @@
 // equivalent only being unlike another seed's run fails it). A steps rebuild is judged by its
 // steps check alone. Level bitwise adds the weights check; level rerunnable reports every check
 // and enforces none. The false-page rate is split over the families of deciding checks
-// (policies/tolerance_alpha.hpp).
+// (policies/bands.hpp).
 //
 // Class precedence: a failed primary, segment, steps or weights check -> failed:out-of-tolerance;
 // else a failed distribution check -> failed:distribution-shift; else an uncalibrated deciding
-// check -> uncalibrated; else passed. Headline: the failed primary metric when it failed, else the
-// failed check worst relative to its band (margin / half-width), else the first uncalibrated
-// check, else the primary (or steps) check.
+// check -> uncalibrated; else passed. A not-judged check never decides. Headline: the failed
+// primary metric when it failed, else the failed check worst relative to its band (margin /
+// half-width), else the first uncalibrated check, else the primary (or steps) check.
 
 #include <map>
 #include <optional>
@@ -23,9 +24,9 @@
 
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
-#include "policies/check.hpp"
+#include "policies/bands.hpp"
 #include "policies/stats.hpp"
-#include "policies/tolerance_alpha.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 

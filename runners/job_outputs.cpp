@@ -144,6 +144,11 @@ Result<JobOutputs> read_job_outputs(const std::filesystem::path& out_dir) {
   if (!value)
     return value.error();
   outputs.primary_value = *value;
+  if (primary.contains("higher_is_better")) {
+    if (!primary["higher_is_better"].is_boolean())
+      return invalid("primary.higher_is_better", "true or false", primary["higher_is_better"]);
+    outputs.primary_higher_is_better = primary["higher_is_better"].get<bool>();
+  }
   if (primary.contains("examples")) {
     auto k = example_count(primary["examples"], "primary.examples");
     if (!k)

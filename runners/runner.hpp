@@ -72,6 +72,7 @@ struct JobOutputs {
   std::string primary_name;
   double primary_value = 0;
   std::optional<std::int64_t> primary_examples;  // k: the primary is a proportion over k examples
+  std::optional<bool> primary_higher_is_better;  // the direction, when the job states it
   std::map<std::string, std::map<std::string, double>> segments;
   std::map<std::string, std::int64_t> segment_examples;  // segment -> its k
   std::optional<std::string> steps_metric;

@@ -39,7 +39,7 @@
 #include "core/verification_state.hpp"
 #include "pager/notifier.hpp"
 #include "pager/pager_config.hpp"
-#include "policies/check.hpp"
+#include "policies/verdict_model.hpp"
 #include "runners/runner_kind.hpp"
 
 struct sqlite3;
@@ -85,8 +85,8 @@ struct VerificationRow {
   int attempt = 1;  // 1 + number of earlier error:* attempts it retries
   std::optional<RunnerKind> runner_kind;
   std::optional<std::string> runner_ref, work_dir;
-  nlohmann::json verdict;   // to_json(Verdict) once done, else null
-  nlohmann::json evidence;  // pipeline evidence (moved inputs, durations), else null
+  std::optional<Verdict> verdict;  // once done
+  nlohmann::json evidence;         // pipeline evidence (moved inputs, durations), else null
   std::string log_tail;
   std::string explanation;
   UnixSeconds queued_at = 0;

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "store/store_rows.hpp"
+#include "store/stored_verdict.hpp"
 
 namespace reverify {
 
@@ -61,7 +62,13 @@ Result<VerificationRow> read_verification(const Statement& s) {
   }
   row.runner_ref = s.optional_text(9);
   row.work_dir = s.optional_text(10);
-  row.verdict = parse_json_column(s.optional_text(11));
+  if (const auto text = s.optional_text(11)) {
+    row.verdict = verdict_from_json(parse_json_column(text));
+    if (!row.verdict) {
+      return make_error(ErrorCode::parse, "verifications row " + std::to_string(row.id) +
+                                              ": verdict_json is not a verdict");
+    }
+  }
   row.evidence = parse_json_column(s.optional_text(12));
   row.log_tail = s.text(13);
   row.explanation = s.text(14);

@@ -1,10 +1,13 @@
 #include "verify/calibration.hpp"
 
 #include <algorithm>
+#include <set>
 #include <system_error>
 
 #include "core/predictions.hpp"
+#include "core/sha256.hpp"
 #include "policies/number_text.hpp"
+#include "policies/power.hpp"
 #include "policies/verdict.hpp"
 #include "verify/pipeline_rebuild.hpp"
 #include "verify/preflight.hpp"
@@ -13,6 +16,16 @@ namespace reverify {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The SHA-256 of a prediction file's shape and values: equal for two runs that predicted exactly
+// the same, whatever bytes their files hold.
+std::string fingerprint(const Predictions& p) {
+  Sha256 sha;
+  const std::uint64_t shape[] = {p.rows, p.cols, p.two_d};
+  sha.update(shape, sizeof shape);
+  sha.update(p.values.data(), p.values.size() * sizeof(double));
+  return sha.final_hex();
+}
 
 // One run's outputs as a SeedRun; its predictions are read into `keep`.
 Result<SeedRun> seed_run_of(const JobOutputs& out, std::optional<Predictions>& keep) {
@@ -31,12 +44,28 @@ Result<SeedRun> seed_run_of(const JobOutputs& out, std::optional<Predictions>& k
   return run;
 }
 
-// The first seed override not used yet: past the recorded ones, else past 1..n (the convention
-// of release.sh and earlier calibrations).
-std::int64_t next_seed(const ToleranceSpec& spec, const std::string& primary) {
+// Where a calibration starts looking for seeds: past the recorded seed overrides, else past 1..n
+// (the convention of release.sh and earlier calibrations).
+std::int64_t first_seed(const ToleranceSpec& spec, const std::string& primary) {
   if (!spec.seed_overrides.empty())
     return *std::max_element(spec.seed_overrides.begin(), spec.seed_overrides.end()) + 1;
   return static_cast<std::int64_t>(seed_run_count(spec, primary)) + 1;
+}
+
+// Seeds a calibration never uses: the overrides its runs used already (a run twice understates
+// the spread) and every seed the release recorded (an override equal to one can reproduce the
+// release bit for bit, which is no draw from the seed spread).
+std::set<std::int64_t> taken_seeds(const Manifest& manifest, const ToleranceSpec& spec) {
+  std::set<std::int64_t> taken(spec.seed_overrides.begin(), spec.seed_overrides.end());
+  for (const auto& [name, seed] : manifest.seeds)
+    taken.insert(seed);
+  return taken;
+}
+
+std::int64_t free_seed(std::int64_t seed, const std::set<std::int64_t>& taken) {
+  while (taken.count(seed))
+    ++seed;
+  return seed;
 }
 
 struct Session {
@@ -97,9 +126,9 @@ struct Session {
 
 }  // namespace
 
-Result<ToleranceSpec> tolerance_from_outputs(const std::vector<JobOutputs>& runs,
-                                             const std::optional<fs::path>& release_predictions,
-                                             double flip_threshold) {
+Result<SeedRunTolerance> tolerance_from_outputs(const std::vector<JobOutputs>& runs,
+                                                const std::optional<fs::path>& release_predictions,
+                                                double flip_threshold) {
   if (runs.empty())
     return make_error(ErrorCode::invalid_argument, "calibration: no seed runs");
   std::optional<Predictions> release;
@@ -109,7 +138,10 @@ Result<ToleranceSpec> tolerance_from_outputs(const std::vector<JobOutputs>& runs
       return make_error(read.error().code, "the release's predictions: " + read.error().message);
     release = std::move(read).value();
   }
-  ToleranceSpec spec;
+  SeedRunTolerance made;
+  std::vector<std::pair<std::string, std::size_t>> seen;  // fingerprint, run index
+  if (release)
+    seen.emplace_back(fingerprint(*release), runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const JobOutputs& out = runs[i];
     if (out.primary_name != runs[0].primary_name) {
@@ -123,11 +155,26 @@ Result<ToleranceSpec> tolerance_from_outputs(const std::vector<JobOutputs>& runs
       return make_error(run.error().code,
                         "seed run " + std::to_string(i + 1) + ": " + run.error().message);
     }
-    spec = appended(std::move(spec),
-                    seed_run_tolerance(runs[0].primary_name, {*run}, release ? &*release : nullptr,
-                                       flip_threshold));
+    if (predictions) {
+      const std::string print = fingerprint(*predictions);
+      auto copy =
+          std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == print; });
+      if (copy != seen.end()) {
+        made.left_out.emplace_back(
+            i, copy->second == runs.size()
+                   ? "its predictions are the release's own, value for value (a seed that "
+                     "reproduces the release is no draw from the seed spread)"
+                   : "its predictions equal seed run " + std::to_string(copy->second + 1) +
+                         "'s, value for value");
+        continue;
+      }
+      seen.emplace_back(print, i);
+    }
+    made.spec = appended(std::move(made.spec),
+                         seed_run_tolerance(runs[0].primary_name, {*run},
+                                            release ? &*release : nullptr, flip_threshold));
   }
-  return spec;
+  return made;
 }
 
 ToleranceSpec same_seed_from_outputs(const std::vector<JobOutputs>& runs) {
@@ -172,11 +219,13 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
     if (outcome.added > 0)
       spec.steps_same_seed_runs = std::move(same_seed.steps_same_seed_runs);
   } else {
-    std::int64_t seed = request.first_seed.value_or(next_seed(spec, primary));
+    const auto taken = taken_seeds(manifest, spec);
+    std::int64_t seed = request.first_seed.value_or(first_seed(spec, primary));
     std::size_t batch = static_cast<std::size_t>(std::max(request.runs, 0));
     for (;;) {
       for (std::size_t i = 0; i < batch && !outcome.failure && !session.interrupted();
            ++i, ++seed) {
+        seed = free_seed(seed, taken);
         if (auto data = session.rerun(seed, "seed" + std::to_string(seed))) {
           spec = appended(std::move(spec), *data);
           ++outcome.added;

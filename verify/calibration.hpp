@@ -1,10 +1,11 @@
 #pragma once
-// Calibration (DESIGN.md, "Verdict" -> tolerance): reruns of one model version that measure the
-// spread later verdicts are judged against, stored as a ToleranceSpec. Blocking.
+// Calibration (docs/design.md, "Verdict" -> tolerance): reruns of one model version that measure
+// the spread later verdicts are judged against, stored as a ToleranceSpec. Blocking.
 //
-// - full mode: seed-only reruns, REVERIFY_SEED_OVERRIDE = first_seed + i (seeds the spec already
-//   used are skipped), each turned at once into its metrics and its distribution statistics
-//   against the release's predictions (the predictions are not kept).
+// - full mode: seed-only reruns, REVERIFY_SEED_OVERRIDE = first_seed, first_seed + 1, ...,
+//   skipping the seeds the spec already used and every seed the release recorded (an override
+//   equal to one can reproduce the release), each turned at once into its metrics and its
+//   distribution statistics against the release's predictions.
 // - steps mode: same-seed reruns of the first max_steps steps (the release's own seeds: the
 //   platform's nondeterminism), which replace the spec's steps_same_seed_runs.
 // The new runs are appended to the version's current calibration (the manifest's tolerance with
@@ -17,7 +18,7 @@
 // wrong model. Before each run, `interrupt` may stop the calibration early (the daemon needs its
 // slot, or is stopping): the runs so far are kept and the outcome says it was interrupted.
 // Afterwards: the bands and their power (decide_verdict on the seed means), and the leave-one-out
-// estimate (policies/tolerance_calibration.hpp).
+// estimate (policies/calibration.hpp).
 
 #include <cstdint>
 #include <functional>
@@ -27,7 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "policies/tolerance_calibration.hpp"
+#include "policies/calibration.hpp"
 #include "verify/pipeline.hpp"
 
 namespace reverify {
@@ -62,9 +63,15 @@ struct CalibrationOutcome {
 CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDeps& deps);
 
 // Outputs of seed-only reruns -> their ToleranceSpec (`reverify capture --seed-runs`), with the
-// distribution statistics against the release's predictions file when given. Error naming the
-// run whose predictions cannot be read.
-Result<ToleranceSpec> tolerance_from_outputs(
+// distribution statistics against the release's predictions file when given. A run whose
+// predictions equal the release's, or an earlier run's, value for value, is no draw from the seed
+// spread: it is left out, and `left_out` says which (by its index in `runs`) and why. Error
+// naming the run whose predictions cannot be read.
+struct SeedRunTolerance {
+  ToleranceSpec spec;
+  std::vector<std::pair<std::size_t, std::string>> left_out;
+};
+Result<SeedRunTolerance> tolerance_from_outputs(
     const std::vector<JobOutputs>& runs,
     const std::optional<std::filesystem::path>& release_predictions, double flip_threshold = 0.5);
 

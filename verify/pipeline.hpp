@@ -35,7 +35,7 @@
 
 #include "core/code_mirrors.hpp"
 #include "core/manifest.hpp"
-#include "policies/check.hpp"
+#include "policies/verdict_model.hpp"
 #include "runners/runner.hpp"
 
 namespace reverify {

@@ -11,7 +11,7 @@
 
 #include "core/manifest.hpp"
 #include "core/result.hpp"
-#include "policies/check.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 

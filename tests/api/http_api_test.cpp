@@ -464,25 +464,27 @@ TEST_CASE("status page: what blocks the gate first, the next verifications, HTML
 TEST_CASE("verification page: each check drawn against its band, the log tail redacted") {
   Api api;
   auto& row = api.model->recent.front();
-  row.verdict = {{"class", "failed:out-of-tolerance"},
-                 {"explanation", "x"},
-                 {"checks",
-                  {{{"name", "primary:accuracy"},
-                    {"kind", "primary"},
-                    {"outcome", "failed"},
-                    {"observed", 0.8},
-                    {"reference", 0.9},
-                    {"tolerance", 0.05},
-                    {"margin", -0.05},
-                    {"explanation", "out"},
-                    {"evidence", nlohmann::json::object()}},
-                   {{"name", "distribution:psi"},
-                    {"kind", "distribution"},
-                    {"outcome", "passed"},
-                    {"observed", 0.01},
-                    {"tolerance", 0.1},
-                    {"explanation", "in"},
-                    {"evidence", nlohmann::json::object()}}}}};
+  Verdict verdict;
+  verdict.cls = VerdictClass::failed_out_of_tolerance;
+  verdict.explanation = "x";
+  CheckResult primary;
+  primary.name = "primary:accuracy";
+  primary.kind = CheckKind::primary;
+  primary.outcome = CheckOutcome::failed;
+  primary.observed = 0.8;
+  primary.reference = 0.9;
+  primary.band = CheckBand{0.9 - 0.05, 0.9 + 0.05};
+  primary.margin = -0.05;
+  primary.explanation = "out";
+  CheckResult psi;
+  psi.name = "distribution:psi";
+  psi.kind = CheckKind::distribution;
+  psi.outcome = CheckOutcome::passed;
+  psi.observed = 0.01;
+  psi.band = CheckBand{std::nullopt, 0.1};
+  psi.explanation = "in";
+  verdict.checks = {primary, psi};
+  row.verdict = verdict;
   const std::string html = api.get("/verifications/7").body();
   CHECK(html.find("data-observed=\"0.80000000000000004\" data-upper=\"0.95000000000000007\" "
                   "data-lower=\"0.84999999999999998\" data-reference=\"0.90000000000000002\" "

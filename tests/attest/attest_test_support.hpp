@@ -14,23 +14,34 @@ inline const std::string kManifestSha = std::string(64, 'c');
 inline const std::string kPolicySha = std::string(64, 'd');
 inline constexpr UnixSeconds kVerifiedAt = 1'793'588'400;  // 2026-11-02T03:00:00Z
 
-// Read through verdict_from_json, as the store reads verdicts back; each check carries its band
-// both as "tolerance" (a half-width or an upper bound) and as "band" {lower, upper}.
+// An input check, the primary metric with its band and power, and a distribution bound.
 inline Verdict sample_verdict(VerdictClass cls = VerdictClass::passed) {
-  const nlohmann::json checks = nlohmann::json::parse(R"([
-    {"name": "input:image", "kind": "input", "outcome": "passed"},
-    {"name": "primary:accuracy", "kind": "primary", "outcome": "passed", "observed": 0.9609,
-     "reference": 0.9611, "tolerance": 0.004, "band": {"lower": 0.9571, "upper": 0.9651},
-     "margin": 0.0038, "evidence": {"power": {"probability": 0.8, "shift": 0.006}}},
-    {"name": "distribution:ks", "kind": "distribution", "outcome": "passed", "observed": 0.01,
-     "reference": 0, "tolerance": 0.05, "band": {"lower": null, "upper": 0.05}, "margin": 0.04}
-  ])");
-  auto verdict = verdict_from_json({{"class", to_string(cls)},
-                                    {"explanation", "all 3 checks within their bands"},
-                                    {"checks", checks}});
-  if (!verdict)
-    throw std::logic_error("sample verdict does not read back");
-  return *verdict;
+  Verdict verdict;
+  verdict.cls = cls;
+  verdict.explanation = "all 3 checks within their bands";
+  CheckResult image;
+  image.name = "input:image";
+  image.kind = CheckKind::input;
+  image.outcome = CheckOutcome::passed;
+  CheckResult primary;
+  primary.name = "primary:accuracy";
+  primary.kind = CheckKind::primary;
+  primary.outcome = CheckOutcome::passed;
+  primary.observed = 0.9609;
+  primary.reference = 0.9611;
+  primary.band = CheckBand{0.9571, 0.9651};
+  primary.margin = 0.0038;
+  primary.power = CheckPower{0.006, std::nullopt, false, std::nullopt};
+  CheckResult ks;
+  ks.name = "distribution:ks";
+  ks.kind = CheckKind::distribution;
+  ks.outcome = CheckOutcome::passed;
+  ks.observed = 0.01;
+  ks.reference = 0;
+  ks.band = CheckBand{std::nullopt, 0.05};
+  ks.margin = 0.04;
+  verdict.checks = {image, primary, ks};
+  return verdict;
 }
 
 inline SummaryInputs sample_inputs() {

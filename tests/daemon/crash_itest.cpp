@@ -77,7 +77,7 @@ pager:
     INFO("verification " << v.id << " " << v.model << "@" << v.version);
     CHECK(v.state == VerificationState::done);
     REQUIRE(v.cls.has_value());  // exactly one verdict: the store refuses a second
-    CHECK(v.verdict.is_object());
+    CHECK(v.verdict.has_value());
     if (!is_error(*v.cls))
       ++conclusive_per_version[v.version];
   }

@@ -46,6 +46,7 @@ TEST_CASE("a failed verdict triggers a page that names the model's fault and the
         "digits-mlp@2026.11.1 failed:out-of-tolerance — the model's inputs or numbers moved: "
         "primary:accuracy 0.9412 vs 0.9611 band [0.958, 0.9642] (margin -0.0168)");
   CHECK(event.details["fault"] == "model");
+  CHECK(event.fault == PageFault::model);
   REQUIRE(event.details["failed_checks"].size() == 1);
   CHECK(event.details["failed_checks"][0]["name"] == "primary:accuracy");
   CHECK(event.details["verdict"]["checks"].size() == 2);
@@ -99,7 +100,8 @@ TEST_CASE("a pass resolves and says how many checks held") {
   PageEvent event = build_page(in);
   CHECK(event.action == PageAction::resolve);
   CHECK(event.summary == "digits-mlp@2026.11.1 verified: 2/2 checks inside tolerance");
-  CHECK(event.details["fault"] == "");
+  CHECK(event.details["fault"] == "none");
+  CHECK(event.fault == PageFault::none);
 }
 
 TEST_CASE("uncalibrated is a notice that says how to calibrate") {

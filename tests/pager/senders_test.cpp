@@ -29,7 +29,9 @@ PageEvent failing_event() {
   e.version = "2026.11.1";
   e.owner = "team-vision";
   e.cls = VerdictClass::failed_out_of_tolerance;
+  e.fault = PageFault::model;
   e.summary = "digits-mlp@2026.11.1 failed:out-of-tolerance — <accuracy> & more";
+  e.explanation = "accuracy left its band";
   e.details = {{"explanation", "accuracy left its band"}, {"log_tail", "tail"}};
   e.links = {{"status page", "https://reverify.example/"}};
   e.created_at = "2026-11-29T08:00:00Z";

@@ -44,7 +44,7 @@ void check_findings(const reverify::LintReport& report, const std::vector<Expect
 
 TEST_CASE("the rule weights sum to 100") {
   const auto& rules = reverify::lint_rules();
-  CHECK(rules.size() == 10);
+  CHECK(rules.size() == 11);
   CHECK(std::accumulate(rules.begin(), rules.end(), 0, [](int sum, const reverify::LintRule& r) {
           return sum + r.weight;
         }) == 100);
@@ -68,7 +68,26 @@ TEST_CASE("the minimal manifest fails every rule it can, and scores 5") {
                   {"machine-emitted", LintSeverity::warning, "run", 10},
                   {"eval-set-hash", LintSeverity::error, "evaluation.set", 10},
                   {"seeds", LintSeverity::warning, "seeds", 5},
-                  {"world-size", LintSeverity::warning, "environment.world_size", 5}});
+                  {"world-size", LintSeverity::warning, "environment.world_size", 5},
+                  {"counts", LintSeverity::warning, "evaluation.primary.examples", 0}});
+}
+
+TEST_CASE("metrics without their example counts: what is missing and what it costs, 0 points") {
+  Manifest m = manifest_fixture("valid_full.json");
+  m.evaluation.primary.examples = 391;
+  m.evaluation.segments["digit=8"]["accuracy"] = 0.93;
+  m.evaluation.segments["digit=9"]["accuracy"] = 0.95;
+  m.evaluation.segment_examples = {{"digit=8", 37}};
+  auto report = reverify::lint_manifest(m);
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].rule == "counts");
+  CHECK(report.findings[0].path == "evaluation.segment_examples");
+  CHECK(report.findings[0].message.find("1 segment metric(s)") != std::string::npos);
+  CHECK(report.findings[0].message.find("not judged") != std::string::npos);
+  CHECK(report.findings[0].fix.find("evaluation.scoring") != std::string::npos);
+  CHECK(report.score == 100);
+  m.evaluation.segment_examples["digit=9"] = 40;
+  CHECK(reverify::lint_manifest(m).findings.empty());
 }
 
 TEST_CASE("each rule fires on its own silent failure") {
@@ -231,7 +250,7 @@ TEST_CASE("the JSON report lists findings and every rule with its outcome") {
   REQUIRE(j["findings"].size() == 1);
   CHECK(j["findings"][0]["rule"] == "seeds");
   CHECK(j["findings"][0]["severity"] == "warning");
-  REQUIRE(j["rules"].size() == 10);
+  REQUIRE(j["rules"].size() == 11);
   for (const auto& rule : j["rules"])
     CHECK(rule["passed"] == (rule["id"] != "seeds"));
 }

@@ -145,14 +145,15 @@ TEST_CASE("the largest value each banded statistic can take") {
   const std::vector<double> probabilities{0.1, 0.9, 0.4, 0.6};
   auto c = stats::compare(probabilities, probabilities, 1, 1, false, 0.5, 1);
   CHECK(c.unit_interval);
-  for (const char* name : {"ks", "flip_rate", "wasserstein", "max_abs_diff", "mean_abs_diff"})
-    CHECK(stats::largest_possible(name, c) == 1.0);
-  CHECK_FALSE(stats::largest_possible("psi", c).has_value());
+  for (auto statistic : {Statistic::ks, Statistic::flip_rate, Statistic::wasserstein,
+                         Statistic::max_abs_diff, Statistic::mean_abs_diff})
+    CHECK(stats::largest_possible(statistic, c) == 1.0);
+  CHECK_FALSE(stats::largest_possible(Statistic::psi, c).has_value());
   const std::vector<double> logits{-2.0, 3.0, 0.5, 0.7};
   c = stats::compare(probabilities, logits, 1, 1, false, 0.5, 1);
   CHECK_FALSE(c.unit_interval);
-  CHECK(stats::largest_possible("ks", c) == 1.0);
-  CHECK(stats::largest_possible("flip_rate", c) == 1.0);
-  CHECK_FALSE(stats::largest_possible("wasserstein", c).has_value());
-  CHECK_FALSE(stats::largest_possible("max_abs_diff", c).has_value());
+  CHECK(stats::largest_possible(Statistic::ks, c) == 1.0);
+  CHECK(stats::largest_possible(Statistic::flip_rate, c) == 1.0);
+  CHECK_FALSE(stats::largest_possible(Statistic::wasserstein, c).has_value());
+  CHECK_FALSE(stats::largest_possible(Statistic::max_abs_diff, c).has_value());
 }

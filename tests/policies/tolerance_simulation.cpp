@@ -5,7 +5,8 @@
 //     including seed runs that all agree; binomial, over- and under-dispersed), and each
 //     distribution statistic between simulated score vectors (the release against fresh-seed
 //     runs, with and without a run-level factor that makes the statistics skewed);
-//  2. the band's stated power: a rebuild shifted by it is caught about 80% of the time.
+//  2. the band's stated power: a rebuild shifted by it is caught about 80% of the time (asserted
+//     with a floor, detection_floor()).
 // n = 3, 5, 10, 20 seed runs. Each row asserts "false-page rate <= alpha + 3 binomial standard
 // errors" and prints the rates and detection figures (ctest -V shows them; the README quotes
 // them). A last case simulates whole verifications (primary + 10 segments + 6 statistics, the
@@ -19,8 +20,9 @@
 #include <random>
 
 #include "core/manifest.hpp"
+#include "policies/bands.hpp"
+#include "policies/checks.hpp"
 #include "policies/stats.hpp"
-#include "policies/tolerance.hpp"
 #include "policies/verdict.hpp"
 
 using namespace reverify;
@@ -39,6 +41,7 @@ double binomial_slack(double p, int trials) {
 struct Rates {
   int trials = 0;
   int pages = 0;
+  int not_judged = 0;  // no honest band could be made (never pages)
   int detect_trials = 0;
   int detected = 0;
   double rate() const { return trials ? static_cast<double>(pages) / trials : 0; }
@@ -46,6 +49,22 @@ struct Rates {
     return detect_trials ? static_cast<double>(detected) / detect_trials : -1;
   }
 };
+
+// Property 2, as measured: a band claims the shift it catches with 80% probability from a normal
+// (t) predictive approximation, which holds to within a few points from 5 seed runs on and is
+// optimistic at 3 (coarse proportions: k = 20 at p = 0.5 is caught 68% of the time). The README
+// quotes the figures; these floors keep them from sliding.
+double detection_floor(int n) {
+  return n >= 5 ? 0.70 : 0.65;
+}
+
+// Asserts property 2 for one row, when it had detection trials (a band that catches no shift the
+// metric can make has none).
+void check_power(const Rates& r, int n) {
+  if (r.detect_trials < 100)
+    return;
+  CHECK(r.detection() >= detection_floor(n));
+}
 
 // ---- metrics ---------------------------------------------------------------------------------
 
@@ -90,6 +109,15 @@ MetricModel proportion_metric(std::int64_t k, double p, const std::string& dispe
       return static_cast<double>(std::binomial_distribution<std::int64_t>(k, q)(rng)) /
              static_cast<double>(k);
     };
+  } else if (dispersion == "rare") {
+    // Every example but one always scores the same (p k of them right); the one left flips with
+    // probability 2%: most seed runs agree to the last digit (the trainer that reported 42/43 in
+    // 24 of 24 seed runs).
+    const auto right = std::llround(p * static_cast<double>(k - 1));
+    draw = [=](Rng& rng) {
+      const auto flipped = std::bernoulli_distribution(0.02)(rng) ? 1 : 0;
+      return static_cast<double>(right + flipped) / static_cast<double>(k);
+    };
   } else {
     // 4 (1 - p) k hard examples each right with probability 3/4; the others always right.
     const auto hard = std::max<std::int64_t>(1, std::llround(4 * (1 - p) * static_cast<double>(k)));
@@ -132,8 +160,14 @@ Rates simulate_metric(const MetricModel& model, int n, int trials, std::uint64_t
       x = model.draw(rng);
     const double honest = model.draw(rng);
     const auto made = metric_band(runs, spec);
-    REQUIRE(made.band.has_value());
     ++r.trials;
+    if (!made.band) {
+      // Only a metric without a count whose runs all agree, with nothing to infer it from.
+      REQUIRE(made.cannot_judge);
+      REQUIRE_FALSE(model.examples.has_value());
+      ++r.not_judged;
+      continue;
+    }
     r.pages += !made.band->contains(honest);
     if (t % 4 == 0)
       detect(*made.band, model.draw(rng), model.examples, r);
@@ -142,17 +176,18 @@ Rates simulate_metric(const MetricModel& model, int n, int trials, std::uint64_t
 }
 
 void metric_table(const std::vector<MetricModel>& models, int trials, std::uint64_t& seed) {
-  std::printf("%-26s %3s | %-12s %-9s | %s\n", "metric", "n", "false pages", "(limit)",
-              "detected at the stated power shift");
+  std::printf("%-34s %3s | %-12s %-9s | %-10s | %s\n", "metric", "n", "false pages", "(limit)",
+              "not judged", "detected at the stated power shift");
   for (const auto& model : models) {
     for (int n : kNs) {
       const auto r = simulate_metric(model, n, trials, seed++);
       const double limit = kAlpha + binomial_slack(kAlpha, r.trials);
-      std::printf("%-26s %3d | %-12.4f %-9.4f | %.3f\n", model.name.c_str(), n, r.rate(), limit,
-                  r.detection());
+      std::printf("%-34s %3d | %-12.4f %-9.4f | %-10.4f | %.3f\n", model.name.c_str(), n, r.rate(),
+                  limit, static_cast<double>(r.not_judged) / r.trials, r.detection());
       CAPTURE(model.name);
       CAPTURE(n);
       CHECK(r.rate() <= limit);
+      check_power(r, n);
     }
   }
 }
@@ -215,21 +250,8 @@ struct ScoreWorld {
 };
 
 struct DistributionRates {
-  std::map<std::string, Rates> by_statistic;
+  std::map<Statistic, Rates> by_statistic;
 };
-
-UpperBoundSpec bound_spec(const std::string& name, const stats::Comparison& c) {
-  UpperBoundSpec spec;
-  spec.alpha = kAlpha;
-  if (name == "flip_rate") {
-    spec.resolution = 1.0 / static_cast<double>(c.rows);
-    spec.counts = true;
-  } else if (name == "ks") {
-    spec.resolution = 1.0 / static_cast<double>(c.scores);
-    spec.counts = true;
-  }
-  return spec;
-}
 
 // worlds x (n seed runs against the release, then `rebuilds` fresh-seed rebuilds against it).
 DistributionRates simulate_distribution(ScoreWorld world, int n, int worlds, int rebuilds,
@@ -239,16 +261,16 @@ DistributionRates simulate_distribution(ScoreWorld world, int n, int worlds, int
   for (int w = 0; w < worlds; ++w) {
     world.draw_truth(rng);
     const auto release = world.run(rng);
-    std::map<std::string, std::vector<double>> values;
+    std::map<Statistic, std::vector<double>> values;
     stats::Comparison shape;
     for (int i = 0; i < n; ++i) {
       shape = world.compare(release, world.run(rng));
       for (const auto& [name, v] : stats::banded_statistics(shape))
         values[name].push_back(v);
     }
-    std::map<std::string, UpperBound> bounds;
+    std::map<Statistic, UpperBound> bounds;
     for (const auto& [name, v] : values) {
-      const auto made = upper_bound(v, bound_spec(name, shape));
+      const auto made = upper_bound(v, statistic_bound_spec(name, shape, kAlpha));
       if (made.bound)
         bounds.emplace(name, *made.bound);
     }
@@ -271,15 +293,20 @@ DistributionRates simulate_distribution(ScoreWorld world, int n, int worlds, int
 
 // ---- whole verifications ---------------------------------------------------------------------
 
-Manifest simulated_manifest(std::int64_t k_primary, std::int64_t k_segment, int segments) {
+// counts: the job reports k for the primary and each segment; else none (k is inferred).
+Manifest simulated_manifest(std::int64_t k_primary, std::int64_t k_segment, int segments,
+                            bool counts) {
   Manifest m;
   m.model = "sim";
   m.version = "1";
   m.level = ReproLevel::equivalent;
   m.evaluation.primary = PrimaryMetric{"accuracy", 0.9, true, k_primary};
+  if (!counts)
+    m.evaluation.primary.examples.reset();
   for (int s = 0; s < segments; ++s) {
     m.evaluation.segments["s" + std::to_string(s)]["accuracy"] = 0.9;
-    m.evaluation.segment_examples["s" + std::to_string(s)] = k_segment;
+    if (counts)
+      m.evaluation.segment_examples["s" + std::to_string(s)] = k_segment;
   }
   m.evaluation.predictions = FileRef{"predictions.npy", std::nullopt};
   return m;
@@ -306,6 +333,58 @@ TEST_CASE("property 1 and 2, proportions over k examples, incl. p ~ 1 and runs t
     models.push_back(proportion_metric(k, 0.97, "under"));
   }
   metric_table(models, 8000, seed);
+}
+
+TEST_CASE("property 1 and 2, proportions reported without their count (k inferred)") {
+  std::printf("\n-- proportions without a count (k inferred from the values), alpha = %.2f --\n",
+              kAlpha);
+  std::uint64_t seed = 300;
+  std::vector<MetricModel> models;
+  auto uncounted = [](MetricModel m) {
+    m.examples.reset();
+    m.name += " no count";
+    return m;
+  };
+  for (std::int64_t k : {20, 43, 100, 1000}) {
+    for (double p : {0.5, 0.9, 0.99, 1 - 0.1 / static_cast<double>(k)})
+      models.push_back(uncounted(proportion_metric(k, p, "binomial")));
+  }
+  for (std::int64_t k : {43, 400})
+    models.push_back(uncounted(proportion_metric(k, 0.977, "rare")));
+  for (std::int64_t k : {100, 1000}) {
+    models.push_back(uncounted(proportion_metric(k, 0.95, "over")));
+    models.push_back(uncounted(proportion_metric(k, 0.97, "under")));
+  }
+  metric_table(models, 8000, seed);
+}
+
+TEST_CASE("24 seed runs all 42/43 without a count: a band of whole examples, not +-0") {
+  std::vector<double> runs(24, 42.0 / 43);
+  runs[3] = 0.97674418604651159;  // the same 42/43 computed another way, one ulp apart
+  runs[9] = 0.97674418604651170;
+  MetricBandSpec spec;
+  spec.alpha = 0.01 * 0.25 / 10;
+  const auto made = metric_band(runs, spec);
+  REQUIRE(made.band.has_value());
+  CHECK(made.band->scale == MetricScale::proportion);
+  CHECK(made.band->examples == 43);
+  CHECK(made.band->examples_inferred);
+  CHECK(made.band->contains(41.0 / 43));  // one more misclassified example does not page
+  CHECK(made.band->contains(1.0));
+  CHECK(made.band->power_shift.value() > 1.0 / 43);
+  // Every run 1.0 and no count anywhere: nothing gives the grain, so no band at all.
+  const std::vector<double> all_right(24, 1.0);
+  const auto none = metric_band(all_right, spec);
+  CHECK_FALSE(none.band.has_value());
+  CHECK(none.cannot_judge);
+  // ... unless the release's own value shows it.
+  spec.recorded = 42.0 / 43;
+  CHECK(metric_band(all_right, spec).band->examples == 43);
+  CHECK(infer_examples(std::vector<double>{1.0 / 3, 1.0 / 6, 5.0 / 6}) == 6);
+  CHECK_FALSE(infer_examples(std::vector<double>{0.5, 0.25}).has_value());  // short decimals
+  CHECK_FALSE(infer_examples(std::vector<double>{0.96123456789}).has_value());
+  CHECK_FALSE(infer_examples(std::vector<double>{1.0, 0.0}).has_value());
+  CHECK_FALSE(infer_examples(std::vector<double>{1.5}).has_value());
 }
 
 TEST_CASE("runs that all agree still get a band of whole examples, never +-0") {
@@ -352,11 +431,12 @@ TEST_CASE("property 1 and 2, distribution statistics of the release against fres
       std::printf("%-28s %3d |", c.name, n);
       for (const auto& [name, r] : rates.by_statistic) {
         const double limit = kAlpha + binomial_slack(kAlpha, r.trials);
-        std::printf(" %s %.4f (%.4f) %.2f;", name.c_str(), r.rate(), limit, r.detection());
+        std::printf(" %s %.4f (%.4f) %.2f;", to_string(name), r.rate(), limit, r.detection());
         CAPTURE(c.name);
         CAPTURE(n);
         CAPTURE(name);
         CHECK(r.rate() <= limit);
+        check_power(r, n);
       }
       std::printf("\n");
     }
@@ -369,46 +449,58 @@ TEST_CASE("property 1 for whole verifications: primary, 10 segments and 6 statis
   VerdictPolicy policy;
   policy.false_page_rate = kAlpha;
   const auto primary = proportion_metric(400, 0.97, "under");
-  const auto segment = proportion_metric(40, 0.97, "binomial");
   ScoreWorld world;
   std::uint64_t seed = 5000;
-  for (int n : {5, 10, 20}) {
-    Rng rng(seed++);
-    int trials = 0, pages = 0;
-    for (int w = 0; w < 60; ++w) {
-      Manifest m = simulated_manifest(400, 40, 10);
-      ToleranceSpec tol;
-      world.draw_truth(rng);
-      const auto release = world.run(rng);
-      stats::Comparison shape;
-      for (int i = 0; i < n; ++i) {
-        tol.seed_runs["accuracy"].push_back(primary.draw(rng));
-        for (int s = 0; s < 10; ++s)
-          tol.segment_seed_runs["s" + std::to_string(s)]["accuracy"].push_back(segment.draw(rng));
-        shape = world.compare(release, world.run(rng));
-        for (const auto& [name, v] : stats::banded_statistics(shape))
-          tol.distribution_seed_runs[name].push_back(v);
+  // Segments of 40 examples at 97% (binomial), and of 43 where one hard example flips rarely
+  // (most seed runs agree to the last digit); with the job's counts and without.
+  struct World {
+    const char* name;
+    MetricModel segment;
+    bool counts;
+  };
+  const World worlds[] = {
+      {"k=40 binomial, counts", proportion_metric(40, 0.97, "binomial"), true},
+      {"k=40 binomial, no counts", proportion_metric(40, 0.97, "binomial"), false},
+      {"k=43 rare flips, no counts", proportion_metric(43, 0.977, "rare"), false}};
+  for (const auto& [world_name, segment, counts] : worlds)
+    for (int n : {5, 10, 20}) {
+      Rng rng(seed++);
+      int trials = 0, pages = 0;
+      for (int w = 0; w < 60; ++w) {
+        Manifest m = simulated_manifest(400, 40, 10, counts);
+        ToleranceSpec tol;
+        world.draw_truth(rng);
+        const auto release = world.run(rng);
+        stats::Comparison shape;
+        for (int i = 0; i < n; ++i) {
+          tol.seed_runs["accuracy"].push_back(primary.draw(rng));
+          for (int s = 0; s < 10; ++s)
+            tol.segment_seed_runs["s" + std::to_string(s)]["accuracy"].push_back(segment.draw(rng));
+          shape = world.compare(release, world.run(rng));
+          for (const auto& [name, v] : stats::banded_statistics(shape))
+            tol.distribution_seed_runs[to_string(name)].push_back(v);
+        }
+        m.tolerance = tol;
+        for (int b = 0; b < 40; ++b) {
+          RebuildObservation rebuild;
+          rebuild.primary_name = "accuracy";
+          rebuild.primary = primary.draw(rng);
+          for (int s = 0; s < 10; ++s)
+            rebuild.segments["s" + std::to_string(s)]["accuracy"] = segment.draw(rng);
+          rebuild.comparison = world.compare(release, world.run(rng));
+          const auto verdict =
+              decide_verdict(VerdictInputs{m, rebuild, nullptr, nullptr, {}}, policy);
+          REQUIRE(verdict.cls != VerdictClass::uncalibrated);
+          ++trials;
+          pages += verdict.cls != VerdictClass::passed;
+        }
       }
-      m.tolerance = tol;
-      for (int b = 0; b < 40; ++b) {
-        RebuildObservation rebuild;
-        rebuild.primary_name = "accuracy";
-        rebuild.primary = primary.draw(rng);
-        for (int s = 0; s < 10; ++s)
-          rebuild.segments["s" + std::to_string(s)]["accuracy"] = segment.draw(rng);
-        rebuild.comparison = world.compare(release, world.run(rng));
-        const auto verdict =
-            decide_verdict(VerdictInputs{m, rebuild, nullptr, nullptr, {}}, policy);
-        REQUIRE(verdict.cls != VerdictClass::uncalibrated);
-        ++trials;
-        pages += verdict.cls != VerdictClass::passed;
-      }
+      const double rate = static_cast<double>(pages) / trials;
+      const double limit = kAlpha + binomial_slack(kAlpha, trials);
+      std::printf("%-28s n=%-3d %d verifications: %d paged = %.4f (limit %.4f)\n", world_name, n,
+                  trials, pages, rate, limit);
+      CAPTURE(world_name);
+      CAPTURE(n);
+      CHECK(rate <= limit);
     }
-    const double rate = static_cast<double>(pages) / trials;
-    const double limit = kAlpha + binomial_slack(kAlpha, trials);
-    std::printf("n=%-3d %d verifications: %d paged = %.4f (limit %.4f)\n", n, trials, pages, rate,
-                limit);
-    CAPTURE(n);
-    CHECK(rate <= limit);
-  }
 }

@@ -4,9 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "policies/tolerance.hpp"
-#include "policies/tolerance_alpha.hpp"
-#include "policies/tolerance_math.hpp"
+#include "policies/bands.hpp"
 
 using namespace reverify;
 namespace tmath = reverify::tolerance_math;
@@ -48,15 +46,16 @@ TEST_CASE("real scale: the Student-t prediction interval around the mean") {
   CHECK(band.contains(13.38));
   CHECK_FALSE(band.contains(13.39));
   CHECK(band.margin(12) == doctest::Approx(13.3833049487 - 12).epsilon(1e-9));
-  // Power: distance to the edge plus z(0.8) predictive standard deviations.
+  // Power: distance to the edge plus t(4, 0.8) predictive standard deviations (scipy).
   REQUIRE(band.power_shift.has_value());
   const double sd = 0.6708203932 * std::sqrt(1.2);
   CHECK(band.predictive_sd == doctest::Approx(sd).epsilon(1e-9));
-  CHECK(*band.power_shift == doctest::Approx(3.3833049487 + 0.8416212336 * sd).epsilon(1e-9));
+  CHECK(*band.power_shift == doctest::Approx(3.3833049487 + 0.94096457719753 * sd).epsilon(1e-9));
 }
 
 TEST_CASE("unit scale: a bounded metric near 1 gets an asymmetric band inside [0, 1]") {
-  const std::vector<double> runs{0.991, 0.985, 0.995, 0.989, 0.993};
+  // Not fractions of a small count (an AUC, say): nothing to infer a k from.
+  const std::vector<double> runs{0.99103871, 0.98517309, 0.99528861, 0.98911077, 0.99340511};
   MetricBandSpec spec;
   spec.alpha = 0.01;
   const auto made = metric_band(runs, spec);
@@ -64,6 +63,28 @@ TEST_CASE("unit scale: a bounded metric near 1 gets an asymmetric band inside [0
   CHECK(made.band->scale == MetricScale::unit);
   CHECK(made.band->upper <= 1.0);
   CHECK(made.band->center - made.band->lower > made.band->upper - made.band->center);
+}
+
+TEST_CASE("counts are inferred from full-precision fractions, never from short decimals") {
+  // 3 decimals may be counts over 1000 or rounded numbers: no count, the continuous model.
+  const std::vector<double> rounded{0.991, 0.985, 0.995, 0.989, 0.993};
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  CHECK(metric_band(rounded, spec).band->scale == MetricScale::unit);
+  // The same counts written as the job computed them: 991/1000 is exactly 0.991, so a count over
+  // 997 it must be to be told apart.
+  std::vector<double> counted;
+  for (int c : {988, 982, 992, 986, 990})
+    counted.push_back(c / 997.0);
+  const auto made = metric_band(counted, spec);
+  REQUIRE(made.band.has_value());
+  CHECK(made.band->scale == MetricScale::proportion);
+  CHECK(made.band->examples == 997);
+  CHECK(made.band->examples_inferred);
+  // A declared count wins over what the values suggest.
+  spec.examples = 1994;
+  CHECK(metric_band(counted, spec).band->examples == 1994);
+  CHECK_FALSE(metric_band(counted, spec).band->examples_inferred);
 }
 
 TEST_CASE("proportions: counts over k, the t part on Anscombe's angle, whole examples") {

@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include "policies/power.hpp"
 #include "store/store.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -532,7 +533,7 @@ TEST_CASE("the newest calibration per version says how it ended; a brief, its se
   for (int n : {12, 40}) {
     CheckResult check;
     check.name = "check" + std::to_string(n);
-    check.evidence["seed_runs"] = n;
+    check.seed_runs = n;
     verdict.checks.push_back(check);
   }
   REQUIRE(f.store->record_verdict(f.queue("m", "1"), verdict, {}, "", {}).ok());

@@ -337,9 +337,7 @@ TEST_CASE("calibration until power: adds runs until tolerance.detect is met or m
   Release release;
   Harness h;
   // A continuous metric, 0.950..0.958 by seed: sd about 0.003.
-  h.runner.primary = [](const RebuildSpec& spec) {
-    return 0.95 + 0.002 * static_cast<double>(spec.seed_override.value_or(0) % 5);
-  };
+  h.runner.primary = test::continuous_accuracy;
   release.request.manifest.tolerance->seed_runs["accuracy"] = {0.952, 0.954, 0.956, 0.958, 0.95};
   SUBCASE("reachable") {
     release.request.manifest.tolerance->detect["accuracy"] = 0.0125;

@@ -237,9 +237,7 @@ TEST_CASE("calibrate continues the stored calibration and stores how it ended") 
   stored.seed_runs["accuracy"] = {0.952, 0.954, 0.956, 0.958, 0.95};
   REQUIRE(h.store->put_calibration("tiny", "1", stored, 5).ok());
   // A continuous metric, 0.950..0.958 by seed (sd about 0.003): 0.011 is out of reach of 12 runs.
-  h.runner.primary = [](const RebuildSpec& spec) {
-    return 0.95 + 0.002 * static_cast<double>(spec.seed_override.value_or(0) % 5);
-  };
+  h.runner.primary = test::continuous_accuracy;
   h.settings.detect["accuracy"] = 0.011;
   CalibrationJob job{"tiny", "1", 12, {}};
   const auto newest = [&] {
@@ -254,7 +252,7 @@ TEST_CASE("calibrate continues the stored calibration and stores how it ended") 
     std::vector<std::pair<std::int64_t, CalibrationEnd>> stored_during;
     h.runner.primary = [&](const RebuildSpec& spec) {
       stored_during.emplace_back(newest().seeds, newest().end);
-      return 0.95 + 0.002 * static_cast<double>(spec.seed_override.value_or(0) % 5);
+      return test::continuous_accuracy(spec);
     };
     auto outcome = h.service->calibrate(job, h.settings);
     REQUIRE(outcome.ok());

@@ -1,18 +1,23 @@
 #pragma once
-// The outcome of one check in a verification, and the verdict that combines them.
-// Pure data: produced by policies/, stored by the daemon as JSON, rendered by pages and the CLI.
+// The verdict of one verification and its checks, as typed data: produced by the verdict engine
+// (policies/verdict.hpp), stored by store/ (which alone reads its JSON back: store/stored_verdict),
+// and read field by field by the pages, the pager, the signed summary and the CLI.
 //
-// A check's JSON (to_json, read back by verdict_from_json; attestations carry it):
+// A check's JSON (to_json below; the store keeps it, /v1 serves it, pages carry it):
 //   {"name": "primary:accuracy", "kind": "primary", "outcome": "passed",
-//    "informational": false,                    true: reported, never decides the verdict
-//    "observed": 0.9693, "reference": 0.9689,   the rebuild's value; the seed mean (0 for
-//    distances) "band": {"lower": 0.9540, "upper": 0.9821} accepted: lower <= observed <= upper;
-//    "lower" is
-//                                               null for one-sided upper bounds (printed as <=)
-//    "margin": 0.0128,                          distance to the nearest edge, negative outside
+//    "informational": false,                  true: reported, never decides the verdict
+//    "observed": 0.9693,                      the rebuild's value
+//    "reference": 0.9689,                     the seed mean (0 for distances)
+//    "band": {"lower": 0.954, "upper": 0.9821},  accepted: lower <= observed <= upper; "lower" is
+//                                             null for a one-sided upper bound (printed as <=)
+//    "margin": 0.0128,                        distance to the nearest edge, negative outside
 //    "power": {"shift": 0.0166, "probability": 0.8, "detect": 0.02, "underpowered": false,
-//              "runs_needed": null},            property 2 (null when the check has no band)
-//    "explanation": "...", "evidence": {...}}   evidence: how the band was made (n, alpha, model)
+//              "runs_needed": null},          DESIGN property 2 (null when the check has no band)
+//    "explanation": "...",
+//    "evidence": {"seed_runs": 40, "cannot_fail": false, "fallback": "policy fallback", ...}}
+// evidence holds the typed fields below (seed_runs, cannot_fail, fallback) and everything else
+// about how the band was made (alpha, model, mean, sd, ...), which is shown whole and never read
+// by key.
 
 #include <cstddef>
 #include <optional>
@@ -21,9 +26,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/verdict_class.hpp"
-
 #include "core/enum_names.hpp"
+#include "core/verdict_class.hpp"
 
 namespace reverify {
 
@@ -31,18 +35,22 @@ enum class CheckKind { input, primary, segment, distribution, steps, weights };
 template <>
 struct EnumNames<CheckKind> {
   static constexpr EnumName<CheckKind> table[] = {
-      {CheckKind::input, "input"},     {CheckKind::primary, "primary"},
+      {CheckKind::input, "input"},   {CheckKind::primary, "primary"},
       {CheckKind::segment, "segment"}, {CheckKind::distribution, "distribution"},
-      {CheckKind::steps, "steps"},     {CheckKind::weights, "weights"},
+      {CheckKind::steps, "steps"},   {CheckKind::weights, "weights"},
   };
 };
-enum class CheckOutcome { passed, failed, uncalibrated };
+
+// not_judged: the check cannot say anything here (a metric undefined on a segment, a band that
+// no honest rule can give): reported with the reason, never decides, never pages.
+enum class CheckOutcome { passed, failed, uncalibrated, not_judged };
 template <>
 struct EnumNames<CheckOutcome> {
   static constexpr EnumName<CheckOutcome> table[] = {
       {CheckOutcome::passed, "passed"},
       {CheckOutcome::failed, "failed"},
       {CheckOutcome::uncalibrated, "uncalibrated"},
+      {CheckOutcome::not_judged, "not-judged"},
   };
 };
 
@@ -54,7 +62,7 @@ struct CheckBand {
   double half_width() const { return lower ? (upper - *lower) / 2 : upper; }
 };
 
-// The band's power (DESIGN property 2).
+// The band's power (DESIGN property 2; policies/power.hpp).
 struct CheckPower {
   std::optional<double> shift;   // smallest shift caught with 80% probability; absent: none is
   std::optional<double> detect;  // the shift the owner declared must be caught (tolerance.detect)
@@ -74,8 +82,14 @@ struct CheckResult {
   std::optional<CheckBand> band;
   std::optional<double> margin;  // distance to the nearest band edge; negative = outside
   std::optional<CheckPower> power;
-  std::string explanation;                             // one human sentence
-  nlohmann::json evidence = nlohmann::json::object();  // n, alpha, band model, recorded value...
+  std::string explanation;  // one human sentence
+  // How the band was made, where a reader needs it:
+  std::optional<std::size_t> seed_runs;  // the runs behind the band
+  bool cannot_fail = false;              // its bound is at or above the statistic's range
+  std::optional<std::string> fallback;   // a band not calibrated: where it came from
+  nlohmann::json evidence = nlohmann::json::object();  // the rest, for people: never read by key
+
+  bool decides() const { return !informational && outcome != CheckOutcome::not_judged; }
 };
 
 // What a verdict says about its bands' power: any check whose declared detect is not met.
@@ -95,14 +109,15 @@ struct Verdict {
   // time or by the runner: the recorded job failed to rerun, which is evidence about the build,
   // not about reverify (DESIGN, verdict classes). Absent for every other error.
   std::optional<int> job_exit_status;
+
+  // The primary metric's check, when the verdict has one with an observed value.
+  const CheckResult* primary() const;
 };
 
+// null for an absent band or power.
+nlohmann::json to_json(const std::optional<CheckBand>& band);
+nlohmann::json to_json(const std::optional<CheckPower>& power);
 nlohmann::json to_json(const CheckResult& check);
 nlohmann::json to_json(const Verdict& verdict);
-// Inverse of to_json, for verdicts read back from the store.
-std::optional<Verdict> verdict_from_json(const nlohmann::json& j);
-
-// The power summary of a verdict's checks (deciding checks only).
-PowerSummary summarize_power(const std::vector<CheckResult>& checks);
 
 }  // namespace reverify

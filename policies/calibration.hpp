@@ -29,6 +29,26 @@ ToleranceSpec seed_run_tolerance(const std::string& primary_name, const std::vec
 // Same-seed reruns -> steps_same_seed_runs (their step curves).
 ToleranceSpec same_seed_tolerance(const std::vector<SeedRun>& runs);
 
+// Seed runs that are not draws from the seed spread: a run whose predictions were the release's
+// own, bit for bit (every distribution statistic against the release exactly 0: a seed override
+// that reproduces the release, e.g. one equal to a recorded seed), or a copy of an earlier run's
+// (every statistic equal to an earlier run's, to the last bit). Either would narrow or widen every
+// band at once (one release copy doubled every distribution bound of a measured model). Their
+// indices among the `primary_name` seed runs, in order; only runs whose statistics were recorded
+// can be told apart.
+struct CopiedRuns {
+  std::vector<std::size_t> of_release;
+  std::vector<std::size_t> of_other_runs;
+  bool empty() const { return of_release.empty() && of_other_runs.empty(); }
+};
+CopiedRuns copied_runs(const ToleranceSpec& spec, const std::string& primary_name);
+
+// `spec` without the seed runs at `indices` of its `primary_name` runs: every series of values
+// holding one per run (seed_runs, segment_seed_runs, distribution_seed_runs) loses them. The
+// seed_overrides stay: a seed that reproduced the release must not be tried again.
+ToleranceSpec without_runs(ToleranceSpec spec, const std::string& primary_name,
+                           const std::vector<std::size_t>& indices);
+
 // `more` appended to `base`, key by key (the runs of an extended calibration).
 ToleranceSpec appended(ToleranceSpec base, const ToleranceSpec& more);
 

@@ -1,13 +1,132 @@
-#include "policies/tolerance.hpp"
+#include "policies/bands.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/negative_binomial.hpp>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+
 #include "policies/number_text.hpp"
-#include "policies/tolerance_math.hpp"
+
+namespace reverify::tolerance_math {
+
+double student_t_quantile(double degrees_of_freedom, double p) {
+  return boost::math::quantile(boost::math::students_t(degrees_of_freedom), p);
+}
+
+double normal_quantile(double p) {
+  return boost::math::quantile(boost::math::normal(), p);
+}
+
+double chi_squared_quantile(double degrees_of_freedom, double p) {
+  return boost::math::quantile(boost::math::chi_squared(degrees_of_freedom), p);
+}
+
+std::int64_t negative_binomial_upper(double size, double p, double alpha) {
+  // P(X = 0) = p^size, P(X = x + 1) = P(X = x) (x + size) / (x + 1) (1 - p): sum the pmf until
+  // what is left, P(X > j), is at most alpha. Far fewer operations than a cdf per step.
+  double pmf = std::pow(p, size);
+  double left = 1 - pmf;
+  std::int64_t j = 0;
+  while (left > alpha) {
+    pmf *= (static_cast<double>(j) + size) / static_cast<double>(j + 1) * (1 - p);
+    ++j;
+    left -= pmf;
+    if (pmf <= 0 && left > alpha) {
+      // Underflow from a huge mean: fall back to the distribution's own quantile.
+      const boost::math::negative_binomial dist(size, p);
+      return static_cast<std::int64_t>(
+          std::ceil(boost::math::quantile(boost::math::complement(dist, alpha))));
+    }
+  }
+  return j;
+}
+
+double negative_binomial_sd(double size, double p) {
+  return std::sqrt(size * (1 - p)) / p;
+}
+
+Summary summarize(std::span<const double> xs) {
+  Summary s;
+  s.n = xs.size();
+  if (xs.empty())
+    return s;
+  const double n = static_cast<double>(xs.size());
+  s.mean = std::accumulate(xs.begin(), xs.end(), 0.0) / n;
+  if (xs.size() < 2)
+    return s;
+  double m2 = 0, m3 = 0, upper = 0;
+  for (double x : xs) {
+    const double d = x - s.mean;
+    m2 += d * d;
+    m3 += d * d * d;
+    if (d > 0)
+      upper += d * d;
+  }
+  s.sd = std::sqrt(m2 / (n - 1));
+  s.upper_sd = std::sqrt(2 * upper / (n - 1));
+  if (xs.size() >= 3 && m2 > 0) {
+    const double g1 = (m3 / n) / std::pow(m2 / n, 1.5);
+    s.skewness = g1 * std::sqrt(n * (n - 1)) / (n - 2);
+  }
+  return s;
+}
+
+std::int64_t rare_change_allowance(double total_deviation, std::size_t n, double alpha) {
+  const double trials = static_cast<double>(n);
+  return negative_binomial_upper(total_deviation + 0.5, trials / (trials + 1), alpha);
+}
+
+double rare_change_sd(double total_deviation, std::size_t n) {
+  const double trials = static_cast<double>(n);
+  return negative_binomial_sd(total_deviation + 0.5, trials / (trials + 1));
+}
+
+}  // namespace reverify::tolerance_math
 
 namespace reverify {
+
+double AlphaShares::of(CheckFamily family) const {
+  switch (family) {
+    case CheckFamily::primary:
+      return primary;
+    case CheckFamily::segments:
+      return segments;
+    case CheckFamily::distribution:
+      return distribution;
+    case CheckFamily::steps:
+      return steps;
+  }
+  return 0;
+}
+
+AlphaSplit::AlphaSplit(double false_page_rate, const AlphaShares& shares,
+                       const std::map<CheckFamily, std::size_t>& banded)
+    : banded_(banded) {
+  double total = 0;
+  for (const auto& [family, count] : banded)
+    total += count > 0 ? shares.of(family) : 0;
+  for (const auto& [family, count] : banded) {
+    if (count > 0 && total > 0)
+      family_[family] = false_page_rate * shares.of(family) / total;
+  }
+}
+
+double AlphaSplit::family(CheckFamily family) const {
+  auto it = family_.find(family);
+  return it == family_.end() ? 0 : it->second;
+}
+
+double AlphaSplit::per_check(CheckFamily family) const {
+  auto it = banded_.find(family);
+  const std::size_t m = it == banded_.end() ? 0 : it->second;
+  return m == 0 ? 0 : this->family(family) / static_cast<double>(m);
+}
+
 namespace {
 
 using tolerance_math::kPower;
@@ -59,32 +178,98 @@ struct MetricEvidence {
   double sd_g = 0;
   double median = 0;     // proportion: the median count (the lower one for even n)
   double deviation = 0;  // proportion: sum |count - median|
+  bool inferred = false;        // proportion: k inferred from the values
+  bool grain_estimated = false;  // proportion: 1/k is the smallest gap between the values
 };
+
+// Values within float rounding of each other are one value (see the header).
+bool same_value(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
+}
+
+bool agree(std::span<const double> runs) {
+  const auto [lo, hi] = std::minmax_element(runs.begin(), runs.end());
+  return same_value(*lo, *hi);
+}
+
+// Values that repeat are counts of something, even when no count is known: the smallest gap
+// between two different values is a whole number of the true steps (at least one), the grain a
+// discrete metric is judged in. nullopt without a repeat, or when all values agree.
+std::optional<double> grain_of_repeats(std::span<const double> runs) {
+  std::vector<double> sorted(runs.begin(), runs.end());
+  std::sort(sorted.begin(), sorted.end());
+  bool repeats = false;
+  std::optional<double> gap;
+  for (std::size_t i = 1; i < sorted.size(); ++i) {
+    if (same_value(sorted[i - 1], sorted[i])) {
+      repeats = true;
+    } else {
+      gap = std::min(gap.value_or(sorted[i] - sorted[i - 1]), sorted[i] - sorted[i - 1]);
+    }
+  }
+  return repeats ? gap : std::nullopt;
+}
+
+// The smallest q <= kMaxInferredExamples with x = p / q to float64 division rounding (1e-12
+// relative, a thousand times what a division leaves): a convergent of x's continued fraction
+// (convergents are the best approximations: no smaller q comes closer), or nullopt.
+std::optional<std::int64_t> denominator_of(double x) {
+  double p0 = 1, q0 = 0, p1 = std::floor(x), q1 = 1, rest = x - std::floor(x);
+  while (q1 <= static_cast<double>(kMaxInferredExamples)) {
+    if (std::abs(x * q1 - p1) <= 1e-12 * q1)
+      return static_cast<std::int64_t>(q1);
+    if (rest <= 0)
+      return std::nullopt;
+    const double inverse = 1 / rest;
+    const double a = std::floor(inverse);
+    rest = inverse - a;
+    const double p2 = a * p1 + p0, q2 = a * q1 + q0;
+    p0 = p1, q0 = q1, p1 = p2, q1 = q2;
+  }
+  return std::nullopt;
+}
 
 MetricEvidence metric_evidence(std::span<const double> runs, const MetricBandSpec& spec) {
   MetricEvidence e;
   e.n = runs.size();
   const bool in_unit =
       std::all_of(runs.begin(), runs.end(), [](double x) { return x >= 0 && x <= 1; });
-  const double k = spec.examples ? static_cast<double>(*spec.examples) : 0;
-  const bool counts = k >= 1 && std::all_of(runs.begin(), runs.end(), [k](double x) {
-                        return std::abs(x * k - std::round(x * k)) <= kIntegral;
-                      });
+  std::optional<std::int64_t> examples = spec.examples;
+  if (!examples && in_unit) {
+    std::vector<double> values(runs.begin(), runs.end());
+    if (spec.recorded)
+      values.push_back(*spec.recorded);
+    examples = infer_examples(values);
+    e.inferred = examples.has_value();
+  }
+  double k = examples ? static_cast<double>(*examples) : 0;
+  bool counts = k >= 1 && std::all_of(runs.begin(), runs.end(), [k](double x) {
+                  return std::abs(x * k - std::round(x * k)) <= kIntegral;
+                });
+  if (!examples && in_unit) {
+    if (const auto grain = grain_of_repeats(runs)) {
+      k = 1 / *grain;
+      counts = e.grain_estimated = true;
+    }
+  }
   e.scale.kind =
       !in_unit ? MetricScale::real : (counts ? MetricScale::proportion : MetricScale::unit);
   e.scale.k = k;
+  const bool same = agree(runs);
   const auto raw = summarize(runs);
   e.center = raw.mean;
-  e.spread = raw.sd;
+  e.spread = same ? 0 : raw.sd;
   std::vector<double> g(runs.size());
   std::transform(runs.begin(), runs.end(), g.begin(), [&](double x) { return e.scale.to(x); });
   const auto on_scale = summarize(g);
   e.mean_g = on_scale.mean;
-  e.sd_g = on_scale.sd;
+  e.sd_g = same ? 0 : on_scale.sd;
   if (e.scale.kind == MetricScale::proportion) {
     std::vector<double> counts(runs.size());
-    std::transform(runs.begin(), runs.end(), counts.begin(),
-                   [k](double x) { return std::round(x * k); });
+    // Whole counts when k is known; an estimated grain need not start at 0.
+    std::transform(runs.begin(), runs.end(), counts.begin(), [&](double x) {
+      return e.grain_estimated ? x * k : std::round(x * k);
+    });
     std::sort(counts.begin(), counts.end());
     e.median = counts[(counts.size() - 1) / 2];  // the (lower) median count
     for (double c : counts)
@@ -97,8 +282,12 @@ MetricBand band_from(const MetricEvidence& e, const MetricBandSpec& spec, std::s
   MetricBand band;
   band.n = n;
   band.scale = e.scale.kind;
-  if (e.scale.kind == MetricScale::proportion)
-    band.examples = static_cast<std::int64_t>(e.scale.k);
+  if (e.scale.kind == MetricScale::proportion) {
+    band.grain = 1 / e.scale.k;
+    if (!e.grain_estimated)
+      band.examples = static_cast<std::int64_t>(e.scale.k);
+    band.examples_inferred = e.inferred;
+  }
   band.center = e.center;
   band.alpha = spec.alpha;
   band.spread = e.spread;
@@ -131,21 +320,20 @@ MetricBand band_from(const MetricEvidence& e, const MetricBandSpec& spec, std::s
     band.lower = std::max(band.lower, 0.0);
     band.upper = std::min(band.upper, 1.0);
   }
-  // Power: per direction the metric can move in (a bounded metric cannot leave [0, 1]).
-  const double z = normal_quantile(kPower);
+  // Power: per direction the metric can move in (a bounded metric cannot leave [0, 1]). An honest
+  // rebuild is the centre plus predictive_sd times a t(n-1) variable (its sd is itself estimated
+  // from n runs): the shift leaves the band with 80% probability at the edge plus that t's 80th
+  // percentile (the normal's would overstate the power of few runs).
+  const double z = student_t_quantile(nd - 1, kPower);
+  // A bounded metric cannot move further than to 0 or 1: a direction that would need more is
+  // one in which the band catches nothing with 80% probability, and is not claimed.
   std::optional<double> shift;
-  if (!e.scale.bounded() || band.lower > 0) {
-    double down = band.center - band.lower + z * band.predictive_sd;
-    if (e.scale.bounded())
-      down = std::min(down, band.center);
+  const double down = band.center - band.lower + z * band.predictive_sd;
+  if (!e.scale.bounded() || down <= band.center)
     shift = down;
-  }
-  if (!e.scale.bounded() || band.upper < 1) {
-    double up = band.upper - band.center + z * band.predictive_sd;
-    if (e.scale.bounded())
-      up = std::min(up, 1 - band.center);
+  const double up = band.upper - band.center + z * band.predictive_sd;
+  if (!e.scale.bounded() || up <= 1 - band.center)
     shift = std::max(shift.value_or(0), up);
-  }
   if (shift && e.scale.kind == MetricScale::proportion)
     shift = std::ceil(*shift * e.scale.k - kIntegral) / e.scale.k;
   band.power_shift = shift;
@@ -154,8 +342,11 @@ MetricBand band_from(const MetricEvidence& e, const MetricBandSpec& spec, std::s
 
 std::string zero_spread_reason(std::span<const double> runs) {
   return "all " + std::to_string(runs.size()) + " seed runs scored " + number_text(runs[0]) +
-         ": a continuous metric without spread gives no scale for a band (report its example "
-         "count k if it is a proportion, or set tolerance.floor for it)";
+         " and nothing gives the metric's grain (no example count, none can be inferred from the "
+         "values): without spread there is no scale for a band, and a band 0 wide would page "
+         "any change; add a scoring spec (evaluation.scoring) so reverify counts the examples "
+         "itself, report the count in result.json (\"examples\" / \"segment_examples\"), or "
+         "set tolerance.floor for it";
 }
 
 template <class PowerAt>
@@ -220,7 +411,7 @@ UpperBound bound_from(const BoundEvidence& e, const UpperBoundSpec& spec, std::s
     bound.max_applied = bound.count_applied = false;
   }
   const double low =
-      std::max(0.0, std::exp(e.mean - normal_quantile(kPower) * e.sd * f) - e.offset);
+      std::max(0.0, std::exp(e.mean - student_t_quantile(nd - 1, kPower) * e.sd * f) - e.offset);
   bound.power_shift = bound.upper - low;
   return bound;
 }
@@ -269,10 +460,9 @@ double MetricBand::margin(double x) const {
 }
 
 double MetricBand::attainable(double shift) const {
-  if (scale != MetricScale::proportion || !examples)
+  if (scale != MetricScale::proportion || !grain)
     return shift;
-  const double k = static_cast<double>(*examples);
-  return std::ceil(shift * k - kIntegral) / k;
+  return std::ceil(shift / *grain - kIntegral) * *grain;
 }
 
 MetricBandResult metric_band(std::span<const double> runs, const MetricBandSpec& spec) {
@@ -285,10 +475,35 @@ MetricBandResult metric_band(std::span<const double> runs, const MetricBandSpec&
   const auto e = metric_evidence(runs, spec);
   if (e.sd_g == 0 && e.scale.kind != MetricScale::proportion && spec.floor <= 0) {
     result.no_band_reason = zero_spread_reason(runs);
+    result.cannot_judge = true;
     return result;
   }
   result.band = band_from(e, spec, runs.size());
   return result;
+}
+
+// A value with at most 6 decimal places (0.975, 0.9767) may be a rounded number as well as a
+// count over 40 or 10000: it tells no count.
+bool short_decimal(double x) {
+  const double scaled = x * 1e6;
+  return x > 0 && x < 1 && std::abs(scaled - std::round(scaled)) <= 1e-9 * scaled;
+}
+
+std::optional<std::int64_t> infer_examples(std::span<const double> values) {
+  std::int64_t k = 1;
+  for (double x : values) {
+    if (!(x >= 0 && x <= 1) || short_decimal(x))
+      return std::nullopt;
+    const auto q = denominator_of(x);
+    if (!q)
+      return std::nullopt;
+    k = std::lcm(k, *q);
+    if (k > kMaxInferredExamples)
+      return std::nullopt;
+  }
+  if (k < 2)
+    return std::nullopt;
+  return k;
 }
 
 std::optional<std::size_t> metric_runs_for(std::span<const double> runs, const MetricBandSpec& spec,

@@ -1,9 +1,10 @@
-#include "policies/tolerance_calibration.hpp"
+#include "policies/calibration.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "policies/stats.hpp"
-#include "policies/tolerance_math.hpp"
+#include "policies/bands.hpp"
 
 namespace reverify {
 namespace {
@@ -67,10 +68,63 @@ ToleranceSpec seed_run_tolerance(const std::string& primary_name, const std::vec
       const auto& r = *run.predictions;
       const auto c = stats::compare(release->view(), r.view(), release->cols, r.cols,
                                     release->two_d && r.two_d, flip_threshold);
-      for (const auto& [name, value] : stats::banded_statistics(c))
-        spec.distribution_seed_runs[name].push_back(value);
+      for (const auto& [statistic, value] : stats::banded_statistics(c))
+        spec.distribution_seed_runs[to_string(statistic)].push_back(value);
     }
   }
+  return spec;
+}
+
+CopiedRuns copied_runs(const ToleranceSpec& spec, const std::string& primary_name) {
+  CopiedRuns out;
+  const std::size_t n = seed_run_count(spec, primary_name);
+  std::vector<const std::vector<double>*> series;
+  for (const auto& [statistic, values] : spec.distribution_seed_runs) {
+    if (values.size() == n)
+      series.push_back(&values);
+  }
+  if (series.empty())
+    return out;
+  auto value_at = [&](std::size_t run) {
+    std::vector<double> v;
+    for (const auto* s : series)
+      v.push_back((*s)[run]);
+    return v;
+  };
+  std::vector<std::vector<double>> seen;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto v = value_at(i);
+    if (std::all_of(v.begin(), v.end(), [](double x) { return x == 0; })) {
+      out.of_release.push_back(i);
+    } else if (std::find(seen.begin(), seen.end(), v) != seen.end()) {
+      out.of_other_runs.push_back(i);
+    } else {
+      seen.push_back(v);
+    }
+  }
+  return out;
+}
+
+ToleranceSpec without_runs(ToleranceSpec spec, const std::string& primary_name,
+                           const std::vector<std::size_t>& indices) {
+  const std::size_t n = seed_run_count(spec, primary_name);
+  auto drop = [&](auto& values) {
+    if (values.size() != n)
+      return;
+    std::remove_reference_t<decltype(values)> kept;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::find(indices.begin(), indices.end(), i) == indices.end())
+        kept.push_back(values[i]);
+    }
+    values = std::move(kept);
+  };
+  for (auto& [metric, values] : spec.seed_runs)
+    drop(values);
+  for (auto& [segment, metrics] : spec.segment_seed_runs)
+    for (auto& [metric, values] : metrics)
+      drop(values);
+  for (auto& [statistic, values] : spec.distribution_seed_runs)
+    drop(values);
   return spec;
 }
 

@@ -1,0 +1,121 @@
+#pragma once
+// policies/checks: each kind of check a rebuild is judged by, as a pure function from what was
+// observed and the band's inputs to a CheckResult (policies/verdict_model.hpp). The bands come
+// from policies/bands.hpp, the power sentences from policies/power.hpp; the verdict engine
+// (policies/verdict.hpp) decides which checks apply and how much alpha each gets.
+//
+// Metric checks (primary and segment metrics): the rebuild's value inside the metric's band, with
+// the band's power against the owner's declared shift.
+//
+// Distribution checks (ks, psi, wasserstein, paired statistics) of a stats::Comparison between
+// the released and the rebuilt predictions, against upper bounds (policies/bands.hpp):
+// calibrated from the same statistic between the release and each seed run, or given
+// explicitly (policy fallback, or a `reverify compare --tolerances` file).
+//
+// Steps check and weights check (DESIGN, "Verdict").
+//
+// Steps: a same-seed comparison. The rebuild's first N step values (N = the steps requested, or
+// every recorded step in a full rebuild) against the release's recorded curve: the largest
+// absolute deviation, against a bound measured the same way on same-seed reruns (the release's
+// own seeds; the platform's nondeterminism only). Deviations below the float64 reduction noise
+// (kStepsNoise relative to the curve's largest value) count as zero; when every same-seed rerun
+// reproduced the curve, the bound is that noise ("exact": the platform is deterministic), else
+// the upper bound of policies/bands.hpp over the reruns' deviations. Level bitwise is exact
+// without calibration. Different-seed runs never make a steps band: different seeds diverge from
+// step 0. Fewer recorded steps than requested are compared and said so.
+// Weights: tensor hash equality (bitwise level).
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/manifest.hpp"
+#include "core/statistic.hpp"
+#include "policies/bands.hpp"
+#include "policies/stats.hpp"
+#include "policies/verdict_model.hpp"
+
+namespace reverify {
+
+// ---- Metric checks ------------------------------------------------------------------------------
+
+struct MetricCheckSpec {
+  std::string name;  // "primary:accuracy", "segment:digit=8:accuracy"
+  CheckKind kind = CheckKind::primary;
+  std::optional<double> observed;  // absent: the rebuild did not report it (a finding)
+  std::optional<double> recorded;  // the released run's value, for "rebuilt - recorded"
+  std::span<const double> seed_runs;
+  MetricBandSpec band;           // alpha (per check), floor, examples
+  std::optional<double> detect;  // tolerance.detect for this check
+  bool higher_is_better = true;
+  std::optional<double> fallback_tolerance;  // used only when uncalibrated, and said so
+  std::string how_to_calibrate;
+};
+
+CheckResult check_metric(const MetricCheckSpec& spec);
+
+// ---- Distribution checks ------------------------------------------------------------------------
+
+struct DistributionBands {
+  // statistic -> its value between the release's predictions and each seed run's
+  std::map<Statistic, std::vector<double>> seed_runs;
+  double alpha = 0.01;                           // per check, one-sided
+  std::map<Statistic, double> floor;             // statistic -> smallest bound
+  std::map<Statistic, double> detect;            // statistic -> shift to catch (tolerance.detect)
+  std::map<Statistic, double> fixed;             // statistic -> explicit upper bound
+  std::string fixed_source = "policy fallback";  // named in explanations
+  // Without any band a statistic is `uncalibrated`; `unbanded_informational` reports it as
+  // informational instead (never deciding), e.g. when the policy allows fallbacks for some.
+  bool unbanded_informational = false;
+  // An operating threshold was declared (evaluation.scoring.thresholds): 1-D predictions outside
+  // [0, 1] (regression outputs, logits) have a meaningful flip rate only at a declared one, so
+  // without it the flip rate is not judged.
+  bool threshold_declared = false;
+  std::string how_to_calibrate;
+};
+
+// How a statistic's upper bound is modelled (policies/bands.hpp): its resolution (flip rate: one
+// row of c; KS: one score) and whether it counts rows, at one-sided `alpha` with a floor.
+UpperBoundSpec statistic_bound_spec(Statistic statistic, const stats::Comparison& c, double alpha,
+                                    double floor = 0);
+
+// Number of statistics of `c` that have a calibrated bound in `bands` (the family's Bonferroni m).
+std::size_t banded_distribution_checks(const stats::Comparison& c, const DistributionBands& bands);
+
+std::vector<CheckResult> distribution_checks(const stats::Comparison& c,
+                                             const DistributionBands& bands);
+
+// Quantiles of both sides as JSON: {"original": {"p1": ..}, "rebuilt": {..}}.
+nlohmann::json quantiles_json(const stats::Comparison& c);
+
+// ---- Steps and weights checks -------------------------------------------------------------------
+
+// Float64 sums in a different order (SIMD width, thread count) move the last bits: a step value
+// within this relative distance of the recorded one is the same value.
+inline constexpr double kStepsNoise = 1e-12;
+
+struct StepsCheckSpec {
+  const StepValues* recorded = nullptr;          // the manifest's evaluation.steps
+  const std::vector<double>* rebuilt = nullptr;  // absent: a finding
+  std::optional<std::int64_t> requested;         // steps mode: REVERIFY_MAX_STEPS
+  bool exact = false;                            // bitwise: no calibration needed
+  std::span<const std::vector<double>> same_seed_runs;
+  double alpha = 0.01;
+  double floor = 0;
+  std::optional<double> detect;
+  bool informational = false;  // a full rebuild: a note, never a failure (DESIGN)
+  std::string model_version;   // MODEL@VERSION, for the command that records the reruns
+};
+
+// REQUIRES: spec.recorded != nullptr.
+CheckResult check_steps(const StepsCheckSpec& spec);
+
+// Whether check_steps would have a band (for the alpha split).
+bool steps_banded(const StepsCheckSpec& spec);
+
+CheckResult check_weights(const std::optional<std::string>& recorded_tensor_sha256,
+                          const std::optional<std::string>& rebuilt_tensor_sha256);
+
+}  // namespace reverify
