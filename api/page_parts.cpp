@@ -23,11 +23,25 @@ UnixSeconds problem_time(const VersionStatus& status) {
   return view.row.first_seen_at;
 }
 
-std::string number_cell(const nlohmann::json& check, const char* key) {
+// A number cell of the checks table; `label` names its column in the narrow-screen cards.
+std::string number_cell(const nlohmann::json& check, const char* key, const char* label) {
+  const std::string open = std::string("<td class=\"num\" data-label=\"") + label + "\">";
   auto it = check.find(key);
   if (it == check.end() || !it->is_number())
-    return "<td class=\"num\">–</td>";
-  return "<td class=\"num\">" + short_number(it->get<double>()) + "</td>";
+    return open + "–</td>";
+  return open + short_number(it->get<double>()) + "</td>";
+}
+
+// A check's name, escaped, free to wrap after each ':' ("segment:<wbr>digit=8:<wbr>accuracy"),
+// so a long name does not widen its column.
+std::string breakable_name(const std::string& name) {
+  std::string out;
+  for (char c : escape_html(name)) {
+    out += c;
+    if (c == ':')
+      out += "<wbr>";
+  }
+  return out;
 }
 
 }  // namespace
@@ -143,15 +157,16 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
   out << "<tr data-version=\"" << escape_html(id) << "\" data-attention=\""
       << to_string(status.attention) << "\"><td><a href=\""
       << version_href(view.row.model, view.row.version) << "\">" << escape_html(id)
-      << "</a></td><td>" << page_text(model, view.row.owner) << "</td><td class=\"why\">"
-      << attention_html(status) << " " << page_text(model, status.gate.reason) << "</td><td>";
+      << "</a></td><td data-label=\"Owner\">" << page_text(model, view.row.owner)
+      << "</td><td class=\"why\" data-label=\"Gate\">" << attention_html(status) << " "
+      << page_text(model, status.gate.reason) << "</td><td data-label=\"Gate goes by\">";
   if (view.conclusive) {
     out << verdict_html(view.conclusive->cls, view.conclusive->id) << " "
         << when_html(view.conclusive->finished_at, now);
   } else {
     out << "none yet";
   }
-  out << "</td><td>";
+  out << "</td><td data-label=\"Last pass\">";
   if (view.passed) {
     out << when_html(view.passed->finished_at, now);
     if (now - view.passed->finished_at > default_max_age_s(model))
@@ -159,12 +174,12 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
   } else {
     out << "never";
   }
-  out << "</td><td>";
+  out << "</td><td class=\"why\" data-label=\"Newest error\">";
   if (const auto* error = status.newer_error) {
     out << verdict_html(error->cls, error->id) << " " << when_html(error->finished_at, now)
         << "<br><span class=\"muted\">" << page_text(model, error->explanation) << "</span>";
   }
-  out << "</td><td>";
+  out << "</td><td data-label=\"Now\">";
   if (active) {
     out << "<a href=\"" << verification_href(active->id) << "\">" << to_string(active->state)
         << " (verification " << active->id << ")</a>";
@@ -181,7 +196,7 @@ void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::jso
     return;
   }
   out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Checks table\"><table "
-         "id=\"checks\"><thead><tr><th scope=\"col\">Check</th>"
+         "id=\"checks\" class=\"cards\"><thead><tr><th scope=\"col\">Check</th>"
          "<th scope=\"col\">Outcome</th><th scope=\"col\">Observed</th><th scope=\"col\">"
          "Reference</th><th scope=\"col\">Accepted band</th><th scope=\"col\">Observed against "
          "the band</th><th scope=\"col\">Margin</th><th scope=\"col\">Explanation</th></tr>"
@@ -192,10 +207,12 @@ void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::jso
     const std::string name = string_field(check, "name");
     const std::string outcome = string_field(check, "outcome");
     const char* css = outcome == "passed" ? "ok" : outcome == "failed" ? "bad" : "warn";
-    out << "<tr data-check=\"" << escape_html(name) << "\"><th scope=\"row\">" << escape_html(name)
-        << "</th><td><span class=\"tag " << css << "\">" << escape_html(outcome) << "</span></td>"
-        << number_cell(check, "observed") << number_cell(check, "reference")
-        << "<td class=\"num\">";
+    out << "<tr data-check=\"" << escape_html(name) << "\"><th scope=\"row\">"
+        << breakable_name(name) << "</th><td data-label=\"Outcome\"><span class=\"tag " << css
+        << "\">" << escape_html(outcome) << "</span></td>"
+        << number_cell(check, "observed", "Observed")
+        << number_cell(check, "reference", "Reference")
+        << "<td class=\"num range\" data-label=\"Accepted band\">";
     const auto band = band_of(check);
     if (band) {
       out << (band->lower ? "[" + short_number(*band->lower) + ", " : "[–, ")
@@ -203,7 +220,7 @@ void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::jso
     } else {
       out << "–";
     }
-    out << "</td><td>";
+    out << "</td><td class=\"chart\" data-label=\"Against the band\">";
     const auto observed = check.find("observed");
     if (band && observed != check.end() && observed->is_number()) {
       const auto reference = check.find("reference");
@@ -213,7 +230,8 @@ void checks_table(std::ostream& out, const ReadModel& model, const nlohmann::jso
                                 : std::nullopt,
                             *band);
     }
-    out << "</td>" << number_cell(check, "margin") << "<td class=\"why\">"
+    out << "</td>" << number_cell(check, "margin", "Margin")
+        << "<td class=\"why\" data-label=\"Explanation\">"
         << page_text(model, string_field(check, "explanation")) << "</td></tr>";
   }
   out << "</tbody></table></div>";
