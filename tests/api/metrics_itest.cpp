@@ -93,8 +93,15 @@ TEST_CASE("metrics pass promtool and carry every documented series") {
     INFO(expected);
     CHECK(text.find(expected) != std::string::npos);
   }
-  // A failed version has no pass: no last-verified line, but its state and conclusive time.
+  // A failed version has no pass: no last-verified line, but its state, its conclusive time and
+  // when it was listed; a passed one has its pass and no first-seen line.
   CHECK(text.find("reverify_last_verified_timestamp_seconds{model=\"digits-mlp\",version=\"2\"}") ==
+        std::string::npos);
+  CHECK(text.find(
+            "reverify_version_first_seen_timestamp_seconds{model=\"digits-mlp\",version=\"2\"}") !=
+        std::string::npos);
+  CHECK(text.find(
+            "reverify_version_first_seen_timestamp_seconds{model=\"digits-mlp\",version=\"1\"}") ==
         std::string::npos);
 
   // The daemon's own series after a few events, appended as a scrape appends them.
