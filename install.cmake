@@ -6,6 +6,9 @@
 #   <prefix>/lib/sysusers.d/reverify.conf, <prefix>/lib/tmpfiles.d/reverify.conf
 #   <prefix>/share/reverify/reverify.yaml          (config/production.yaml: every key, its default)
 #   <prefix>/share/reverify/reverifyd-docker.conf  (drop-in: the docker group, opt-in)
+#   <prefix>/share/reverify/prometheus/reverify.rules.yml (+ its promtool tests), alert rules
+#   <prefix>/share/reverify/grafana/reverify-dashboard.json
+#   <prefix>/share/bash-completion/completions/reverify  (`reverify completion bash`, generated)
 #   <prefix>/share/doc/reverify/README.md
 #   /etc/reverify/reverify.yaml                    (the template, only when no config is there yet)
 # DESTDIR is honoured everywhere (packaging, and the install test).
@@ -59,6 +62,21 @@ install(FILES systemd/reverifyd-docker.conf DESTINATION ${CMAKE_INSTALL_DATADIR}
 install(FILES config/production.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/reverify
         RENAME reverify.yaml)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES contrib/prometheus/reverify.rules.yml contrib/prometheus/reverify.rules.test.yml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/reverify/prometheus)
+install(FILES contrib/grafana/reverify-dashboard.json
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/reverify/grafana)
+# The completion script comes from the built CLI's own command tree.
+install(CODE "
+  set(dir \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/bash-completion/completions\")
+  message(STATUS \"Installing: \${dir}/reverify\")
+  file(MAKE_DIRECTORY \"\${dir}\")
+  execute_process(COMMAND \"$<TARGET_FILE:reverify>\" completion bash
+                  OUTPUT_FILE \"\${dir}/reverify\" RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR \"reverify completion bash failed: \${status}\")
+  endif()
+")
 
 # The config template goes to /etc only when there is no config yet: an upgrade never overwrites
 # what an operator wrote. (file(INSTALL) puts DESTDIR in front of DESTINATION itself.)

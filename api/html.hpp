@@ -1,7 +1,13 @@
 #pragma once
 // Building blocks of the server-rendered HTML pages (status_page.cpp, version_page.cpp): one page
-// shell (lang, viewport, refresh, landmarks, navigation, the JSON twin of the page), escaping,
-// human times. Plain HTML and CSS, no scripts: every page works without JavaScript.
+// shell (lang, viewport, refresh, landmarks, navigation, the JSON twin of the page, the style
+// sheet: light and dark colours, tables that become cards on a narrow screen), escaping, human
+// times. Plain HTML and CSS, no scripts: every page works without JavaScript.
+//
+// Tables: a table with class "cards" turns into one box per row up to 1100 px; each cell is
+// labelled there by its data-label attribute (its column's name); a cell without one is the card's
+// title, and an empty cell is left out. Cells of long text (explanations, reasons, paths) carry
+// class "why": they wrap anywhere.
 
 #include <cstdint>
 #include <optional>
@@ -28,8 +34,6 @@ inline constexpr int kMinRefreshS = 5, kMaxRefreshS = 86'400;
 
 std::string escape_html(std::string_view text);
 
-// "45 s", "12 min", "3 h", "40 d": the rounded-down largest unit.
-std::string duration_text(std::int64_t seconds);
 // "3 min ago" (or "in 3 min" for a time ahead of now), with the exact UTC time as a tooltip.
 std::string when_html(UnixSeconds t, UnixSeconds now);
 

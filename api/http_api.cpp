@@ -424,7 +424,10 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
                          context);
   }
   if (parts.size() == 1 && parts[0] == "metrics") {
-    return respond(request, http::status::ok, model.metrics_text, kMetricsContentType);
+    return respond(request, http::status::ok,
+                   context.daemon_metrics ? model.metrics_text + context.daemon_metrics->render()
+                                          : model.metrics_text,
+                   kMetricsContentType);
   }
   if (parts.size() < 2 || parts[0] != "v1") {
     return error_response(request, http::status::not_found, "no such endpoint", context);

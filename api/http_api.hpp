@@ -10,7 +10,7 @@
 //   GET /, /models, /models/{m}/{v}, /verifications, /verifications/{id}
 //                                           HTML pages for people (api/pages.hpp)
 //   GET /healthz                            liveness
-//   GET /metrics                            Prometheus text format
+//   GET /metrics                            Prometheus text format (api/metrics.hpp)
 //   GET /v1/models                          every model version and its latest verdicts
 //   GET /v1/models/{model}/versions/{version}
 //   GET /v1/gate/{model}/{version}?max_age=40d
@@ -37,6 +37,7 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/daemon_metrics.hpp"
 #include "api/snapshot.hpp"
 #include "core/result.hpp"
 #include "runners/runner.hpp"
@@ -62,6 +63,8 @@ struct ApiContext {
   std::shared_ptr<const ReadModel> model;
   const ApiConfig* api = nullptr;
   UnixSeconds now = 0;
+  // The daemon's own series, rendered after the read model's at each scrape; null: none.
+  const DaemonMetrics* daemon_metrics = nullptr;
   // Records a manual trigger and calls `done` exactly once, from any thread, when the row is
   // committed or refused. Returns at once (the daemon hands it to its loop).
   std::function<void(const TriggerRequest& trigger, TriggerDone done)> trigger;

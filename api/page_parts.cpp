@@ -23,8 +23,22 @@ UnixSeconds problem_time(const VersionStatus& status) {
   return view.row.first_seen_at;
 }
 
-std::string number_cell(const std::optional<double>& value) {
-  return "<td class=\"num\">" + (value ? short_number(*value) : std::string("–")) + "</td>";
+// A number cell of the checks table; `label` names its column in the narrow-screen cards.
+std::string number_cell(const std::optional<double>& value, const char* label) {
+  return std::string("<td class=\"num\" data-label=\"") + label + "\">" +
+         (value ? short_number(*value) : std::string("–")) + "</td>";
+}
+
+// A check's name, escaped, free to wrap after each ':' ("segment:<wbr>digit=8:<wbr>accuracy"),
+// so a long name does not widen its column.
+std::string breakable_name(const std::string& name) {
+  std::string out;
+  for (char c : escape_html(name)) {
+    out += c;
+    if (c == ':')
+      out += "<wbr>";
+  }
+  return out;
 }
 
 }  // namespace
@@ -140,15 +154,16 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
   out << "<tr data-version=\"" << escape_html(id) << "\" data-attention=\""
       << to_string(status.attention) << "\"><td><a href=\""
       << version_href(view.row.model, view.row.version) << "\">" << escape_html(id)
-      << "</a></td><td>" << page_text(model, view.row.owner) << "</td><td class=\"why\">"
-      << attention_html(status) << " " << page_text(model, status.gate.reason) << "</td><td>";
+      << "</a></td><td data-label=\"Owner\">" << page_text(model, view.row.owner)
+      << "</td><td class=\"why\" data-label=\"Gate\">" << attention_html(status) << " "
+      << page_text(model, status.gate.reason) << "</td><td data-label=\"Gate goes by\">";
   if (view.conclusive) {
     out << verdict_html(view.conclusive->cls, view.conclusive->id) << " "
         << when_html(view.conclusive->finished_at, now);
   } else {
     out << "none yet";
   }
-  out << "</td><td>";
+  out << "</td><td data-label=\"Last pass\">";
   if (view.passed) {
     out << when_html(view.passed->finished_at, now);
     if (now - view.passed->finished_at > default_max_age_s(model))
@@ -156,12 +171,12 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
   } else {
     out << "never";
   }
-  out << "</td><td>";
+  out << "</td><td class=\"why\" data-label=\"Newest error\">";
   if (const auto* error = status.newer_error) {
     out << verdict_html(error->cls, error->id) << " " << when_html(error->finished_at, now)
         << "<br><span class=\"muted\">" << page_text(model, error->explanation) << "</span>";
   }
-  out << "</td><td>";
+  out << "</td><td data-label=\"Now\">";
   if (active) {
     out << "<a href=\"" << verification_href(active->id) << "\">" << to_string(active->state)
         << " (verification " << active->id << ")</a>";
@@ -177,7 +192,7 @@ void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verd
     return;
   }
   out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Checks table\"><table "
-         "id=\"checks\"><thead><tr><th scope=\"col\">Check</th>"
+         "id=\"checks\" class=\"cards\"><thead><tr><th scope=\"col\">Check</th>"
          "<th scope=\"col\">Outcome</th><th scope=\"col\">Observed</th><th scope=\"col\">"
          "Reference</th><th scope=\"col\">Accepted band</th><th scope=\"col\">Observed against "
          "the band</th><th scope=\"col\">Margin</th><th scope=\"col\">Explanation</th></tr>"
@@ -187,10 +202,11 @@ void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verd
     const char* css = check.outcome == CheckOutcome::passed   ? "ok"
                       : check.outcome == CheckOutcome::failed ? "bad"
                                                               : "warn";
-    out << "<tr data-check=\"" << escape_html(name) << "\"><th scope=\"row\">" << escape_html(name)
-        << "</th><td><span class=\"tag " << css << "\">" << to_string(check.outcome)
-        << "</span></td>" << number_cell(check.observed) << number_cell(check.reference)
-        << "<td class=\"num\">";
+    out << "<tr data-check=\"" << escape_html(name) << "\"><th scope=\"row\">"
+        << breakable_name(name) << "</th><td data-label=\"Outcome\"><span class=\"tag " << css
+        << "\">" << to_string(check.outcome) << "</span></td>"
+        << number_cell(check.observed, "Observed") << number_cell(check.reference, "Reference")
+        << "<td class=\"num range\" data-label=\"Accepted band\">";
     const auto& band = check.band;
     if (band) {
       out << (band->lower ? "[" + short_number(*band->lower) + ", " : "[–, ")
@@ -198,11 +214,12 @@ void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verd
     } else {
       out << "–";
     }
-    out << "</td><td>";
+    out << "</td><td class=\"chart\" data-label=\"Against the band\">";
     if (band && check.observed)
       out << band_chart_svg(name, *check.observed, check.reference, *band);
-    out << "</td>" << number_cell(check.margin) << "<td class=\"why\">"
-        << page_text(model, check.explanation) << "</td></tr>";
+    out << "</td>" << number_cell(check.margin, "Margin")
+        << "<td class=\"why\" data-label=\"Explanation\">" << page_text(model, check.explanation)
+        << "</td></tr>";
   }
   out << "</tbody></table></div>";
 }

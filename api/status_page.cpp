@@ -78,17 +78,20 @@ void running_section(std::ostream& out, const ReadModel& model, UnixSeconds now)
     return;
   }
   out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Running verifications "
-         "table\"><table id=\"running\"><thead><tr><th scope=\"col\">Verification"
+         "table\"><table id=\"running\" class=\"cards\"><thead><tr><th scope=\"col\">Verification"
          "</th><th scope=\"col\">Model version</th><th scope=\"col\">Mode</th><th scope=\"col\">"
          "Why</th><th scope=\"col\">Started</th><th scope=\"col\">Runner</th></tr></thead><tbody>";
   for (const auto& row : model.unfinished) {
     if (row.state != VerificationState::running)
       continue;
-    out << "<tr><td><a href=\"" << verification_href(row.id) << "\">" << row.id
-        << "</a></td><td><a href=\"" << version_href(row.model, row.version) << "\">"
-        << escape_html(row.model + "@" + row.version) << "</a></td><td>" << to_string(row.mode)
-        << "</td><td>" << escape_html(queued_because(model, row)) << "</td><td>"
-        << (row.started_at ? when_html(*row.started_at, now) : "starting") << "</td><td>"
+    out << "<tr><td><a href=\"" << verification_href(row.id) << "\">Verification " << row.id
+        << "</a></td><td data-label=\"Model version\"><a href=\""
+        << version_href(row.model, row.version) << "\">"
+        << escape_html(row.model + "@" + row.version) << "</a></td><td data-label=\"Mode\">"
+        << to_string(row.mode) << "</td><td data-label=\"Why\">"
+        << escape_html(queued_because(model, row)) << "</td><td data-label=\"Started\">"
+        << (row.started_at ? when_html(*row.started_at, now) : "starting")
+        << "</td><td class=\"why\" data-label=\"Runner\">"
         << page_text(model, (row.runner_kind ? to_string(*row.runner_kind) : "") +
                                 std::string(" ") + row.runner_ref.value_or(""))
         << "</td></tr>";
@@ -106,18 +109,20 @@ void queue_section(std::ostream& out, const ReadModel& model, UnixSeconds now) {
   }
   out << "<p class=\"muted\">In the order the daemon starts them: due ones first, manual triggers "
          "ahead of the rest, as slots free up.</p><div class=\"wrap\" role=\"region\" "
-         "tabindex=\"0\" aria-label=\"Queued verifications table\"><table id=\"queued\"><thead>"
+         "tabindex=\"0\" aria-label=\"Queued verifications table\"><table id=\"queued\" "
+         "class=\"cards\"><thead>"
          "<tr><th scope=\"col\">#</th><th scope=\"col\">Verification</th><th scope=\"col\">Model "
          "version</th><th scope=\"col\">Why</th><th scope=\"col\">Mode</th><th scope=\"col\">"
          "Starts</th></tr></thead><tbody>";
   std::size_t position = 0;
   for (const auto* row : order) {
-    out << "<tr data-verification=\"" << row->id << "\"><td>" << ++position << "</td><td><a href=\""
-        << verification_href(row->id) << "\">" << row->id << "</a></td><td><a href=\""
+    out << "<tr data-verification=\"" << row->id << "\"><td data-label=\"#\">" << ++position
+        << "</td><td data-label=\"Verification\"><a href=\"" << verification_href(row->id) << "\">"
+        << row->id << "</a></td><td data-label=\"Model version\"><a href=\""
         << version_href(row->model, row->version) << "\">"
-        << escape_html(row->model + "@" + row->version) << "</a></td><td>"
-        << escape_html(queued_because(model, *row)) << "</td><td>" << to_string(row->mode)
-        << "</td><td>"
+        << escape_html(row->model + "@" + row->version) << "</a></td><td data-label=\"Why\">"
+        << escape_html(queued_because(model, *row)) << "</td><td data-label=\"Mode\">"
+        << to_string(row->mode) << "</td><td data-label=\"Starts\">"
         << (row->not_before > now ? when_html(row->not_before, now)
                                   : std::string("when a slot is free"))
         << "</td></tr>";
@@ -133,11 +138,13 @@ void queue_section(std::ostream& out, const ReadModel& model, UnixSeconds now) {
 struct PlanColumn {
   const char* heading;
   const char* key;
+  bool text = false;  // a sentence (a reason): it wraps anywhere
 };
 void plan_table(std::ostream& out, const ReadModel& model, const char* id, const char* label,
                 const std::vector<PlanColumn>& columns, const nlohmann::json& rows) {
   out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" << label
-      << "\"><table id=\"" << id << "\"><thead><tr><th scope=\"col\">Model version</th>";
+      << "\"><table id=\"" << id
+      << "\" class=\"cards\"><thead><tr><th scope=\"col\">Model version</th>";
   for (const auto& column : columns)
     out << "<th scope=\"col\">" << column.heading << "</th>";
   out << "</tr></thead><tbody>";
@@ -148,8 +155,10 @@ void plan_table(std::ostream& out, const ReadModel& model, const char* id, const
     const std::string m = string_field(row, "model"), v = string_field(row, "version");
     out << "<tr><td><a href=\"" << version_href(m, v) << "\">" << escape_html(m + "@" + v)
         << "</a></td>";
-    for (const auto& column : columns)
-      out << "<td>" << page_text(model, string_field(row, column.key)) << "</td>";
+    for (const auto& column : columns) {
+      out << "<td" << (column.text ? " class=\"why\"" : "") << " data-label=\"" << column.heading
+          << "\">" << page_text(model, string_field(row, column.key)) << "</td>";
+    }
     out << "</tr>";
   }
   out << "</tbody></table></div>";
@@ -187,10 +196,11 @@ void calibrations_part(std::ostream& out, const ReadModel& model) {
         << ".</p>";
   }
   if (!planned.empty())
-    plan_table(out, model, "calibrations", "Planned calibrations", {{"Why", "reason"}}, planned);
+    plan_table(out, model, "calibrations", "Planned calibrations", {{"Why", "reason", true}},
+               planned);
   if (!done.empty()) {
     plan_table(out, model, "calibrated", "Calibrations finished this cycle",
-               {{"What it did", "outcome"}}, done);
+               {{"What it did", "outcome", true}}, done);
   }
 }
 
@@ -206,7 +216,7 @@ void plan_section(std::ostream& out, const ReadModel& model) {
          "<code>reverify plan</code> shows the same.</p>";
   if (!entries.empty()) {
     plan_table(out, model, "plan", "This cycle&#39;s plan table",
-               {{"Mode", "mode"}, {"Why", "reason"}}, entries);
+               {{"Mode", "mode"}, {"Why", "reason", true}}, entries);
   }
   if (const auto& deferred = array_at(plan, "deferred"); !deferred.empty()) {
     out << "<p>Deferred to a later cycle: " << deferred.size()
@@ -250,7 +260,8 @@ std::string render_status_page(const PageFrame& frame, const ReadModel& model, U
            "manifests, versions the system cannot verify, uncalibrated or underpowered bands, "
            "outdated passes, never verified; last, verified versions whose newest attempt "
            "errored (an error never fails the gate).</p><div class=\"wrap\" role=\"region\" "
-           "tabindex=\"0\" aria-label=\"Needs attention table\"><table id=\"attention\">";
+           "tabindex=\"0\" aria-label=\"Needs attention table\"><table id=\"attention\" "
+           "class=\"cards\">";
     version_status_header(out);
     out << "<tbody>";
     std::size_t shown = 0;

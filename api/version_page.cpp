@@ -24,7 +24,8 @@ void history_table(std::ostream& out, const ReadModel& model,
                    const std::vector<const VerificationRow*>& rows, UnixSeconds now,
                    bool with_version) {
   out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Verifications "
-         "table\"><table id=\"history\"><thead><tr><th scope=\"col\">Verification</th>";
+         "table\"><table id=\"history\" class=\"cards\"><thead><tr><th scope=\"col\">"
+         "Verification</th>";
   if (with_version)
     out << "<th scope=\"col\">Model version</th>";
   out << "<th scope=\"col\">State</th><th scope=\"col\">Verdict</th><th scope=\"col\">Mode</th>"
@@ -32,19 +33,22 @@ void history_table(std::ostream& out, const ReadModel& model,
          "Finished</th><th scope=\"col\">Explanation</th></tr></thead><tbody>";
   for (const auto* row : rows) {
     out << "<tr data-verification=\"" << row->id << "\"><td><a href=\""
-        << verification_href(row->id) << "\">" << row->id << "</a></td>";
+        << verification_href(row->id) << "\">Verification " << row->id << "</a></td>";
     if (with_version) {
-      out << "<td><a href=\"" << version_href(row->model, row->version) << "\">"
-          << escape_html(row->model + "@" + row->version) << "</a></td>";
+      out << "<td data-label=\"Model version\"><a href=\"" << version_href(row->model, row->version)
+          << "\">" << escape_html(row->model + "@" + row->version) << "</a></td>";
     }
-    out << "<td>" << to_string(row->state) << "</td><td>"
-        << (row->cls ? verdict_html(*row->cls) : std::string()) << "</td><td>"
-        << to_string(row->mode) << "</td><td>" << to_string(row->trigger);
+    out << "<td data-label=\"State\">" << to_string(row->state)
+        << "</td><td data-label=\"Verdict\">"
+        << (row->cls ? verdict_html(*row->cls) : std::string()) << "</td><td data-label=\"Mode\">"
+        << to_string(row->mode) << "</td><td data-label=\"Why it ran\">" << to_string(row->trigger);
     if (row->attempt > 1)
       out << " (attempt " << row->attempt << ")";
-    out << "</td><td>" << when_html(row->queued_at, now) << "</td><td>"
-        << (row->finished_at ? when_html(*row->finished_at, now) : std::string()) << "</td><td "
-        << "class=\"why\">" << page_text(model, row->explanation) << "</td></tr>";
+    out << "</td><td data-label=\"Queued\">" << when_html(row->queued_at, now)
+        << "</td><td data-label=\"Finished\">"
+        << (row->finished_at ? when_html(*row->finished_at, now) : std::string())
+        << "</td><td class=\"why\" data-label=\"Explanation\">"
+        << page_text(model, row->explanation) << "</td></tr>";
   }
   out << "</tbody></table></div>";
 }
@@ -215,7 +219,7 @@ std::string render_versions_page(const PageFrame& frame, const ReadModel& model,
       << " model version(s), most urgent first (the status page's order).</p>";
   const std::size_t first = (page - 1) * kVersionsPerPage;
   out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Model versions "
-         "table\"><table id=\"versions\">";
+         "table\"><table id=\"versions\" class=\"cards\">";
   version_status_header(out);
   out << "<tbody>";
   for (std::size_t i = first; i < statuses.size() && i < first + kVersionsPerPage; ++i) {

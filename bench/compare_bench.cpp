@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_timing.hpp"
 #include "core/predictions.hpp"
 #include "policies/radix_sort.hpp"
 #include "policies/stats.hpp"
@@ -31,22 +32,7 @@ extern char** environ;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-template <class Fn>
-double best_of(int runs, Fn fn) {
-  double best = 1e300;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = Clock::now();
-    fn();
-    best = std::min(best, seconds_since(start));
-  }
-  return best;
-}
+using reverify::bench::best_of;
 
 // Runs argv with stdout to `out`; returns the exit status (no shell).
 int run(const std::vector<std::string>& argv, const std::filesystem::path& out) {

@@ -1,7 +1,9 @@
-// reverify plan --config FILE: what the current cycle verifies, in which order and mode, and why
-// (and what it defers), computed like the daemon does from the store, read-only.
+// reverify plan --config FILE: what the current cycle verifies, in which order and mode, and why;
+// what it defers and what it skips (verified this cycle, invalid manifest), each with why;
+// computed like the daemon does from the store, read-only.
 
 #include <iostream>
+#include <map>
 
 #include "cli/command.hpp"
 #include "settings/config.hpp"
@@ -10,10 +12,38 @@
 
 namespace {
 
+// Skipped versions printed per reason; the rest are counted (--json has them all).
+constexpr std::size_t kSkippedShown = 20;
+
 struct PlanArguments {
   std::string config;
   bool json = false;
 };
+
+// Why a plan runs nothing, in words: the versions it skipped or deferred, or an empty inventory.
+std::string why_nothing_to_run(const reverify::Plan& plan) {
+  using namespace reverify;
+  if (plan.skipped.empty() && plan.deferred.empty()) {
+    return "no verifiable model version is listed (no source listed any yet: has reverifyd "
+           "synced its sources? `reverifyd --check-config` checks them)";
+  }
+  std::map<SkipReason, std::size_t> counts;
+  for (const auto& skip : plan.skipped)
+    ++counts[skip.why];
+  std::string text;
+  const auto add = [&text](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
+  if (auto n = counts[SkipReason::verified_this_cycle]) {
+    add(std::to_string(n) + " version(s) already verified in this cycle (due again from " +
+        rfc3339(plan.cycle_end.time_since_epoch().count()) + ")");
+  }
+  if (auto n = counts[SkipReason::manifest_invalid])
+    add(std::to_string(n) + " version(s) with an invalid manifest");
+  if (!plan.deferred.empty()) {
+    add(std::to_string(plan.deferred.size()) +
+        " due but deferred (schedule.per_cycle or gpu_budget_hours)");
+  }
+  return text;
+}
 
 int run_plan(const PlanArguments& options) {
   using namespace reverify;
@@ -33,13 +63,18 @@ int run_plan(const PlanArguments& options) {
   }
   auto j = plan_to_json(*plan);
   if (options.json) {
+    j["skipped"] = skipped_to_json(*plan);
+    if (plan->entries.empty())
+      j["nothing_to_run"] = why_nothing_to_run(*plan);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
   std::cout << "cycle " << j["cycle_start"].get<std::string>() << " .. "
             << j["cycle_end"].get<std::string>() << ": " << plan->entries.size() << " to run, "
-            << plan->deferred.size() << " deferred, " << plan->gpu_hours_planned
-            << " GPU hours planned\n";
+            << plan->deferred.size() << " deferred, " << plan->skipped.size() << " skipped, "
+            << plan->gpu_hours_planned << " GPU hours planned\n";
+  if (plan->entries.empty())
+    std::cout << "  nothing to run: " << why_nothing_to_run(*plan) << "\n";
   for (const auto& e : plan->entries) {
     std::cout << "  " << e.model << "@" << e.version << "  " << (e.steps_mode ? "steps" : "full")
               << "  wave " << e.wave << "  " << e.reason << "\n";
@@ -49,6 +84,18 @@ int run_plan(const PlanArguments& options) {
   }
   for (const auto& c : plan->calibrations) {
     std::cout << "  calibrate " << c.model << "@" << c.version << ": " << c.reason << "\n";
+  }
+  // Each skipped version with why; past kSkippedShown of one reason, how many more.
+  std::map<SkipReason, std::size_t> shown;
+  for (const auto& skip : plan->skipped) {
+    if (shown[skip.why]++ < kSkippedShown)
+      std::cout << "  skipped " << skip.model << "@" << skip.version << ": " << skip.reason << "\n";
+  }
+  for (const auto& [why, count] : shown) {
+    if (count > kSkippedShown) {
+      std::cout << "  skipped " << count - kSkippedShown << " more (" << to_string(why)
+                << "; --json lists every one)\n";
+    }
   }
   return 0;
 }

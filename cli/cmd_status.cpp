@@ -1,9 +1,9 @@
 // reverify status: every model version, most urgent first (policies/attention.hpp, the status
-// page's order): the verdict the release gate goes by (a newer error:* is named beside it, never
-// in its place), when, where it stands and what runs for it now; from the daemon's API.
+// page's order): where it stands, the verdict the release gate goes by and how old it is, the
+// owner, what runs for it now and the one-line reason; from the daemon's API. --owner, --state
+// and --model keep only the matching versions (in the table and in --json).
 
 #include <algorithm>
-#include <iomanip>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,14 +11,70 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/daemon_client.hpp"
+#include "core/text.hpp"
+#include "core/unix_time.hpp"
 #include "policies/attention.hpp"
 
 namespace {
 
+constexpr std::size_t kReasonBytes = 100;
+
 struct StatusArguments {
   reverify::cli::DaemonAddress daemon;
+  std::optional<std::string> owner, state, model;
   bool json = false;
 };
+
+bool keep(const StatusArguments& options, const std::string& model, const nlohmann::json& v) {
+  if (v.value("removed", false))
+    return false;
+  if (options.model && model != *options.model)
+    return false;
+  if (options.owner && v.value("owner", "") != *options.owner)
+    return false;
+  return !options.state || v.value("attention", "") == *options.state;
+}
+
+// "3 d ago" from an RFC 3339 time ("" when there is none).
+std::string age(const nlohmann::json& brief, reverify::UnixSeconds now) {
+  if (!brief.is_object())
+    return "";
+  auto at = reverify::parse_rfc3339(brief.value("finished_at", ""));
+  return at.ok() ? reverify::duration_text(now - *at) + " ago" : "";
+}
+
+// Why the version stands where it does, in one line: the explanation of the verdict that put it
+// there, else the gate's reason.
+std::string reason(const nlohmann::json& v, reverify::Attention attention,
+                   reverify::UnixSeconds now) {
+  using reverify::Attention;
+  const auto explanation = [](const nlohmann::json& brief) {
+    return brief.is_object() ? reverify::one_line(brief.value("explanation", ""), kReasonBytes)
+                             : std::string();
+  };
+  const auto& conclusive = v["last_conclusive_verdict"];
+  const auto& latest = v["last_verdict"];
+  switch (attention) {
+    case Attention::manifest_invalid:
+      return reverify::one_line(
+          v["manifest_error"].is_string() ? v["manifest_error"].get<std::string>() : std::string(),
+          kReasonBytes);
+    case Attention::failed:
+    case Attention::uncalibrated:
+      if (!explanation(conclusive).empty())
+        return explanation(conclusive);
+      break;
+    case Attention::error:
+      return explanation(latest);
+    case Attention::fresh_with_error:
+      return "newest attempt " + latest.value("class", "") + " " + age(latest, now) + ": " +
+             explanation(latest);
+    default:
+      break;
+  }
+  return v["gate"].is_object() ? reverify::one_line(v["gate"].value("reason", ""), kReasonBytes)
+                               : std::string();
+}
 
 int run_status(const StatusArguments& options) {
   using namespace reverify;
@@ -33,70 +89,91 @@ int run_status(const StatusArguments& options) {
               << "\n";
     return 2;
   }
-  if (options.json) {
-    std::cout << response->body;
-    return 0;
-  }
   auto body = nlohmann::json::parse(response->body, nullptr, false);
-  if (body.is_discarded()) {
-    std::cerr << "reverify status: the daemon answered something that is not JSON\n";
+  if (!body.is_object() || !body["models"].is_array()) {
+    std::cerr << "reverify status: the daemon answered something that is not its /v1/models\n";
     return 2;
   }
+  const UnixSeconds now = system_now();
   // Most urgent first, as on the status page: what the gate goes by, not the newest verdict.
   struct Line {
     Attention rank;
-    std::string id, verdict, at, standing, now;
+    std::vector<std::string> cells;
   };
   std::vector<Line> lines;
+  nlohmann::json kept = nlohmann::json::array();
   for (const auto& model : body["models"]) {
+    const std::string name = model.value("model", "");
+    nlohmann::json versions = nlohmann::json::array();
     for (const auto& v : model["versions"]) {
-      if (v.value("removed", false))
+      if (!keep(options, name, v))
         continue;
-      Line line;
-      line.id = model.value("model", "") + "@" + v.value("version", "");
+      versions.push_back(v);
       const std::string attention = v.value("attention", "");
-      line.rank = enum_from_string<Attention>(attention).value_or(Attention::fresh);
-      line.standing = attention;
-      line.verdict = "none yet";
-      if (const auto& c = v["last_conclusive_verdict"]; c.is_object()) {
-        line.verdict = c.value("class", "");
-        line.at = c.value("finished_at", "");
-      }
+      const Attention rank = enum_from_string<Attention>(attention).value_or(Attention::fresh);
+      const auto& conclusive = v["last_conclusive_verdict"];
+      std::string verdict = conclusive.is_object() ? conclusive.value("class", "") : "none yet";
       if (!v["manifest_error"].is_null())
-        line.verdict = "manifest invalid";
-      const auto& latest = v["last_verdict"];
-      if (latest.is_object() && latest.value("class", "").rfind("error:", 0) == 0 &&
-          (!v["last_conclusive_verdict"].is_object() ||
-           latest.value("id", 0) != v["last_conclusive_verdict"].value("id", 0))) {
-        line.standing += " (newest: " + latest.value("class", "") + ")";
-      }
-      line.now = v["active"].is_object() ? v["active"].value("state", "") : "";
-      lines.push_back(std::move(line));
+        verdict = "manifest invalid";
+      const std::string now_running = v["active"].is_object() ? v["active"].value("state", "") : "";
+      lines.push_back(
+          {rank,
+           {name + "@" + v.value("version", ""), attention, verdict, age(conclusive, now),
+            v.value("owner", ""), now_running.empty() ? "-" : now_running, reason(v, rank, now)}});
     }
+    if (!versions.empty())
+      kept.push_back({{"model", name}, {"versions", std::move(versions)}});
+  }
+  if (options.json) {
+    std::cout << nlohmann::json{{"models", std::move(kept)}}.dump(2) << "\n";
+    return 0;
   }
   std::stable_sort(lines.begin(), lines.end(),
                    [](const Line& a, const Line& b) { return a.rank < b.rank; });
-  std::cout << std::left << std::setw(40) << "MODEL@VERSION" << std::setw(28) << "GATE GOES BY"
-            << std::setw(22) << "AT" << std::setw(42) << "STANDING"
-            << "NOW\n";
-  for (const auto& line : lines) {
-    std::cout << std::setw(40) << line.id << std::setw(28) << line.verdict << std::setw(22)
-              << line.at << std::setw(42) << line.standing << line.now << "\n";
+  const std::vector<std::string> headings = {"MODEL@VERSION", "STATE", "GATE GOES BY", "AGE",
+                                             "OWNER",         "NOW",   "REASON"};
+  std::vector<std::size_t> width(headings.size());
+  for (std::size_t c = 0; c < headings.size(); ++c) {
+    width[c] = headings[c].size();
+    for (const auto& line : lines)
+      width[c] = std::max(width[c], line.cells[c].size());
   }
+  const auto print = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      text += cells[c];
+      if (c + 1 < cells.size())
+        text += std::string(width[c] - cells[c].size() + 2, ' ');
+    }
+    std::cout << text << "\n";
+  };
+  print(headings);
+  for (const auto& line : lines)
+    print(line.cells);
+  if (lines.empty())
+    std::cout << "(no model version matches)\n";
   return 0;
 }
 
 reverify::cli::Action define_status(CLI::App& app) {
   auto o = std::make_shared<StatusArguments>();
   reverify::cli::add_daemon_options(app, o->daemon);
+  app.add_option("--owner", o->owner, "only the versions of this owner (the manifest's owner)")
+      ->type_name("OWNER");
+  app.add_option("--state", o->state,
+                 "only the versions in this state (the STATE column): failed lists exactly the "
+                 "failing ones")
+      ->type_name(reverify::enum_names<reverify::Attention>("|"))
+      ->check(reverify::one_of(reverify::enum_choices<reverify::Attention>()));
+  app.add_option("--model", o->model, "only the versions of this model")->type_name("MODEL");
   reverify::cli::add_json_flag(app, o->json);
   return [o] { return run_status(*o); };
 }
 
 const reverify::cli::Registrar kStatus{
     {"status",
-     "model versions, most urgent first: the verdict the gate goes by, where each stands (from "
-     "reverifyd)",
+     "model versions, most urgent first: where each stands, the verdict the gate goes by and its "
+     "age, owner, reason (from reverifyd)",
      define_status}};
 
 }  // namespace

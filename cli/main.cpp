@@ -19,22 +19,9 @@ constexpr const char* kFooter =
     "api.port of --config, else $REVERIFY_URL, else http://127.0.0.1:8420 (reverifyd's default).\n"
     "\n"
     "Exit status: 0 success; 1 a negative answer (failed, not verified, different, below the\n"
-    "minimum); 2 usage, input or system error; `run` adds 3 for uncalibrated. 70 is a bug.";
-
-std::vector<std::string> command_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, command] : reverify::cli::registered_commands())
-    names.push_back(name);
-  return names;
-}
-
-int unknown_command(const std::string& given) {
-  std::cerr << "reverify: unknown command \"" << given << "\"";
-  if (auto guess = reverify::closest_match(given, command_names()))
-    std::cerr << "; did you mean \"" << *guess << "\"?";
-  std::cerr << "\n(reverify --help lists every command)\n";
-  return 2;
-}
+    "minimum); 2 usage, input or system error; `run` adds 3 for uncalibrated. 70 is a bug.\n"
+    "\n"
+    "Shell completion: source <(reverify completion bash)   (or zsh)";
 
 }  // namespace
 
@@ -62,8 +49,11 @@ int main(int argc, char** argv) {
     args = args.size() > 1 ? std::vector<std::string>{args[1], "--help"}
                            : std::vector<std::string>{"--help"};
   if (args[0].empty() || args[0][0] != '-') {
-    if (!actions.count(args[0]))
-      return unknown_command(args[0]);
+    if (!actions.count(args[0])) {
+      std::cerr << "reverify: " << unknown_command_message(app, args[0])
+                << "\n(reverify --help lists every command)\n";
+      return 2;
+    }
   }
   if (auto exit_status = parse_command_line(app, args))
     return *exit_status;

@@ -15,8 +15,11 @@ void deliver_recorded_pages(std::ostream& out, Store& store, const PagerConfig& 
     return;
   }
   store.set_outbox_retry(pager.retry);
+  // The report's own lines: `reverify run` prints its pages where it prints the rest.
   Dispatcher dispatcher(store, std::move(*notifiers),
-                        [&out](const std::string& line) { out << "page " << line << "\n"; });
+                        [&out](LogLevel level, const std::string& line, const LogFields&) {
+                          out << to_string(level) << ": " << line << "\n";
+                        });
   auto stats = dispatcher.drain_once(PageClock::now());
   if (!stats.ok()) {
     out << "pages not sent: " << stats.error().message << "\n";

@@ -90,6 +90,13 @@ std::string in_quotes(const std::string& text) {
   return "\"" + text + "\"";
 }
 
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  return names;
+}
+
 // Edits (insert, delete, substitute, swap two neighbours) that turn a into b: the optimal string
 // alignment distance, so "lnit" is one edit from "lint".
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -136,7 +143,9 @@ std::string command_path(const CLI::App& app) {
 
 int report(const CLI::App& app, const std::string& message) {
   const std::string path = command_path(app);
-  std::cerr << path << ": " << message << "\n(" << path << " --help lists every option)\n";
+  const bool commands = !subcommand_names(app).empty();
+  std::cerr << path << ": " << message << "\n(" << path << " --help lists every "
+            << (commands ? "command" : "option") << ")\n";
   return 2;
 }
 
@@ -217,7 +226,8 @@ std::optional<std::string> closest_match(std::string_view given,
 namespace {
 
 // What was left over after parsing (allow_extras), as the message for the first leftover: an
-// unknown option (with the closest known one) or an unexpected argument. nullopt when nothing was.
+// unknown option (with the closest known one), an unknown subcommand of a command that has them
+// (with the closest one), or an unexpected argument. nullopt when nothing was.
 std::optional<std::string> leftover_problem(const CLI::App& command) {
   for (const auto& extra : command.remaining()) {
     if (extra == "--")
@@ -227,12 +237,21 @@ std::optional<std::string> leftover_problem(const CLI::App& command) {
       auto guess = closest_match(name, option_names(command));
       return "unknown option " + name + (guess ? " (did you mean " + *guess + "?)" : "");
     }
+    if (!subcommand_names(command).empty())
+      return unknown_command_message(command, extra);
     return "unexpected argument " + in_quotes(extra);
   }
   return std::nullopt;
 }
 
 }  // namespace
+
+std::string unknown_command_message(const CLI::App& parent, const std::string& given) {
+  std::string message = "unknown command " + in_quotes(given);
+  if (auto guess = closest_match(given, subcommand_names(parent)))
+    message += "; did you mean " + in_quotes(*guess) + "?";
+  return message;
+}
 
 std::optional<int> parse_command_line(CLI::App& app, std::vector<std::string> args) {
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from its back

@@ -40,11 +40,16 @@ std::vector<std::string> enum_choices() {
 std::optional<std::string> closest_match(std::string_view given,
                                          const std::vector<std::string>& known);
 
+// `unknown command "verfy"; did you mean "verify"?` for a word that is none of parent's
+// subcommands (the suggestion only when one is close: closest_match).
+std::string unknown_command_message(const CLI::App& parent, const std::string& given);
+
 // Parses args (without the program name) into `app`. Returns nullopt when the program should go
 // on; otherwise the exit status after printing: --help/-h and --version ("reverify 0.1.0") to
 // stdout (0); an error to stderr as "<app> <subcommand>: <message>" plus a pointer to --help (2).
 // `app` and its subcommands may set allow_extras(): what lands there is reported as an unknown
-// option (with a suggestion) or an unexpected argument, never silently ignored.
+// option or an unknown subcommand (each with a suggestion) or an unexpected argument, never
+// silently ignored.
 std::optional<int> parse_command_line(CLI::App& app, std::vector<std::string> args);
 
 }  // namespace reverify

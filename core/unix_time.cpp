@@ -121,4 +121,16 @@ Result<std::int64_t> parse_duration_s(std::string_view text) {
   return n * unit;
 }
 
+std::string duration_text(std::int64_t seconds) {
+  if (seconds < 0)
+    seconds = -seconds;
+  if (seconds < 120)
+    return std::to_string(seconds) + " s";
+  if (seconds < 7200)
+    return std::to_string(seconds / 60) + " min";
+  if (seconds < 2 * 86400)
+    return std::to_string(seconds / 3600) + " h";
+  return std::to_string(seconds / 86400) + " d";
+}
+
 }  // namespace reverify

@@ -21,6 +21,10 @@ std::string rfc3339(UnixSeconds t);  // "2026-11-02T03:00:00Z"
 // Accepts "YYYY-MM-DDTHH:MM:SS[.fff](Z|+HH:MM|-HH:MM)".
 Result<UnixSeconds> parse_rfc3339(std::string_view text);
 
+// "45 s", "12 min", "3 h", "40 d": the rounded-down largest unit, for people (pages, `reverify
+// status`); a negative duration reads as its size.
+std::string duration_text(std::int64_t seconds);
+
 // "40d", "2w", "12h", "30m", "90s", or a bare number of seconds. Rejects negatives and overflow.
 Result<std::int64_t> parse_duration_s(std::string_view text);
 

@@ -17,9 +17,13 @@
 #include <set>
 #include <thread>
 
+#include "api/daemon_metrics.hpp"
 #include "api/http_server.hpp"
 #include "api/snapshot.hpp"
-#include "daemon/daemon_log.hpp"
+#include "core/log.hpp"
+#include "core/page_links.hpp"
+#include "core/redact.hpp"
+#include "core/text.hpp"
 #include "daemon/registry_source.hpp"
 #include "daemon/sd_notify.hpp"
 #include "pager/dispatcher.hpp"
@@ -53,11 +57,61 @@ std::shared_ptr<const ApiConfig> api_config_of(const std::shared_ptr<const Confi
   return std::shared_ptr<const ApiConfig>(config, &config->api);
 }
 
-// What a registry sync hands back to the loop: the sources it borrowed, and what to log.
+// One line a registry sync logs, once back on the loop.
+struct SyncLine {
+  LogLevel level;
+  std::string message;
+  std::string source;
+};
+
+// What a registry sync hands back to the loop: the sources it borrowed, what to log, and
+// whether each source's listing was stored.
 struct SyncOutcome {
   std::vector<std::unique_ptr<RegistrySource>> sources;
-  std::vector<std::string> log;
+  std::vector<SyncLine> log;
+  std::vector<std::pair<std::string, bool>> listed;  // source name, listed and stored
 };
+
+// What planning a cycle hands back to the loop: what to log ("" when another run of the
+// daemon already planned it).
+struct CycleOutcome {
+  bool failed = false;
+  std::string message;
+};
+
+std::vector<std::string> source_names(const Config& config) {
+  std::vector<std::string> names;
+  for (const auto& source : config.sources)
+    names.push_back(source.name);
+  return names;
+}
+
+LogFields version_fields(const std::string& model, const std::string& version) {
+  return {{"model", model}, {"version", version}};
+}
+
+// A verdict as one log line: its level says how bad (failed:* a warning, error:* an error,
+// uncalibrated a notice, passed info), the fields say which, and the explanation stays on the
+// verification's page, linked, with its first sentence as the reason.
+void log_verdict(const VerificationRow& row, const Config& config) {
+  LogFields fields = version_fields(row.model, row.version);
+  fields.push_back({"verification", std::to_string(row.id)});
+  LogLevel level = LogLevel::info;
+  if (row.cls) {
+    fields.push_back({"class", to_string(*row.cls)});
+    level = is_failure(*row.cls)               ? LogLevel::warning
+            : is_error(*row.cls)               ? LogLevel::error
+            : *row.cls == VerdictClass::passed ? LogLevel::info
+                                               : LogLevel::notice;
+  }
+  fields.push_back({"url", verification_page_url(config.pager.public_url, row.id)});
+  constexpr std::size_t kReasonBytes = 160;
+  fields.push_back({"reason", one_line(redact(row.explanation, config.api.secrets), kReasonBytes)});
+  log_line(level,
+           "verification " + std::to_string(row.id) + " of " + row.model + "@" + row.version +
+               ": " + (row.cls ? to_string(*row.cls) : "no verdict"),
+           fields);
+}
 
 // What a read-model build hands back to the loop.
 struct Refreshed {
@@ -90,7 +144,7 @@ std::string calibration_summary(const Result<CalibrationOutcome>& result) {
 class DaemonImpl {
  public:
   DaemonImpl(std::shared_ptr<const Config> config, DaemonOptions options)
-      : options_(std::move(options)), config_(std::move(config)) {}
+      : options_(std::move(options)), metrics_(options_.clock()), config_(std::move(config)) {}
 
   Status init();  // on the caller's thread, before run(): no other thread exists yet
   int run();
@@ -134,11 +188,13 @@ class DaemonImpl {
   void rebuild_sources();
   void reload();
   void install_dispatcher(std::shared_ptr<const Config> config);
+  LogLineFn dispatcher_log();
   void kick_dispatcher();
   void ping_watchdog();
   void accept_trigger(const TriggerRequest& trigger, const TriggerDone& done);
 
   DaemonOptions options_;
+  DaemonMetrics metrics_;  // the daemon's own /metrics series; any thread
 
   // The executors. Declared first, destroyed last: everything below may hold work on them.
   net::io_context loop_;      // run by ONE thread, the caller of run()
@@ -207,11 +263,12 @@ Status DaemonImpl::init() {
   runner_ = std::move(*runner);
   store_->set_outbox_retry(config_->pager.retry);
   if (auto senders = make_notifiers(config_->pager); senders.ok()) {
-    dispatcher_ = std::make_unique<Dispatcher>(*store_, std::move(*senders));
+    dispatcher_ = std::make_unique<Dispatcher>(*store_, std::move(*senders), dispatcher_log());
     dispatcher_->start();
   } else {
     log_error("pager: " + senders.error().message + " (pages stay in the outbox)");
   }
+  metrics_.add_sources(source_names(*config_));
   // Called on a verification's thread once its pages are committed: the loop kicks.
   service_ = std::make_unique<VerificationService>(
       *store_, *runner_, [this] { net::post(loop_, [this] { kick_dispatcher(); }); });
@@ -291,6 +348,7 @@ void DaemonImpl::serve(const ApiRequest& request, ApiReply reply) {
   context.model = published_.load();
   context.api = context.model->api.get();
   context.now = options_.clock();
+  context.daemon_metrics = &metrics_;
   context.trigger = [this](const TriggerRequest& trigger, TriggerDone done) {
     net::post(loop_, [this, trigger, done = std::move(done)] { accept_trigger(trigger, done); });
   };
@@ -299,6 +357,7 @@ void DaemonImpl::serve(const ApiRequest& request, ApiReply reply) {
 
 void DaemonImpl::ping_watchdog() {
   (void)sd_.watchdog();
+  metrics_.heartbeat(options_.clock());
   auto interval = sd_.watchdog_interval().value_or(std::chrono::seconds(30));
   watchdog_timer_.expires_after(interval);
   watchdog_timer_.async_wait([this](auto ec) {
@@ -392,24 +451,27 @@ void DaemonImpl::plan_cycle_if_due(UnixSeconds now) {
       [this, config = config_, period, now, seed = rng_()] {
         auto last = store_->last_cycle_period();
         if (last.ok() && *last && **last >= period)
-          return std::string();  // already planned by an earlier run of the daemon
+          return CycleOutcome{};  // already planned by an earlier run of the daemon
         auto plan = plan_current_cycle(*store_, *config, now);
         if (!plan.ok())
-          return "planning the cycle: " + plan.error().message;
+          return CycleOutcome{true, "planning the cycle: " + plan.error().message};
         std::mt19937_64 rng(seed);
         auto queue = plan_entries_to_queue(*plan, now, config->schedule.jitter_s, rng);
         auto started = store_->start_cycle(period, plan_to_json(*plan), std::move(queue));
-        return started.ok() ? "cycle " + rfc3339(period) + ": queued " +
-                                  std::to_string(plan->entries.size()) + " verification(s)"
-                            : "starting the cycle: " + started.error().message;
+        return started.ok() ? CycleOutcome{false, "cycle " + rfc3339(period) + ": queued " +
+                                                      std::to_string(plan->entries.size()) +
+                                                      " verification(s)"}
+                            : CycleOutcome{true, "starting the cycle: " + started.error().message};
       },
-      [this, period](std::string outcome) {
+      [this, period](CycleOutcome outcome) {
         planning_ = false;
         if (planned_period_ != period)
           calibrated_.clear();  // a new cycle: its calibrations are planned afresh
         planned_period_ = period;
-        if (!outcome.empty())
-          log_info(outcome);
+        if (outcome.failed)
+          log_error(outcome.message);
+        else if (!outcome.message.empty())
+          log_info(outcome.message);
         refresh();
       });
 }
@@ -418,6 +480,7 @@ void DaemonImpl::tick() {
   if (draining_ || !recovered_)
     return;
   const UnixSeconds now = options_.clock();
+  metrics_.heartbeat(now);
   plan_cycle_if_due(now);
   // Start due verifications up to max_concurrent, manual triggers first.
   std::vector<VerificationRow> queued;
@@ -448,9 +511,13 @@ void DaemonImpl::start_verification(const VerificationRow& row, bool recovering)
   if (jobs_.count(row.id))
     return;
   started_.insert(row.id);
+  LogFields fields = version_fields(row.model, row.version);
+  fields.push_back({"verification", std::to_string(row.id)});
+  fields.push_back({"mode", to_string(row.mode)});
   log_info(std::string(recovering ? "reconciling" : "starting") + " verification " +
-           std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" +
-           to_string(row.mode) + ")");
+               std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" +
+               to_string(row.mode) + ")",
+           fields);
   // The settings as the config says now; the thread keeps its own copy.
   auto settings = verification_settings(*config_, row.model);
   jobs_.emplace(row.id, std::thread([this, row, recovering, settings = std::move(settings),
@@ -479,7 +546,9 @@ void DaemonImpl::start_calibration_if_planned() {
                               });
   if (planned == planned_calibrations_.end())
     return;
-  log_info("calibrating " + planned->model + "@" + planned->version + ": " + planned->reason);
+  log_info("calibrating " + planned->model + "@" + planned->version + ": " + planned->reason,
+           version_fields(planned->model, planned->version));
+  metrics_.calibration_started();
   calibration_stop_ = CalibrationStop::none;
   CalibrationJob job{planned->model, planned->version, static_cast<int>(planned->max_runs),
                      [this]() -> std::optional<std::string> {
@@ -510,10 +579,12 @@ void DaemonImpl::on_calibration_done(const Result<CalibrationOutcome>& result) {
   done.thread.join();  // it posted this as its last act
   const std::string summary = calibration_summary(result);
   const std::string line = "calibration of " + done.model + "@" + done.version + ": " + summary;
-  if (!result.ok() || result->failure)
-    log_error(line);
-  else
-    log_info(line);
+  const bool failed = !result.ok() || result->failure;
+  log_line(failed ? LogLevel::error : LogLevel::info, line,
+           version_fields(done.model, done.version));
+  metrics_.calibration_ended(failed                ? CalibrationOutcomeKind::failed
+                             : result->interrupted ? CalibrationOutcomeKind::interrupted
+                                                   : CalibrationOutcomeKind::complete);
   // An interrupted one stays planned and resumes; any other is done for this cycle.
   if (!result.ok() || !result->interrupted)
     calibrated_[{done.model, done.version}] = summary;
@@ -543,10 +614,18 @@ void DaemonImpl::on_verification_done(std::int64_t id, const Result<Verification
     jobs_.erase(it);
   }
   if (result.ok()) {
-    log_info("verification " + std::to_string(id) + ": " +
-             (result->cls ? to_string(*result->cls) : "?") + " " + result->explanation);
+    log_verdict(*result, *config_);
+    metrics_.verification_finished(
+        result->runner_kind,
+        result->evidence.is_object() && result->evidence.contains("durations")
+            ? result->evidence["durations"]
+            : nlohmann::json(),
+        result->started_at && result->finished_at
+            ? std::optional<double>(double(*result->finished_at - *result->started_at))
+            : std::nullopt);
   } else {
-    log_error("verification " + std::to_string(id) + ": " + result.error().message);
+    log_error("verification " + std::to_string(id) + ": " + result.error().message,
+              {{"verification", std::to_string(id)}});
   }
   refresh();
   finish_if_drained();
@@ -637,18 +716,23 @@ void DaemonImpl::sync_sources() {
   // The sources (they keep ETags between listings) go to the pool and come back with the result.
   off_loop(
       [this, config = config_, sources = std::move(sources_)]() mutable {
-        SyncOutcome outcome{std::move(sources), {}};
+        SyncOutcome outcome{std::move(sources), {}, {}};
         auto& log = outcome.log;
         for (auto& source : outcome.sources) {
+          const std::string& name = source->name();
           auto listing = source->list();
           if (!listing.ok()) {
-            log.push_back("source " + source->name() + ": " + listing.error().message);
+            log.push_back(
+                {LogLevel::error, "source " + name + ": " + listing.error().message, name});
+            outcome.listed.emplace_back(name, false);
             continue;
           }
           for (const auto& w : listing->warnings)
-            log.push_back("source " + source->name() + ": " + w);
-          if (listing->unchanged)
+            log.push_back({LogLevel::warning, "source " + name + ": " + w, name});
+          if (listing->unchanged) {
+            outcome.listed.emplace_back(name, true);
             continue;
+          }
           std::set<std::string> owners;
           for (const auto& row : listing->rows) {
             if (!row.owner.empty())
@@ -658,13 +742,18 @@ void DaemonImpl::sync_sources() {
             if (config->pager.routes.empty())
               break;
             if (auto routed = check_owner_routed(config->pager, owner); !routed.ok())
-              log.push_back("pager: " + routed.error().message);
+              log.push_back({LogLevel::warning, "pager: " + routed.error().message, name});
           }
-          auto changed = store_->sync_model_versions(source->name(), listing->rows);
-          log.push_back(changed.ok() ? "source " + source->name() + ": " +
+          auto changed = store_->sync_model_versions(name, listing->rows);
+          log.push_back(changed.ok()
+                            ? SyncLine{LogLevel::info,
+                                       "source " + name + ": " +
                                            std::to_string(listing->rows.size()) + " version(s), " +
-                                           std::to_string(*changed) + " new or changed"
-                                     : "source " + source->name() + ": " + changed.error().message);
+                                           std::to_string(*changed) + " new or changed",
+                                       name}
+                            : SyncLine{LogLevel::error,
+                                       "source " + name + ": " + changed.error().message, name});
+          outcome.listed.emplace_back(name, changed.ok());
         }
         return outcome;
       },
@@ -673,7 +762,9 @@ void DaemonImpl::sync_sources() {
         if (sources_stale_)
           rebuild_sources();  // a reload during the sync: the next sync uses the new sources
         for (const auto& line : outcome.log)
-          log_info(line);
+          log_line(line.level, line.message, {{"source", line.source}});
+        for (const auto& [source, listed] : outcome.listed)
+          metrics_.registry_synced(source, listed, options_.clock());
         syncing_ = false;
         synced_once_ = true;
         refresh();
@@ -692,6 +783,7 @@ void DaemonImpl::reload() {
   off_loop([path = options_.config_path] { return load_daemon_config(path); },
            [this](Result<Config> next) {
              if (!next.ok()) {
+               metrics_.config_reloaded(ReloadOutcome::invalid, options_.clock());
                log_error("SIGHUP: keeping the running config; the new one is invalid:\n" +
                          next.error().message);
                (void)sd_.ready("serving (reload rejected)");
@@ -703,6 +795,7 @@ void DaemonImpl::reload() {
                std::string names;
                for (const auto& name : changed)
                  names += (names.empty() ? "" : ", ") + name;
+               metrics_.config_reloaded(ReloadOutcome::restart_required, options_.clock());
                log_error("SIGHUP: keeping the running config; the new one changes " + names +
                          ", which apply only when reverifyd starts: restart it to change them");
                (void)sd_.ready("serving (reload rejected)");
@@ -714,6 +807,8 @@ void DaemonImpl::reload() {
              else
                rebuild_sources();
              install_dispatcher(config_);
+             metrics_.add_sources(source_names(*config_));
+             metrics_.config_reloaded(ReloadOutcome::applied, options_.clock());
              log_info("SIGHUP: config reloaded");
              (void)sd_.ready("serving (reloaded)");
              refresh();
@@ -749,11 +844,22 @@ void DaemonImpl::install_dispatcher(std::shared_ptr<const Config> config) {
                    return true;
                  },
                  [this, senders = std::move(*senders), installed](bool) mutable {
-                   dispatcher_ = std::make_unique<Dispatcher>(*store_, std::move(senders));
+                   dispatcher_ =
+                       std::make_unique<Dispatcher>(*store_, std::move(senders), dispatcher_log());
                    dispatcher_->start();
                    installed();
                  });
            });
+}
+
+// Every delivery outcome is one log line and a change to the outbox's counts: logged, and the
+// loop rebuilds the read model so /metrics counts it (the dispatcher's commits are on the
+// daemon's own connection, which the store watch does not see).
+LogLineFn DaemonImpl::dispatcher_log() {
+  return [this](LogLevel level, const std::string& message, const LogFields& fields) {
+    log_line(level, message, fields);
+    net::post(loop_, [this] { refresh(); });
+  };
 }
 
 void DaemonImpl::kick_dispatcher() {
@@ -774,15 +880,18 @@ void DaemonImpl::accept_trigger(const TriggerRequest& trigger, const TriggerDone
   off_loop([this, item] { return store_->enqueue_unless_active(item); },
            [this, item, done](Result<std::int64_t> id) {
              const std::string key = item.model + "@" + item.version;
+             LogFields fields = version_fields(item.model, item.version);
              if (!id.ok()) {
                if (id.error().code != ErrorCode::conflict)
-                 log_error("manual trigger of " + key + ": " + id.error().message);
+                 log_error("manual trigger of " + key + ": " + id.error().message, fields);
                return done(id.error());
              }
-             log_info("manual trigger of " + key + ": verification " + std::to_string(*id));
+             fields.push_back({"verification", std::to_string(*id)});
+             log_info("manual trigger of " + key + ": verification " + std::to_string(*id), fields);
              refresh();
              done(nlohmann::json{{"status", "queued"},
                                  {"verification_id", *id},
+                                 {"page", verification_page_url(config_->pager.public_url, *id)},
                                  {"model", item.model},
                                  {"version", item.version},
                                  {"mode", to_string(item.mode)},

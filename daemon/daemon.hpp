@@ -1,6 +1,6 @@
 #pragma once
-// daemon/: the reverifyd process (main, this loop, registry sources, sd_notify, logging). The top
-// layer: it may include every layer below it; nothing includes daemon/.
+// daemon/: the reverifyd process (main, this loop, registry sources, sd_notify; it logs through
+// core/log.hpp). The top layer: it may include every layer below it; nothing includes daemon/.
 //
 // reverifyd's threads, and what each may touch (STYLE.md):
 //   - the LOOP: one io_context run by one thread (the caller of run()). It owns every piece of

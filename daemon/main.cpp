@@ -5,9 +5,9 @@
 #include <string>
 
 #include "core/command_line.hpp"
+#include "core/log.hpp"
 #include "core/version.hpp"
 #include "daemon/daemon.hpp"
-#include "daemon/daemon_log.hpp"
 #include "settings/config.hpp"
 #include "settings/config_check.hpp"
 

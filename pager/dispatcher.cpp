@@ -1,7 +1,5 @@
 #include "pager/dispatcher.hpp"
 
-#include <iostream>
-
 namespace reverify {
 namespace {
 
@@ -14,13 +12,21 @@ std::string describe(const OutboxEntry& entry) {
          to_string(entry.event.action) + ") to " + entry.sender;
 }
 
-}  // namespace
-
-PageLogFn stderr_page_log() {
-  return [](const std::string& line) { std::cerr << "reverify pager: " << line << '\n'; };
+// The fields of every line about one delivery; `attempt` 0 leaves it out.
+LogFields fields_of(const OutboxEntry& entry, int attempt = 0) {
+  LogFields fields{{"page", std::to_string(entry.event.id)},
+                   {"sender", entry.sender},
+                   {"model", entry.event.model},
+                   {"version", entry.event.version},
+                   {"class", to_string(entry.event.cls)}};
+  if (attempt > 0)
+    fields.push_back({"attempt", std::to_string(attempt)});
+  return fields;
 }
 
-Dispatcher::Dispatcher(Outbox& outbox, Senders senders, PageLogFn log, std::size_t batch)
+}  // namespace
+
+Dispatcher::Dispatcher(Outbox& outbox, Senders senders, LogLineFn log, std::size_t batch)
     : outbox_(outbox), senders_(std::move(senders)), log_(std::move(log)), batch_(batch) {}
 
 Dispatcher::~Dispatcher() {
@@ -52,7 +58,7 @@ Result<DrainStats> Dispatcher::drain_once(PageClock::time_point now) {
     Status marked;
     if (sender == senders_.end()) {
       const std::string detail = "sender \"" + entry.sender + "\" is not configured";
-      log_(describe(entry) + ": failed for good: " + detail);
+      log_(LogLevel::critical, describe(entry) + ": failed for good: " + detail, fields_of(entry));
       ++stats.failed;
       note_unrecorded(
           entry, status_of(outbox_.mark_attempt_failed(entry.event.id, entry.sender, detail, true)),
@@ -65,16 +71,20 @@ Result<DrainStats> Dispatcher::drain_once(PageClock::time_point now) {
       marked = outbox_.mark_sent(entry.event.id, entry.sender);
       note_delivered(entry, now);
       ++stats.delivered;
+      log_(LogLevel::info, describe(entry) + ": delivered", fields_of(entry, attempt));
     } else if (result.permanent_failure) {
       // Never retried: the receiver rejected the event itself; its answer says why.
-      log_(describe(entry) + ": rejected for good: " + result.detail);
+      log_(LogLevel::critical, describe(entry) + ": rejected for good: " + result.detail,
+           fields_of(entry, attempt));
       marked =
           status_of(outbox_.mark_attempt_failed(entry.event.id, entry.sender, result.detail, true));
       ++stats.failed;
     } else if (result.unconfirmed && sender->second->dedup() == ReceiverDedup::posts_copies) {
       // It may well have arrived, and another copy would be another message: counted as sent.
-      log_(describe(entry) + ": sent, unconfirmed (no answer in time); not sent again, since " +
-           "this receiver posts every copy: " + result.detail);
+      log_(LogLevel::warning,
+           describe(entry) + ": sent, unconfirmed (no answer in time); not sent again, since " +
+               "this receiver posts every copy: " + result.detail,
+           fields_of(entry, attempt));
       marked = outbox_.mark_sent(entry.event.id, entry.sender);
       note_delivered(entry, now);
       ++stats.delivered;
@@ -86,10 +96,13 @@ Result<DrainStats> Dispatcher::drain_once(PageClock::time_point now) {
           (result.unconfirmed ? " unconfirmed (the receiver merges copies of one page)"
                               : " failed");
       if (after.ok() && *after == Outbox::AfterFailure::gave_up) {
-        log_(what + "; giving up, it was the last attempt: " + result.detail);
+        log_(LogLevel::critical, what + "; giving up, it was the last attempt: " + result.detail,
+             fields_of(entry, attempt));
         ++stats.failed;
       } else {
-        log_(what + ", will retry: " + result.detail);
+        // An unconfirmed attempt may have arrived; a failed one did not.
+        log_(result.unconfirmed ? LogLevel::warning : LogLevel::error,
+             what + ", will retry: " + result.detail, fields_of(entry, attempt));
         ++stats.retrying;
       }
     }
@@ -105,7 +118,8 @@ void Dispatcher::note_unrecorded(const OutboxEntry& entry, const Status& marked,
                                  DrainStats& stats) {
   if (marked)
     return;
-  log_(describe(entry) + ": cannot record the attempt: " + marked.error().message);
+  log_(LogLevel::error, describe(entry) + ": cannot record the attempt: " + marked.error().message,
+       fields_of(entry));
   ++stats.unrecorded;
 }
 
@@ -132,7 +146,12 @@ std::size_t Dispatcher::resend_open_alerts(PageClock::time_point now) {
       alert.last_sent = now;
       ++resent;
     } else {
-      log_("keeping " + key.second + " open at " + key.first + " failed: " + result.detail);
+      log_(LogLevel::error,
+           "keeping " + key.second + " open at " + key.first + " failed: " + result.detail,
+           {{"sender", key.first},
+            {"model", alert.event.model},
+            {"version", alert.event.version},
+            {"page", std::to_string(alert.event.id)}});
     }
   }
   return resent;
@@ -171,7 +190,7 @@ void Dispatcher::run(std::chrono::milliseconds poll) {
     lock.unlock();
     bool again = false;
     if (auto stats = drain_once(PageClock::now()); !stats) {
-      log_("outbox: " + stats.error().message);
+      log_(LogLevel::error, "outbox: " + stats.error().message, {});
     } else {
       // A delivered trigger may have released the resolve queued behind it.
       again = (stats->more || stats->delivered > 0) && stats->unrecorded == 0;

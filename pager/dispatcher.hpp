@@ -7,6 +7,10 @@
 // retries logs one "giving up" line. Open alerts at receivers that forget them (Alertmanager) are
 // re-sent every resend interval, seeded from Outbox::open_triggers after a restart.
 //
+// Every outcome is one log line with its priority (core/log.hpp) and the fields page=, sender=,
+// attempt=, model=, version=, class=: a delivered page is info, an unconfirmed one a warning, a
+// failed attempt an error, and giving up (out of attempts, rejected, no such sender) critical.
+//
 // Thread-safety: drain_once may be called from any one thread at a time; start() runs it on a
 // worker thread of its own (libcurl blocks), kick() and stop() may be called from any thread.
 // Nothing secret reaches the log: senders redact their details before returning them.
@@ -21,14 +25,13 @@
 #include <thread>
 #include <utility>
 
+#include "core/log.hpp"
 #include "core/result.hpp"
 #include "pager/notifier.hpp"
 
 namespace reverify {
 
 using PageClock = std::chrono::system_clock;
-using PageLogFn = std::function<void(const std::string& line)>;
-PageLogFn stderr_page_log();  // "reverify pager: <line>" on stderr
 
 struct DrainStats {
   std::size_t delivered = 0;   // rows marked sent
@@ -44,7 +47,7 @@ class Dispatcher {
   using Senders = std::map<std::string, std::shared_ptr<Notifier>>;
 
   // A row whose sender is not in `senders` (removed from the config) fails for good, logged.
-  Dispatcher(Outbox& outbox, Senders senders, PageLogFn log = stderr_page_log(),
+  Dispatcher(Outbox& outbox, Senders senders, LogLineFn log = log_lines_to_stderr(),
              std::size_t batch = 256);
   ~Dispatcher();  // stop()
   Dispatcher(const Dispatcher&) = delete;
@@ -71,7 +74,7 @@ class Dispatcher {
 
   Outbox& outbox_;
   Senders senders_;
-  PageLogFn log_;
+  LogLineFn log_;
   std::size_t batch_;
   bool open_seeded_ = false;
   std::map<std::pair<std::string, std::string>, OpenAlert> open_;  // (sender, dedup_key)

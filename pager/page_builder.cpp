@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/page_links.hpp"
 #include "policies/power.hpp"
 
 namespace reverify {
@@ -128,13 +129,13 @@ std::vector<PageLink> build_links(const PageInput& input) {
   if (input.public_url.empty())
     return {};
   std::vector<PageLink> links;
+  // The pages people read (the JSON twins are linked from them).
   if (input.verification_id > 0) {
-    links.push_back(
-        {"verification " + std::to_string(input.verification_id),
-         input.public_url + "/v1/verifications/" + std::to_string(input.verification_id)});
+    links.push_back({"verification " + std::to_string(input.verification_id),
+                     verification_page_url(input.public_url, input.verification_id)});
   }
-  links.push_back({"model version",
-                   input.public_url + "/v1/models/" + input.model + "/versions/" + input.version});
+  links.push_back(
+      {"model version", version_page_url(input.public_url, input.model, input.version)});
   links.push_back({"status page", input.public_url + "/"});
   return links;
 }
@@ -169,16 +170,6 @@ nlohmann::json build_details(const PageInput& input) {
 }
 
 }  // namespace
-
-std::string truncate_utf8(const std::string& text, std::size_t max_bytes) {
-  if (text.size() <= max_bytes)
-    return text;
-  const std::string ellipsis = "…";
-  std::size_t cut = max_bytes - ellipsis.size();
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return text.substr(0, cut) + ellipsis;
-}
 
 std::string page_dedup_key(const std::string& model, const std::string& version) {
   return "reverify/" + model + "/" + version;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text.hpp"  // truncate_utf8, which the senders use too
 #include "pager/notifier.hpp"
 #include "policies/verdict_model.hpp"
 
@@ -45,9 +46,6 @@ struct PageInput {
   std::int64_t verification_id = 0;  // 0 = unknown (no link to the verification)
   std::string created_at;            // RFC 3339 UTC
 };
-
-// At most max_bytes, cut at a UTF-8 character boundary, "…" marking a cut.
-std::string truncate_utf8(const std::string& text, std::size_t max_bytes);
 
 // "reverify/<model>/<version>" (names are validated, so it always fits in 255 chars).
 std::string page_dedup_key(const std::string& model, const std::string& version);

@@ -181,8 +181,15 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
   for (const auto& item : inventory) {
     const auto id = id_of(item.model, item.version);
     const auto record = record_of(id);
-    if (planned.count(id) || (record.last_verified && *record.last_verified >= plan.cycle_start))
+    if (planned.count(id))
       continue;
+    if (record.last_verified && *record.last_verified >= plan.cycle_start) {
+      plan.skipped.push_back({item.model, item.version, SkipReason::verified_this_cycle,
+                              "verified " + date_text(*record.last_verified) +
+                                  ", in this cycle; due again in the cycle starting " +
+                                  date_text(plan.cycle_end)});
+      continue;
+    }
     due.push_back({&item, record});
   }
   std::stable_sort(due.begin(), due.end(), before);

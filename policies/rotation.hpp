@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/result.hpp"
 
 namespace reverify {
@@ -67,6 +68,26 @@ struct Deferred {
   std::string reason;
 };
 
+// Why a listed version is neither planned nor deferred this cycle.
+enum class SkipReason {
+  verified_this_cycle,  // a completed verification since the cycle started
+  manifest_invalid,     // nothing to verify until its manifest validates
+};
+template <>
+struct EnumNames<SkipReason> {
+  static constexpr EnumName<SkipReason> table[] = {
+      {SkipReason::verified_this_cycle, "verified-this-cycle"},
+      {SkipReason::manifest_invalid, "manifest-invalid"},
+  };
+};
+
+struct Skipped {
+  std::string model;
+  std::string version;
+  SkipReason why = SkipReason::verified_this_cycle;
+  std::string reason;  // the words: when it was verified, what is wrong with the manifest
+};
+
 // Seed-only reruns for an underpowered version in the budget the verifications left
 // (policies/calibration_plan.hpp decides them).
 struct PlannedCalibration {
@@ -83,6 +104,7 @@ struct Plan {
   std::chrono::sys_seconds cycle_end;            // exclusive: the next cycle's start
   std::vector<PlanEntry> entries;                // in start order
   std::vector<Deferred> deferred;                // due but left out (per_cycle, budget), with why
+  std::vector<Skipped> skipped;                  // not due (plan_cycle), or not verifiable
   std::vector<PlannedCalibration> calibrations;  // after the entries, in spare budget
   double gpu_hours_planned = 0;
 };

@@ -197,7 +197,10 @@ struct VerificationStats {
 
 struct DeliveryCounts {
   struct Counts {
-    std::int64_t sent = 0, failed = 0, pending = 0;
+    std::int64_t sent = 0, failed = 0, pending = 0;  // pages by delivery state
+    // Attempts recorded: every failed one (a page retried five times counts five) and the one
+    // each sent page was accepted on.
+    std::int64_t attempts = 0, failed_attempts = 0;
   };
   std::int64_t sent = 0, failed = 0, pending = 0;  // over every sender
   std::map<std::string, Counts> by_sender;         // per sender name (config pager.senders)

@@ -96,7 +96,10 @@ Result<Outbox::AfterFailure> Store::mark_attempt_failed(std::int64_t page_id,
 
 Result<DeliveryCounts> Store::delivery_counts() {
   std::lock_guard lock(mutex_);
-  Statement s(db_, "SELECT sender, state, COUNT(*) FROM page_deliveries GROUP BY sender, state");
+  // `attempts` counts a delivery's failed attempts; a sent one adds the attempt that succeeded.
+  Statement s(db_,
+              "SELECT sender, state, COUNT(*), SUM(attempts) FROM page_deliveries "
+              "GROUP BY sender, state");
   DeliveryCounts counts;
   for (;;) {
     auto more = s.step();
@@ -105,12 +108,14 @@ Result<DeliveryCounts> Store::delivery_counts() {
     if (!*more)
       return counts;
     const auto state = s.text(1);
-    const std::int64_t n = s.int64(2);
+    const std::int64_t n = s.int64(2), failed_attempts = s.int64(3);
     auto& sender = counts.by_sender[s.text(0)];
     auto slot = state == "sent"     ? &DeliveryCounts::Counts::sent
                 : state == "failed" ? &DeliveryCounts::Counts::failed
                                     : &DeliveryCounts::Counts::pending;
     sender.*slot += n;
+    sender.failed_attempts += failed_attempts;
+    sender.attempts += failed_attempts + (state == "sent" ? n : 0);
     (state == "sent" ? counts.sent : state == "failed" ? counts.failed : counts.pending) += n;
   }
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "core/text.hpp"
+
 namespace reverify {
 
 namespace {
@@ -112,6 +114,12 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
                          rotation_config(config.schedule));
   if (!plan.ok())
     return plan;
+  for (const auto& row : *rows) {
+    if (!row.removed && row.manifest_error) {
+      plan->skipped.push_back({row.model, row.version, SkipReason::manifest_invalid,
+                               "manifest invalid: " + one_line(*row.manifest_error, 200)});
+    }
+  }
   CalibrationPlanConfig calibration;
   calibration.per_cycle = config.schedule.calibrations_per_cycle;
   calibration.max_runs = config.schedule.calibration_max_runs;
@@ -145,12 +153,29 @@ nlohmann::json plan_to_json(const Plan& plan) {
                             {"gpu_hours", c.gpu_hours},
                             {"reason", c.reason}});
   }
+  auto skipped = nlohmann::json::object();
+  for (const auto& entry : EnumNames<SkipReason>::table)
+    skipped[entry.name] = 0;
+  for (const auto& skip : plan.skipped)
+    skipped[to_string(skip.why)] = skipped[to_string(skip.why)].get<std::int64_t>() + 1;
   return {{"cycle_start", rfc3339(from_sys(plan.cycle_start))},
           {"cycle_end", rfc3339(from_sys(plan.cycle_end))},
           {"gpu_hours_planned", plan.gpu_hours_planned},
           {"entries", std::move(entries)},
           {"deferred", std::move(deferred)},
-          {"calibrations", std::move(calibrations)}};
+          {"calibrations", std::move(calibrations)},
+          {"skipped_counts", std::move(skipped)}};
+}
+
+nlohmann::json skipped_to_json(const Plan& plan) {
+  auto skipped = nlohmann::json::array();
+  for (const auto& skip : plan.skipped) {
+    skipped.push_back({{"model", skip.model},
+                       {"version", skip.version},
+                       {"why", to_string(skip.why)},
+                       {"reason", skip.reason}});
+  }
+  return skipped;
 }
 
 std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeconds now,

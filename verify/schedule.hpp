@@ -42,7 +42,12 @@ std::vector<CalibrationCandidate> calibration_candidates(
 // schedule.calibration_max_runs).
 Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now);
 
+// The plan as `reverify plan --json`, the status page and the cycle's record show it; the
+// skipped versions only as counts by reason ("skipped_counts": with 100,000 versions nearly all
+// are skipped, and this JSON is rebuilt with every read model).
 nlohmann::json plan_to_json(const Plan& plan);
+// The skipped versions one by one, with why ({"model","version","why","reason"}).
+nlohmann::json skipped_to_json(const Plan& plan);
 
 // The plan's entries as rows to queue, each start jittered uniformly over [0, jitter_s].
 std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeconds now,

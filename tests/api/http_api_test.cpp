@@ -490,7 +490,15 @@ TEST_CASE("verification page: each check drawn against its band, the log tail re
                   "data-lower=\"0.84999999999999998\" data-reference=\"0.90000000000000002\" "
                   "data-inside=\"false\"") != std::string::npos);
   CHECK(html.find("aria-label=\"distribution:psi: observed 0.01, inside the accepted band at most "
-                  "0.1\"") != std::string::npos);
+                  "0.1 (psi)\"") != std::string::npos);
+  // Each band chart has a value axis: round ticks and the check's unit.
+  CHECK(html.find("<text class=\"tick\"") != std::string::npos);
+  CHECK(html.find(
+            "<text class=\"unit\" x=\"228.0\" y=\"56.0\" text-anchor=\"end\">accuracy</text>") !=
+        std::string::npos);
+  // On a narrow screen the checks table is a stack of cards, each cell labelled with its column.
+  CHECK(html.find("<table id=\"checks\" class=\"cards\">") != std::string::npos);
+  CHECK(html.find("<td class=\"why\" data-label=\"Explanation\">out</td>") != std::string::npos);
   CHECK(html.find("token=[redacted] in the log") != std::string::npos);
   CHECK(html.find("sekrit-token") == std::string::npos);
 }
@@ -611,8 +619,8 @@ TEST_CASE("status page: the calibrations of underpowered versions, planned, runn
        {"<h3 id=\"calibrations-h\">Calibrations of underpowered versions</h3>",
         "<p id=\"calibrating\">Calibrating <a href=\"/models/m/1\">m@1</a> since "
         "2027-01-03T10:00:00Z.</p>",
-        "<table id=\"calibrations\">", "~57 seed runs in all would (40 so far)",
-        "<table id=\"calibrated\">", "m@&lt;2&gt;",
+        "<table id=\"calibrations\" class=\"cards\">", "~57 seed runs in all would (40 so far)",
+        "<table id=\"calibrated\" class=\"cards\">", "m@&lt;2&gt;",
         "5 seed-only run(s) added; stopped at --max-runs 45"}) {
     INFO(expected);
     CHECK(html.find(expected) != std::string::npos);

@@ -1,8 +1,13 @@
 // Drives Debian's chromium (headless, through puppeteer-core) over reverifyd's HTML pages and
 // checks what an operator must see, and runs axe-core on each page (no serious or critical
-// violation allowed). Called by status_page_browser.sh with the daemon set up as it describes:
+// violation allowed). Then every page again on every screen: 390 px (a phone) and 1280 px, in
+// the light and the dark colour scheme: no horizontal scroll, no table scrolled or clipped
+// inside its box, the charts' axes drawn, axe clean (no serious or critical violation, and no
+// colour-contrast node it could not judge, which is what clipped or overflowing text gives).
+// Called by status_page_browser.sh with the daemon set up as it describes:
 //   node status_page.mjs URL OUT_DIR
-// Writes OUT_DIR/status.png (and status.webp), OUT_DIR/version.png, OUT_DIR/verification.png.
+// Writes OUT_DIR/status.png (and status.webp), OUT_DIR/version.png, OUT_DIR/verification.png,
+// and OUT_DIR/<page>-<width>-<scheme>.png for every page and screen.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import puppeteer from "puppeteer-core";
@@ -27,7 +32,9 @@ async function json(path) {
   return response.json();
 }
 
-// axe-core on the loaded page; returns the serious and critical violations.
+// axe-core on the loaded page: no serious or critical violation, and no colour-contrast node
+// axe had to leave for review ("incomplete": text clipped by or overflowing its box, partly
+// hidden, over another element), since each is contrast nobody checked.
 async function accessibility(page, name) {
   await page.evaluate(axeSource);
   const result = await page.evaluate(() =>
@@ -39,6 +46,56 @@ async function accessibility(page, name) {
       v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join("; ") + ")");
   }
   check(bad.length === 0, `${name}: axe finds no serious or critical violation`);
+  // axe never judges text inside an <svg> (every such node is "imgNode", or "shortTextContent"
+  // for a one-character tick): the charts' labels are checked below, from their computed
+  // colours, instead.
+  const why = (node) => node.any.map((a) => a.data?.messageKey ?? a.message).join(", ");
+  const review = result.incomplete.filter((r) => r.id === "color-contrast").flatMap((r) => r.nodes)
+    .filter((node) => !node.html.startsWith("<text"));
+  for (const node of review.slice(0, 5))
+    console.log(`axe ${name}: colour contrast left for review: ${node.target.join(" ")} (${why(node)})`);
+  check(review.length === 0,
+    `${name}: axe leaves no colour-contrast node for review (${review.length} found)`);
+  const charts = await page.evaluate(() => {
+    // WCAG 2 relative luminance and contrast ratio of two computed "rgb(r, g, b)" colours.
+    const luminance = (css) => {
+      const [r, g, b] = css.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((c) => {
+        const v = c / 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const ratio = (a, b) => {
+      const [l1, l2] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+      return (l1 + 0.05) / (l2 + 0.05);
+    };
+    const background = getComputedStyle(document.body).backgroundColor;
+    return [...document.querySelectorAll("svg text")].map((t) => ratio(getComputedStyle(t).fill, background));
+  });
+  if (charts.length) {
+    check(charts.every((r) => r >= 4.5),
+      `${name}: every chart label has contrast >= 4.5 (lowest ${Math.min(...charts).toFixed(2)})`);
+  }
+}
+
+// The page fits its screen: nothing scrolls sideways, and no table region scrolls or clips
+// inside its box.
+async function fits(page, name) {
+  const layout = await page.evaluate(() => ({
+    scrollWidth: document.scrollingElement.scrollWidth,
+    innerWidth: window.innerWidth,
+    // (A card layout's column headings are visually hidden, in a 1 px box, on purpose.)
+    overflowing: [...document.querySelectorAll(".wrap, td, th")]
+      .filter((e) => !(e.closest("thead") && e.closest("thead").clientWidth <= 1))
+      .filter((e) => e.scrollWidth > e.clientWidth + 1)
+      .map((e) => `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${e.className} ` +
+        `(${e.scrollWidth} > ${e.clientWidth})`),
+  }));
+  check(layout.scrollWidth <= layout.innerWidth,
+    `${name}: no horizontal scroll (${layout.scrollWidth} <= ${layout.innerWidth})`);
+  check(layout.overflowing.length === 0,
+    `${name}: no table or cell clipped or scrolled inside its box` +
+      (layout.overflowing.length ? ` (${layout.overflowing.slice(0, 4).join("; ")})` : ""));
 }
 
 // The basics every page must have: lang, <main>, a viewport, one <h1>, no scripts, and a link
@@ -180,6 +237,60 @@ try {
   await page.goto(url + "/models", { waitUntil: "load" });
   await basics(page, "versions page");
   await accessibility(page, "versions page");
+
+  // --- every page on every screen: a phone and a laptop, light and dark ---
+  const pages = [["status", "/"], ["versions", "/models"],
+    ["version", "/models/digits-mlp/2026.11.1"], ["verification", failedHref],
+    ["verifications", "/verifications"]];
+  // A phone and a laptop in both schemes, and the width right above where the tables stop
+  // being cards (1100 px): the narrowest they must fit as tables.
+  const screens = [[390, "light"], [390, "dark"], [1101, "light"], [1280, "light"],
+    [1280, "dark"]];
+  for (const [width, scheme] of screens) {
+    {
+      await page.setViewport({ width, height: 900 });
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+      for (const [name, path] of pages) {
+        const what = `${name} page at ${width} px, ${scheme}`;
+        await page.goto(url + path, { waitUntil: "load" });
+        const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        const channels = background.match(/\d+/g).slice(0, 3).map(Number);
+        const light = channels.reduce((a, b) => a + b, 0) > 3 * 128;
+        check(light === (scheme === "light"), `${what}: a ${scheme} background (${background})`);
+        await fits(page, what);
+        if (width === 390) {
+          const cards = await page.$$eval("table.cards tbody tr", (trs) =>
+            trs.map((tr) => getComputedStyle(tr).display));
+          check(cards.length > 0 && cards.every((d) => d === "block"),
+            `${what}: every table row is a card (${cards.length} rows)`);
+        }
+        if (name === "version") {
+          const axis = await page.$$eval("svg.band", (svgs) => svgs.map((svg) => ({
+            ticks: svg.querySelectorAll("text.tick").length,
+            unit: svg.querySelector("text.unit")?.textContent ?? "",
+            width: svg.getBoundingClientRect().width,
+          })));
+          check(axis.length > 0 && axis.every((a) => a.ticks >= 2 && a.unit !== "" && a.width >= 150),
+            `${what}: every band chart has an axis with ticks and its unit, at least 150 px wide`);
+          const dates = await page.$$eval("svg.trend text.date", (ts) => ts.map((t) => t.textContent));
+          check(dates.length >= 1 && dates.every((d) => /^\d{4}-\d{2}-\d{2}$|^\d{2}-\d{2} \d{2}:\d{2}$/.test(d)),
+            `${what}: the trend chart's points carry their dates (${dates.join(", ")})`);
+          const why = await page.$$eval("#checks td.why", (tds) =>
+            tds.map((td) => td.getBoundingClientRect()).map((r) => ({ right: r.right, width: r.width })));
+          const inner = await page.evaluate(() => window.innerWidth);
+          check(why.length > 0 && why.every((r) => r.right <= inner && r.width >= 150),
+            `${what}: the checks' explanations are on screen and at least 150 px wide`);
+        }
+        await page.screenshot({ path: `${outDir}/${name}-${width}-${scheme}.png`, fullPage: true });
+        await accessibility(page, what);
+      }
+    }
+  }
+  // Without JavaScript, the phone layout holds too (it is CSS only).
+  await page.setJavaScriptEnabled(false);
+  await page.setViewport({ width: 390, height: 900 });
+  await page.goto(url + "/", { waitUntil: "load" });
+  await fits(page, "status page at 390 px without JavaScript");
 } finally {
   await browser.close();
 }

@@ -8,8 +8,10 @@
 #     that passed: the daemon must show it within a few seconds (it watches the store for other
 #     writers), and the gate must still say verified, because an error says nothing of the model;
 #  3. status_page.mjs (puppeteer-core + axe-core, pinned in package-lock.json, installed with
-#     `npm ci` into the build folder) asserts what the pages show and that axe finds no serious or
-#     critical violation; it writes screenshots to $REVERIFY_BUILD_DIR/browser-test/.
+#     `npm ci` into the build folder) asserts what the pages show, then loads each page at 390 px
+#     (a phone) and 1280 px, in light and dark colour schemes: no horizontal scroll, no table
+#     clipped, axe finds no serious or critical violation and no colour-contrast node it could
+#     not judge; it writes screenshots to $REVERIFY_BUILD_DIR/browser-test/.
 # Fails (never skips) when chromium, node or npm is missing: scripts/setup.sh installs them.
 set -euo pipefail
 src="${REVERIFY_SOURCE_DIR:?run through ctest}"
@@ -68,10 +70,13 @@ curl -sf "$url/v1/gate/digits-mlp/2026.11.1" >/dev/null ||
 # its verdict, with the newer error named beside it.
 "$cli" status --url "$url" >"$t/status.txt" || fail "reverify status failed"
 cat "$t/status.txt"
-sed -n 2p "$t/status.txt" | grep -Eq '^digits-mlp@2026.11.3 +failed:input-drift .* failed ' ||
+sed -n 2p "$t/status.txt" | grep -Eq '^digits-mlp@2026.11.3 +failed +failed:input-drift +[0-9]+ [a-z]+ ago ' ||
   fail "reverify status does not lead with the gate-blocking failure"
-grep -Eq '^digits-mlp@2026.11.1 +passed .* fresh-with-error \(newest: error:provision\)' \
+grep -Eq '^digits-mlp@2026.11.1 +fresh-with-error +passed .* newest attempt error:provision' \
   "$t/status.txt" || fail "reverify status does not show the pass with the newer error beside it"
+"$cli" status --url "$url" --state failed >"$t/failed.txt" || fail "reverify status --state failed failed"
+[[ $(tail -n +2 "$t/failed.txt" | cut -d' ' -f1) == digits-mlp@2026.11.3 ]] ||
+  fail "reverify status --state failed does not list exactly the failing version: $(cat "$t/failed.txt")"
 
 # 3. The pages, in a real browser.
 node "$node_dir/status_page.mjs" "$url" "$out" || fail "status_page.mjs failed (screenshots: $out)"

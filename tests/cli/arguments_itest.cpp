@@ -126,6 +126,53 @@ TEST_CASE("a mistyped command or option is named, with the closest match") {
   CHECK(contains(extra.err, "unexpected argument \"c.json\""));
 }
 
+TEST_CASE("a mistyped subcommand gets a suggestion at every level") {
+  Ran nested = reverify_cli({"attest", "verfy", "x.json", "--key", "k.pem"});
+  CHECK(nested.exit_code == 2);
+  CHECK(
+      contains(nested.err, "reverify attest: unknown command \"verfy\"; did you mean \"verify\"?"));
+  Ran nested_far = reverify_cli({"attest", "frobnicate"});
+  CHECK(nested_far.exit_code == 2);
+  CHECK(contains(nested_far.err, "reverify attest: unknown command \"frobnicate\""));
+  CHECK(!contains(nested_far.err, "did you mean"));
+  Ran top = reverify_cli({"trigegr", "m@v"});
+  CHECK(contains(top.err, "unknown command \"trigegr\"; did you mean \"trigger\"?"));
+}
+
+// What bash offers after `words` (the last one being completed), with the script that
+// `reverify completion bash` prints sourced.
+std::string bash_completes(const std::string& words) {
+  const std::string script =
+      "source <(\"$REVERIFY_CLI\" completion bash) || exit 9\n"
+      "COMP_WORDS=(" +
+      words +
+      ")\n"
+      "COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))\n"
+      "_reverify\n"
+      "echo \"${COMPREPLY[*]}\"\n";
+  Ran ran = reverify::test::run_program({"bash", "-c", script}, scratch.path);
+  REQUIRE(ran.exit_code == 0);
+  return ran.out.substr(0, ran.out.find('\n'));
+}
+
+TEST_CASE("reverify completion bash: generated from the commands, sourced by bash") {
+  CHECK(bash_completes("reverify tri") == "trigger");
+  CHECK(bash_completes("reverify attest ver") == "verify");
+  CHECK(bash_completes("reverify trigger m@v --wa") == "--wait");
+  CHECK(bash_completes("reverify status --st") == "--state");
+  CHECK(bash_completes("reverify run m@v --mode ''") == "full steps");
+  CHECK(bash_completes("reverify completion ''") == "bash zsh");
+  CHECK(contains(" " + bash_completes("reverify ''") + " ", " status "));
+  Ran zsh = reverify_cli({"completion", "zsh"});
+  CHECK(zsh.exit_code == 0);
+  CHECK(zsh.out.starts_with("#compdef reverify\n"));
+  CHECK(contains(zsh.out, "bashcompinit"));
+  CHECK(contains(zsh.out, "complete -o default -F _reverify reverify"));
+  Ran fish = reverify_cli({"completion", "fish"});
+  CHECK(fish.exit_code == 2);
+  CHECK(contains(fish.err, "must be bash or zsh, got \"fish\""));
+}
+
 TEST_CASE("bad values name the option and what was expected, before anything runs") {
   Ran mode = reverify_cli({"run", "m@v", "--mode", "fast"});
   CHECK(mode.exit_code == 2);

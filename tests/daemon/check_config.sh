@@ -65,9 +65,10 @@ grep -q "^<3>reverifyd: error: config invalid: " start.log || fail "no <3> line"
 # Every line of the multi-line message carries the priority: none is left bare.
 [[ $(grep -c . start.log) -ge 2 ]] || fail "expected a multi-line error"
 ! grep -qv "^<3>reverifyd: error: " start.log || fail "a line of the error lost its prefix"
-# Not under systemd: the same lines without priorities.
+# Not under systemd: the same lines with an RFC 3339 UTC time instead of a priority.
 "$reverifyd" --config bad.yaml 2>plain.log && fail "reverifyd started on bad.yaml"
-grep -q "^reverifyd: error: config invalid: " plain.log || fail "plain log: $(cat plain.log)"
+grep -Eq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z reverifyd: error: config invalid: " plain.log ||
+  fail "plain log: $(cat plain.log)"
 ! grep -q "^<" plain.log || fail "priorities outside the journal"
 
 # A deployment problem the daemon only warns about: a world-readable token. It starts, says so

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,6 +82,9 @@ struct DaemonUnderTest {
   fs::path config;
   std::uint16_t port = 0;
   pid_t pid = -1;
+  // Announce the log file as the journal stream (JOURNAL_STREAM = its device:inode), as systemd
+  // does for a unit's stderr: the daemon then writes syslog priorities (core/log.hpp).
+  bool as_journal = false;
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
 
@@ -91,6 +95,11 @@ struct DaemonUnderTest {
       const std::string log = (dir / "daemon.log").string();
       FILE* out = std::freopen(log.c_str(), "a", stderr);
       (void)out;
+      struct stat info {};
+      if (as_journal && ::fstat(STDERR_FILENO, &info) == 0) {
+        const std::string stream = std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino);
+        ::setenv("JOURNAL_STREAM", stream.c_str(), 1);
+      }
       ::execl(binary.c_str(), binary.c_str(), "--config", config.c_str(), nullptr);
       std::_Exit(127);
     }

@@ -18,6 +18,9 @@ DESTDIR="$root" cmake --install "$build" --prefix /usr >"$t/install.log" || {
 for f in usr/bin/reverify usr/bin/reverifyd usr/lib/systemd/system/reverifyd.service \
          usr/lib/sysusers.d/reverify.conf usr/lib/tmpfiles.d/reverify.conf \
          usr/share/reverify/reverify.yaml usr/share/reverify/reverifyd-docker.conf \
+         usr/share/reverify/prometheus/reverify.rules.yml \
+         usr/share/reverify/grafana/reverify-dashboard.json \
+         usr/share/bash-completion/completions/reverify \
          usr/share/doc/reverify/README.md etc/reverify/reverify.yaml; do
   [[ -e "$root/$f" ]] || fail "$f was not installed"
 done

@@ -18,6 +18,6 @@ wait_until 240 gate_passes || fail "the gate did not pass within 240 s: $(curl -
 
 "$cli" gate digits-mlp@2026.11.1 --max-age 1d --url "$url" || fail "reverify gate did not exit 0"
 "$cli" status --url "$url" | tee "$t/status.txt"
-grep -Eq "^digits-mlp@2026.11.1 +passed" "$t/status.txt" || fail "status does not show passed"
+grep -Eq "^digits-mlp@2026.11.1 +fresh +passed +[0-9]+ [a-z]+ ago " "$t/status.txt" || fail "status does not show passed"
 ! grep -q "error:provision" "$t/reverifyd.log" || fail "a provision error was logged"
 echo "ok: reverifyd on config/demo.yaml verified digits-mlp@2026.11.1 (passed) with no flags"

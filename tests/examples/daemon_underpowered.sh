@@ -123,7 +123,7 @@ assert len(primary) == 1 and primary[0]["evidence"]["seed_runs"] == kept, primar
 print("the manual verdict was judged against", kept, "seed runs")
 PY
 curl -sf "$url/" >"$t/status.html"
-grep -q '<table id="calibrated">' "$t/status.html" || fail "the status page does not list the calibration"
+grep -q '<table id="calibrated" class="cards">' "$t/status.html" || fail "the status page does not list the calibration"
 grep -q 'stopped at --max-runs 70' "$t/status.html" || fail "the status page does not say what it did"
 # Calibrated since its latest verdict: the plan waits for the next verdict before planning more.
 "${REVERIFY_CLI:?run through ctest}" plan --config "$t/reverify.yaml" --json >"$t/plan.json"

@@ -56,8 +56,24 @@ const auto t0 = PageClock::time_point{} + std::chrono::hours(1000);
 struct Fixture {
   MemoryOutbox outbox{RetryPolicy{std::chrono::seconds(30), std::chrono::seconds(100), 6}};
   std::shared_ptr<ScriptedNotifier> pd = std::make_shared<ScriptedNotifier>();
-  std::vector<std::string> log;
-  Dispatcher dispatcher{outbox, {{"pd", pd}}, [this](const std::string& l) { log.push_back(l); }};
+  std::vector<std::string> log;   // each line's message...
+  std::vector<LogLevel> levels;   // ...its level...
+  std::vector<LogFields> fields;  // ...and its fields
+  Dispatcher dispatcher{
+      outbox, {{"pd", pd}}, [this](LogLevel level, const std::string& l, const LogFields& f) {
+        log.push_back(l);
+        levels.push_back(level);
+        fields.push_back(f);
+      }};
+
+  // The value of `key` among the fields of line i ("" if absent).
+  std::string field(std::size_t i, const std::string& key) const {
+    for (const auto& f : fields.at(i)) {
+      if (f.key == key)
+        return f.value;
+    }
+    return {};
+  }
 
   DrainStats drain(std::int64_t at_s) {
     outbox.now = at_s;
@@ -97,8 +113,17 @@ TEST_CASE("transient failures back off exponentially up to the cap, then deliver
   CHECK(f.drain(290).delivered == 1);
   CHECK(f.pd->seen.size() == 5);
   CHECK(f.outbox.row(id, "pd").state == "sent");
-  CHECK(f.log.size() == 4);
+  // Four failed attempts, each an error with its attempt number, then the delivery (info).
+  REQUIRE(f.log.size() == 5);
   CHECK(f.log[0] == "page 1 (reverify/m/1 trigger) to pd: attempt 1 failed, will retry: HTTP 503");
+  CHECK(f.levels[0] == LogLevel::error);
+  CHECK(f.field(0, "sender") == "pd");
+  CHECK(f.field(0, "page") == "1");
+  CHECK(f.field(0, "attempt") == "1");
+  CHECK(f.field(3, "attempt") == "4");
+  CHECK(f.log[4] == "page 1 (reverify/m/1 trigger) to pd: delivered");
+  CHECK(f.levels[4] == LogLevel::info);
+  CHECK(f.field(4, "attempt") == "5");
 }
 
 TEST_CASE("a rejected event is never retried and its answer is logged") {
@@ -112,6 +137,7 @@ TEST_CASE("a rejected event is never retried and its answer is logged") {
   REQUIRE(f.log.size() == 1);
   CHECK(f.log[0] ==
         "page 1 (reverify/m/1 trigger) to pd: rejected for good: HTTP 400: invalid event");
+  CHECK(f.levels[0] == LogLevel::critical);  // it will never be delivered
 }
 
 TEST_CASE("a resolve never overtakes the trigger it resolves") {
@@ -147,6 +173,8 @@ TEST_CASE("after max attempts the delivery fails for good") {
   CHECK(f.log[5] ==
         "page 1 (reverify/m/1 trigger) to pd: attempt 6 failed; giving up, it was the "
         "last attempt: HTTP 503");
+  CHECK(f.levels[4] == LogLevel::error);
+  CHECK(f.levels[5] == LogLevel::critical);
 }
 
 // Found #6: a receiver slower than the sender's timeout got a copy on every attempt.
@@ -165,7 +193,9 @@ TEST_CASE("an unconfirmed delivery is retried only where the receiver merges cop
   auto chat = std::make_shared<ScriptedNotifier>(std::nullopt, ReceiverDedup::posts_copies);
   chat->script = {kUnconfirmed};
   std::vector<std::string> log;
-  Dispatcher dispatcher(outbox, {{"chat", chat}}, [&](const std::string& l) { log.push_back(l); });
+  Dispatcher dispatcher(
+      outbox, {{"chat", chat}},
+      [&](LogLevel, const std::string& l, const LogFields&) { log.push_back(l); });
   const auto posted = outbox.record(page("reverify/m/1", PageAction::trigger), {"chat"});
   REQUIRE(dispatcher.drain_once(t0).ok());
   for (std::int64_t t : {30, 1000, 100'000}) {
@@ -184,6 +214,7 @@ TEST_CASE("a row for a sender removed from the config fails for good, logged") {
   CHECK(f.drain(0).failed == 1);
   CHECK(f.outbox.row(id, "gone").state == "failed");
   CHECK(f.log.at(0).find("sender \"gone\" is not configured") != std::string::npos);
+  CHECK(f.levels.at(0) == LogLevel::critical);
 }
 
 TEST_CASE("each sender of a page has its own delivery and backoff") {
@@ -191,7 +222,8 @@ TEST_CASE("each sender of a page has its own delivery and backoff") {
   auto a = std::make_shared<ScriptedNotifier>();
   auto b = std::make_shared<ScriptedNotifier>();
   b->script = {kTransient};
-  Dispatcher dispatcher(outbox, {{"a", a}, {"b", b}}, [](const std::string&) {});
+  Dispatcher dispatcher(outbox, {{"a", a}, {"b", b}},
+                        [](LogLevel, const std::string&, const LogFields&) {});
   const auto id = outbox.record(page("reverify/m/1", PageAction::trigger), {"a", "b"});
   auto stats = dispatcher.drain_once(t0);
   REQUIRE(stats.ok());
@@ -209,7 +241,8 @@ TEST_CASE("each sender of a page has its own delivery and backoff") {
 TEST_CASE("open alerts are re-sent every resend interval until resolved") {
   MemoryOutbox outbox;
   auto am = std::make_shared<ScriptedNotifier>(std::chrono::seconds(60));
-  Dispatcher dispatcher(outbox, {{"am", am}}, [](const std::string&) {});
+  Dispatcher dispatcher(outbox, {{"am", am}},
+                        [](LogLevel, const std::string&, const LogFields&) {});
   outbox.record(page("reverify/m/1", PageAction::trigger), {"am"});
   auto at = [&](int s) {
     auto stats = dispatcher.drain_once(t0 + std::chrono::seconds(s));
@@ -231,7 +264,8 @@ TEST_CASE("after a restart, alerts still open are re-sent at once") {
   MemoryOutbox outbox;
   auto first = std::make_shared<ScriptedNotifier>(std::chrono::seconds(60));
   {
-    Dispatcher before(outbox, {{"am", first}}, [](const std::string&) {});
+    Dispatcher before(outbox, {{"am", first}},
+                      [](LogLevel, const std::string&, const LogFields&) {});
     outbox.record(page("reverify/open/1", PageAction::trigger), {"am"});
     outbox.record(page("reverify/closed/1", PageAction::trigger), {"am"});
     REQUIRE(before.drain_once(t0).ok());
@@ -239,7 +273,7 @@ TEST_CASE("after a restart, alerts still open are re-sent at once") {
     REQUIRE(before.drain_once(t0).ok());
   }
   auto second = std::make_shared<ScriptedNotifier>(std::chrono::seconds(60));
-  Dispatcher after(outbox, {{"am", second}}, [](const std::string&) {});
+  Dispatcher after(outbox, {{"am", second}}, [](LogLevel, const std::string&, const LogFields&) {});
   auto stats = after.drain_once(t0 + std::chrono::seconds(1));
   REQUIRE(stats.ok());
   CHECK(stats->resent == 1);
@@ -268,7 +302,8 @@ TEST_CASE("the background worker drains a trigger and the resolve queued behind 
   MemoryOutbox outbox;
   auto pd = std::make_shared<CountingNotifier>(2);
   auto done = pd->done();
-  Dispatcher dispatcher(outbox, {{"pd", pd}}, [](const std::string&) {});
+  Dispatcher dispatcher(outbox, {{"pd", pd}},
+                        [](LogLevel, const std::string&, const LogFields&) {});
   outbox.record(page("reverify/m/1", PageAction::trigger), {"pd"});
   outbox.record(page("reverify/m/1", PageAction::resolve), {"pd"});
   // An hour-long poll: only the first pass, and the re-drain after a delivery, can send both.

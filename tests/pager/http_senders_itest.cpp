@@ -223,8 +223,9 @@ struct Harness {
       config.senders.emplace(sender.name, sender);
     auto notifiers = make_notifiers(config);
     REQUIRE(notifiers.ok());
-    dispatcher = std::make_unique<Dispatcher>(outbox, *notifiers,
-                                              [this](const std::string& l) { log.push_back(l); });
+    dispatcher = std::make_unique<Dispatcher>(
+        outbox, *notifiers,
+        [this](LogLevel, const std::string& l, const LogFields&) { log.push_back(l); });
   }
   std::string secret_file(const std::string& name, const std::string& content) {
     std::ofstream(dir.path / name) << content << "\n";

@@ -53,8 +53,8 @@ TEST_CASE("a failed verdict triggers a page that names the model's fault and the
   CHECK(event.details["log_tail"] == "epoch 3 loss 0.41\n");
   CHECK(event.details["verification_id"] == 42);
   REQUIRE(event.links.size() == 3);
-  CHECK(event.links[0].href == "https://reverify.example/v1/verifications/42");
-  CHECK(event.links[1].href == "https://reverify.example/v1/models/digits-mlp/versions/2026.11.1");
+  CHECK(event.links[0].href == "https://reverify.example/verifications/42");
+  CHECK(event.links[1].href == "https://reverify.example/models/digits-mlp/2026.11.1");
   CHECK(event.links[2].href == "https://reverify.example/");
   CHECK(event.created_at == "2026-11-29T08:00:00Z");
 }

@@ -1,0 +1,39 @@
+#include "core/text.hpp"
+
+namespace reverify {
+
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes)
+    return std::string(text);
+  const std::string_view ellipsis = "…";
+  if (max_bytes < ellipsis.size())
+    return {};
+  std::size_t cut = max_bytes - ellipsis.size();
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return std::string(text.substr(0, cut)) + std::string(ellipsis);
+}
+
+std::string one_line(std::string_view text, std::size_t max_bytes) {
+  const std::size_t line_end = text.find('\n');
+  if (line_end != std::string_view::npos)
+    text = text.substr(0, line_end);
+  const std::size_t sentence_end = text.find(". ");
+  if (sentence_end != std::string_view::npos)
+    text = text.substr(0, sentence_end + 1);
+  std::string line;
+  bool space = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\r') {
+      space = !line.empty();
+      continue;
+    }
+    if (space)
+      line += ' ';
+    space = false;
+    line += c;
+  }
+  return truncate_utf8(line, max_bytes);
+}
+
+}  // namespace reverify

@@ -1,0 +1,18 @@
+#pragma once
+// Short text for places that hold one line: a log line's field, a terminal table's cell, a
+// page's summary. UTF-8 aware: a cut never splits a character.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace reverify {
+
+// At most max_bytes, cut at a UTF-8 character boundary, "…" marking a cut.
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
+
+// The first sentence of `text` (up to the first ". ", or its first line), whitespace runs made
+// one space, at most max_bytes (cut as truncate_utf8 cuts). "" for an empty text.
+std::string one_line(std::string_view text, std::size_t max_bytes);
+
+}  // namespace reverify

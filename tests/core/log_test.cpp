@@ -1,0 +1,63 @@
+// The log's lines: one per line of a message, every one with the full prefix; syslog priorities
+// for the journal and an RFC 3339 time elsewhere; key=value fields in logfmt.
+#include <doctest/doctest.h>
+
+#include "core/log.hpp"
+#include "core/text.hpp"
+
+using namespace reverify;
+
+namespace {
+const LogStyle kJournal{"reverifyd", true, 0};
+// 2026-12-01T14:03:07.412Z
+const LogStyle kForeground{"reverifyd", false, 1'796'133'787'412};
+}  // namespace
+
+TEST_CASE("a line carries its priority for the journal and its time elsewhere") {
+  CHECK(format_log(LogLevel::info, "listening on 127.0.0.1:8420", {}, kForeground) ==
+        "2026-12-01T14:03:07.412Z reverifyd: info: listening on 127.0.0.1:8420\n");
+  CHECK(format_log(LogLevel::critical, "x", {}, kJournal) == "<2>reverifyd: critical: x\n");
+  CHECK(format_log(LogLevel::error, "x\n", {}, kJournal) == "<3>reverifyd: error: x\n");
+  CHECK(format_log(LogLevel::warning, "x", {}, kJournal) == "<4>reverifyd: warning: x\n");
+  CHECK(format_log(LogLevel::notice, "x", {}, kJournal) == "<5>reverifyd: notice: x\n");
+  CHECK(format_log(LogLevel::info, "x", {}, kJournal) == "<6>reverifyd: info: x\n");
+  CHECK(format_log(LogLevel::info, "x", {}, LogStyle{"reverify", true, 0}) ==
+        "<6>reverify: info: x\n");
+}
+
+TEST_CASE("fields follow the message in logfmt, quoted only when they must be") {
+  CHECK(format_log(LogLevel::warning, "verification 12 of m@1: failed:input-drift",
+                   {{"model", "m"},
+                    {"version", "1"},
+                    {"verification", "12"},
+                    {"class", "failed:input-drift"},
+                    {"url", "https://r.example/verifications/12"}},
+                   kJournal) ==
+        "<4>reverifyd: warning: verification 12 of m@1: failed:input-drift model=m version=1 "
+        "verification=12 class=failed:input-drift url=https://r.example/verifications/12\n");
+  CHECK(format_log(LogLevel::error, "x",
+                   {{"reason", "HTTP 503: \"busy\" a=b"}, {"empty", ""}, {"nl", "a\nb\\"}},
+                   kJournal) ==
+        "<3>reverifyd: error: x reason=\"HTTP 503: \\\"busy\\\" a=b\" empty=\"\" "
+        "nl=\"a\\nb\\\\\"\n");
+}
+
+TEST_CASE("every line of a multi-line message keeps the prefix; continuations are indented") {
+  CHECK(format_log(LogLevel::error, "config invalid: a.yaml:\napi.port: bad\r\nschedule: bad",
+                   {{"file", "a.yaml"}}, kJournal) ==
+        "<3>reverifyd: error: config invalid: a.yaml: file=a.yaml\n"
+        "<3>reverifyd: error:   api.port: bad\n"
+        "<3>reverifyd: error:   schedule: bad\n");
+  CHECK(format_log(LogLevel::warning, "", {}, kJournal) == "<4>reverifyd: warning: \n");
+}
+
+TEST_CASE("one_line: the first sentence of the first line, spaces folded, cut on a character") {
+  CHECK(one_line("primary:accuracy 0.93 is below its band. 3 passed, 1 failed", 200) ==
+        "primary:accuracy 0.93 is below its band.");
+  CHECK(one_line("first line\nsecond line", 200) == "first line");
+  CHECK(one_line("  a \t b  ", 200) == "a b");
+  CHECK(one_line("", 10).empty());
+  CHECK(one_line("abcdefghijkl", 8) == "abcde…");
+  // "é" is two bytes: a cut never splits it.
+  CHECK(truncate_utf8("aééé", 5) == "a…");
+}
