@@ -205,6 +205,28 @@ TEST_CASE("the file sink appends one JSON line per page, once even across restar
   CHECK(lines[1]["action"] == "resolve");
 }
 
+// #26: a store made anew after the old one was lost numbers its pages from 1 again; the store id
+// in the page key keeps its page 3 apart from the old store's page 3.
+TEST_CASE("the file sink tells the same page id of two stores apart by the page key") {
+  TempDir dir{"pager-test-"};
+  SenderConfig sink = config(SenderKind::file);
+  sink.name = "sink";
+  sink.path = (dir.path / "pages.jsonl").string();
+  auto old_store = failing_event();
+  old_store.store_id = "00aa00aa00aa00aa";
+  auto new_store = old_store;
+  new_store.store_id = "11bb11bb11bb11bb";
+  FileNotifier notifier(sink);
+  CHECK(notifier.deliver(old_store, 1).delivered);
+  CHECK(notifier.deliver(new_store, 1).delivered);
+  CHECK(notifier.deliver(new_store, 1).delivered);  // a re-delivery: not written again
+  std::ifstream in(sink.path);
+  std::vector<std::string> keys;
+  for (std::string line; std::getline(in, line);)
+    keys.push_back(nlohmann::json::parse(line)["page_key"]);
+  CHECK(keys == std::vector<std::string>{"00aa00aa00aa00aa-3", "11bb11bb11bb11bb-3"});
+}
+
 TEST_CASE("the file sink reports a path it cannot write as a transient failure") {
   SenderConfig sink = config(SenderKind::file);
   sink.path = "/nonexistent-dir/pages.jsonl";
