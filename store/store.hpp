@@ -12,8 +12,10 @@
 // doubles one, and no verdict is ever without its summary (nor a summary without its verdict).
 //
 // Thread-safety: one connection per Store, guarded by a mutex; call from worker threads (every
-// method blocks on SQLite), never from the event loop. Another process may open the same file
-// (the CLI reads it read-only; WAL lets readers run beside the writer).
+// method blocks on SQLite), never from the event loop. Other processes may open the same file:
+// `reverify run/calibrate --config` write into it beside a running reverifyd (busy_timeout lets
+// writers take turns), the CLI's other commands read it read-only (WAL lets readers run beside
+// the writer).
 //
 // States, classes, modes and triggers are enums in the rows and words in SQLite; a word this
 // version does not know (a newer reverify or a hand edit wrote it) is an error naming the row and

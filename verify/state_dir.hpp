@@ -1,6 +1,6 @@
 #pragma once
 // The state folder (config state_dir: reverify.db, work/, scratch/): who owns it and the runs in
-// it, and its store, which is opened only where its history is.
+// it, and its store, which is never made anew where the folder shows it held one.
 //
 // Owners. Each lock is a flock(2) on a file under state_dir, which the kernel drops when the
 // holder ends, however it ends (kill -9 included), so a live holder is told from a dead one
