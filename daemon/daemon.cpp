@@ -755,7 +755,8 @@ void DaemonImpl::refresh() {
                                   return row.id == id && row.state == VerificationState::queued;
                                 });
           });
-          (void)sd_.ready("serving; " + std::to_string(jobs_.size()) + " running");
+          (void)sd_.ready(std::string(to_string(lifecycle_)) + "; " + std::to_string(jobs_.size()) +
+                          " running");
         } else {
           log_error("refreshing the read model: " + built.error().message);
         }

@@ -41,7 +41,8 @@
 // pager dispatcher's) ends the same way through the terminate handler install_crash_handler()
 // sets, which reverifyd's main installs first thing.
 //
-// Lifecycle (one state, DaemonLifecycle below; every transition happens on the loop):
+// Lifecycle (one state, DaemonLifecycle below; every transition happens on the loop, and the
+// STATUS= reverifyd sends systemd with each new read model names it):
 //   reconciling: (the caller holds the state_dir's lock and opened its store) listen, answering
 //          503 "starting" until the first read model; build the first read
 //          model from the store (READY=1 once it is published), and reconcile the verifications
