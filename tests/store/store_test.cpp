@@ -267,7 +267,7 @@ TEST_CASE("each store has an id of its own, recorded with every page it hands th
   // A backup copy opened to write into (a restore) becomes a store of its own; the page it
   // holds keeps the key it was sent with, the next one gets the new id.
   REQUIRE(f.store->backup_to(other.path / "backup.db").ok());
-  auto restored = Store::open(other.path / "backup.db", [] { return UnixSeconds(1); });
+  auto restored = Store::open(other.path / "backup.db", [&f] { return f.now; });
   REQUIRE(restored.ok());
   CHECK((*restored)->identity().id != id);
   CHECK((*restored)->identity().restored_from == id);
