@@ -180,20 +180,10 @@ StateLock::~StateLock() {
     ::close(fd_);  // releases the lock
 }
 
-bool run_owner_alive(const fs::path& state_dir, const std::string& model,
-                     const std::string& version) {
-  return held_by_another(version_lock_path(state_dir, model, version));
-}
-
 std::string run_owner(const fs::path& state_dir, const std::string& model,
                       const std::string& version) {
   const fs::path path = version_lock_path(state_dir, model, version);
   return held_by_another(path) ? holder_named_in(path) : std::string();
-}
-
-bool is_orphaned_cli_run(const VerificationRow& row, const fs::path& state_dir) {
-  return row.state == VerificationState::running && row.trigger == VerificationTrigger::cli &&
-         !run_owner_alive(state_dir, row.model, row.version);
 }
 
 Result<std::unique_ptr<Store>> open_state_store(const Config& config, ClockFn clock,

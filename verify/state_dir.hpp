@@ -65,16 +65,10 @@ class StateLock {
   int fd_;
 };
 
-// True while a live process owns a `reverify run` of this version.
-bool run_owner_alive(const std::filesystem::path& state_dir, const std::string& model,
-                     const std::string& version);
-
-// Who holds a version's lock, as its file says ("pid 1234 (reverify run)"); "" when nobody does.
+// Who holds a version's lock, as its file says ("pid 1234 (reverify run)"); "" when nobody
+// does: a running row of `reverify run` of that version is then an orphan, its process gone.
 std::string run_owner(const std::filesystem::path& state_dir, const std::string& model,
                       const std::string& version);
-
-// A row `reverify run` wrote running and whose process has ended.
-bool is_orphaned_cli_run(const VerificationRow& row, const std::filesystem::path& state_dir);
 
 // Whether a missing or empty store may be made anew.
 enum class NewStore {

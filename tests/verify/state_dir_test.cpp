@@ -18,15 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-VerificationRow cli_row() {
-  VerificationRow row;
-  row.model = "m";
-  row.version = "1";
-  row.state = VerificationState::running;
-  row.trigger = VerificationTrigger::cli;
-  return row;
-}
-
 // A config whose state_dir, work and scratch folders live in `dir`.
 Config config_in(const fs::path& dir) {
   Config config;
@@ -68,15 +59,12 @@ std::size_t verifications_in(Store& store) {
 
 TEST_CASE("a run owns its version while it lives; a second run of it is refused, naming it") {
   test::TempDir dir;
-  CHECK_FALSE(run_owner_alive(dir.path, "m", "1"));
-  CHECK(is_orphaned_cli_run(cli_row(), dir.path));  // never owned: nobody will finish it
+  CHECK(run_owner(dir.path, "m", "1").empty());  // never owned
   {
     auto owned = StateLock::version(dir.path, "m", "1", "reverify run");
     REQUIRE(owned.ok());
-    CHECK(run_owner_alive(dir.path, "m", "1"));
     CHECK(run_owner(dir.path, "m", "1") == "pid " + std::to_string(::getpid()) + " (reverify run)");
-    CHECK_FALSE(run_owner_alive(dir.path, "m", "2"));
-    CHECK_FALSE(is_orphaned_cli_run(cli_row(), dir.path));
+    CHECK(run_owner(dir.path, "m", "2").empty());
     auto second =
         StateLock::version(dir.path, "m", "1", "reverify run", std::chrono::milliseconds(50));
     REQUIRE_FALSE(second.ok());
@@ -84,11 +72,7 @@ TEST_CASE("a run owns its version while it lives; a second run of it is refused,
     CHECK(second.error().message.find("pid " + std::to_string(::getpid())) != std::string::npos);
     CHECK(StateLock::version(dir.path, "m", "2", "reverify run").ok());
   }
-  CHECK_FALSE(run_owner_alive(dir.path, "m", "1"));
-  CHECK(run_owner(dir.path, "m", "1").empty());
-  VerificationRow daemon_row = cli_row();
-  daemon_row.trigger = VerificationTrigger::manual;
-  CHECK_FALSE(is_orphaned_cli_run(daemon_row, dir.path));  // the daemon's own: its start reconciles
+  CHECK(run_owner(dir.path, "m", "1").empty());  // released with its holder
 }
 
 TEST_CASE("the locks of a process killed with SIGKILL are gone at once") {
@@ -108,8 +92,7 @@ TEST_CASE("the locks of a process killed with SIGKILL are gone at once") {
   char byte = 0;
   REQUIRE(::read(ready[0], &byte, 1) == 1);
   REQUIRE(byte == '1');
-  CHECK(run_owner_alive(dir.path, "m", "1"));
-  CHECK_FALSE(is_orphaned_cli_run(cli_row(), dir.path));
+  CHECK(run_owner(dir.path, "m", "1") == "pid " + std::to_string(child) + " (reverify run)");
   // A second reverifyd on the state_dir: refused, naming the first one's pid.
   auto second = StateLock::whole(dir.path, "reverifyd");
   REQUIRE_FALSE(second.ok());
@@ -118,8 +101,7 @@ TEST_CASE("the locks of a process killed with SIGKILL are gone at once") {
         std::string::npos);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
-  CHECK_FALSE(run_owner_alive(dir.path, "m", "1"));
-  CHECK(is_orphaned_cli_run(cli_row(), dir.path));
+  CHECK(run_owner(dir.path, "m", "1").empty());
   CHECK(StateLock::whole(dir.path, "reverifyd").ok());
   ::close(ready[0]);
   ::close(ready[1]);
