@@ -43,6 +43,14 @@ SenderConfig config(SenderKind kind) {
   return c;
 }
 
+// The file sink "sink" writing dir/pages.jsonl.
+SenderConfig file_sink(const TempDir& dir) {
+  SenderConfig sink = config(SenderKind::file);
+  sink.name = "sink";
+  sink.path = (dir.path / "pages.jsonl").string();
+  return sink;
+}
+
 }  // namespace
 
 TEST_CASE("PagerDuty trigger: Events v2 fields, severity by whose fault it is") {
@@ -176,9 +184,7 @@ TEST_CASE("a sender whose secret file is missing is an error naming the key") {
 
 TEST_CASE("the file sink appends one JSON line per page, once even across restarts") {
   TempDir dir{"pager-test-"};
-  SenderConfig sink = config(SenderKind::file);
-  sink.name = "sink";
-  sink.path = (dir.path / "pages.jsonl").string();
+  const SenderConfig sink = file_sink(dir);
   auto event = failing_event();
   {
     FileNotifier notifier(sink);
@@ -209,9 +215,7 @@ TEST_CASE("the file sink appends one JSON line per page, once even across restar
 // in the page key keeps its page 3 apart from the old store's page 3.
 TEST_CASE("the file sink tells the same page id of two stores apart by the page key") {
   TempDir dir{"pager-test-"};
-  SenderConfig sink = config(SenderKind::file);
-  sink.name = "sink";
-  sink.path = (dir.path / "pages.jsonl").string();
+  const SenderConfig sink = file_sink(dir);
   auto old_store = failing_event();
   old_store.store_id = "00aa00aa00aa00aa";
   auto new_store = old_store;
