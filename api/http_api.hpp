@@ -9,7 +9,8 @@
 // request_handler), so every endpoint is unit-tested without a socket. Endpoints (DESIGN.md):
 //   GET /, /models, /models/{m}/{v}, /verifications, /verifications/{id}
 //                                           HTML pages for people (api/pages.hpp)
-//   GET /healthz                            liveness
+//   GET /healthz                            readiness: 200 once the daemon serves a read model
+//                                           built from the store, 503 "starting" before
 //   GET /metrics                            Prometheus text format (api/metrics.hpp)
 //   GET /v1/models                          every model version and its latest verdicts
 //   GET /v1/models/{model}/versions/{version}

@@ -20,7 +20,7 @@
 #include "policies/verdict.hpp"
 #include "policies/verdict_model.hpp"
 #include "verify/pipeline.hpp"
-#include "verify/run_owner.hpp"
+#include "verify/state_dir.hpp"
 #include "verify/verification_service.hpp"
 
 namespace reverify::cli {
@@ -140,12 +140,13 @@ int run_run(const RunCommandArguments& args) {
                                                             std::to_string(system_now()) + "-"
                                                       : std::string(kRebuildIdPrefix));
   // Recorded in a state_dir, the run owns its version there while this process lives
-  // (verify/run_owner.hpp); what an earlier run of it left running when it died is reconciled
-  // first, so no row outlives its process without a verdict.
-  std::optional<RunOwnership> ownership;
+  // (verify/state_dir.hpp): a reverifyd on the same state_dir leaves its row alone meanwhile.
+  // What an earlier run of it left running when it died is reconciled first, so no row outlives
+  // its process without a verdict.
+  std::optional<StateLock> ownership;
   if (!ctx->store_is_throwaway) {
-    auto owned = RunOwnership::acquire(ctx->config.state_dir, request.manifest.model,
-                                       request.manifest.version);
+    auto owned = StateLock::version(ctx->config.state_dir, request.manifest.model,
+                                    request.manifest.version, "reverify run");
     if (!owned.ok()) {
       std::cerr << "reverify run: " << owned.error().message << "\n";
       return 2;

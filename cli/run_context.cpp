@@ -11,6 +11,7 @@
 #include "core/unix_time.hpp"
 #include "policies/calibration.hpp"
 #include "runners/runner_factory.hpp"
+#include "verify/state_dir.hpp"
 
 namespace reverify::cli {
 namespace {
@@ -168,7 +169,8 @@ Result<RunContext> make_run_context(const RunArguments& args) {
     if (!config.ok())
       return config.error();
     ctx.config = std::move(config).value();
-    auto store = Store::open(ctx.config.db_path(), system_now);
+    // Refused where the state_dir shows history but its store is gone (verify/state_dir.hpp).
+    auto store = open_state_store(ctx.config, system_now);
     if (!store.ok())
       return make_error(store.error().code, "state_dir: " + store.error().message);
     ctx.store = std::move(store).value();

@@ -4,12 +4,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,11 +26,9 @@
 #include "core/text.hpp"
 #include "daemon/registry_source.hpp"
 #include "daemon/sd_notify.hpp"
-#include "pager/dispatcher.hpp"
-#include "pager/senders.hpp"
-#include "runners/runner_factory.hpp"
-#include "store/store.hpp"
+#include "settings/config_check.hpp"
 #include "verify/schedule.hpp"
+#include "verify/state_dir.hpp"
 #include "verify/verification_service.hpp"
 
 namespace reverify {
@@ -124,6 +122,65 @@ struct Refreshed {
 // calibration's thread.
 enum class CalibrationStop { none, verification_due, draining };
 
+// What an accepted reload hands back to the loop: the config, and what --check-config would
+// report about it (logged as warnings, as at start).
+struct Reloaded {
+  Result<Config> config;
+  std::vector<ConfigProblem> problems;
+};
+
+// The verifications found running and not being worked on by this daemon, by who finishes them.
+struct LeftRunning {
+  std::vector<VerificationRow> own;       // reverifyd's: reattached, or error:runner-lost
+  std::vector<VerificationRow> orphaned;  // a `reverify run`'s whose process is gone
+  std::vector<std::pair<VerificationRow, std::string>> owned;  // a live `reverify run`'s, owner
+};
+
+// Blocking (file locks): sorts running rows by who finishes them (verify/state_dir.hpp).
+LeftRunning sort_left_running(const std::vector<VerificationRow>& rows,
+                              const std::filesystem::path& state_dir) {
+  LeftRunning left;
+  for (const auto& row : rows) {
+    if (row.state != VerificationState::running)
+      continue;
+    if (row.trigger != VerificationTrigger::cli) {
+      left.own.push_back(row);
+    } else if (auto owner = run_owner(state_dir, row.model, row.version); !owner.empty()) {
+      left.owned.emplace_back(row, std::move(owner));
+    } else {
+      left.orphaned.push_back(row);
+    }
+  }
+  return left;
+}
+
+// How a verification thread starts (start_verification).
+enum class Start {
+  run,       // a queued row: execute it
+  reattach,  // reverifyd's own row left running by its previous process: recover it
+  adopt,     // a `reverify run` row whose process ended: take the version's lock, then recover
+};
+
+// A thread failure (daemon.hpp, "Thread failures"): one error line, then exit 70 at once.
+[[noreturn]] void fail_fast(const std::string& where, const std::string& what) {
+  log_error("internal error on " + where + ": " + what +
+            "; exiting with status 70 (running verifications are left to their runners and "
+            "reconciled on the next start)");
+  std::_Exit(70);
+}
+
+// Runs `work` where a thread of the daemon runs it: an exception escaping it is a thread failure.
+template <class Work>
+auto guarded(const std::string& where, Work&& work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const std::exception& e) {
+    fail_fast(where, e.what());
+  } catch (...) {
+    fail_fast(where, "an exception that is not a std::exception");
+  }
+}
+
 // One line on what a daemon calibration did, for the log and the status page.
 std::string calibration_summary(const Result<CalibrationOutcome>& result) {
   if (!result.ok())
@@ -143,27 +200,47 @@ std::string calibration_summary(const Result<CalibrationOutcome>& result) {
 
 class DaemonImpl {
  public:
-  DaemonImpl(std::shared_ptr<const Config> config, DaemonOptions options)
-      : options_(std::move(options)), metrics_(options_.clock()), config_(std::move(config)) {}
+  DaemonImpl(std::shared_ptr<const Config> config, DaemonCollaborators with, DaemonOptions options)
+      : options_(std::move(options)),
+        store_(with.store),
+        runner_(with.runner),
+        clock_(with.clock),
+        make_source_(std::move(with.make_source)),
+        make_senders_(std::move(with.make_senders)),
+        metrics_(clock_.now()),
+        config_(std::move(config)) {}
 
   Status init();  // on the caller's thread, before run(): no other thread exists yet
   int run();
   void stop() {
     net::post(loop_, [this] { begin_drain("stop requested"); });
   }
+  void reload() {
+    net::post(loop_, [this] { reload_config(); });
+  }
 
  private:
   // Runs `work` on the pool, then `then(result)` on the loop. The loop counts the pair as
-  // outstanding work, so it cannot run out of work (and run() return) in between.
+  // outstanding work, so it cannot run out of work (and run() return) in between. `what` names
+  // the task when it fails (daemon.hpp, "Thread failures").
   template <class Work, class Then>
-  void off_loop(Work work, Then then) {
-    net::post(pool_, [this, guard = net::make_work_guard(loop_), work = std::move(work),
+  void off_loop(const char* what, Work work, Then then) {
+    net::post(pool_, [this, what, guard = net::make_work_guard(loop_), work = std::move(work),
                       then = std::move(then)]() mutable {
-      auto result = work();
+      auto result = guarded(std::string("a pool thread (") + what + ")", work);
       net::post(loop_, [then = std::move(then), result = std::move(result)]() mutable {
         then(std::move(result));
       });
     });
+  }
+  // A timer of the loop's clock, armed to call `fire` on the loop.
+  std::unique_ptr<LoopTimer> make_timer() { return clock_.timer(loop_); }
+  // Reconciliation is done and draining has not begun: work may start.
+  bool starts_work() const {
+    return lifecycle_ == DaemonLifecycle::first_sync || lifecycle_ == DaemonLifecycle::serving;
+  }
+  bool draining_or_stopped() const {
+    return lifecycle_ == DaemonLifecycle::draining || lifecycle_ == DaemonLifecycle::stopped;
   }
 
   // --- on an API thread ---
@@ -172,13 +249,16 @@ class DaemonImpl {
   // --- on the loop ---
   void publish(std::shared_ptr<const ReadModel> model);
   void on_signal(int signal);
+  void wait_for_signal();
+  void reconcile(Result<LeftRunning> left);
   void begin_drain(const std::string& why);
   void finish_if_drained();
-  void schedule_tick(std::chrono::steady_clock::duration after);
+  void schedule_tick(std::chrono::milliseconds after);
   void tick();
   void plan_cycle_if_due(UnixSeconds now);
-  void start_verification(const VerificationRow& row, bool recovering);
-  void on_verification_done(std::int64_t id, const Result<VerificationRow>& result);
+  void reconcile_ended_cli_runs();
+  void start_verification(const VerificationRow& row, Start how);
+  void on_verification_done(std::int64_t id, const Result<std::optional<VerificationRow>>& result);
   void start_calibration_if_planned();
   void on_calibration_done(const Result<CalibrationOutcome>& result);
   nlohmann::json calibration_state() const;
@@ -186,7 +266,7 @@ class DaemonImpl {
   void watch_store();
   void sync_sources();
   void rebuild_sources();
-  void reload();
+  void reload_config();
   void install_dispatcher(std::shared_ptr<const Config> config);
   LogLineFn dispatcher_log();
   void kick_dispatcher();
@@ -194,6 +274,12 @@ class DaemonImpl {
   void accept_trigger(const TriggerRequest& trigger, const TriggerDone& done);
 
   DaemonOptions options_;
+  // The collaborators (daemon.hpp); each is thread-safe on its own.
+  Store& store_;
+  Runner& runner_;
+  LoopClock& clock_;
+  std::function<std::unique_ptr<RegistrySource>(const RegistrySourceConfig&)> make_source_;
+  std::function<Result<Dispatcher::Senders>(const PagerConfig&)> make_senders_;
   DaemonMetrics metrics_;  // the daemon's own /metrics series; any thread
 
   // The executors. Declared first, destroyed last: everything below may hold work on them.
@@ -201,9 +287,7 @@ class DaemonImpl {
   net::io_context api_;       // run by api_thread_count() threads
   net::thread_pool pool_{2};  // blocking work; joined before the members below go
 
-  // Shared with the pool and the verification threads; each is thread-safe on its own.
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<Runner> runner_;
+  // Shared with the pool and the verification threads; thread-safe on its own.
   std::unique_ptr<VerificationService> service_;
   std::unique_ptr<HttpServer> http_;  // on api_
 
@@ -211,17 +295,19 @@ class DaemonImpl {
   std::atomic<std::shared_ptr<const ReadModel>> published_;
 
   // --- loop state: read and written on the loop thread only ---
+  DaemonLifecycle lifecycle_ = DaemonLifecycle::reconciling;
+  // Keeps loop_.run() running while nothing is queued (its timers need not be Asio's); let go
+  // once stopped.
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> running_;
   std::shared_ptr<const Config> config_;
   std::shared_ptr<const ReadModel> model_;  // the latest published
   std::unique_ptr<Dispatcher> dispatcher_;
-  bool installing_ = false;  // a new dispatcher is being built; install_next_ waits for it
-  std::shared_ptr<const Config> install_next_;
   std::vector<std::unique_ptr<RegistrySource>> sources_;  // lent to the pool while syncing_
-  bool sources_stale_ = false;  // the config's sources changed while they were lent
-  SdNotifier sd_;
+  SdNotifier& sd_ = options_.notifier;
   net::signal_set signals_{loop_};
-  net::steady_timer tick_{loop_}, sync_timer_{loop_}, watchdog_timer_{loop_}, drain_timer_{loop_};
-  net::steady_timer store_watch_{loop_};
+  std::unique_ptr<LoopTimer> tick_ = make_timer(), sync_timer_ = make_timer(),
+                             watchdog_timer_ = make_timer(), drain_timer_ = make_timer(),
+                             store_watch_ = make_timer();
   std::optional<std::int64_t> data_version_;  // the store's, as the latest read model read it
   std::map<std::int64_t, std::thread> jobs_;  // running verifications
   std::set<std::int64_t> started_;            // started, the read model may still say queued
@@ -237,33 +323,26 @@ class DaemonImpl {
   std::optional<RunningCalibration> calibration_;
   std::map<std::pair<std::string, std::string>, std::string> calibrated_;
   std::atomic<CalibrationStop> calibration_stop_{CalibrationStop::none};  // + its thread
-  bool refreshing_ = false, refresh_again_ = false;
-  bool draining_ = false, drained_ = false;
-  bool syncing_ = false, planning_ = false, recovered_ = false;
-  bool synced_once_ = false;  // no cycle is planned over an inventory not yet read
+  // Work in flight, one of each kind at a time (each is independent of the lifecycle):
+  bool refreshing_ = false, refresh_again_ = false;  // a read-model build; another one after it
+  bool syncing_ = false, sources_stale_ = false;  // a registry sync; the config's sources changed
+  bool planning_ = false;                         // a cycle plan
+  bool checking_owners_ = false;                  // who owns the `reverify run` rows left running
+  bool installing_ = false;  // a new dispatcher is being built; install_next_ waits for it
+  std::shared_ptr<const Config> install_next_;
   std::optional<UnixSeconds> planned_period_;
   std::mt19937_64 rng_{std::random_device{}()};  // jitter: seeds each plan's own generator
 };
 
 Status DaemonImpl::init() {
   std::error_code ec;
-  std::filesystem::create_directories(config_->state_dir, ec);
-  if (ec) {
-    return make_error(ErrorCode::io,
-                      "state_dir " + config_->state_dir.string() + ": " + ec.message());
-  }
   std::filesystem::create_directories(config_->work_root(), ec);
-  auto store = Store::open(config_->db_path(), options_.clock);
-  if (!store.ok())
-    return store.error();
-  store_ = std::move(*store);
-  auto runner = make_runner(config_->runner);
-  if (!runner.ok())
-    return runner.error();
-  runner_ = std::move(*runner);
-  store_->set_outbox_retry(config_->pager.retry);
-  if (auto senders = make_notifiers(config_->pager); senders.ok()) {
-    dispatcher_ = std::make_unique<Dispatcher>(*store_, std::move(*senders), dispatcher_log());
+  // What --check-config calls errors only warns here: see settings/config_check.hpp.
+  for (const auto& problem : check_deployment(*config_))
+    log_warning(problem.message);
+  store_.set_outbox_retry(config_->pager.retry);
+  if (auto senders = make_senders_(config_->pager); senders.ok()) {
+    dispatcher_ = std::make_unique<Dispatcher>(store_, std::move(*senders), dispatcher_log());
     dispatcher_->start();
   } else {
     log_error("pager: " + senders.error().message + " (pages stay in the outbox)");
@@ -271,7 +350,7 @@ Status DaemonImpl::init() {
   metrics_.add_sources(source_names(*config_));
   // Called on a verification's thread once its pages are committed: the loop kicks.
   service_ = std::make_unique<VerificationService>(
-      *store_, *runner_, [this] { net::post(loop_, [this] { kick_dispatcher(); }); });
+      store_, runner_, [this] { net::post(loop_, [this] { kick_dispatcher(); }); });
   rebuild_sources();
 
   http_ = std::make_unique<HttpServer>(
@@ -287,17 +366,17 @@ Status DaemonImpl::init() {
 }
 
 int DaemonImpl::run() {
-  signals_.add(SIGTERM);
-  signals_.add(SIGINT);
-  signals_.add(SIGHUP);
-  signals_.async_wait([this](auto ec, int signal) {
-    if (!ec)
-      on_signal(signal);
-  });
+  running_.emplace(loop_.get_executor());
+  if (options_.handle_signals) {
+    signals_.add(SIGTERM);
+    signals_.add(SIGINT);
+    signals_.add(SIGHUP);
+    wait_for_signal();
+  }
   // A placeholder until the first build, so every endpoint answers from the first request (503
   // while starting); the first build reads what the store already holds, before recovery.
   auto empty = std::make_shared<ReadModel>();
-  empty->built_at = options_.clock();
+  empty->built_at = clock_.now();
   empty->api = api_config_of(config_);
   empty->starting = true;
   publish(std::move(empty));
@@ -306,36 +385,54 @@ int DaemonImpl::run() {
   refresh();
   // Reconcile first: verifications left running by a previous process get their verdict
   // (reattached or runner-lost) before anything new starts.
-  off_loop([this] { return store_->unfinished(); },
-           [this](Result<std::vector<VerificationRow>> unfinished) {
-             if (!unfinished.ok()) {
-               log_error("recovery: " + unfinished.error().message);
-             } else {
-               for (const auto& row : *unfinished) {
-                 if (row.state == VerificationState::running)
-                   start_verification(row, true);
-               }
-             }
-             recovered_ = true;
-             sync_sources();
-           });
+  off_loop(
+      "reading the verifications left running",
+      [this, state_dir = config_->state_dir]() -> Result<LeftRunning> {
+        auto unfinished = store_.unfinished();
+        if (!unfinished.ok())
+          return unfinished.error();
+        return sort_left_running(*unfinished, state_dir);
+      },
+      [this](Result<LeftRunning> left) { reconcile(std::move(left)); });
   std::vector<std::thread> api_threads;
   for (unsigned i = 0; i < api_thread_count(); ++i)
-    api_threads.emplace_back([this] { api_.run(); });
-  loop_.run();
-  // Drained: the HTTP server was stopped, so its connections close and the API threads return.
-  for (auto& thread : api_threads)
-    thread.join();
-  // A trigger that raced the drain may have reached the loop after it stopped: answer it
-  // (refused, shutting down), and let its connection go before the server is destroyed.
-  loop_.restart();
-  loop_.poll();
-  api_.restart();
-  api_.run();
+    api_threads.emplace_back([this] { guarded("an API thread", [this] { api_.run(); }); });
+  guarded("the loop thread", [&] {
+    loop_.run();
+    // Drained: the HTTP server was stopped, so its connections close and the API threads return.
+    for (auto& thread : api_threads)
+      thread.join();
+    // A trigger that raced the drain may have reached the loop after it stopped: answer it
+    // (refused, shutting down), and let its connection go before the server is destroyed.
+    loop_.restart();
+    loop_.poll();
+    api_.restart();
+    api_.run();
+  });
   pool_.join();
   if (dispatcher_)
     dispatcher_->stop();
   return 0;
+}
+
+void DaemonImpl::reconcile(Result<LeftRunning> left) {
+  if (draining_or_stopped())
+    return;  // left running: reconciled on the next start
+  if (!left.ok()) {
+    log_error("recovery: " + left.error().message);
+  } else {
+    for (const auto& row : left->own)
+      start_verification(row, Start::reattach);
+    for (const auto& row : left->orphaned)
+      start_verification(row, Start::adopt);
+    for (const auto& [row, owner] : left->owned) {
+      log_info("verification " + std::to_string(row.id) + " of " + row.model + "@" + row.version +
+               " is a `reverify run` that still runs (" + owner +
+               "): left to it; reconciled here if it ends without a verdict");
+    }
+  }
+  lifecycle_ = DaemonLifecycle::first_sync;
+  sync_sources();
 }
 
 void DaemonImpl::publish(std::shared_ptr<const ReadModel> model) {
@@ -347,7 +444,7 @@ void DaemonImpl::serve(const ApiRequest& request, ApiReply reply) {
   ApiContext context;
   context.model = published_.load();
   context.api = context.model->api.get();
-  context.now = options_.clock();
+  context.now = clock_.now();
   context.daemon_metrics = &metrics_;
   context.trigger = [this](const TriggerRequest& trigger, TriggerDone done) {
     net::post(loop_, [this, trigger, done = std::move(done)] { accept_trigger(trigger, done); });
@@ -357,27 +454,19 @@ void DaemonImpl::serve(const ApiRequest& request, ApiReply reply) {
 
 void DaemonImpl::ping_watchdog() {
   (void)sd_.watchdog();
-  metrics_.heartbeat(options_.clock());
-  auto interval = sd_.watchdog_interval().value_or(std::chrono::seconds(30));
-  watchdog_timer_.expires_after(interval);
-  watchdog_timer_.async_wait([this](auto ec) {
-    if (!ec)
-      ping_watchdog();
-  });
+  metrics_.heartbeat(clock_.now());
+  const auto interval = sd_.watchdog_interval().value_or(std::chrono::seconds(30));
+  watchdog_timer_->arm(std::chrono::duration_cast<std::chrono::milliseconds>(interval),
+                       [this] { ping_watchdog(); });
 }
 
-void DaemonImpl::on_signal(int signal) {
-  if (signal == SIGHUP) {
-    reload();
-  } else {
-    begin_drain(signal == SIGTERM ? "SIGTERM" : "SIGINT");
-  }
-  if (!draining_) {
-    signals_.async_wait([this](auto ec, int next) {
+void DaemonImpl::wait_for_signal() {
+  if (!draining_or_stopped()) {
+    signals_.async_wait([this](auto ec, int signal) {
       if (!ec)
-        on_signal(next);
+        on_signal(signal);
     });
-  } else if (!drained_) {
+  } else if (lifecycle_ == DaemonLifecycle::draining) {
     // A second signal while draining exits at once (sample-controller: first cancels, second
     // exits).
     signals_.async_wait([this](auto ec, int) {
@@ -389,23 +478,29 @@ void DaemonImpl::on_signal(int signal) {
   }
 }
 
+void DaemonImpl::on_signal(int signal) {
+  if (signal == SIGHUP) {
+    reload_config();
+  } else {
+    begin_drain(signal == SIGTERM ? "SIGTERM" : "SIGINT");
+  }
+  wait_for_signal();
+}
+
 void DaemonImpl::begin_drain(const std::string& why) {
-  if (draining_)
+  if (draining_or_stopped())
     return;
-  draining_ = true;
+  lifecycle_ = DaemonLifecycle::draining;
   (void)sd_.stopping();
   log_info(why + ": draining " + std::to_string(jobs_.size()) + " running verification(s)" +
            (calibration_ ? " and the calibration of " + calibration_->model + "@" +
                                calibration_->version + " (it stops before its next run)"
                          : std::string()));
   calibration_stop_ = CalibrationStop::draining;
-  tick_.cancel();
-  sync_timer_.cancel();
-  store_watch_.cancel();
-  drain_timer_.expires_after(std::chrono::seconds(config_->stop_timeout_s));
-  drain_timer_.async_wait([this](auto ec) {
-    if (ec)
-      return;
+  tick_->cancel();
+  sync_timer_->cancel();
+  store_watch_->cancel();
+  drain_timer_->arm(std::chrono::seconds(config_->stop_timeout_s), [this] {
     // Still running at the stop timeout: left to their runner (a process group, a container, a
     // Job keeps going) and reconciled on the next start, which reattaches or records
     // error:runner-lost; a crash is what we are built for.
@@ -417,47 +512,46 @@ void DaemonImpl::begin_drain(const std::string& why) {
 }
 
 void DaemonImpl::finish_if_drained() {
-  if (!draining_ || !jobs_.empty() || calibration_)
+  if (lifecycle_ != DaemonLifecycle::draining || !jobs_.empty() || calibration_)
     return;
-  drained_ = true;  // nothing may re-arm a wait now, or loop_.run() never returns
-  drain_timer_.cancel();
-  watchdog_timer_.cancel();
+  lifecycle_ = DaemonLifecycle::stopped;  // nothing may re-arm a wait now, or run() never returns
+  running_.reset();
+  drain_timer_->cancel();
+  watchdog_timer_->cancel();
   signals_.cancel();
   http_->stop();
   log_info("drained; exiting");
 }
 
-void DaemonImpl::schedule_tick(std::chrono::steady_clock::duration after) {
-  if (draining_)
+void DaemonImpl::schedule_tick(std::chrono::milliseconds after) {
+  if (draining_or_stopped())
     return;
-  tick_.expires_after(after);
-  tick_.async_wait([this](auto ec) {
-    if (!ec)
-      tick();
-  });
+  tick_->arm(after, [this] { tick(); });
 }
 
 void DaemonImpl::plan_cycle_if_due(UnixSeconds now) {
-  // Plan the current cycle once: the store refuses a second start of the same period.
+  // Plan the current cycle once: the store refuses a second start of the same period. Never
+  // over an inventory not yet read: only once the first sync is in (serving).
   auto bounds = cycle_bounds(std::chrono::sys_seconds{std::chrono::seconds{now}},
                              rotation_config(config_->schedule));
-  if (!bounds.ok() || planning_ || !synced_once_)
+  if (!bounds.ok() || planning_ || lifecycle_ != DaemonLifecycle::serving)
     return;
   const UnixSeconds period = bounds->first.time_since_epoch().count();
   if (planned_period_ && *planned_period_ >= period)
     return;
   planning_ = true;
   off_loop(
+      "planning the cycle",
       [this, config = config_, period, now, seed = rng_()] {
-        auto last = store_->last_cycle_period();
+        auto last = store_.last_cycle_period();
         if (last.ok() && *last && **last >= period)
           return CycleOutcome{};  // already planned by an earlier run of the daemon
-        auto plan = plan_current_cycle(*store_, *config, now);
+        auto plan = plan_current_cycle(store_, *config, now);
         if (!plan.ok())
           return CycleOutcome{true, "planning the cycle: " + plan.error().message};
         std::mt19937_64 rng(seed);
         auto queue = plan_entries_to_queue(*plan, now, config->schedule.jitter_s, rng);
-        auto started = store_->start_cycle(period, plan_to_json(*plan), std::move(queue));
+        auto started = store_.start_cycle(period, plan_to_json(*plan), std::move(queue));
         return started.ok() ? CycleOutcome{false, "cycle " + rfc3339(period) + ": queued " +
                                                       std::to_string(plan->entries.size()) +
                                                       " verification(s)"}
@@ -477,9 +571,9 @@ void DaemonImpl::plan_cycle_if_due(UnixSeconds now) {
 }
 
 void DaemonImpl::tick() {
-  if (draining_ || !recovered_)
+  if (!starts_work())
     return;
-  const UnixSeconds now = options_.clock();
+  const UnixSeconds now = clock_.now();
   metrics_.heartbeat(now);
   plan_cycle_if_due(now);
   // Start due verifications up to max_concurrent, manual triggers first.
@@ -494,7 +588,7 @@ void DaemonImpl::tick() {
     if (!next)
       break;
     std::erase_if(queued, [&](const VerificationRow& r) { return r.id == next->id; });
-    start_verification(*next, false);
+    start_verification(*next, Start::run);
   }
   // Calibrations use spare capacity only: one starts when no verification is waiting for a
   // slot, and a running one gives its slot back (after its current run) when one is.
@@ -504,36 +598,99 @@ void DaemonImpl::tick() {
   } else if (!calibration_ && !waiting && busy() < config_->schedule.max_concurrent) {
     start_calibration_if_planned();
   }
+  reconcile_ended_cli_runs();
   schedule_tick(kTickInterval);
 }
 
-void DaemonImpl::start_verification(const VerificationRow& row, bool recovering) {
+void DaemonImpl::reconcile_ended_cli_runs() {
+  // A `reverify run` row still running in the store, with nobody here working on it: its owner
+  // may have ended (kill -9) without recording a verdict.
+  std::vector<VerificationRow> candidates;
+  for (const auto& row : model_->unfinished) {
+    if (row.state == VerificationState::running && row.trigger == VerificationTrigger::cli &&
+        !jobs_.count(row.id))
+      candidates.push_back(row);
+  }
+  if (candidates.empty() || checking_owners_)
+    return;
+  checking_owners_ = true;
+  off_loop(
+      "checking who owns the `reverify run` rows left running",
+      [candidates = std::move(candidates), state_dir = config_->state_dir] {
+        return sort_left_running(candidates, state_dir).orphaned;
+      },
+      [this](std::vector<VerificationRow> orphaned) {
+        checking_owners_ = false;
+        if (!starts_work())
+          return;
+        for (const auto& row : orphaned)
+          start_verification(row, Start::adopt);
+      });
+}
+
+void DaemonImpl::start_verification(const VerificationRow& row, Start how) {
   if (jobs_.count(row.id))
     return;
   started_.insert(row.id);
   LogFields fields = version_fields(row.model, row.version);
   fields.push_back({"verification", std::to_string(row.id)});
   fields.push_back({"mode", to_string(row.mode)});
-  log_info(std::string(recovering ? "reconciling" : "starting") + " verification " +
-               std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" +
-               to_string(row.mode) + ")",
-           fields);
+  log_info(std::string(how == Start::run ? "starting" : "reconciling") + " verification " +
+           std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" +
+           to_string(row.mode) + ")" +
+           (how == Start::adopt ? ", left running by a `reverify run` that ended" : ""));
   // The settings as the config says now; the thread keeps its own copy.
   auto settings = verification_settings(*config_, row.model);
-  jobs_.emplace(row.id, std::thread([this, row, recovering, settings = std::move(settings),
-                                     guard = net::make_work_guard(loop_)] {
-                  // The first stage means the row is committed as running: show it in /v1.
-                  auto shown = std::make_shared<std::once_flag>();
-                  auto on_stage = [this, shown](std::string_view, std::string_view) {
-                    std::call_once(*shown, [this] { net::post(loop_, [this] { refresh(); }); });
-                  };
-                  Result<VerificationRow> result =
-                      recovering ? service_->recover(row, settings)
-                                 : service_->execute(row.id, settings, on_stage);
-                  net::post(loop_, [this, id = row.id, result = std::move(result)] {
-                    on_verification_done(id, result);
-                  });
-                }));
+  const std::string where = "the thread of verification " + std::to_string(row.id) + " (" +
+                            row.model + "@" + row.version + ")";
+  jobs_.emplace(
+      row.id, std::thread([this, row, how, where, settings = std::move(settings),
+                           state_dir = config_->state_dir, guard = net::make_work_guard(loop_)] {
+        auto result = guarded(where, [&]() -> Result<std::optional<VerificationRow>> {
+          switch (how) {
+            case Start::run: {
+              // The first stage means the row is committed as running: show it.
+              auto shown = std::make_shared<std::once_flag>();
+              auto on_stage = [this, shown](std::string_view, std::string_view) {
+                std::call_once(*shown, [this] { net::post(loop_, [this] { refresh(); }); });
+              };
+              auto done = service_->execute(row.id, settings, on_stage);
+              if (!done.ok())
+                return done.error();
+              return std::optional(*done);
+            }
+            case Start::reattach: {
+              auto done = service_->recover(row, settings);
+              if (!done.ok())
+                return done.error();
+              return std::optional(*done);
+            }
+            case Start::adopt: {
+              // The version's lock first: a `reverify run` of it that started since
+              // reconciles the row itself (verify/state_dir.hpp).
+              auto owned = StateLock::version(
+                  state_dir, row.model, row.version,
+                  "reverifyd, reconciling verification " + std::to_string(row.id),
+                  std::chrono::milliseconds(0));
+              if (!owned.ok())
+                return std::optional<VerificationRow>();
+              auto now = store_.verification(row.id);
+              if (!now.ok())
+                return now.error();
+              if (!*now || (*now)->state != VerificationState::running)
+                return std::optional<VerificationRow>();  // it ended meanwhile
+              auto done = service_->recover(**now, settings);
+              if (!done.ok())
+                return done.error();
+              return std::optional(*done);
+            }
+          }
+          return std::optional<VerificationRow>();
+        });
+        net::post(loop_, [this, id = row.id, result = std::move(result)] {
+          on_verification_done(id, result);
+        });
+      }));
   refresh();
 }
 
@@ -563,11 +720,14 @@ void DaemonImpl::start_calibration_if_planned() {
                        return std::nullopt;
                      }};
   auto settings = verification_settings(*config_, planned->model);
+  const std::string where =
+      "the calibration thread (" + planned->model + "@" + planned->version + ")";
   calibration_.emplace(RunningCalibration{
-      planned->model, planned->version, options_.clock(),
-      std::thread([this, job = std::move(job), settings = std::move(settings),
+      planned->model, planned->version, clock_.now(),
+      std::thread([this, where, job = std::move(job), settings = std::move(settings),
                    guard = net::make_work_guard(loop_)] {
-        Result<CalibrationOutcome> result = service_->calibrate(job, settings);
+        Result<CalibrationOutcome> result =
+            guarded(where, [&] { return service_->calibrate(job, settings); });
         net::post(loop_, [this, result = std::move(result)] { on_calibration_done(result); });
       })});
   refresh();
@@ -590,7 +750,7 @@ void DaemonImpl::on_calibration_done(const Result<CalibrationOutcome>& result) {
     calibrated_[{done.model, done.version}] = summary;
   refresh();
   finish_if_drained();
-  if (!draining_)
+  if (!draining_or_stopped())
     net::post(loop_, [this] { tick(); });
 }
 
@@ -607,29 +767,34 @@ nlohmann::json DaemonImpl::calibration_state() const {
   return {{"running", std::move(running)}, {"done", std::move(done)}};
 }
 
-void DaemonImpl::on_verification_done(std::int64_t id, const Result<VerificationRow>& result) {
+void DaemonImpl::on_verification_done(std::int64_t id,
+                                      const Result<std::optional<VerificationRow>>& result) {
   auto it = jobs_.find(id);
   if (it != jobs_.end()) {
     it->second.join();  // it posted this as its last act
     jobs_.erase(it);
   }
-  if (result.ok()) {
-    log_verdict(*result, *config_);
-    metrics_.verification_finished(
-        result->runner_kind,
-        result->evidence.is_object() && result->evidence.contains("durations")
-            ? result->evidence["durations"]
-            : nlohmann::json(),
-        result->started_at && result->finished_at
-            ? std::optional<double>(double(*result->finished_at - *result->started_at))
-            : std::nullopt);
-  } else {
+  if (!result.ok()) {
     log_error("verification " + std::to_string(id) + ": " + result.error().message,
               {{"verification", std::to_string(id)}});
+  } else if (const auto& row = *result) {
+    log_verdict(*row, *config_);
+    metrics_.verification_finished(
+        row->runner_kind,
+        row->evidence.is_object() && row->evidence.contains("durations")
+            ? row->evidence["durations"]
+            : nlohmann::json(),
+        row->started_at && row->finished_at
+            ? std::optional<double>(double(*row->finished_at - *row->started_at))
+            : std::nullopt);
+  } else {
+    log_info("verification " + std::to_string(id) +
+                 ": left alone, its `reverify run` ended it or another took it over",
+             {{"verification", std::to_string(id)}});
   }
   refresh();
   finish_if_drained();
-  if (!draining_)
+  if (!draining_or_stopped())
     net::post(loop_, [this] { tick(); });
 }
 
@@ -640,18 +805,19 @@ void DaemonImpl::refresh() {
   }
   refreshing_ = true;
   off_loop(
+      "building the read model",
       [this, config = config_, calibrations = calibration_state()] {
         // Read first: whatever another process commits after this shows in a later build.
-        auto version = store_->data_version();
-        const UnixSeconds now = options_.clock();
-        auto plan = plan_current_cycle(*store_, *config, now);
+        auto version = store_.data_version();
+        const UnixSeconds now = clock_.now();
+        auto plan = plan_current_cycle(store_, *config, now);
         nlohmann::json shown;
         if (plan.ok()) {
           shown = plan_to_json(*plan);
           shown["calibrating"] = calibrations;  // the loop's: running now, done this cycle
         }
         return Refreshed{version,
-                         build_read_model(*store_, std::move(shown), now, api_config_of(config)),
+                         build_read_model(store_, std::move(shown), now, api_config_of(config)),
                          plan.ok() ? plan->calibrations : std::vector<PlannedCalibration>()};
       },
       [this](Refreshed result) {
@@ -670,51 +836,51 @@ void DaemonImpl::refresh() {
                                   return row.id == id && row.state == VerificationState::queued;
                                 });
           });
-          (void)sd_.ready("serving; " + std::to_string(jobs_.size()) + " running");
+          (void)sd_.ready(std::string(to_string(lifecycle_)) + "; " + std::to_string(jobs_.size()) +
+                          " running");
         } else {
           log_error("refreshing the read model: " + built.error().message);
         }
         if (refresh_again_) {
           refresh_again_ = false;
           refresh();
-        } else if (!draining_) {
+        } else if (!draining_or_stopped()) {
           tick();
         }
       });
 }
 
 void DaemonImpl::watch_store() {
-  if (draining_)
+  if (draining_or_stopped())
     return;
-  store_watch_.expires_after(kStoreWatchInterval);
-  store_watch_.async_wait([this](auto ec) {
-    if (ec)
-      return;
-    off_loop([this] { return store_->data_version(); },
-             [this](Result<std::int64_t> version) {
-               if (!version.ok()) {
-                 log_error("watching the store: " + version.error().message);
-               } else if (!data_version_ || *data_version_ != *version) {
-                 refresh();  // another process committed since the last build: show it now
-               }
-               watch_store();
-             });
+  store_watch_->arm(kStoreWatchInterval, [this] {
+    off_loop(
+        "watching the store", [this] { return store_.data_version(); },
+        [this](Result<std::int64_t> version) {
+          if (!version.ok()) {
+            log_error("watching the store: " + version.error().message);
+          } else if (!data_version_ || *data_version_ != *version) {
+            refresh();  // another process committed since the last build: show it now
+          }
+          watch_store();
+        });
   });
 }
 
 void DaemonImpl::rebuild_sources() {
   sources_.clear();
   for (const auto& source : config_->sources)
-    sources_.push_back(make_registry_source(source));
+    sources_.push_back(make_source_(source));
   sources_stale_ = false;
 }
 
 void DaemonImpl::sync_sources() {
-  if (syncing_ || draining_)
+  if (syncing_ || !starts_work())
     return;
   syncing_ = true;
   // The sources (they keep ETags between listings) go to the pool and come back with the result.
   off_loop(
+      "syncing the registry sources",
       [this, config = config_, sources = std::move(sources_)]() mutable {
         SyncOutcome outcome{std::move(sources), {}, {}};
         auto& log = outcome.log;
@@ -744,7 +910,7 @@ void DaemonImpl::sync_sources() {
             if (auto routed = check_owner_routed(config->pager, owner); !routed.ok())
               log.push_back({LogLevel::warning, "pager: " + routed.error().message, name});
           }
-          auto changed = store_->sync_model_versions(name, listing->rows);
+          auto changed = store_.sync_model_versions(name, listing->rows);
           log.push_back(changed.ok()
                             ? SyncLine{LogLevel::info,
                                        "source " + name + ": " +
@@ -764,55 +930,64 @@ void DaemonImpl::sync_sources() {
         for (const auto& line : outcome.log)
           log_line(line.level, line.message, {{"source", line.source}});
         for (const auto& [source, listed] : outcome.listed)
-          metrics_.registry_synced(source, listed, options_.clock());
+          metrics_.registry_synced(source, listed, clock_.now());
         syncing_ = false;
-        synced_once_ = true;
+        if (lifecycle_ == DaemonLifecycle::first_sync)
+          lifecycle_ = DaemonLifecycle::serving;  // the inventory is read: cycles may be planned
         refresh();
-        if (draining_)
+        if (draining_or_stopped())
           return;  // a sync that finishes after SIGTERM must not keep the loop alive
-        sync_timer_.expires_after(std::chrono::seconds(config_->sync_interval_s));
-        sync_timer_.async_wait([this](auto ec) {
-          if (!ec)
-            sync_sources();
-        });
+        sync_timer_->arm(std::chrono::seconds(config_->sync_interval_s),
+                         [this] { sync_sources(); });
       });
 }
 
-void DaemonImpl::reload() {
+void DaemonImpl::reload_config() {
   (void)sd_.reloading();
-  off_loop([path = options_.config_path] { return load_daemon_config(path); },
-           [this](Result<Config> next) {
-             if (!next.ok()) {
-               metrics_.config_reloaded(ReloadOutcome::invalid, options_.clock());
-               log_error("SIGHUP: keeping the running config; the new one is invalid:\n" +
-                         next.error().message);
-               (void)sd_.ready("serving (reload rejected)");
-               return;
-             }
-             // Address, state_dir, work_dir and runner apply only at start: a reload that changes
-             // them is refused whole, so the daemon never half-applies a config.
-             if (const auto changed = restart_only_changes(*config_, *next); !changed.empty()) {
-               std::string names;
-               for (const auto& name : changed)
-                 names += (names.empty() ? "" : ", ") + name;
-               metrics_.config_reloaded(ReloadOutcome::restart_required, options_.clock());
-               log_error("SIGHUP: keeping the running config; the new one changes " + names +
-                         ", which apply only when reverifyd starts: restart it to change them");
-               (void)sd_.ready("serving (reload rejected)");
-               return;
-             }
-             config_ = std::make_shared<const Config>(std::move(*next));
-             if (syncing_)
-               sources_stale_ = true;
-             else
-               rebuild_sources();
-             install_dispatcher(config_);
-             metrics_.add_sources(source_names(*config_));
-             metrics_.config_reloaded(ReloadOutcome::applied, options_.clock());
-             log_info("SIGHUP: config reloaded");
-             (void)sd_.ready("serving (reloaded)");
-             refresh();
-           });
+  off_loop(
+      "loading the config",
+      [path = options_.config_path] {
+        Reloaded reloaded{load_daemon_config(path), {}};
+        if (reloaded.config.ok())
+          reloaded.problems = check_deployment(*reloaded.config);
+        return reloaded;
+      },
+      [this](Reloaded reloaded) {
+        auto& next = reloaded.config;
+        if (!next.ok()) {
+          metrics_.config_reloaded(ReloadOutcome::invalid, clock_.now());
+          log_error("SIGHUP: keeping the running config; the new one is invalid:\n" +
+                    next.error().message);
+          (void)sd_.ready("serving (reload rejected)");
+          return;
+        }
+        // Address, state_dir, work_dir and runner apply only at start: a reload that changes
+        // them is refused whole, so the daemon never half-applies a config.
+        if (const auto changed = restart_only_changes(*config_, *next); !changed.empty()) {
+          std::string names;
+          for (const auto& name : changed)
+            names += (names.empty() ? "" : ", ") + name;
+          metrics_.config_reloaded(ReloadOutcome::restart_required, clock_.now());
+          log_error("SIGHUP: keeping the running config; the new one changes " + names +
+                    ", which apply only when reverifyd starts: restart it to change them");
+          (void)sd_.ready("serving (reload rejected)");
+          return;
+        }
+        // What --check-config calls errors only warns, as at start (settings/config_check.hpp).
+        for (const auto& problem : reloaded.problems)
+          log_warning(problem.message);
+        config_ = std::make_shared<const Config>(std::move(*next));
+        if (syncing_)
+          sources_stale_ = true;
+        else
+          rebuild_sources();
+        install_dispatcher(config_);
+        metrics_.add_sources(source_names(*config_));
+        metrics_.config_reloaded(ReloadOutcome::applied, clock_.now());
+        log_info("SIGHUP: config reloaded");
+        (void)sd_.ready("serving (reloaded)");
+        refresh();
+      });
 }
 
 void DaemonImpl::install_dispatcher(std::shared_ptr<const Config> config) {
@@ -827,29 +1002,31 @@ void DaemonImpl::install_dispatcher(std::shared_ptr<const Config> config) {
       install_dispatcher(std::exchange(install_next_, nullptr));
   };
   // The senders read their secret files (pool); a config whose senders fail keeps the old ones.
-  off_loop([config] { return make_notifiers(config->pager); },
-           [this, config, installed](Result<Dispatcher::Senders> senders) {
-             if (!senders.ok()) {
-               log_error("pager: " + senders.error().message + " (pages stay in the outbox)");
-               return installed();
-             }
-             // The old dispatcher finishes its attempt in flight and stops before the new one
-             // starts, so no outbox row is ever attempted by two at once.
-             std::shared_ptr<Dispatcher> previous = std::move(dispatcher_);
-             off_loop(
-                 [this, config, previous] {
-                   if (previous)
-                     previous->stop();
-                   store_->set_outbox_retry(config->pager.retry);
-                   return true;
-                 },
-                 [this, senders = std::move(*senders), installed](bool) mutable {
-                   dispatcher_ =
-                       std::make_unique<Dispatcher>(*store_, std::move(senders), dispatcher_log());
-                   dispatcher_->start();
-                   installed();
-                 });
-           });
+  off_loop(
+      "building the pager's senders", [this, config] { return make_senders_(config->pager); },
+      [this, config, installed](Result<Dispatcher::Senders> senders) {
+        if (!senders.ok()) {
+          log_error("pager: " + senders.error().message + " (pages stay in the outbox)");
+          return installed();
+        }
+        // The old dispatcher finishes its attempt in flight and stops before the new one
+        // starts, so no outbox row is ever attempted by two at once.
+        std::shared_ptr<Dispatcher> previous = std::move(dispatcher_);
+        off_loop(
+            "stopping the previous pager dispatcher",
+            [this, config, previous] {
+              if (previous)
+                previous->stop();
+              store_.set_outbox_retry(config->pager.retry);
+              return true;
+            },
+            [this, senders = std::move(*senders), installed](bool) mutable {
+              dispatcher_ =
+                  std::make_unique<Dispatcher>(store_, std::move(senders), dispatcher_log());
+              dispatcher_->start();
+              installed();
+            });
+      });
 }
 
 // Every delivery outcome is one log line and a change to the outbox's counts: logged, and the
@@ -868,41 +1045,43 @@ void DaemonImpl::kick_dispatcher() {
 }
 
 void DaemonImpl::accept_trigger(const TriggerRequest& trigger, const TriggerDone& done) {
-  if (draining_)
+  if (draining_or_stopped())
     return done(make_error(ErrorCode::conflict, "the daemon is shutting down"));
   const bool large = config_->model_policy(trigger.model).large.value_or(false);
   QueuedVerification item{trigger.model, trigger.version,
                           trigger.mode.value_or(large ? RebuildMode::steps : RebuildMode::full),
                           VerificationTrigger::manual};
-  item.not_before = options_.clock();
+  item.not_before = clock_.now();
   // The store decides, in the transaction that writes the row, whether one is already queued or
   // running; the 202 goes out only once that transaction committed.
-  off_loop([this, item] { return store_->enqueue_unless_active(item); },
-           [this, item, done](Result<std::int64_t> id) {
-             const std::string key = item.model + "@" + item.version;
-             LogFields fields = version_fields(item.model, item.version);
-             if (!id.ok()) {
-               if (id.error().code != ErrorCode::conflict)
-                 log_error("manual trigger of " + key + ": " + id.error().message, fields);
-               return done(id.error());
-             }
-             fields.push_back({"verification", std::to_string(*id)});
-             log_info("manual trigger of " + key + ": verification " + std::to_string(*id), fields);
-             refresh();
-             done(nlohmann::json{{"status", "queued"},
-                                 {"verification_id", *id},
-                                 {"page", verification_page_url(config_->pager.public_url, *id)},
-                                 {"model", item.model},
-                                 {"version", item.version},
-                                 {"mode", to_string(item.mode)},
-                                 {"running_now", jobs_.size()},
-                                 {"detail", "manual triggers start before scheduled work"}});
-           });
+  off_loop(
+      "recording a manual trigger", [this, item] { return store_.enqueue_unless_active(item); },
+      [this, item, done](Result<std::int64_t> id) {
+        const std::string key = item.model + "@" + item.version;
+        LogFields fields = version_fields(item.model, item.version);
+        if (!id.ok()) {
+          if (id.error().code != ErrorCode::conflict)
+            log_error("manual trigger of " + key + ": " + id.error().message, fields);
+          return done(id.error());
+        }
+        fields.push_back({"verification", std::to_string(*id)});
+        log_info("manual trigger of " + key + ": verification " + std::to_string(*id), fields);
+        refresh();
+        done(nlohmann::json{{"status", "queued"},
+                            {"verification_id", *id},
+                            {"page", verification_page_url(config_->pager.public_url, *id)},
+                            {"model", item.model},
+                            {"version", item.version},
+                            {"mode", to_string(item.mode)},
+                            {"running_now", jobs_.size()},
+                            {"detail", "manual triggers start before scheduled work"}});
+      });
 }
 
-Result<std::unique_ptr<Daemon>> Daemon::create(Config config, DaemonOptions options) {
+Result<std::unique_ptr<Daemon>> Daemon::create(Config config, DaemonCollaborators with,
+                                               DaemonOptions options) {
   auto impl = std::make_unique<DaemonImpl>(std::make_shared<const Config>(std::move(config)),
-                                           std::move(options));
+                                           std::move(with), std::move(options));
   if (auto s = impl->init(); !s.ok())
     return s.error();
   return std::unique_ptr<Daemon>(new Daemon(std::move(impl)));
@@ -915,6 +1094,25 @@ int Daemon::run() {
 }
 void Daemon::stop() {
   impl_->stop();
+}
+void Daemon::reload() {
+  impl_->reload();
+}
+
+void install_crash_handler() {
+  std::set_terminate([] {
+    std::string what = "std::terminate without an exception";
+    if (const auto current = std::current_exception()) {
+      try {
+        std::rethrow_exception(current);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+        what = "an exception that is not a std::exception";
+      }
+    }
+    fail_fast("a thread reverifyd does not run itself (the pager dispatcher's)", what);
+  });
 }
 
 }  // namespace reverify

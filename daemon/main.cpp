@@ -8,8 +8,11 @@
 #include "core/log.hpp"
 #include "core/version.hpp"
 #include "daemon/daemon.hpp"
+#include "pager/senders.hpp"
+#include "runners/runner_factory.hpp"
 #include "settings/config.hpp"
 #include "settings/config_check.hpp"
+#include "verify/state_dir.hpp"
 
 namespace {
 
@@ -40,6 +43,50 @@ int check_config(const std::string& path) {
   return 0;
 }
 
+// reverifyd's collaborators made from the config (daemon.hpp), then its loop. Exit status 2 for an
+// invalid config and for a state_dir it must not use: another reverifyd holds it, or its store is
+// gone while the folder shows history (verify/state_dir.hpp).
+int run_daemon(const std::string& config_path) {
+  using namespace reverify;
+  auto config = load_daemon_config(config_path);
+  if (!config.ok()) {
+    log_error("config invalid: " + config.error().message);
+    return 2;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(config->state_dir, ec);
+  // Held until this process ends, however it ends.
+  auto lock = StateLock::whole(config->state_dir, "reverifyd");
+  if (!lock.ok()) {
+    log_error("cannot start: " + lock.error().message +
+              ": one reverifyd per state_dir (a second one would reconcile the first one's "
+              "verifications as its own); stop that one, or give this one a state_dir of its own");
+    return lock.error().code == ErrorCode::conflict ? 2 : 1;
+  }
+  auto store = open_state_store(*config, system_now);
+  if (!store.ok()) {
+    log_error("cannot start: " + store.error().message);
+    return store.error().code == ErrorCode::conflict ? 2 : 1;
+  }
+  auto runner = make_runner(config->runner);
+  if (!runner.ok()) {
+    log_error("cannot start: " + runner.error().message);
+    return 1;
+  }
+  SystemLoopClock clock;
+  DaemonOptions options;
+  options.config_path = config_path;
+  auto daemon = Daemon::create(
+      std::move(*config),
+      DaemonCollaborators{**store, **runner, clock, make_registry_source, make_notifiers},
+      std::move(options));
+  if (!daemon.ok()) {
+    log_error("cannot start: " + daemon.error().message);
+    return 1;
+  }
+  return (*daemon)->run();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,22 +115,8 @@ int main(int argc, char** argv) {
   try {
     if (check)
       return check_config(config_path);
-    auto config = reverify::load_daemon_config(config_path);
-    if (!config.ok()) {
-      reverify::log_error("config invalid: " + config.error().message);
-      return 2;
-    }
-    // What --check-config calls errors only warns here: see settings/config_check.hpp.
-    for (const auto& problem : reverify::check_deployment(*config))
-      reverify::log_warning(problem.message);
-    reverify::DaemonOptions options;
-    options.config_path = config_path;
-    auto daemon = reverify::Daemon::create(std::move(*config), std::move(options));
-    if (!daemon.ok()) {
-      reverify::log_error("cannot start: " + daemon.error().message);
-      return 1;
-    }
-    return (*daemon)->run();
+    reverify::install_crash_handler();
+    return run_daemon(config_path);
   } catch (const std::exception& e) {
     reverify::log_error(std::string("internal error: ") + e.what());
     return 70;

@@ -28,9 +28,9 @@ std::string append_line(const std::string& path, const std::string& line) {
   return error;
 }
 
-std::string identity_of(std::int64_t id, const std::string& dedup_key, const std::string& action,
-                        const std::string& created_at) {
-  return std::to_string(id) + '\n' + dedup_key + '\n' + action + '\n' + created_at;
+std::string identity_of(const std::string& page_key, const std::string& dedup_key,
+                        const std::string& action, const std::string& created_at) {
+  return page_key + '\n' + dedup_key + '\n' + action + '\n' + created_at;
 }
 
 }  // namespace
@@ -46,7 +46,7 @@ bool FileNotifier::load_written_ids() {
     const auto j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_object() || j.value("sender", "") != config_.name)
       continue;
-    written_.insert(identity_of(j.value("id", std::int64_t{0}), j.value("dedup_key", ""),
+    written_.insert(identity_of(j.value("page_key", ""), j.value("dedup_key", ""),
                                 j.value("action", ""), j.value("created_at", "")));
   }
   return !in.bad();
@@ -61,7 +61,7 @@ DeliveryResult FileNotifier::deliver(const PageEvent& event, int /*attempt*/) {
     loaded_ = true;
   }
   const std::string key =
-      identity_of(event.id, event.dedup_key, to_string(event.action), event.created_at);
+      identity_of(page_key(event), event.dedup_key, to_string(event.action), event.created_at);
   if (event.id != 0 && written_.contains(key))
     return {true, false, what + ": already written"};
   nlohmann::json line = to_json(event);

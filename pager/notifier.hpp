@@ -7,7 +7,11 @@
 //
 // How a page is deduplicated and ordered (the whole contract; each step names where it lives):
 //  1. Dedup key. Every page about one model version carries dedup_key "reverify/<model>/<version>"
-//     (page_dedup_key, page_builder.hpp): a trigger, the resolve that ends it and any notice.
+//     (page_dedup_key, page_builder.hpp): a trigger, the resolve that ends it and any notice. It
+//     groups a version's pages (PagerDuty's alert, Alertmanager's labels). One page is named by
+//     its page key "<store id>-<page id>" (page_key below): the page id is its outbox row, the
+//     store id that of the store that recorded it (store/store.hpp), so a new or restored store,
+//     whose page ids start again, never repeats an earlier store's page key.
 //  2. Recorded before sent. A verdict's pages are written to the Outbox in the SAME SQLite
 //     transaction as the verdict (Store::record_verdict): a crash leaves both or neither, so a
 //     page is never lost and never recorded twice. Nothing is sent before that commit; the
@@ -20,8 +24,8 @@
 //     the capped backoff (policies/backoff.hpp, Outbox::mark_attempt_failed); a rejected event
 //     (400, 413, 422) fails for good; the attempt that exhausts the retries logs one give-up line.
 //  5. Receivers deduplicate (ReceiverDedup). PagerDuty by dedup_key, Alertmanager by the alert's
-//     labels (a resend refreshes the same alert), the file sink by (id, dedup_key, action,
-//     created_at) in its own file, webhook receivers by the page id (also sent as
+//     labels (a resend refreshes the same alert), the file sink by (page key, dedup_key, action,
+//     created_at) in its own file, webhook receivers by the page key (also sent as
 //     Idempotency-Key). Slack cannot: a crash between sending and recording can post a page
 //     twice there.
 //  6. A slow receiver does not multiply copies. An attempt sent whole with no answer in time is
@@ -74,7 +78,8 @@ struct PageLink {
 };
 
 struct PageEvent {
-  std::int64_t id = 0;  // outbox row id
+  std::int64_t id = 0;   // outbox row id: unique in its store only
+  std::string store_id;  // the store that recorded it (set when read from the outbox)
   std::string dedup_key;
   PageAction action = PageAction::trigger;
   std::string model, version, owner;
@@ -89,7 +94,10 @@ struct PageEvent {
   std::string created_at;  // RFC 3339 UTC
 };
 
-nlohmann::json to_json(const PageEvent& event);
+// "<store id>-<page id>": names one page at every receiver, across stores (point 1 above).
+std::string page_key(const PageEvent& event);
+
+nlohmann::json to_json(const PageEvent& event);  // with "page_key"
 std::optional<PageEvent> page_event_from_json(const nlohmann::json& j);
 
 // Delivery outcome of one attempt. delivered = the receiver accepted it (PagerDuty 202, 2xx).

@@ -4,11 +4,17 @@
 
 namespace reverify {
 
+std::string page_key(const PageEvent& event) {
+  return event.store_id + "-" + std::to_string(event.id);
+}
+
 nlohmann::json to_json(const PageEvent& event) {
   nlohmann::json links = nlohmann::json::array();
   for (const auto& link : event.links)
     links.push_back({{"text", link.text}, {"href", link.href}});
   return {{"id", event.id},
+          {"store_id", event.store_id},
+          {"page_key", page_key(event)},
           {"dedup_key", event.dedup_key},
           {"action", to_string(event.action)},
           {"model", event.model},
@@ -29,6 +35,7 @@ std::optional<PageEvent> page_event_from_json(const nlohmann::json& j) {
   try {
     PageEvent event;
     event.id = j.value("id", std::int64_t{0});
+    event.store_id = j.value("store_id", std::string());
     event.dedup_key = j.at("dedup_key").get<std::string>();
     auto action = enum_from_string<PageAction>(j.at("action").get<std::string>());
     auto cls = enum_from_string<VerdictClass>(j.at("class").get<std::string>());

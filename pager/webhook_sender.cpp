@@ -15,7 +15,7 @@ DeliveryResult WebhookNotifier::deliver(const PageEvent& event, int attempt) {
   request.body = body.dump();
   request.bearer_token = token_;
   // The same on every copy of this page: lets the receiver act once (ReceiverDedup).
-  request.headers.emplace_back("Idempotency-Key", "reverify-page-" + std::to_string(event.id));
+  request.headers.emplace_back("Idempotency-Key", "reverify-page-" + page_key(event));
   request.timeout_ms = answer_timeout_ms(config_.timeout, attempt);
   return post_json(std::move(request), {token_},
                    "webhook " + config_.name + " (" + config_.url + ")");

@@ -1,8 +1,9 @@
 #pragma once
 // What `reverifyd --check-config` adds to the loader's own errors: whether the machine around a
 // config can run it. Each problem names its config key. Errors make --check-config exit 2;
-// reverifyd itself logs every problem as a warning at start and keeps going (a registry mount
-// or a permission can be fixed while it runs, and a gate that is down is worse than a warning).
+// reverifyd itself logs every problem as a warning, at start and on every reload it applies, and
+// keeps going (a registry mount or a permission can be fixed while it runs, and a gate that is
+// down is worse than a warning).
 //   errors:   a directory source whose root is not a folder; a secret file (API and registry
 //             tokens, pager keys and URLs, the Kubernetes token) that other users can read; a
 //             pager sender or the runner that cannot be built (an unreadable key, a bad endpoint);

@@ -112,6 +112,24 @@ ALTER TABLE calibrations ADD COLUMN ended TEXT NOT NULL DEFAULT 'complete'
   CHECK (ended IN ('complete', 'interrupted'));
 ALTER TABLE calibrations ADD COLUMN note TEXT NOT NULL DEFAULT '';
 )sql"},
+    {4, R"sql(
+-- The store's identity: a random id made with the store. Each page records the id of the store
+-- that recorded it, and every key sent to a receiver that names one page includes it
+-- (pager/notifier.hpp), so a new store, whose page ids start from 1 again, never repeats an old
+-- store's key. `reverify backup` marks its copy (copied_from = the id of the store it copies);
+-- the first writer that opens such a copy (a restore) gives it an id of its own and keeps the old
+-- one in restored_from: the pages it records from then on never repeat the keys of pages the lost
+-- store recorded after the backup, and the pages in the backup keep the keys they were sent with.
+CREATE TABLE store_identity (
+  singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+  id TEXT NOT NULL,
+  copied_from TEXT,
+  restored_from TEXT
+);
+INSERT INTO store_identity (singleton, id) VALUES (1, lower(hex(randomblob(8))));
+ALTER TABLE pages ADD COLUMN store_id TEXT NOT NULL DEFAULT '';
+UPDATE pages SET store_id = (SELECT id FROM store_identity);
+)sql"},
 };
 
 }  // namespace

@@ -1,9 +1,9 @@
 #pragma once
 // store/: the durable state, one SQLite database (inventory, verifications and cycles,
-// calibrations, the page outbox, signed verification summaries), its migrations and SQLite
-// helpers. Includes core/, policies/,
-// runners/ (rebuild modes) and pager/ (the Outbox it implements); never settings/ or above:
-// callers pass what the config says as values.
+// calibrations, the page outbox, signed verification summaries, the store's identity), its
+// migrations, its online backup and SQLite helpers. Includes core/, policies/, pager/ (the Outbox
+// it implements) and one header of runners/ (runner_kind.hpp: the runner kind of a row; nothing
+// of runners/ is linked); never settings/ or above: callers pass what the config says as values.
 //
 // The daemon's durable state: one SQLite database under state_dir (DESIGN.md "State, crash
 // safety"). WAL mode, numbered migrations applied at open, every state change one transaction.
@@ -12,12 +12,20 @@
 // doubles one, and no verdict is ever without its summary (nor a summary without its verdict).
 //
 // Thread-safety: one connection per Store, guarded by a mutex; call from worker threads (every
-// method blocks on SQLite), never from the event loop. Another process may open the same file
-// (the CLI reads it read-only; WAL lets readers run beside the writer).
+// method blocks on SQLite), never from the event loop. Other processes may open the same file:
+// `reverify run/calibrate --config` write into it beside a running reverifyd (busy_timeout lets
+// writers take turns), the CLI's other commands read it read-only (WAL lets readers run beside
+// the writer).
 //
 // States, classes, modes and triggers are enums in the rows and words in SQLite; a word this
 // version does not know (a newer reverify or a hand edit wrote it) is an error naming the row and
 // the column, never read as some default.
+//
+// Each store has an id (StoreIdentity). Every page is recorded with the id of the store that
+// recorded it and handed to the dispatcher with it (PageEvent::store_id), so the key a receiver
+// deduplicates one page by never repeats across stores: not for a store made anew after the old
+// one was lost, nor for one restored from a backup (a backup copy gets an id of its own the first
+// time a writer opens it, while the pages in it keep the keys they were sent with).
 
 #include <cstdint>
 #include <filesystem>
@@ -193,6 +201,13 @@ struct VerificationStats {
   std::int64_t duration_count = 0;
   double duration_sum_s = 0;
   std::int64_t queued = 0, running = 0;
+
+  std::int64_t total() const {  // every verification: done, queued or running
+    std::int64_t count = queued + running;
+    for (const auto& [cls, done] : by_class)
+      count += done;
+    return count;
+  }
 };
 
 struct DeliveryCounts {
@@ -206,17 +221,39 @@ struct DeliveryCounts {
   std::map<std::string, Counts> by_sender;         // per sender name (config pager.senders)
 };
 
+// Who a store is (migration 4).
+struct StoreIdentity {
+  std::string id;  // 16 random hex digits, made with the store; "" in a store not yet migrated
+  // The id of the store this one was restored from (a `reverify backup` copy opened to write).
+  std::optional<std::string> restored_from;
+};
+
 class Store final : public Outbox {
  public:
-  // Opens (creating if needed) and migrates. read_only opens an existing database for queries
-  // only (the CLI), without migrating.
+  // Opens (creating if needed) and migrates; a backup copy (backup_to) gets an id of its own
+  // here. read_only opens an existing database for queries only (the CLI), without migrating.
+  // Whether a missing or empty database may be created is the caller's decision
+  // (verify/state_dir.hpp refuses it where the state folder shows history).
   static Result<std::unique_ptr<Store>> open(const std::filesystem::path& db_path, ClockFn clock,
                                              bool read_only = false);
+  // Whether db_path holds a store at all: false when the file has no schema (0 bytes, and no
+  // WAL beside it holding one). Opened without creating it and read as SQLite would (a WAL a
+  // crash left is read too); an error when it is missing or not a database.
+  static Result<bool> holds_schema(const std::filesystem::path& db_path);
   ~Store() override;
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
   int schema_version();
+  const StoreIdentity& identity() const { return identity_; }  // as read at open
+  // Writes a consistent copy of the whole database to `dest` with SQLite's online backup API: one
+  // read transaction, so commits by other processes during the copy (a running reverifyd) are
+  // either wholly in it or not at all. The copy is checked (PRAGMA quick_check) and marked as a
+  // backup copy; it is written as <dest>.partial and renamed, so a failed backup leaves nothing
+  // that looks whole. Refuses a `dest` that exists.
+  Status backup_to(const std::filesystem::path& dest);
+  // PRAGMA quick_check: an error naming what SQLite found when the file is damaged.
+  Status check_integrity();
   // SQLite's PRAGMA data_version: changes whenever ANOTHER connection (e.g. `reverify run` in its
   // own process) commits to the database; this connection's own commits leave it alone. Cheap
   // (no I/O): the daemon polls it to see other writers' verdicts at once.
@@ -306,9 +343,12 @@ class Store final : public Outbox {
  private:
   Store(sqlite3* db, ClockFn clock);
   Status migrate();
+  // Reads the identity; for_writing: a backup copy first gets an id of its own.
+  Status load_identity(bool for_writing);
 
   sqlite3* db_;
   ClockFn clock_;
+  StoreIdentity identity_;
   RetryPolicy retry_;
   std::mutex mutex_;
 };

@@ -13,6 +13,8 @@ void Store::set_outbox_retry(const RetryPolicy& retry) {
 }
 
 namespace {
+// Columns: page id, event_json, sender, attempts, the id of the store that recorded the page
+// (with the page id, its key at every receiver).
 Result<std::vector<OutboxEntry>> read_outbox_entries(Statement& s) {
   std::vector<OutboxEntry> entries;
   for (;;) {
@@ -25,6 +27,7 @@ Result<std::vector<OutboxEntry>> read_outbox_entries(Statement& s) {
     if (!event)
       continue;  // cannot happen for rows this store wrote; never blocks the queue
     event->id = s.int64(0);
+    event->store_id = s.text(4);
     entries.push_back(OutboxEntry{std::move(*event), s.text(2), int(s.int64(3))});
   }
 }
@@ -35,7 +38,7 @@ Result<std::vector<OutboxEntry>> Store::pending(std::size_t limit) {
   // A row waits while an older row of the same dedup key and sender is pending, so a resolve
   // never overtakes the trigger it resolves (notifier.hpp, Outbox::pending).
   Statement s(db_, R"sql(
-SELECT p.id, p.event_json, d.sender, d.attempts FROM page_deliveries d
+SELECT p.id, p.event_json, d.sender, d.attempts, p.store_id FROM page_deliveries d
 JOIN pages p ON p.id = d.page_id
 WHERE d.state = 'pending' AND d.next_attempt_at <= ?1
   AND NOT EXISTS (SELECT 1 FROM pages p2 JOIN page_deliveries d2 ON d2.page_id = p2.id
@@ -49,7 +52,7 @@ ORDER BY p.id, d.sender LIMIT ?2)sql");
 Result<std::vector<OutboxEntry>> Store::open_triggers(const std::string& sender) {
   std::lock_guard lock(mutex_);
   Statement s(db_, R"sql(
-SELECT p.id, p.event_json, d.sender, d.attempts FROM pages p
+SELECT p.id, p.event_json, d.sender, d.attempts, p.store_id FROM pages p
 JOIN page_deliveries d ON d.page_id = p.id
 WHERE d.sender = ?1 AND d.state = 'sent' AND p.action = 'trigger'
   AND p.id = (SELECT MAX(p2.id) FROM pages p2 JOIN page_deliveries d2 ON d2.page_id = p2.id

@@ -223,14 +223,14 @@ WHERE id = ?1 AND state != 'done')sql");
 
   std::vector<std::int64_t> page_ids;
   Statement page(db_,
-                 "INSERT INTO pages (verification_id, dedup_key, action, event_json, created_at) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5)");
+                 "INSERT INTO pages (verification_id, dedup_key, action, event_json, created_at, "
+                 "store_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   Statement delivery(db_,
                      "INSERT INTO page_deliveries (page_id, sender, state, next_attempt_at) "
                      "VALUES (?1, ?2, 'pending', ?3)");
   for (const auto& p : pages) {
     page.bind(1, id).bind(2, p.event.dedup_key).bind(3, to_string(p.event.action));
-    page.bind(4, to_json(p.event).dump()).bind(5, now);
+    page.bind(4, to_json(p.event).dump()).bind(5, now).bind(6, identity_.id);
     if (auto st = page.run(); !st.ok())
       return st.error();
     page.reset();

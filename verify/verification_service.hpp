@@ -4,8 +4,9 @@
 //   recorded the moment the job starts) -> the verdict's signed summary (passed, failed:*; when
 //   attestation is configured) -> ONE transaction: verdict + its summary + its pages in the
 //   outbox -> kick the dispatcher.
-// and reconciles a verification that was running when the daemon died (recover()): reattach to
-// the job found by its rebuild id and finish it, or record error:runner-lost.
+// and reconciles a verification that was running when its process died, the daemon or a
+// `reverify run` (recover(); verify/state_dir.hpp says who calls it when): reattach to the job
+// found by its rebuild id and finish it, or record error:runner-lost.
 // Each verification ends with exactly one verdict: the store refuses a second one.
 // Every verdict records its pages, or says in its evidence why it has none ("no_page": no route,
 // no sender for that action). A verification that cannot start (the store failed while it was

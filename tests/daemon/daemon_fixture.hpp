@@ -1,8 +1,9 @@
 #pragma once
 // Shared by the daemon's integration tests: an isolated reverifyd on a temp state dir and a free
 // loopback port, a registry of slow fake-trainer model versions in a real git repository, and
-// small HTTP/socket helpers. Every daemon a test starts is stopped by pid (and the test fails if
-// it does not stop).
+// small HTTP/socket helpers. Every daemon a test starts is killed by its pid (SIGKILL) when its
+// DaemonUnderTest goes, whatever state the test left it in; a test that checks a clean stop sends
+// SIGTERM itself and checks the exit status (wait_exit).
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

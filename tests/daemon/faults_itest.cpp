@@ -5,7 +5,13 @@
 //     then a restart;
 //   - SIGHUP with an empty, a truncated, a duplicate-key, a directory and restart-only configs;
 //   - a receiver that answers later than the sender's timeout;
-//   - API tokens at every length boundary, at start and on reload.
+//   - API tokens at every length boundary, at start and on reload, and a reload after the token
+//     file became world-readable (it warns as a start does);
+//   - one owner per state_dir: a second reverifyd on it, a `reverify run` owning its row while
+//     the daemon starts (then killed in its job);
+//   - history that survives its disk: a store cut to 0 bytes or deleted with the state folder
+//     still showing history (refused; then started over, paging under new keys), and a restore
+//     from a `reverify backup` taken beside the running daemon.
 // After every fault the same invariants are checked over the whole store:
 //   - every acknowledged trigger (a 202 and its verification_id) has its verdict;
 //   - once settled, no verification is left queued or running;
@@ -15,7 +21,8 @@
 //     arrived after the store had recorded that page sent: a duplicate from reverify's side. A
 //     copy sent again because the daemon died after the receiver answered and before it recorded
 //     the answer (or because the answer came after the sender's timeout) is counted apart: no
-//     sender can close that window; the key lets the receiver merge it.
+//     sender can close that window; the key lets the receiver merge it;
+//   - no page key ever reaches the receiver with another page than the one it first named.
 // The last test case prints the summary table that README "Faults" reproduces.
 
 #include <doctest/doctest.h>
@@ -62,7 +69,7 @@ class Receiver {
   enum class Mode { acknowledge, refuse, hold };
 
   // `recorded_sent(page)` reads the daemon's store when a copy arrives.
-  explicit Receiver(std::function<bool(std::int64_t)> recorded_sent)
+  explicit Receiver(std::function<bool(const std::string&)> recorded_sent)
       : recorded_sent_(std::move(recorded_sent)),
         server_([this](const ReceivedRequest& r) { return on_request(r); }) {}
 
@@ -82,16 +89,17 @@ class Receiver {
     std::unique_lock lock(mutex_);
     return changed_.wait_for(lock, limit, [this] { return holding_; });
   }
-  // Page id -> copies answered 2xx; and the Idempotency-Key of every copy received.
-  std::map<std::int64_t, int> acknowledged() {
+  // By page key ("<store id>-<page id>", pager/notifier.hpp): copies answered 2xx, and the
+  // Idempotency-Key of every copy received.
+  std::map<std::string, int> acknowledged() {
     std::lock_guard lock(mutex_);
     return acknowledged_;
   }
-  std::map<std::int64_t, std::set<std::string>> keys() {
+  std::map<std::string, std::set<std::string>> keys() {
     std::lock_guard lock(mutex_);
     return keys_;
   }
-  int copies(std::int64_t page) {
+  int copies(const std::string& page) {
     std::lock_guard lock(mutex_);
     return copies_[page];
   }
@@ -99,14 +107,26 @@ class Receiver {
     std::lock_guard lock(mutex_);
     return copies_after_sent_;
   }
+  // Copies whose key an earlier, different page already came with: two incidents merged.
+  int keys_naming_two_pages() {
+    std::lock_guard lock(mutex_);
+    return keys_naming_two_pages_;
+  }
 
  private:
   Reply on_request(const ReceivedRequest& request) {
     const auto body = nlohmann::json::parse(request.body, nullptr, false);
-    const std::int64_t page = body.is_object() ? body.value("id", std::int64_t{-1}) : -1;
+    const std::string page = body.is_object() ? body.value("page_key", std::string()) : "";
     const bool already_sent = recorded_sent_(page);
+    // What one page is: every copy under its key must be the same page, never another incident.
+    const std::string identity = body.is_object() ? body.value("dedup_key", std::string()) + " " +
+                                                        body.value("action", std::string()) + " " +
+                                                        body.value("created_at", std::string())
+                                                  : std::string();
     std::unique_lock lock(mutex_);
     copies_after_sent_ += already_sent;
+    if (const auto [seen, first] = identity_of_.emplace(page, identity); !first)
+      keys_naming_two_pages_ += seen->second != identity;
     ++copies_[page];
     keys_[page].insert(request.idempotency_key);
     if (delay_.count() > 0) {
@@ -128,15 +148,16 @@ class Receiver {
     return {200, "{}"};
   }
 
-  std::function<bool(std::int64_t)> recorded_sent_;
+  std::function<bool(const std::string&)> recorded_sent_;
   std::mutex mutex_;
   std::condition_variable changed_;
   Mode mode_ = Mode::acknowledge;
   milliseconds delay_{0};
   bool holding_ = false;
-  int copies_after_sent_ = 0;
-  std::map<std::int64_t, int> acknowledged_, copies_;
-  std::map<std::int64_t, std::set<std::string>> keys_;
+  int copies_after_sent_ = 0, keys_naming_two_pages_ = 0;
+  std::map<std::string, std::string> identity_of_;
+  std::map<std::string, int> acknowledged_, copies_;
+  std::map<std::string, std::set<std::string>> keys_;
   HttpReceiver server_;  // last: its thread calls on_request until it is destroyed
 };
 
@@ -144,7 +165,7 @@ class Receiver {
 struct Lab {
   TempDir temp;
   DaemonUnderTest daemon;
-  Receiver receiver{[this](std::int64_t page) { return recorded_sent(page); }};
+  Receiver receiver{[this](const std::string& page) { return recorded_sent(page); }};
   std::string commit;
   int duplicates_seen = 0, resent_seen = 0;  // totals at the last check_invariants
   std::vector<std::int64_t> acknowledged;    // verification ids of 202 answers
@@ -190,18 +211,25 @@ pager:
     return fs::exists(temp.path / "markers" / version / name);
   }
 
-  // Whether the store already says `page` was delivered to the webhook (read-only, beside the
-  // daemon's own connection: WAL).
-  bool recorded_sent(std::int64_t page) const {
+  // Whether the store already says the page with this key was delivered to the webhook
+  // (read-only, beside the daemon's own connection: WAL). A page of another store is not sent by
+  // this one.
+  bool recorded_sent(const std::string& page_key) const {
+    const auto dash = page_key.rfind('-');
+    if (dash == std::string::npos)
+      return false;
     sqlite3* db = nullptr;
     bool sent = false;
     if (sqlite3_open_v2((temp.path / "state/reverify.db").c_str(), &db, SQLITE_OPEN_READONLY,
                         nullptr) == SQLITE_OK) {
       sqlite3_busy_timeout(db, 2000);
       sqlite3_stmt* q = nullptr;
-      if (sqlite3_prepare_v2(db, "SELECT state FROM page_deliveries WHERE page_id = ?1", -1, &q,
-                             nullptr) == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, page);
+      if (sqlite3_prepare_v2(db,
+                             "SELECT d.state FROM page_deliveries d JOIN pages p "
+                             "ON p.id = d.page_id WHERE d.page_id = ?1 AND p.store_id = ?2",
+                             -1, &q, nullptr) == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, std::stoll(page_key.substr(dash + 1)));
+        sqlite3_bind_text(q, 2, page_key.substr(0, dash).c_str(), -1, SQLITE_TRANSIENT);
         sent = sqlite3_step(q) == SQLITE_ROW &&
                std::string(reinterpret_cast<const char*>(sqlite3_column_text(q, 0))) == "sent";
       }
@@ -236,6 +264,11 @@ pager:
   void restart() {
     daemon.kill9();
     start();
+  }
+  // SIGTERM: true when it drained and exited 0.
+  bool stop() {
+    ::kill(daemon.pid, SIGTERM);
+    return daemon.wait_exit(seconds(30)) == 0;
   }
 
   Result<HttpResponse> post(const std::string& body, const std::string& token = kToken) const {
@@ -325,21 +358,22 @@ pager:
     }
     auto all = s->verifications("", "", 100'000);
     REQUIRE(all.ok());
-    // Page rows per verification, straight from SQLite.
+    // Page rows per verification, straight from SQLite, and each page's state by its key.
     std::map<std::int64_t, int> pages_of;
-    std::map<std::int64_t, std::string> delivery_state;
+    std::map<std::string, std::string> delivery_state;
     {
       sqlite3* db = nullptr;
       REQUIRE(sqlite3_open_v2((temp.path / "state/reverify.db").c_str(), &db, SQLITE_OPEN_READONLY,
                               nullptr) == SQLITE_OK);
       sqlite3_stmt* q = nullptr;
       REQUIRE(sqlite3_prepare_v2(db,
-                                 "SELECT p.id, p.verification_id, d.state FROM pages p "
-                                 "JOIN page_deliveries d ON d.page_id = p.id",
+                                 "SELECT p.id, p.verification_id, d.state, p.store_id "
+                                 "FROM pages p JOIN page_deliveries d ON d.page_id = p.id",
                                  -1, &q, nullptr) == SQLITE_OK);
       while (sqlite3_step(q) == SQLITE_ROW) {
         ++pages_of[sqlite3_column_int64(q, 1)];
-        delivery_state[sqlite3_column_int64(q, 0)] =
+        const std::string store_id = reinterpret_cast<const char*>(sqlite3_column_text(q, 3));
+        delivery_state[store_id + "-" + std::to_string(sqlite3_column_int64(q, 0))] =
             reinterpret_cast<const char*>(sqlite3_column_text(q, 2));
       }
       sqlite3_finalize(q);
@@ -362,11 +396,12 @@ pager:
       CHECK(state == "sent");
       const int copies = acknowledged_copies.count(page) ? acknowledged_copies.at(page) : 0;
       CHECK(copies >= 1);
-      CHECK((keys.count(page) && keys.at(page).size() == 1));
+      CHECK((keys.count(page) && keys.at(page) == std::set<std::string>{"reverify-page-" + page}));
       resent += std::max(0, receiver.copies(page) - 1);
     }
     const int duplicates = receiver.copies_after_recorded_sent();
     CHECK(duplicates == 0);
+    CHECK(receiver.keys_naming_two_pages() == 0);
     out.duplicate_pages = duplicates - duplicates_seen;
     out.resent_copies = resent - resent_seen;
     duplicates_seen = duplicates;
@@ -701,6 +736,286 @@ TEST_CASE("a manual trigger during a retry's hour-long backoff runs that retry n
   table().push_back(row);
   ::kill(lab.daemon.pid, SIGTERM);
   CHECK(lab.daemon.wait_exit(seconds(30)) == 0);
+}
+
+// --- Issue #26: one owner per state_dir, and history that survives its disk. ---
+
+namespace {
+
+fs::path db_of(const Lab& lab) {
+  return lab.temp.path / "state/reverify.db";
+}
+
+// The store's files gone, as with a lost disk: the database, its WAL and shared memory.
+void remove_store(const Lab& lab) {
+  for (const char* suffix : {"-wal", "-shm", ""})
+    fs::remove(db_of(lab).string() + suffix);
+}
+
+// Every verification id in the store (or in a backup of it).
+std::set<std::int64_t> verification_ids(const fs::path& db) {
+  auto store = Store::open(db, system_now, /*read_only=*/true);
+  REQUIRE(store.ok());
+  auto all = (*store)->verifications("", "", 100'000);
+  REQUIRE(all.ok());
+  std::set<std::int64_t> ids;
+  for (const auto& row : *all)
+    ids.insert(row.id);
+  return ids;
+}
+
+// Page keys the receiver got after `before` was taken whose page id a key in `before` already had:
+// the page numbers a new or restored store uses again. The store id in each key keeps them apart
+// (Receiver::keys_naming_two_pages counts a key that came back with another page).
+int page_ids_reused(const std::map<std::string, std::set<std::string>>& before,
+                    const std::map<std::string, std::set<std::string>>& after) {
+  const auto number = [](const std::string& key) { return key.substr(key.rfind('-') + 1); };
+  std::set<std::string> old_numbers;
+  for (const auto& [key, idempotency] : before)
+    old_numbers.insert(number(key));
+  int reused = 0;
+  for (const auto& [key, idempotency] : after)
+    reused += !before.count(key) && old_numbers.count(number(key)) > 0;
+  return reused;
+}
+
+}  // namespace
+
+TEST_CASE("a store cut to 0 bytes or deleted, with history in its state_dir, is refused") {
+  for (const bool deleted : {false, true}) {
+    const std::string how = deleted ? "deleted" : "cut to 0 bytes";
+    INFO("reverify.db " << how);
+    Lab lab;
+    lab.add_version("8.1", 0.2);
+    lab.start_and_settle_first_cycle();
+    REQUIRE(lab.stop());
+    const fs::path db = db_of(lab);
+    if (deleted) {
+      remove_store(lab);
+    } else {
+      fs::resize_file(db, 0);
+    }
+    FaultRow row{"start with reverify.db " + how + " (work/ and the store's marker left)", 1};
+    lab.daemon.start();
+    const int status = lab.daemon.wait_exit(seconds(30));
+    const std::string log = lab.daemon.log();
+    INFO(log);
+    CHECK(status == 2);
+    const bool named = log.find(db.string() + (deleted ? " is missing" : " is empty (0 bytes)")) !=
+                       std::string::npos;
+    const bool ways_on = log.find("reverify restore --config FILE BACKUP") != std::string::npos &&
+                         log.find("reverify restore --config FILE --empty") != std::string::npos;
+    CHECK(named);
+    CHECK(ways_on);
+    const bool untouched = deleted ? !fs::exists(db) : fs::file_size(db) == 0;
+    CHECK(untouched);
+    row.survived = status == 2 && named && ways_on && untouched;
+    row.note = "exit 2, naming the path, `reverify restore` and `--empty`";
+    table().push_back(row);
+    if (!deleted)
+      continue;
+
+    // Starting over on purpose: a new store numbers its pages from 1 again, under keys of its own.
+    const auto before = lab.receiver.keys();
+    const Ran fresh =
+        run_cli({"restore", "--config", lab.daemon.config.string(), "--empty"}, lab.temp.path);
+    INFO(fresh.out << fresh.err);
+    REQUIRE(fresh.exit_code == 0);
+    lab.start_until_rows(1);  // the new store plans the month's cycle again
+    REQUIRE(lab.settle());
+    FaultRow keys{"a new store (restore --empty) pages again from page id 1", 1};
+    lab.check_invariants(keys);
+    const int reused = page_ids_reused(before, lab.receiver.keys());
+    CHECK(reused >= 1);  // the new store's page 1 is not the old store's page 1
+    keys.survived = keys.duplicate_pages == 0 && lab.receiver.keys_naming_two_pages() == 0;
+    keys.note = std::to_string(reused) + " page id(s) used again, under keys of their own";
+    table().push_back(keys);
+    CHECK(lab.stop());
+  }
+}
+
+TEST_CASE("a second reverifyd on the same state_dir exits 2, naming the first one's pid") {
+  Lab lab;
+  lab.add_version("9.1", 0.2);
+  lab.start_and_settle_first_cycle();
+  DaemonUnderTest second;
+  second.dir = lab.temp.path / "second";
+  fs::create_directories(second.dir);
+  second.port = free_port();
+  second.config = lab.temp.path / "second.yaml";  // beside the first: the same state_dir
+  std::string text = lab.config_text();
+  const std::string port = "port: " + std::to_string(lab.daemon.port);
+  text.replace(text.find(port), port.size(), "port: " + std::to_string(second.port));
+  write_file(second.config, text);
+  second.start();
+  const int status = second.wait_exit(seconds(30));
+  const std::string log = second.log();
+  INFO(log);
+  CHECK(status == 2);
+  const bool named =
+      log.find("pid " + std::to_string(lab.daemon.pid) + " (reverifyd)") != std::string::npos;
+  CHECK(named);
+  // The first one keeps its state_dir: it still takes triggers and verifies.
+  FaultRow row{"a second reverifyd on the same state_dir", 1};
+  REQUIRE(lab.trigger("9.1"));
+  CHECK(lab.settle());
+  lab.check_invariants(row);
+  row.survived = status == 2 && named && row.lost_triggers + row.duplicate_pages == 0;
+  row.note = "exit 2, naming the first one's pid";
+  table().push_back(row);
+  CHECK(lab.stop());
+}
+
+TEST_CASE(
+    "a `reverify run` owning its row as reverifyd starts keeps it; once it dies, it is "
+    "reconciled") {
+  Lab lab;
+  lab.add_version("10.1", 0.2);
+  lab.start_and_settle_first_cycle();  // the month's cycle: planned and verified, once
+  REQUIRE(lab.stop());
+  lab.add_version("10.2", 4.0);  // the `reverify run` that lives through the daemon's start
+  lab.add_version("10.3", 6.0);  // the one killed in its job
+  const std::string config = lab.daemon.config.string();
+  const auto cli_row = [&](const std::string& version) {
+    auto rows = lab.store()->verifications("slow", version, 10);
+    REQUIRE(rows.ok());
+    REQUIRE(rows->size() == 1);
+    REQUIRE(rows->front().trigger == VerificationTrigger::cli);
+    return rows->front();
+  };
+
+  // The run's job is running (its row is running, its lock held) when reverifyd starts.
+  Started run = start_cli({"run", "slow@10.2", "--config", config}, lab.temp.path, "-10.2");
+  REQUIRE(Lab::wait_for([&] { return lab.marker("10.2", "started"); }, milliseconds(60'000)));
+  lab.start();  // its first sync is done: the reconciliation was decided before it
+  const std::int64_t owned = cli_row("10.2").id;
+  const std::string left_alone = "verification " + std::to_string(owned) +
+                                 " of slow@10.2 is a `reverify run` that still runs (pid " +
+                                 std::to_string(run.pid) + " (reverify run))";
+  CHECK(lab.daemon.log().find(left_alone) != std::string::npos);
+  const Ran ran = run.finish();
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 0);
+  const VerificationRow finished = cli_row("10.2");
+  CHECK(finished.cls == VerdictClass::passed);  // the run's own verdict
+  FaultRow kept{"reverifyd starts while a `reverify run` owns its row", 1};
+  const std::string reconciled_owned = "reconciling verification " + std::to_string(owned);
+  const bool untouched = lab.daemon.log().find(reconciled_owned) == std::string::npos &&
+                         lab.daemon.log().find("already has a verdict") == std::string::npos;
+  CHECK(untouched);
+
+  // A run killed in its job leaves its row running: the daemon's next tick finds the lock free
+  // and reconciles it (its job reattached, or error:runner-lost).
+  Started doomed = start_cli({"run", "slow@10.3", "--config", config}, lab.temp.path, "-10.3");
+  REQUIRE(Lab::wait_for([&] { return lab.marker("10.3", "started"); }, milliseconds(60'000)));
+  ::kill(doomed.pid, SIGKILL);
+  CHECK(doomed.finish().exit_code == 128 + SIGKILL);
+  const bool settled = lab.settle();
+  INFO(lab.daemon.log());
+  CHECK(settled);
+  const VerificationRow orphan = cli_row("10.3");
+  CHECK(orphan.cls.has_value());
+  const bool adopted =
+      lab.daemon.log().find("reconciling verification " + std::to_string(orphan.id) +
+                            " of slow@10.3 (full), left running by a `reverify run` that "
+                            "ended") != std::string::npos;
+  CHECK(adopted);
+  lab.check_invariants(kept);
+  kept.survived = untouched && finished.cls == VerdictClass::passed &&
+                  kept.verdicts_without_page_decision + kept.duplicate_pages == 0;
+  kept.note = "left to its owner (pid named), which records its verdict";
+  table().push_back(kept);
+  FaultRow reconciled{"kill -9 of a `reverify run` in its job, reverifyd running", 1};
+  reconciled.survived = settled && adopted && orphan.cls.has_value();
+  reconciled.note =
+      std::string("reconciled on a tick: ") + (orphan.cls ? to_string(*orphan.cls) : "no verdict");
+  table().push_back(reconciled);
+  CHECK(lab.stop());
+}
+
+TEST_CASE(
+    "`reverify backup` beside a running reverifyd, then a restore, brings every "
+    "verification back") {
+  Lab lab;
+  lab.add_version("11.1", 0.2);
+  lab.add_version("11.2", 3.0);
+  lab.start_and_settle_first_cycle();
+  REQUIRE(lab.trigger("11.1"));
+  REQUIRE(lab.settle());
+  // The backup is taken while a job runs and the daemon writes.
+  REQUIRE(lab.trigger("11.2"));
+  REQUIRE(Lab::wait_for([&] { return lab.marker("11.2", "started"); }, milliseconds(60'000)));
+  const fs::path backup = lab.temp.path / "backup.db";
+  const Ran backed_up =
+      run_cli({"backup", "--config", lab.daemon.config.string(), backup.string()}, lab.temp.path);
+  INFO(backed_up.out << backed_up.err);
+  REQUIRE(backed_up.exit_code == 0);
+  const std::set<std::int64_t> in_backup = verification_ids(backup);
+  REQUIRE(lab.settle());
+  // One more after the backup: it goes with the disk.
+  const auto lost = lab.trigger("11.1");
+  REQUIRE(lost);
+  REQUIRE(lab.settle());
+  const auto before = lab.receiver.keys();
+
+  // The disk is lost: the daemon dies with its store; the restart is refused until a restore.
+  lab.daemon.kill9();
+  remove_store(lab);
+  lab.daemon.start();
+  CHECK(lab.daemon.wait_exit(seconds(30)) == 2);
+  const Ran restored =
+      run_cli({"restore", "--config", lab.daemon.config.string(), backup.string()}, lab.temp.path);
+  INFO(restored.out << restored.err);
+  REQUIRE(restored.exit_code == 0);
+  CHECK(restored.out.find("restored " + std::to_string(in_backup.size()) + " verification(s)") !=
+        std::string::npos);
+  lab.start();
+  const bool settled = lab.settle();
+  CHECK(settled);
+  const std::set<std::int64_t> after = verification_ids(db_of(lab));
+  const bool all_back =
+      std::includes(after.begin(), after.end(), in_backup.begin(), in_backup.end());
+  CHECK(all_back);
+  // The verification acknowledged after the backup is gone with the disk, as a backup's age says.
+  lab.acknowledged.erase(std::remove(lab.acknowledged.begin(), lab.acknowledged.end(), *lost),
+                         lab.acknowledged.end());
+  // The restored store pages under keys of its own: its page ids continue from the backup's, which
+  // the lost store had used after it.
+  REQUIRE(lab.trigger("11.1"));
+  CHECK(lab.settle());
+  FaultRow row{"disk lost: `reverify restore` of a `reverify backup` taken while a job ran", 1};
+  lab.check_invariants(row);
+  const int reused = page_ids_reused(before, lab.receiver.keys());
+  CHECK(reused >= 1);  // the lost store's page after the backup, numbered again
+  row.survived = settled && all_back && lab.receiver.keys_naming_two_pages() == 0 &&
+                 row.lost_triggers + row.verdicts_without_page_decision + row.duplicate_pages == 0;
+  const auto back = std::count_if(in_backup.begin(), in_backup.end(),
+                                  [&](std::int64_t id) { return after.count(id) > 0; });
+  row.note = std::to_string(back) + " of " + std::to_string(in_backup.size()) +
+             " backed-up verifications back; " + std::to_string(reused) +
+             " page id(s) used again, under keys of their own";
+  table().push_back(row);
+  CHECK(lab.stop());
+}
+
+TEST_CASE("a reload that makes the API token world-readable warns as a start does") {
+  Lab lab;
+  lab.add_version("12.1", 0.2);
+  lab.start_and_settle_first_cycle();
+  const fs::path token = lab.temp.path / "api.token";
+  fs::permissions(token, fs::perms::others_read, fs::perm_options::add);
+  const std::string answer = reload(lab);
+  INFO(lab.daemon.log());
+  const std::string warning =
+      "warning: api.token_file: " + token.string() + " is readable by every user (mode 0604)";
+  const bool warned = lab.daemon.log().find(warning) != std::string::npos;
+  CHECK(answer.rfind("SIGHUP: config reloaded", 0) == 0);
+  CHECK(warned);
+  FaultRow row{"SIGHUP after the token file became world-readable", 1};
+  row.survived = warned;
+  row.note = "applied, with the warning a start gives";
+  table().push_back(row);
+  CHECK(lab.stop());
 }
 
 // Last in the file, so last to run: the table README "Faults" reproduces.

@@ -45,6 +45,14 @@ SenderConfig config(SenderKind kind) {
   return c;
 }
 
+// The file sink "sink" writing dir/pages.jsonl.
+SenderConfig file_sink(const TempDir& dir) {
+  SenderConfig sink = config(SenderKind::file);
+  sink.name = "sink";
+  sink.path = (dir.path / "pages.jsonl").string();
+  return sink;
+}
+
 }  // namespace
 
 TEST_CASE("PagerDuty trigger: Events v2 fields, severity by whose fault it is") {
@@ -178,9 +186,7 @@ TEST_CASE("a sender whose secret file is missing is an error naming the key") {
 
 TEST_CASE("the file sink appends one JSON line per page, once even across restarts") {
   TempDir dir{"pager-test-"};
-  SenderConfig sink = config(SenderKind::file);
-  sink.name = "sink";
-  sink.path = (dir.path / "pages.jsonl").string();
+  const SenderConfig sink = file_sink(dir);
   auto event = failing_event();
   {
     FileNotifier notifier(sink);
@@ -205,6 +211,26 @@ TEST_CASE("the file sink appends one JSON line per page, once even across restar
   CHECK(lines[0]["severity"] == "error");
   CHECK(lines[0]["summary"] == event.summary);
   CHECK(lines[1]["action"] == "resolve");
+}
+
+// #26: a store made anew after the old one was lost numbers its pages from 1 again; the store id
+// in the page key keeps its page 3 apart from the old store's page 3.
+TEST_CASE("the file sink tells the same page id of two stores apart by the page key") {
+  TempDir dir{"pager-test-"};
+  const SenderConfig sink = file_sink(dir);
+  auto old_store = failing_event();
+  old_store.store_id = "00aa00aa00aa00aa";
+  auto new_store = old_store;
+  new_store.store_id = "11bb11bb11bb11bb";
+  FileNotifier notifier(sink);
+  CHECK(notifier.deliver(old_store, 1).delivered);
+  CHECK(notifier.deliver(new_store, 1).delivered);
+  CHECK(notifier.deliver(new_store, 1).delivered);  // a re-delivery: not written again
+  std::ifstream in(sink.path);
+  std::vector<std::string> keys;
+  for (std::string line; std::getline(in, line);)
+    keys.push_back(nlohmann::json::parse(line)["page_key"]);
+  CHECK(keys == std::vector<std::string>{"00aa00aa00aa00aa-3", "11bb11bb11bb11bb-3"});
 }
 
 TEST_CASE("the file sink reports a path it cannot write as a transient failure") {

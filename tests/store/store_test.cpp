@@ -235,6 +235,54 @@ TEST_CASE("a verdict's signed summary is written in the verdict's transaction, o
   CHECK((*decided)[0].id == failed);
 }
 
+// #26: a page is named at its receivers by "<store id>-<page id>"; a store made anew numbers its
+// pages from 1 again, and a restored backup continues from the backup's: the store id, recorded
+// with each page, keeps their keys apart.
+TEST_CASE("each store has an id of its own, recorded with every page it hands the dispatcher") {
+  Fixture f;
+  f.add_version("m", "1");
+  const std::string id = f.store->identity().id;
+  CHECK(id.size() == 16);
+  CHECK_FALSE(f.store->identity().restored_from.has_value());
+  const auto page_of = [](Store& store) {
+    auto due = store.pending(10);
+    REQUIRE(due.ok());
+    REQUIRE(due->size() == 1);
+    return (*due)[0].event;
+  };
+  REQUIRE(f.store
+              ->record_verdict(f.queue("m", "1"), verdict_of(VerdictClass::failed_input_drift), {},
+                               "", {page_for("reverify/m/1", PageAction::trigger, {"pd"})})
+              .ok());
+  const PageEvent first = page_of(*f.store);
+  CHECK(first.store_id == id);
+  CHECK(page_key(first) == id + "-" + std::to_string(first.id));
+  CHECK(to_json(first)["page_key"] == page_key(first));
+
+  // Another store in another folder: its first page has the same id, under another key.
+  TempDir other;
+  auto fresh = Store::open(other.path / "reverify.db", [] { return UnixSeconds(1); });
+  REQUIRE(fresh.ok());
+  CHECK((*fresh)->identity().id != id);
+
+  // A backup copy opened to write into (a restore) becomes a store of its own; the page it
+  // holds keeps the key it was sent with, the next one gets the new id.
+  REQUIRE(f.store->backup_to(other.path / "backup.db").ok());
+  auto restored = Store::open(other.path / "backup.db", [&f] { return f.now; });
+  REQUIRE(restored.ok());
+  CHECK((*restored)->identity().id != id);
+  CHECK((*restored)->identity().restored_from == id);
+  CHECK(page_of(**restored).store_id == id);
+  REQUIRE((*restored)->mark_sent(first.id, "pd").ok());
+  auto next = (*restored)->enqueue(QueuedVerification{"m", "1"});
+  REQUIRE(next.ok());
+  REQUIRE((*restored)
+              ->record_verdict(*next, verdict_of(VerdictClass::passed), {}, "",
+                               {page_for("reverify/m/1", PageAction::resolve, {"pd"})})
+              .ok());
+  CHECK(page_of(**restored).store_id == (*restored)->identity().id);
+}
+
 TEST_CASE("outbox: a resolve waits for its trigger; backoff doubles and is capped") {
   Fixture f;
   f.add_version("m", "1");

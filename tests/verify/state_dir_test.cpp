@@ -1,0 +1,221 @@
+// The state folder (verify/state_dir.hpp): one reverifyd per state_dir and one `reverify run` per
+// version, each lock released however its holder ends (kill -9 included) and naming its holder's
+// pid while held; a store that is missing or empty where the folder shows history is refused;
+// a backup restores every verification under a store id of its own.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "verify/state_dir.hpp"
+
+using namespace reverify;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A config whose state_dir, work and scratch folders live in `dir`.
+Config config_in(const fs::path& dir) {
+  Config config;
+  config.state_dir = dir / "state";
+  config.runner.process.scratch_root = config.state_dir / "scratch";
+  config.runner.docker.scratch_root = config.state_dir / "scratch";
+  return config;
+}
+
+UnixSeconds fixed_now() {
+  return 1'800'000'000;
+}
+
+// A store holding one model version and `count` finished verifications.
+void record_verifications(Store& store, int count) {
+  ModelVersionRow version;
+  version.model = "m";
+  version.version = "1";
+  version.source = "local";
+  version.location = "/registry/m/1/manifest.json";
+  REQUIRE(store.upsert_model_version(version).ok());
+  for (int i = 0; i < count; ++i) {
+    auto id = store.enqueue(QueuedVerification{"m", "1"});
+    REQUIRE(id.ok());
+    Verdict verdict;
+    verdict.cls = VerdictClass::passed;
+    verdict.explanation = "passed";
+    REQUIRE(store.record_verdict(*id, verdict, nullptr, "", {}).ok());
+  }
+}
+
+std::size_t verifications_in(Store& store) {
+  auto all = store.verifications("", "", 1000);
+  REQUIRE(all.ok());
+  return all->size();
+}
+
+}  // namespace
+
+TEST_CASE("a run owns its version while it lives; a second run of it is refused, naming it") {
+  test::TempDir dir;
+  CHECK(run_owner(dir.path, "m", "1").empty());  // never owned
+  {
+    auto owned = StateLock::version(dir.path, "m", "1", "reverify run");
+    REQUIRE(owned.ok());
+    CHECK(run_owner(dir.path, "m", "1") == "pid " + std::to_string(::getpid()) + " (reverify run)");
+    CHECK(run_owner(dir.path, "m", "2").empty());
+    auto second =
+        StateLock::version(dir.path, "m", "1", "reverify run", std::chrono::milliseconds(50));
+    REQUIRE_FALSE(second.ok());
+    CHECK(second.error().code == ErrorCode::conflict);
+    CHECK(second.error().message.find("pid " + std::to_string(::getpid())) != std::string::npos);
+    CHECK(StateLock::version(dir.path, "m", "2", "reverify run").ok());
+  }
+  CHECK(run_owner(dir.path, "m", "1").empty());  // released with its holder
+}
+
+TEST_CASE("the locks of a process killed with SIGKILL are gone at once") {
+  test::TempDir dir;
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto owned = StateLock::version(dir.path, "m", "1", "reverify run");
+    auto whole = StateLock::whole(dir.path, "reverifyd");
+    const char byte = owned.ok() && whole.ok() ? '1' : '0';
+    (void)!::write(ready[1], &byte, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  REQUIRE(byte == '1');
+  CHECK(run_owner(dir.path, "m", "1") == "pid " + std::to_string(child) + " (reverify run)");
+  // A second reverifyd on the state_dir: refused, naming the first one's pid.
+  auto second = StateLock::whole(dir.path, "reverifyd");
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code == ErrorCode::conflict);
+  CHECK(second.error().message.find("pid " + std::to_string(child) + " (reverifyd)") !=
+        std::string::npos);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  CHECK(run_owner(dir.path, "m", "1").empty());
+  CHECK(StateLock::whole(dir.path, "reverifyd").ok());
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+TEST_CASE("a missing or empty store where the state folder shows history is refused") {
+  test::TempDir dir;
+  const Config config = config_in(dir.path);
+  SUBCASE("a fresh state folder gets a new store, and the marker names it") {
+    auto store = open_state_store(config, fixed_now);
+    REQUIRE(store.ok());
+    const std::string id = (*store)->identity().id;
+    CHECK(id.size() == 16);
+    CHECK(test::read_file(config.state_dir / "reverify.store-id") == id + "\n");
+  }
+  const auto lose_the_store = [&](bool deleted) {
+    {
+      auto store = open_state_store(config, fixed_now);
+      REQUIRE(store.ok());
+      record_verifications(**store, 2);
+    }
+    CAPTURE(deleted);
+    for (const char* suffix : {"-wal", "-shm"})
+      fs::remove(config.db_path().string() + suffix);
+    if (deleted)
+      fs::remove(config.db_path());
+    else
+      fs::resize_file(config.db_path(), 0);
+    auto refused = open_state_store(config, fixed_now);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code == ErrorCode::conflict);
+    const std::string& message = refused.error().message;
+    CHECK(message.find(config.db_path().string() + (deleted ? " is missing" : " is empty")) !=
+          std::string::npos);
+    CHECK(message.find("reverify.store-id names store") != std::string::npos);
+    CHECK(message.find("reverify restore --config FILE BACKUP") != std::string::npos);
+    CHECK(message.find("reverify restore --config FILE --empty") != std::string::npos);
+    CHECK((deleted ? !fs::exists(config.db_path()) : fs::file_size(config.db_path()) == 0));
+    // Starting over is a decision: `restore --empty` makes a new store with an id of its own.
+    auto fresh = restore_state_store(config, std::nullopt, fixed_now);
+    REQUIRE(fresh.ok());
+    CHECK(verifications_in(**fresh) == 0);
+  };
+  SUBCASE("deleted after a store was there") {
+    lose_the_store(true);
+  }
+  SUBCASE("cut to 0 bytes after a store was there") {
+    lose_the_store(false);
+  }
+  SUBCASE("work left in the work folder, from before the marker existed") {
+    fs::create_directories(config.work_root() / "verification-7");
+    auto refused = open_state_store(config, fixed_now);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find(config.work_root().string() + " holds 1 entries") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("a backup restores every verification into a store with an id of its own") {
+  test::TempDir dir;
+  const Config config = config_in(dir.path);
+  std::string original_id;
+  {
+    auto store = open_state_store(config, fixed_now);
+    REQUIRE(store.ok());
+    original_id = (*store)->identity().id;
+    record_verifications(**store, 3);
+    // The backup reads its own connection's snapshot, as `reverify backup` does beside a daemon.
+    auto reader = Store::open(config.db_path(), fixed_now, /*read_only=*/true);
+    REQUIRE(reader.ok());
+    REQUIRE((*reader)->backup_to(dir.path / "backup.db").ok());
+    const auto again = (*reader)->backup_to(dir.path / "backup.db");
+    REQUIRE_FALSE(again.ok());  // never overwrites
+    CHECK(again.error().message.find("exists") != std::string::npos);
+    record_verifications(**store, 1);  // after the backup: lost with the disk
+  }
+  CHECK_FALSE(fs::exists(dir.path / "backup.db.partial"));
+  // A restore over a store that holds verifications is refused: it never overwrites history.
+  auto over = restore_state_store(config, dir.path / "backup.db", fixed_now);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().message.find("holds 4 verification(s)") != std::string::npos);
+
+  fs::remove(config.db_path());
+  for (const char* suffix : {"-wal", "-shm"})
+    fs::remove(config.db_path().string() + suffix);
+  REQUIRE_FALSE(open_state_store(config, fixed_now).ok());
+  SUBCASE("refused while another process holds the state_dir") {
+    auto daemon = StateLock::whole(config.state_dir, "reverifyd");
+    REQUIRE(daemon.ok());
+    auto refused = restore_state_store(config, dir.path / "backup.db", fixed_now);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("(reverifyd)") != std::string::npos);
+    CHECK(refused.error().message.find("stop reverifyd") != std::string::npos);
+  }
+  SUBCASE("refused for a file that is not a reverify store") {
+    test::write_file(dir.path / "junk.db", "not a database at all, but long enough to be read");
+    CHECK_FALSE(restore_state_store(config, dir.path / "junk.db", fixed_now).ok());
+  }
+  SUBCASE("restored") {
+    auto restored = restore_state_store(config, dir.path / "backup.db", fixed_now);
+    REQUIRE(restored.ok());
+    CHECK(verifications_in(**restored) == 3);
+    const StoreIdentity identity = (*restored)->identity();
+    CHECK(identity.id.size() == 16);
+    CHECK(identity.id != original_id);  // pages recorded from now on get keys of their own
+    CHECK(identity.restored_from == original_id);
+    CHECK(test::read_file(config.state_dir / "reverify.store-id") == identity.id + "\n");
+    restored->reset();
+    // Opened again, it keeps that id; the backup file itself is still a backup copy.
+    auto reopened = open_state_store(config, fixed_now);
+    REQUIRE(reopened.ok());
+    CHECK((*reopened)->identity().id == identity.id);
+    auto backup = Store::open(dir.path / "backup.db", fixed_now, /*read_only=*/true);
+    REQUIRE(backup.ok());
+    CHECK((*backup)->identity().id == original_id);
+  }
+}
