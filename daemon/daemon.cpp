@@ -543,8 +543,14 @@ void DaemonImpl::on_verification_done(std::int64_t id, const Result<Verification
     jobs_.erase(it);
   }
   if (result.ok()) {
-    log_info("verification " + std::to_string(id) + ": " +
-             (result->cls ? to_string(*result->cls) : "?") + " " + result->explanation);
+    const std::string line = "verification " + std::to_string(id) + ": " +
+                             (result->cls ? to_string(*result->cls) : "?") + " " +
+                             result->explanation;
+    // The platform failed under the job (a full disk, the host's OOM killer): the operator acts.
+    if (result->cls == VerdictClass::error_infra)
+      log_warning(line);
+    else
+      log_info(line);
   } else {
     log_error("verification " + std::to_string(id) + ": " + result.error().message);
   }
