@@ -20,6 +20,7 @@ constexpr VerdictClass kAllClasses[] = {
     VerdictClass::error_provision,
     VerdictClass::error_job,
     VerdictClass::error_runner_lost,
+    VerdictClass::error_infra,
     VerdictClass::uncalibrated,
 };
 

@@ -28,6 +28,7 @@ enum class ErrorCode {
   provision,         // no image, no GPU runtime, runner unreachable -> error:provision
   job,               // the training job failed: exit code, timeout, bad result.json -> error:job
   runner_lost,       // the runner lost track of a started job -> error:runner-lost
+  infra,             // the platform failed under the job (disk full, read-only) -> error:infra
   network,           // an HTTP peer could not be reached or answered badly
   timeout,           // an operation ran past its deadline
   cancelled,         // cancelled on request (shutdown)
@@ -47,6 +48,7 @@ struct EnumNames<ErrorCode> {
       {ErrorCode::provision, "provision"},
       {ErrorCode::job, "job"},
       {ErrorCode::runner_lost, "runner-lost"},
+      {ErrorCode::infra, "infra"},
       {ErrorCode::network, "network"},
       {ErrorCode::timeout, "timeout"},
       {ErrorCode::cancelled, "cancelled"},

@@ -1,5 +1,7 @@
 #pragma once
 // DESIGN.md verdict classes. failed:* is the model's problem; error:* is the system's.
+// error:infra is the platform failing under the job (a full or read-only file system it needed,
+// the host's OOM killer): never the job's fault, whatever its exit status was.
 
 #include "core/enum_names.hpp"
 
@@ -14,6 +16,7 @@ enum class VerdictClass {
   error_provision,
   error_job,
   error_runner_lost,
+  error_infra,
   uncalibrated,
 };
 
@@ -28,6 +31,7 @@ struct EnumNames<VerdictClass> {
       {VerdictClass::error_provision, "error:provision"},
       {VerdictClass::error_job, "error:job"},
       {VerdictClass::error_runner_lost, "error:runner-lost"},
+      {VerdictClass::error_infra, "error:infra"},
       {VerdictClass::uncalibrated, "uncalibrated"},
   };
 };
@@ -38,7 +42,8 @@ inline bool is_failure(VerdictClass c) {
 }
 inline bool is_error(VerdictClass c) {
   return c == VerdictClass::error_manifest_invalid || c == VerdictClass::error_provision ||
-         c == VerdictClass::error_job || c == VerdictClass::error_runner_lost;
+         c == VerdictClass::error_job || c == VerdictClass::error_runner_lost ||
+         c == VerdictClass::error_infra;
 }
 
 }  // namespace reverify

@@ -119,8 +119,12 @@ std::string build_summary(const PageInput& input) {
     // explanation carries its last log lines.
     return text + input.verdict.explanation;
   }
-  text += is_failure(cls) ? "the model's inputs or numbers moved: "
-                          : "reverify or its infrastructure failed, not the model: ";
+  if (is_failure(cls))
+    text += "the model's inputs or numbers moved: ";
+  else if (cls == VerdictClass::error_infra)
+    text += "the platform failed under the job (its disk, memory or host), not the model: ";
+  else
+    text += "reverify or its infrastructure failed, not the model: ";
   text += failure_reasons(input);
   return text + power_note(input.verdict);
 }

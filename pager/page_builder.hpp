@@ -5,9 +5,12 @@
 // Actions by verdict class:
 //   failed:*      -> trigger (the model's fault: an input or its numbers moved)
 //   error:*       -> trigger (reverify's or the infrastructure's fault, lower severity), except
-//                    error:job of a job that exited non-zero by itself (Verdict::job_exit_status):
-//                    the recorded job failed to rerun; the summary quotes its last log lines and
-//                    details.fault is "job", never "reverify ... failed, not the model"
+//                    error:job of a job that exited non-zero by itself or ran into its own pids
+//                    or memory bound (Verdict::job_exit_status): the recorded job failed to
+//                    rerun; the summary quotes its last log lines and details.fault is "job",
+//                    never "reverify ... failed, not the model". error:infra (a full or
+//                    read-only disk, the host's OOM killer under the job) says the platform
+//                    failed, with the runner's evidence; its details.fault is "system"
 //   passed        -> resolve (closes an open page; chat senders show it as a pass notice only
 //                    when the route asks for notify_on_pass)
 //   uncalibrated  -> notice  (no pass/fail verdict is possible; tells how to calibrate; never

@@ -106,8 +106,9 @@ struct Verdict {
   std::string explanation;
   PowerSummary power;
   // error:job only: the job exited with this status (1-127) by itself, not killed for memory,
-  // time or by the runner: the recorded job failed to rerun, which is evidence about the build,
-  // not about reverify (DESIGN, verdict classes). Absent for every other error.
+  // time or by the runner, or ran into a pids or memory bound the runner sets for every job
+  // (then the status may be a kill's): the recorded job failed to rerun, which is evidence about
+  // the build, not about reverify (DESIGN, verdict classes). Absent for every other error.
   std::optional<int> job_exit_status;
 
   // The primary metric's check, when the verdict has one with an observed value.

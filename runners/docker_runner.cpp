@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
+#include <condition_variable>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -15,6 +18,7 @@
 #include "runners/job_contract.hpp"
 #include "runners/job_outputs.hpp"
 #include "runners/log_tail.hpp"
+#include "runners/space_watch.hpp"
 
 namespace reverify {
 namespace {
@@ -182,7 +186,25 @@ json create_body(const RebuildSpec& spec, const ImageRef& image, const DockerRun
                {"CapDrop", {"ALL"}},
                {"SecurityOpt", {"no-new-privileges"}},
                {"Memory", config.memory_bytes},
-               {"NanoCpus", config.nano_cpus}};
+               {"NanoCpus", config.nano_cpus},
+               {"ReadonlyRootfs", config.read_only_rootfs},
+               // The host's OOM killer takes the job before anything else on the host.
+               {"OomScoreAdj", 1000}};
+  if (config.memory_bytes > 0)
+    host["MemorySwap"] = config.memory_bytes;  // memory plus swap: no swap on top of the limit
+  if (config.max_pids > 0)
+    host["PidsLimit"] = config.max_pids;
+  if (config.max_open_files > 0) {
+    host["Ulimits"] = {
+        {{"Name", "nofile"}, {"Soft", config.max_open_files}, {"Hard", config.max_open_files}}};
+  }
+  json tmpfs = json::object();
+  for (const auto& path : config.tmpfs) {
+    // exec: a job may compile and load code there (torch.compile, Triton); any uid may write.
+    tmpfs[path] = "rw,exec,nosuid,nodev,mode=1777,size=" + std::to_string(config.tmpfs_bytes);
+  }
+  if (!tmpfs.empty())
+    host["Tmpfs"] = tmpfs;
   const auto& accel = spec.manifest.environment->accelerator;
   if (accel && accel->count > 0) {
     host["DeviceRequests"] = {
@@ -326,6 +348,93 @@ bool engine_back(const DockerRunnerConfig& config, std::chrono::milliseconds gra
   }
 }
 
+// While a container runs, samples what its exit alone does not say: how many tasks it had
+// against its pids limit (the engine's stats; a fork bomb sits at the limit) and the space the
+// job needs (space_watch.hpp). One thread per wait(), stopped and joined by the destructor.
+class ContainerMonitor {
+ public:
+  ContainerMonitor(const DockerRunnerConfig& config, std::string id, SpaceWatch& space)
+      : config_(config), id_(std::move(id)), space_(space), thread_([this] { run(); }) {}
+  ~ContainerMonitor() { stop(); }
+  ContainerMonitor(const ContainerMonitor&) = delete;
+  ContainerMonitor& operator=(const ContainerMonitor&) = delete;
+
+  // Joins the thread; the samples are final from here on.
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable())
+      thread_.join();
+  }
+  std::int64_t peak_pids() const { return peak_pids_; }
+
+ private:
+  void run() {
+    auto api = DockerApi(config_.socket, config_.min_api_version);
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      lock.unlock();
+      space_.sample();
+      if (config_.max_pids > 0) {
+        auto stats = api.call(
+            {"GET", "/containers/" + id_ + "/stats?stream=false&one-shot=true", "", 10000, {}});
+        if (stats && stats->status == 200) {
+          const auto doc = json::parse(stats->body, nullptr, false);
+          if (doc.is_object() && doc.contains("pids_stats") && doc["pids_stats"].is_object()) {
+            const auto current = doc["pids_stats"].value("current", std::int64_t{0});
+            peak_pids_ = std::max<std::int64_t>(peak_pids_, current);
+          }
+        }
+      }
+      lock.lock();
+      wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_; });
+    }
+  }
+
+  const DockerRunnerConfig& config_;
+  std::string id_;
+  SpaceWatch& space_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::atomic<std::int64_t> peak_pids_{0};
+  std::thread thread_;  // last: it runs on the members above
+};
+
+// The host side of the space a container's job needs: its scratch folder (the out folder's
+// bind), the scratch root and config.space.paths.
+SpaceWatch space_for(const DockerRunnerConfig& config, const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> paths = {dir, config.scratch_root};
+  paths.insert(paths.end(), config.space.paths.begin(), config.space.paths.end());
+  return SpaceWatch(paths, config.space);
+}
+
+// What the container's end and the samples say about its bounds and the platform.
+void judge_container_end(const DockerRunnerConfig& config, const ContainerState& state,
+                         std::int64_t peak_pids, JobExit& exit) {
+  std::vector<std::string> hits;
+  if (config.max_pids > 0 && peak_pids >= config.max_pids) {
+    hits.push_back("the job hit its pids limit of " + std::to_string(config.max_pids) +
+                   " (runner.docker.max_pids, HostConfig.PidsLimit): " + std::to_string(peak_pids) +
+                   " tasks at the peak, and its next forks refused");
+  }
+  if (state.oom_killed && config.memory_bytes > 0) {
+    hits.push_back("the job hit its memory limit of " + std::to_string(config.memory_bytes) +
+                   " bytes (runner.docker.memory_bytes): the kernel's OOM killer ended it "
+                   "(OOMKilled)");
+  } else if (state.oom_killed) {
+    exit.platform_fault = PlatformFault{
+        "the host ran out of memory: the container has no memory limit of its own "
+        "(runner.docker.memory_bytes 0) and the kernel's OOM killer ended it (OOMKilled)",
+        {{"kind", "host_oom"}, {"container_oom_killed", true}}};
+  }
+  for (std::size_t i = 0; i < hits.size(); ++i)
+    exit.limit_hit = (i ? *exit.limit_hit + "; " : std::string()) + hits[i];
+}
+
 }  // namespace
 
 DockerRunner::DockerRunner(DockerRunnerConfig config) : config_(std::move(config)) {}
@@ -334,6 +443,11 @@ Status DockerRunner::prepare(const RebuildSpec& spec) {
   auto image = parse_image(spec);
   if (!image)
     return image.error();
+  auto dir = scratch_dir(spec.rebuild_id, spec.work_dir, config_.scratch_root);
+  if (!dir)
+    return dir.error();
+  if (auto space = space_for(config_, *dir).check_before_start(); !space)
+    return space;
   auto api = api_for(config_);
   if (auto v = api.version(); !v)
     return v.error();
@@ -347,6 +461,8 @@ Result<JobHandle> DockerRunner::start(const RebuildSpec& spec) {
   auto image = parse_image(spec);
   if (!image)
     return image.error();
+  if (auto space = space_for(config_, *dir).check_before_start(); !space)
+    return space.error();
   std::error_code ec;
   std::filesystem::remove_all(*dir / "out", ec);
   std::filesystem::create_directories(*dir / "out", ec);
@@ -386,6 +502,8 @@ Result<JobHandle> DockerRunner::start(const RebuildSpec& spec) {
 
 Result<JobExit> DockerRunner::wait(const JobHandle& job, const LogSink& logs) {
   auto api = api_for(config_);
+  SpaceWatch space = space_for(config_, job.work_dir);
+  ContainerMonitor monitor(config_, job.ref, space);
   LogTail tail(config_.log_cap_bytes);
   DockerLogStream frames([&](int, std::string_view payload) {
     tail.append(payload);
@@ -400,8 +518,9 @@ Result<JobExit> DockerRunner::wait(const JobHandle& job, const LogSink& logs) {
       exit.exit_code = state->exit_code;
       exit.job_seconds = state->run_seconds;
       if (state->oom_killed)
-        tail.append(
-            "\n[reverify] the container was killed for exceeding its memory limit (OOMKilled)\n");
+        tail.append("\n[reverify] the kernel's OOM killer ended the container (OOMKilled)\n");
+      monitor.stop();
+      judge_container_end(config_, *state, monitor.peak_pids(), exit);
       break;
     }
     if (!state && state.error().code == ErrorCode::runner_lost)
@@ -439,6 +558,9 @@ Result<JobExit> DockerRunner::wait(const JobHandle& job, const LogSink& logs) {
     }
   }
   exit.log_tail = tail.text();
+  space.sample();
+  if (auto disk = space.fault(exit.log_tail, std::nullopt))
+    exit.platform_fault = std::move(disk);
   return exit;
 }
 

@@ -2,9 +2,12 @@
 // The `docker` runner: the Docker Engine API over its unix socket (core/http_client.hpp, never
 // the docker CLI). The image is pulled by digest and must carry exactly that digest; the
 // container gets the contract's environment, read-only data/eval binds, a writable out folder,
-// no capabilities, no new privileges, NetworkMode from config, GPUs through DeviceRequests. It is
-// labelled reverify.rebuild-id (and with its scratch folder and deadline) so that a restarted
-// daemon reattaches, and it is removed on every path by cleanup().
+// no capabilities, no new privileges, NetworkMode from config, GPUs through DeviceRequests. It
+// cannot take the host down: a read-only root file system (tmpfs folders, /tmp by default, for
+// scratch), PidsLimit, a nofile ulimit, Memory with no swap on top when set, and the host OOM
+// killer's first pick (OomScoreAdj 1000). It is labelled reverify.rebuild-id (and with its
+// scratch folder and deadline) so that a restarted daemon reattaches, and it is removed on every
+// path by cleanup().
 //
 // Host scratch folder: in/ (config.json, seeds.json; mounted read-only at /reverify/in) and out/
 // (mounted read-write at /reverify/out). Data and eval sets are mounted at /reverify/data and
@@ -29,7 +32,9 @@ class DockerRunner final : public Runner {
   Result<JobHandle> start(const RebuildSpec& spec) override;
   // Streams the demultiplexed logs until the container stops or its deadline passes (then it is
   // stopped: SIGTERM, SIGKILL after kill_grace). An engine that stops answering for longer than
-  // reconnect_grace, or loses the container, is error:runner-lost.
+  // reconnect_grace, or loses the container, is error:runner-lost. Meanwhile it samples the
+  // container's pids (a job at its PidsLimit hit it) and the host space the job needs; the
+  // exit says which bound the job hit, or how the platform failed under it.
   Result<JobExit> wait(const JobHandle& job, const LogSink& logs) override;
   Result<JobOutputs> collect(const JobHandle& job, const std::filesystem::path& dest) override;
   // Removes the container (forced) and the scratch folder.

@@ -1,25 +1,9 @@
 #include <string>
 
+#include "runners/log_tail.hpp"
 #include "runners/runner.hpp"
 
 namespace reverify {
-namespace {
-
-// The last few lines are what a person reads first in a page or a verdict.
-std::string last_lines(const std::string& log, int lines) {
-  std::size_t start = log.size();
-  if (start > 0 && log[start - 1] == '\n')
-    --start;
-  for (; lines > 0; --lines) {
-    const auto newline = start == 0 ? std::string::npos : log.rfind('\n', start - 1);
-    if (newline == std::string::npos)
-      return log;
-    start = newline;
-  }
-  return log.substr(start + 1);
-}
-
-}  // namespace
 
 Status job_exit_status(const JobExit& exit) {
   if (!exit.timed_out && exit.exit_code == 0)
@@ -37,10 +21,14 @@ Status job_exit_status(const JobExit& exit) {
   } else {
     message = "the job exited with status " + std::to_string(exit.exit_code);
   }
-  const std::string tail = last_lines(exit.log_tail, 10);
+  if (exit.limit_hit)
+    message = *exit.limit_hit + "; " + message;
+  if (exit.platform_fault)
+    message = exit.platform_fault->reason + "; " + message;
+  const std::string tail(last_lines(exit.log_tail, 10));
   if (!tail.empty())
     message += "; last log lines:\n" + tail;
-  return make_error(ErrorCode::job, message);
+  return make_error(exit.platform_fault ? ErrorCode::infra : ErrorCode::job, message);
 }
 
 }  // namespace reverify

@@ -30,18 +30,21 @@ std::size_t count_offset(std::uint64_t cap_bytes) {
 }
 
 // pwrite of the whole buffer; gives up on an error (a full disk): the log is best effort, the job
-// must not block on it.
-void pwrite_all(int fd, const char* data, std::size_t size, std::uint64_t offset) {
+// must not block on it. Returns the errno of the failure, 0 when all was written.
+int pwrite_all(int fd, const char* data, std::size_t size, std::uint64_t offset) {
   while (size > 0) {
     const ssize_t n = ::pwrite(fd, data, size, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
-      return;
+    if (n < 0)
+      return errno;
+    if (n == 0)
+      return EIO;
     data += n;
     size -= static_cast<std::size_t>(n);
     offset += static_cast<std::uint64_t>(n);
   }
+  return 0;
 }
 
 std::size_t pread_some(int fd, char* data, std::size_t size, std::uint64_t offset) {
@@ -86,7 +89,10 @@ struct Fd {
 }  // namespace
 
 CappedLogWriter::CappedLogWriter(int fd, std::uint64_t cap_bytes)
-    : fd_(fd), cap_(cap_bytes), head_(job_log_head_bytes(cap_bytes)) {
+    : fd_(fd),
+      cap_(cap_bytes),
+      head_(job_log_head_bytes(cap_bytes)),
+      ring_(std::make_unique<char[]>(kJobTailBytes)) {
   const std::string marker = marker_template(cap_bytes);
   if (cap_bytes < kMinJobLogCapBytes || marker.size() > marker_.size())
     throw std::invalid_argument("job.log cap of " + std::to_string(cap_bytes) + " bytes");
@@ -96,6 +102,7 @@ CappedLogWriter::CappedLogWriter(int fd, std::uint64_t cap_bytes)
 }
 
 void CappedLogWriter::write(const char* data, std::size_t size) {
+  remember(data, size);
   if (size_ + size <= cap_)
     return append(data, size);
   if (!cut_ && size_ < head_) {  // the head is filled first, whatever comes after it
@@ -107,8 +114,40 @@ void CappedLogWriter::write(const char* data, std::size_t size) {
   cut(data, size);
 }
 
+void CappedLogWriter::remember(const char* data, std::size_t size) {
+  if (size >= kJobTailBytes) {
+    std::memcpy(ring_.get(), data + size - kJobTailBytes, kJobTailBytes);
+    ring_next_ = 0;
+    ring_full_ = true;
+    return;
+  }
+  const std::size_t first = std::min(size, kJobTailBytes - ring_next_);
+  std::memcpy(ring_.get() + ring_next_, data, first);
+  std::memcpy(ring_.get(), data + first, size - first);
+  if (ring_next_ + size >= kJobTailBytes)
+    ring_full_ = true;
+  ring_next_ = (ring_next_ + size) % kJobTailBytes;
+}
+
+void CappedLogWriter::check(int error) {
+  if (error != 0 && write_errno_ == 0) {
+    write_errno_ = error;
+    written_before_error_ = size_;
+  }
+}
+
+std::size_t CappedLogWriter::save_tail(int fd) const {
+  if (!ring_full_)
+    return pwrite_all(fd, ring_.get(), ring_next_, 0) == 0 ? ring_next_ : 0;
+  const std::size_t older = kJobTailBytes - ring_next_;
+  if (pwrite_all(fd, ring_.get() + ring_next_, older, 0) != 0 ||
+      pwrite_all(fd, ring_.get(), ring_next_, older) != 0)
+    return 0;
+  return kJobTailBytes;
+}
+
 void CappedLogWriter::append(const char* data, std::size_t size) {
-  pwrite_all(fd_, data, size, size_);
+  check(pwrite_all(fd_, data, size, size_));
   size_ += size;
 }
 
@@ -127,8 +166,8 @@ void CappedLogWriter::cut(const char* data, std::size_t size) {
   dropped_ += output_behind_head - from_file + (size - from_data);
   write_marker();
   move_down(size_ - from_file, tail_start, from_file);
-  pwrite_all(fd_, data + (size - from_data), static_cast<std::size_t>(from_data),
-             tail_start + from_file);
+  check(pwrite_all(fd_, data + (size - from_data), static_cast<std::size_t>(from_data),
+                   tail_start + from_file));
   size_ = tail_start + from_file + from_data;
   while (::ftruncate(fd_, static_cast<off_t>(size_)) < 0 && errno == EINTR) {
   }
@@ -145,7 +184,7 @@ void CappedLogWriter::write_marker() {
   } while (value > 0);
   for (std::size_t i = 0; i < kCountWidth; ++i)
     marker_[count_at_ + i] = i < n ? digits[n - 1 - i] : ' ';
-  pwrite_all(fd_, marker_.data(), marker_size_, head_);
+  check(pwrite_all(fd_, marker_.data(), marker_size_, head_));
 }
 
 // REQUIRES: from >= to (copying forward in chunks never overwrites bytes still to be read).
@@ -157,7 +196,7 @@ void CappedLogWriter::move_down(std::uint64_t from, std::uint64_t to, std::uint6
     const std::size_t got = pread_some(fd_, buffer, chunk, from + done);
     if (got == 0)
       return;
-    pwrite_all(fd_, buffer, got, to + done);
+    check(pwrite_all(fd_, buffer, got, to + done));
     done += got;
   }
 }

@@ -13,6 +13,10 @@
 //
 // Readers: LogFollower streams the file while the job runs (up to the first cut: the live stream
 // stops there and says so), job_log_tail() reads its end once the job ended.
+//
+// The writer also keeps the latest kJobTailBytes of output in memory and the first write the
+// kernel refused: a job that fills the disk its log is on still leaves its last words, which the
+// supervisor saves into space reserved before the job started (process_spawn.hpp).
 
 #include <sys/types.h>
 
@@ -20,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +32,9 @@
 #include "runners/runner.hpp"
 
 namespace reverify {
+
+// Output kept in memory by the writer, for a log the disk refused.
+inline constexpr std::size_t kJobTailBytes = 64 * 1024;
 
 // Smallest cap accepted (runner.process.job_log_cap_bytes): room for a head, the marker and a tail.
 inline constexpr std::uint64_t kMinJobLogCapBytes = 64 * 1024;
@@ -39,9 +47,9 @@ constexpr std::uint64_t job_log_head_bytes(std::uint64_t cap_bytes) {
 // The marker line's fixed prefix; the dropped byte count follows it.
 inline constexpr std::string_view kJobLogMarkerPrefix = "\n[reverify] job.log TRUNCATED here: ";
 
-// Appends to an open job.log keeping the layout above. Built before fork(); write() uses only
-// async-signal-safe system calls and no allocation, so the supervisor can run it in the child
-// of a multi-threaded daemon.
+// Appends to an open job.log keeping the layout above. Built before fork(); write() and
+// save_tail() use only async-signal-safe system calls and no allocation, so the supervisor can
+// run them in the child of a multi-threaded daemon.
 class CappedLogWriter {
  public:
   // REQUIRES: fd open for reading and writing (pread for the tail move), not O_APPEND, empty;
@@ -49,7 +57,17 @@ class CappedLogWriter {
   CappedLogWriter(int fd, std::uint64_t cap_bytes);
   void write(const char* data, std::size_t size);
 
+  // The errno of the first write to the file that failed (ENOSPC ...), 0 when none did.
+  int write_errno() const { return write_errno_; }
+  // Bytes of output the file held when that write failed.
+  std::uint64_t written_before_error() const { return written_before_error_; }
+  // Writes the latest output kept in memory (at most kJobTailBytes, oldest first) at the start
+  // of `fd`; returns the bytes written.
+  std::size_t save_tail(int fd) const;
+
  private:
+  void remember(const char* data, std::size_t size);
+  void check(int error);
   void append(const char* data, std::size_t size);
   void cut(const char* data, std::size_t size);
   void write_marker();
@@ -63,7 +81,12 @@ class CappedLogWriter {
   bool cut_ = false;
   std::array<char, 192> marker_{};  // the marker line, its count patched in place
   std::size_t marker_size_ = 0;
-  std::size_t count_at_ = 0;  // where the count's digits start in marker_
+  std::size_t count_at_ = 0;      // where the count's digits start in marker_
+  std::unique_ptr<char[]> ring_;  // kJobTailBytes, the latest output
+  std::size_t ring_next_ = 0;     // where the next byte goes
+  bool ring_full_ = false;
+  int write_errno_ = 0;
+  std::uint64_t written_before_error_ = 0;
 };
 
 // The end of a finished job's log: its last tail_cap bytes, behind a TRUNCATED line counting

@@ -26,4 +26,17 @@ std::string LogTail::text() const {
   return out;
 }
 
+std::string_view last_lines(std::string_view log, int lines) {
+  std::size_t start = log.size();
+  if (start > 0 && log[start - 1] == '\n')
+    --start;
+  for (; lines > 0; --lines) {
+    const auto newline = start == 0 ? std::string_view::npos : log.rfind('\n', start - 1);
+    if (newline == std::string_view::npos)
+      return log;
+    start = newline;
+  }
+  return log.substr(start + 1);
+}
+
 }  // namespace reverify

@@ -1,6 +1,7 @@
 #pragma once
 // Keeps the last cap bytes of a job's log. When earlier bytes were dropped, text() starts with a
-// visible TRUNCATED marker saying how many, so nobody mistakes a tail for the whole log.
+// visible TRUNCATED marker saying how many, so nobody mistakes a tail for the whole log. Also the
+// last few lines of a log, what a person reads first in a page or a verdict.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,5 +24,9 @@ class LogTail {
   std::string buffer_;  // at most 2 * cap_ bytes; trimmed to the last cap_ in text()
   std::uint64_t total_ = 0;
 };
+
+// The last `lines` lines of `log` (a final newline does not count as a line of its own); all of
+// it when it has fewer.
+std::string_view last_lines(std::string_view log, int lines);
 
 }  // namespace reverify

@@ -5,24 +5,37 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
+#include "runners/job_cgroup.hpp"
 #include "runners/job_contract.hpp"
 #include "runners/job_log.hpp"
 #include "runners/job_outputs.hpp"
+#include "runners/job_processes.hpp"
+#include "runners/log_tail.hpp"
 #include "runners/process_checkout.hpp"
 #include "runners/process_spawn.hpp"
+#include "runners/space_watch.hpp"
 
 namespace reverify {
 namespace {
 
 using Clock = std::chrono::system_clock;  // deadlines outlive the process: wall clock, in job.json
 
+// How long the runner keeps killing a job's processes before it gives up on one stuck in the
+// kernel (its cgroup is then left for cleanup() to try again).
+constexpr std::chrono::seconds kKillWait{5};
+
 struct JobRecord {
   ProcessIdentity supervisor;  // its pid is also the process group id
   std::int64_t deadline_unix_ms = 0;
   std::uint64_t log_cap_bytes = 0;  // of job.log; 0 = not capped (recorded before the cap existed)
+  JobCgroup cgroup;                 // empty on a host without cgroups
+  std::uint64_t max_pids = 0;       // the limits its cgroup enforces (0 = none), for the verdict
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t host_oom_kills = 0;  // /proc/vmstat oom_kill when the job started
 };
 
 std::int64_t now_unix_ms() {
@@ -38,7 +51,11 @@ Status write_record(const std::filesystem::path& dir, const JobRecord& record) {
   const nlohmann::json doc = {{"pid", record.supervisor.pid},
                               {"start_ticks", record.supervisor.start_ticks},
                               {"deadline_unix_ms", record.deadline_unix_ms},
-                              {"log_cap_bytes", record.log_cap_bytes}};
+                              {"log_cap_bytes", record.log_cap_bytes},
+                              {"cgroups", record.cgroup.to_json()},
+                              {"max_pids", record.max_pids},
+                              {"memory_bytes", record.memory_bytes},
+                              {"host_oom_kills", record.host_oom_kills}};
   const auto tmp = dir / "job.json.tmp";
   std::ofstream(tmp) << doc.dump() << '\n';
   std::error_code ec;
@@ -60,6 +77,11 @@ std::optional<JobRecord> read_record(const std::filesystem::path& dir) {
   record.supervisor.start_ticks = doc["start_ticks"].get<std::uint64_t>();
   record.deadline_unix_ms = doc.value("deadline_unix_ms", std::int64_t{0});
   record.log_cap_bytes = doc.value("log_cap_bytes", std::uint64_t{0});
+  if (doc.contains("cgroups"))
+    record.cgroup = JobCgroup::from_json(doc["cgroups"]);
+  record.max_pids = doc.value("max_pids", std::uint64_t{0});
+  record.memory_bytes = doc.value("memory_bytes", std::uint64_t{0});
+  record.host_oom_kills = doc.value("host_oom_kills", std::uint64_t{0});
   return record;
 }
 
@@ -94,10 +116,112 @@ void signal_group(const ProcessIdentity& supervisor, int sig) {
     ::kill(-supervisor.pid, sig);
 }
 
-// Everything the job left in its group goes, then the supervisor is reaped (when it is ours).
-void end_group(const ProcessIdentity& supervisor) {
-  signal_group(supervisor, SIGKILL);
-  reap_if_child(supervisor.pid);
+JobProcesses processes_of(const JobRecord& record) {
+  return JobProcesses(record.supervisor, record.cgroup);
+}
+
+// Everything the job left goes: its group, every member of its cgroups (an orphan whose
+// supervisor was killed is still there), then the cgroups; the supervisor is reaped when it is
+// ours.
+void end_job(const JobRecord& record) {
+  signal_group(record.supervisor, SIGKILL);
+  if (processes_of(record).kill_all(kKillWait))
+    record.cgroup.remove();
+  reap_if_child(record.supervisor.pid);
+}
+
+// OOM kills since boot, of any process (/proc/vmstat oom_kill).
+std::uint64_t host_oom_kills() {
+  std::ifstream in("/proc/vmstat");
+  std::string name;
+  std::uint64_t value = 0;
+  while (in >> name >> value) {
+    if (name == "oom_kill")
+      return value;
+  }
+  return 0;
+}
+
+// What the job's cgroups counted, in words: the bounds it hit (its own doing) and an OOM kill
+// that was not its limit's (the platform's).
+void read_cgroup_events(const JobRecord& record, JobExit& exit) {
+  const CgroupEvents events = record.cgroup.events();
+  std::vector<std::string> hits;
+  if (record.max_pids > 0 && events.forks_refused > 0) {
+    hits.push_back("the job hit its pids limit of " + std::to_string(record.max_pids) +
+                   " (runner.process.max_pids): the kernel refused " +
+                   std::to_string(events.forks_refused) + " of its forks");
+  }
+  const bool limit_oom = record.memory_bytes > 0 && events.memory_limit_ooms > 0;
+  if (limit_oom && events.oom_kills > 0) {
+    hits.push_back("the job hit its memory limit of " + std::to_string(record.memory_bytes) +
+                   " bytes (runner.process.memory_bytes): the kernel's OOM killer ended " +
+                   std::to_string(events.oom_kills) + " of its processes");
+  }
+  for (std::size_t i = 0; i < hits.size(); ++i)
+    exit.limit_hit = (i ? *exit.limit_hit + "; " : std::string()) + hits[i];
+  if (events.oom_kills > 0 && !limit_oom) {
+    exit.platform_fault =
+        PlatformFault{"the host ran out of memory, not the job's own limit (" +
+                          (record.memory_bytes > 0 ? std::to_string(record.memory_bytes) + " bytes"
+                                                   : std::string("none set")) +
+                          "): the kernel's OOM killer ended " + std::to_string(events.oom_kills) +
+                          " of the job's processes",
+                      {{"kind", "host_oom"},
+                       {"oom_kills", events.oom_kills},
+                       {"memory_limit_bytes", record.memory_bytes},
+                       {"cgroups", record.cgroup.to_json()}}};
+  }
+}
+
+// Without a memory cgroup: a job killed by SIGKILL that nobody here sent, while the kernel's
+// OOM killer ran, was most likely its victim.
+void read_host_oom(const JobRecord& record, JobExit& exit) {
+  const std::uint64_t now = host_oom_kills();
+  if (exit.timed_out || exit.exit_code != 128 + SIGKILL || now <= record.host_oom_kills)
+    return;
+  exit.platform_fault = PlatformFault{
+      "the host ran out of memory: the kernel's OOM killer ran " +
+          std::to_string(now - record.host_oom_kills) +
+          " time(s) while the job ran (/proc/vmstat oom_kill) and the job was killed by SIGKILL",
+      {{"kind", "host_oom"}, {"oom_kills", now - record.host_oom_kills}}};
+}
+
+// The bounds the config asks for that nothing enforced for this job (cgroups off, or the host
+// offers no such controller; RLIMIT_NPROC binds no root job), in words: said in the job's log
+// tail, never dropped silently. "" when every bound asked for was enforced.
+std::string unenforced_bounds(const ProcessRunnerConfig& config, const JobCgroup& cgroup) {
+  std::vector<std::string> missing;
+  if (config.memory_bytes > 0 && !cgroup.counts_memory())
+    missing.push_back("runner.process.memory_bytes");
+  if (config.max_pids > 0 && !cgroup.counts_pids() && ::geteuid() == 0)
+    missing.push_back("runner.process.max_pids");
+  if (missing.empty())
+    return {};
+  std::string text = "[reverify] not enforced for this job: ";
+  for (std::size_t i = 0; i < missing.size(); ++i)
+    text += (i ? ", " : "") + missing[i];
+  return text + " (" +
+         (config.cgroups ? JobCgroup::host_notes() : "runner.process.cgroups is false") + ")\n";
+}
+
+// The job's last output: job.log's end, or, when the disk refused the log, what its supervisor
+// kept in memory and saved.
+std::string job_output_tail(const JobHandle& job, const JobRecord& record,
+                            const SupervisorReport& report, std::size_t tail_cap) {
+  const auto log_file = job.work_dir / "job.log";
+  if (!report.log_errno)
+    return job_log_tail(log_file, record.log_cap_bytes, tail_cap);
+  std::string saved(report.tail_bytes, '\0');
+  std::ifstream(job.work_dir / "job.tail")
+      .read(saved.data(), static_cast<std::streamsize>(saved.size()));
+  LogTail tail(tail_cap);
+  tail.append("[reverify] " + log_file.string() + " could not be written from byte " +
+              std::to_string(report.log_bytes_before_error) + " on (" +
+              describe_errno(*report.log_errno) +
+              "); the job's latest output, kept in memory by its supervisor, follows\n");
+  tail.append(saved);
+  return tail.text();
 }
 
 // The job's working folder: run.workdir when relative (inside the checkout), else the checkout
@@ -122,6 +246,12 @@ Result<std::filesystem::path> entrypoint_executable(const RebuildSpec& spec,
 
 ProcessRunner::ProcessRunner(ProcessRunnerConfig config) : config_(std::move(config)) {}
 
+SpaceWatch ProcessRunner::space_for(const std::filesystem::path& work_dir) const {
+  std::vector<std::filesystem::path> paths = {work_dir, config_.scratch_root};
+  paths.insert(paths.end(), config_.space.paths.begin(), config_.space.paths.end());
+  return SpaceWatch(paths, config_.space);
+}
+
 Status ProcessRunner::prepare(const RebuildSpec& spec) {
   auto dir = scratch_dir(spec.rebuild_id, spec.work_dir, config_.scratch_root);
   if (!dir)
@@ -135,6 +265,8 @@ Status ProcessRunner::prepare(const RebuildSpec& spec) {
                                                " is already running (process group " +
                                                std::to_string(record->supervisor.pid) + ")");
   }
+  if (auto space = space_for(*dir).check_before_start(); !space)
+    return space;
   std::error_code ec;
   std::filesystem::remove_all(*dir, ec);
   std::filesystem::create_directories(*dir, ec);
@@ -163,6 +295,8 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
                                                " was already started in " + dir->string() +
                                                "; prepare() again for a fresh scratch folder");
   }
+  if (auto space = space_for(*dir).check_before_start(); !space)
+    return space.error();
   const auto workdir = job_workdir(spec, *dir / "src");
   const auto& argv = spec.manifest.run.entrypoint;
   auto exe = entrypoint_executable(spec, config_.path_env, workdir);
@@ -174,6 +308,17 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
   if (ec)
     return make_error(ErrorCode::io, (*dir / "out").string() + ": cannot create: " + ec.message());
 
+  JobRecord record;
+  record.log_cap_bytes = config_.job_log_cap_bytes;
+  record.host_oom_kills = host_oom_kills();
+  if (config_.cgroups) {
+    auto cgroup = JobCgroup::create(spec.rebuild_id, {config_.max_pids, config_.memory_bytes});
+    if (!cgroup)
+      return cgroup.error();
+    record.cgroup = std::move(*cgroup);
+    record.max_pids = record.cgroup.counts_pids() ? config_.max_pids : 0;
+    record.memory_bytes = record.cgroup.counts_memory() ? config_.memory_bytes : 0;
+  }
   ContractPaths paths{(*dir / "in" / "config.json").string(), (*dir / "in" / "seeds.json").string(),
                       (*dir / "out").string(), spec.data_path ? spec.data_path->string() : "",
                       spec.eval_path ? spec.eval_path->string() : ""};
@@ -185,14 +330,22 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
   request.working_dir = workdir;
   request.log_file = *dir / "job.log";
   request.status_file = *dir / "exit_status";
+  request.tail_file = *dir / "job.tail";
   request.log_cap_bytes = config_.job_log_cap_bytes;
-  const std::int64_t deadline =
+  request.cgroup_v2 = record.cgroup.v2_dir();
+  request.cgroups_v1 = record.cgroup.v1_dirs();
+  request.max_open_files = config_.max_open_files;
+  request.max_processes = config_.max_pids;
+  record.deadline_unix_ms =
       now_unix_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(spec.timeout).count();
   auto supervisor = spawn_supervised(request);
-  if (!supervisor)
+  if (!supervisor) {
+    record.cgroup.remove();
     return supervisor.error();
-  if (auto s = write_record(*dir, JobRecord{*supervisor, deadline, request.log_cap_bytes}); !s) {
-    end_group(*supervisor);
+  }
+  record.supervisor = *supervisor;
+  if (auto s = write_record(*dir, record); !s) {
+    end_job(record);
     return s.error();
   }
   // A scratch folder chosen by the caller is found again after a restart through a link at
@@ -203,7 +356,7 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
     std::filesystem::remove(index, ec);
     std::filesystem::create_directory_symlink(std::filesystem::absolute(*dir), index, ec);
     if (ec) {
-      end_group(*supervisor);
+      end_job(record);
       return make_error(ErrorCode::io,
                         index.string() + ": cannot link the scratch folder: " + ec.message());
     }
@@ -218,33 +371,63 @@ Result<JobExit> ProcessRunner::wait(const JobHandle& job, const LogSink& logs) {
   if (!record)
     return record.error();
   const auto& supervisor = record->supervisor;
-  const auto log_file = job.work_dir / "job.log";
-  LogFollower log(log_file, record->log_cap_bytes);
+  const JobProcesses processes = processes_of(*record);
+  SpaceWatch space = space_for(job.work_dir);
+  LogFollower log(job.work_dir / "job.log", record->log_cap_bytes);
   JobExit exit;
   std::optional<std::int64_t> term_sent_ms;
   bool kill_sent = false;
   std::optional<int> supervisor_status;
   while (true) {
     log.drain(logs);
+    space.sample();
     if ((supervisor_status = supervisor_ended(supervisor)))
       break;
     const std::int64_t now = now_unix_ms();
     if (!term_sent_ms && now >= record->deadline_unix_ms) {
       exit.timed_out = true;
       term_sent_ms = now;
-      signal_group(supervisor, SIGTERM);
+      processes.signal(SIGTERM);
     } else if (term_sent_ms && !kill_sent && now >= *term_sent_ms + config_.kill_grace.count()) {
       kill_sent = true;
-      signal_group(supervisor, SIGKILL);
+      processes.kill_all(kKillWait);
     }
     std::this_thread::sleep_for(config_.poll_interval);
   }
-  end_group(supervisor);
+  space.sample();
+  read_cgroup_events(*record, exit);
+  end_job(*record);
   log.drain(logs);
-  // The supervisor's own status stands in when SIGKILL took it down with the job.
-  exit.exit_code = read_exit_status(job.work_dir / "exit_status").value_or(*supervisor_status);
-  exit.job_seconds = read_job_seconds(job.work_dir / "exit_status");
-  exit.log_tail = job_log_tail(log_file, record->log_cap_bytes, config_.log_cap_bytes);
+  const SupervisorReport report = read_supervisor_report(job.work_dir / "exit_status");
+  if (report.setup_errno) {
+    return make_error(ErrorCode::provision,
+                      "the job could not join its cgroup, so it was not run: " +
+                          std::string(std::strerror(*report.setup_errno)));
+  }
+  if (!report.exit_status) {
+    return make_error(
+        ErrorCode::runner_lost,
+        "the job's supervisor (pid " + std::to_string(supervisor.pid) + ") ended " +
+            (*supervisor_status > 128 ? "by signal " + std::to_string(*supervisor_status - 128)
+                                      : std::string("without a trace")) +
+            " before it could report the job's end; the job's processes were killed");
+  }
+  exit.exit_code = *report.exit_status;
+  exit.job_seconds = report.job_seconds;
+  exit.log_tail = job_output_tail(job, *record, report, config_.log_cap_bytes);
+  if (report.leftovers_killed > 0) {
+    exit.log_tail += "[reverify] the job left " + std::to_string(report.leftovers_killed) +
+                     " process(es) running when it ended; they were killed\n";
+  }
+  exit.log_tail += unenforced_bounds(config_, record->cgroup);
+  if (!record->cgroup.counts_memory())
+    read_host_oom(*record, exit);
+  std::optional<LogWriteError> log_error;
+  if (report.log_errno)
+    log_error =
+        LogWriteError{*report.log_errno, job.work_dir / "job.log", report.log_bytes_before_error};
+  if (auto disk = space.fault(exit.log_tail, log_error))
+    exit.platform_fault = std::move(disk);
   return exit;
 }
 
@@ -256,18 +439,19 @@ void ProcessRunner::cancel(const JobHandle& job) {
   const auto record = read_record(job.work_dir);
   if (!record || !is_alive(record->supervisor))
     return;
-  signal_group(record->supervisor, SIGTERM);
+  const JobProcesses processes = processes_of(*record);
+  processes.signal(SIGTERM);
   const auto kill_at = std::chrono::steady_clock::now() + config_.kill_grace;
   while (!supervisor_ended(record->supervisor) && std::chrono::steady_clock::now() < kill_at) {
     std::this_thread::sleep_for(config_.poll_interval);
   }
-  signal_group(record->supervisor, SIGKILL);
+  processes.kill_all(kKillWait);
 }
 
 void ProcessRunner::cleanup(const JobHandle& job) {
   if (const auto record = read_record(job.work_dir)) {
     cancel(job);
-    end_group(record->supervisor);
+    end_job(*record);
   }
   std::error_code ec;
   std::filesystem::remove_all(job.work_dir, ec);

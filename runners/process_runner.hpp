@@ -1,14 +1,20 @@
 #pragma once
 // The `process` runner (the embedded default, no infrastructure): a fresh scratch folder per
 // rebuild, a git checkout of code.commit, the job run as its own process group with a cleared
-// environment. Scratch layout (scratch_dir() in job_contract.hpp):
+// environment, below a supervisor that is its subreaper, in cgroups of its own where the host
+// has them (job_cgroup.hpp: every process found and killed at the end and at a timeout, pids and
+// memory bounded), with rlimits on open files and processes. The space it needs is checked
+// before it starts and watched while it runs (space_watch.hpp). Scratch layout (scratch_dir() in
+// job_contract.hpp):
 //   src/ the checkout    in/ config.json, seeds.json    out/ $REVERIFY_OUT
-//   job.log (stdout+stderr, capped: job_log.hpp)    job.json (pid, start time, deadline, log cap)
-//   exit_status
+//   job.log (stdout+stderr, capped: job_log.hpp)    job.json (pid, start time, deadline, log cap,
+//   cgroups and limits)    exit_status (the supervisor's report)    job.tail (reserved: the
+//   job's latest output when the disk refused job.log)
 // job.json is what find_running() reads after a daemon restart.
 
 #include "runners/runner.hpp"
 #include "runners/runner_config.hpp"
+#include "runners/space_watch.hpp"
 
 namespace reverify {
 
@@ -18,11 +24,14 @@ class ProcessRunner final : public Runner {
 
   RunnerKind kind() const override { return RunnerKind::process; }
   // Checks the code out into a fresh scratch folder (see checkout_code() for the errors) and
-  // resolves the entrypoint's argv[0] on the configured PATH.
+  // resolves the entrypoint's argv[0] on the configured PATH; error:infra first when the space
+  // the job needs is short or read-only.
   Status prepare(const RebuildSpec& spec) override;
   // Runs the job in the checkout prepare() made (error:provision when there is none; a scratch
   // folder a job already started in is a conflict until prepare() makes it fresh again).
   Result<JobHandle> start(const RebuildSpec& spec) override;
+  // At the timeout (and in cancel()) every process of the job gets SIGTERM, then SIGKILL after
+  // kill_grace. A supervisor that ends without reporting the job's end is error:runner-lost.
   Result<JobExit> wait(const JobHandle& job, const LogSink& logs) override;
   // dest must lie outside the scratch folder, which cleanup() deletes.
   Result<JobOutputs> collect(const JobHandle& job, const std::filesystem::path& dest) override;
@@ -34,6 +43,9 @@ class ProcessRunner final : public Runner {
   Result<std::optional<JobHandle>> find_running(const std::string& rebuild_id) override;
 
  private:
+  // The job's folder, the scratch root and config.space.paths.
+  SpaceWatch space_for(const std::filesystem::path& work_dir) const;
+
   ProcessRunnerConfig config_;
 };
 

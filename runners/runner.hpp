@@ -10,7 +10,8 @@
 //
 // Thread-safety: a Runner may be called from several worker threads for different rebuilds at
 // once. All methods block (process waits, HTTP over libcurl): never call them on the event loop.
-// Expected failures come back as Error values with codes provision / job / runner_lost / timeout.
+// Expected failures come back as Error values with codes provision / job / runner_lost / timeout /
+// infra (the platform: a file system the job needs is full or read-only before it starts).
 
 #include <chrono>
 #include <cstdint>
@@ -56,13 +57,33 @@ struct JobHandle {
   std::filesystem::path work_dir;
 };
 
+// The platform failing under a job (DESIGN, verdict classes): a file system it needed full or
+// read-only, the host's OOM killer. Never the job's fault, whatever its exit status: error:infra.
+struct PlatformFault {
+  std::string reason;       // one sentence: what failed, where, and what the kernel said
+  nlohmann::json evidence;  // the same as data: {"kind": "disk_full", "path": ..., ...}
+};
+
 struct JobExit {
+  JobExit() = default;
+  // What every runner knows of an exit; the fault and the bound hit are set when it knows them.
+  JobExit(int code, bool timed_out_, std::string tail, std::optional<double> seconds)
+      : exit_code(code), timed_out(timed_out_), log_tail(std::move(tail)), job_seconds(seconds) {}
+
   int exit_code = -1;
   bool timed_out = false;
-  std::string log_tail;  // capped, with a visible TRUNCATED marker when cut
+  std::string log_tail;  // capped, with a visible TRUNCATED marker when cut; never empty when
+                         // the job wrote anything, even to a full disk
   // The job's own run time, measured where it ran (process: the supervisor, fork to exit, to the
   // millisecond), when the runner knows it; wait()'s wall time includes its polling interval.
   std::optional<double> job_seconds;
+  // What the runner saw of the platform failing while the job ran. It decides only for a job that
+  // did not succeed (non-zero, timed out, or outputs it could not collect): error:infra.
+  std::optional<PlatformFault> platform_fault;
+  // The job ran into one of its own bounds (the runner's max_pids or memory_bytes): "the job hit
+  // its memory limit of 1073741824 bytes (runner.process.memory_bytes) ...". Its own doing: a
+  // failure with this is error:job, the job's fault.
+  std::optional<std::string> limit_hit;
 };
 
 // The job's $REVERIFY_OUT/result.json, validated against the contract, with the output files it
@@ -110,7 +131,9 @@ class Runner {
 };
 
 // error:job (code job) unless the job exited 0 within its time: the message says which, with the
-// exit status or signal, and ends with the last lines of the log. Shared by every runner.
+// exit status or signal (and first the bound it hit, when it hit one), and ends with the last
+// lines of the log. With a platform fault the code is infra and the message starts with it.
+// Shared by every runner.
 Status job_exit_status(const JobExit& exit);
 
 // Validates a result.json document against the rebuild contract and resolves its file names

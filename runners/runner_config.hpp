@@ -7,11 +7,23 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "runners/kubernetes_config.hpp"
 #include "runners/runner_kind.hpp"
 
 namespace reverify {
+
+// The space a job needs (runners/space_watch.hpp): its own scratch folder and the scratch root
+// are always watched; `paths` adds more (the daemon's state_dir). A file system with less than
+// the minimum free, or read-only, refuses a job before it starts (error:infra).
+struct SpaceWatchConfig {
+  std::vector<std::filesystem::path> paths;
+  std::uint64_t min_free_bytes = 64ULL * 1024 * 1024;
+  std::uint64_t min_free_inodes = 1000;
+
+  bool operator==(const SpaceWatchConfig&) const = default;
+};
 
 struct ProcessRunnerConfig {
   // PATH given to the job, and searched for an entrypoint's argv[0] without a '/' ("python3").
@@ -26,6 +38,14 @@ struct ProcessRunnerConfig {
   std::uint64_t job_log_cap_bytes = 16 * 1024 * 1024;
   std::chrono::milliseconds kill_grace{10000};   // SIGTERM -> SIGKILL
   std::chrono::milliseconds poll_interval{100};  // how often wait() looks at the job and its log
+  // Each job in cgroups of its own where the host allows it (runners/job_cgroup.hpp): all of its
+  // processes found and killed at the end, its pids and memory bounded. false: only the
+  // supervisor as the job's subreaper and rlimits (process_spawn.hpp).
+  bool cgroups = true;
+  std::uint64_t max_pids = 4096;  // tasks (threads included) in the job's pids cgroup; 0 = none
+  std::uint64_t max_open_files = 65536;  // RLIMIT_NOFILE of the job; 0 = the daemon's own
+  std::uint64_t memory_bytes = 0;        // the job's memory cgroup limit (no swap); 0 = none
+  SpaceWatchConfig space;
 
   bool operator==(const ProcessRunnerConfig&) const = default;
 };
@@ -35,6 +55,14 @@ struct DockerRunnerConfig {
   std::string network_mode = "none";            // HostConfig.NetworkMode
   std::int64_t memory_bytes = 0;                // HostConfig.Memory; 0 = no limit
   std::int64_t nano_cpus = 0;                   // HostConfig.NanoCpus (1e9 = one CPU); 0 = no limit
+  std::int64_t max_pids = 4096;                 // HostConfig.PidsLimit; 0 = no limit
+  // HostConfig.Ulimits nofile (soft = hard); 0 = the engine's own. A container cannot go above
+  // the engine's hard limit (it then fails to start), so the engine's is the default.
+  std::int64_t max_open_files = 0;
+  // HostConfig.ReadonlyRootfs: the job writes only its out folder and the tmpfs folders below.
+  bool read_only_rootfs = true;
+  std::vector<std::string> tmpfs = {"/tmp"};  // HostConfig.Tmpfs, each of tmpfs_bytes (memory)
+  std::int64_t tmpfs_bytes = 1024LL * 1024 * 1024;
   // Container user "uid:gid"; empty = the daemon's own ids, so the out folder stays the daemon's.
   std::string user;
   // Host-side scratch (bind-mounted in/ and out/ folders): scratch_root/<rebuild id> when
@@ -46,6 +74,7 @@ struct DockerRunnerConfig {
   // How long wait() keeps trying an engine that stopped answering before error:runner-lost.
   std::chrono::milliseconds reconnect_grace{30000};
   std::string min_api_version = "1.41";  // Docker 20.10; DeviceRequests needs >= 1.40
+  SpaceWatchConfig space;
 
   bool operator==(const DockerRunnerConfig&) const = default;
 };

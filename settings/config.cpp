@@ -290,12 +290,29 @@ void read_runner(Section s, Config& config) {
   process.at_least<std::uint64_t>("job_log_cap_bytes", runner.process.job_log_cap_bytes,
                                   kMinJobLogCapBytes);
   read_ms(process, "kill_grace", runner.process.kill_grace);
+  process.read("cgroups", runner.process.cgroups);
+  process.read("max_pids", runner.process.max_pids);
+  process.read("max_open_files", runner.process.max_open_files);
+  process.read("memory_bytes", runner.process.memory_bytes);
   process.reject_unknown();
   auto docker = s.section("docker");
   docker.read("socket", runner.docker.socket);
   docker.read("network_mode", runner.docker.network_mode);
   docker.read("memory_bytes", runner.docker.memory_bytes);
   docker.read("nano_cpus", runner.docker.nano_cpus);
+  docker.read("max_pids", runner.docker.max_pids);
+  docker.at_least<std::int64_t>("max_pids", runner.docker.max_pids, 0);
+  docker.read("max_open_files", runner.docker.max_open_files);
+  docker.at_least<std::int64_t>("max_open_files", runner.docker.max_open_files, 0);
+  docker.read("read_only_rootfs", runner.docker.read_only_rootfs);
+  docker.read("tmpfs", runner.docker.tmpfs);
+  for (const auto& path : runner.docker.tmpfs) {
+    if (path.empty() || path[0] != '/' || path.find(',') != std::string::npos)
+      docker.fail(docker.child_path("tmpfs"),
+                  "expected absolute container paths without commas, got \"" + path + "\"");
+  }
+  docker.read("tmpfs_bytes", runner.docker.tmpfs_bytes);
+  docker.at_least<std::int64_t>("tmpfs_bytes", runner.docker.tmpfs_bytes, 1);
   docker.read("user", runner.docker.user);
   scratch.clear();
   docker.read("scratch_root", scratch);
@@ -310,6 +327,15 @@ void read_runner(Section s, Config& config) {
   runner.docker.pull_timeout = std::chrono::seconds(pull);
   docker.reject_unknown();
   read_kubernetes(s.section("kubernetes"), runner.kubernetes);
+  // runner.space: shared by the process and docker runners, which watch state_dir too.
+  SpaceWatchConfig space;
+  space.paths = {config.state_dir};
+  auto space_section = s.section("space");
+  space_section.read("min_free_bytes", space.min_free_bytes);
+  space_section.read("min_free_inodes", space.min_free_inodes);
+  space_section.reject_unknown();
+  runner.process.space = space;
+  runner.docker.space = space;
   s.reject_unknown();
 }
 

@@ -112,6 +112,8 @@ VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt a
   outcome.job = attempt.job;
   outcome.log_tail = std::move(attempt.log_tail);
   evidence["durations"].update(attempt.durations);
+  if (!attempt.platform_fault.is_null())
+    evidence["platform_fault"] = std::move(attempt.platform_fault);
   if (attempt.error) {
     outcome.verdict = std::move(*attempt.error);
   } else {

@@ -18,7 +18,9 @@
 //   git repository: `git show <commit>:<path>`);
 // - runner.prepare(): image digest resolvable, code checkout possible (error:provision).
 // Runner errors map onto verdict classes: prepare/start -> error:provision, a failing job, a
-// timeout or an invalid result.json -> error:job, runner_lost -> error:runner-lost.
+// timeout or an invalid result.json -> error:job, runner_lost -> error:runner-lost, infra (the
+// space the job needs short or read-only, the host's OOM killer: JobExit::platform_fault) ->
+// error:infra.
 //
 // Everything here blocks (hashing, waiting on the job): call it from a worker thread.
 

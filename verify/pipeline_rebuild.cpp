@@ -21,6 +21,8 @@ VerdictClass class_for(const Error& error, bool job_started) {
     case ErrorCode::job:
     case ErrorCode::timeout:
       return VerdictClass::error_job;
+    case ErrorCode::infra:
+      return VerdictClass::error_infra;
     default:
       return job_started ? VerdictClass::error_job : VerdictClass::error_provision;
   }
@@ -31,15 +33,21 @@ VerdictClass class_for(const Error& error, bool job_started) {
 Verdict job_failure_verdict(const JobExit& exit) {
   // The runner contract's message (status, signal or timeout, and the last log lines).
   std::string text = job_exit_status(exit).error().message;
+  if (exit.platform_fault)
+    return verdict_for_error(VerdictClass::error_infra, std::move(text));
   const bool by_itself = !exit.timed_out && exit.exit_code > 0 && exit.exit_code < 128;
-  if (by_itself) {
+  if (exit.limit_hit) {
+    text =
+        "the recorded job failed to rerun (it ran into a bound the runner sets for every job): " +
+        text;
+  } else if (by_itself) {
     text =
         "the recorded job failed to rerun (it exited by itself, not killed for memory, time "
         "or by the runner): " +
         text;
   }
   Verdict verdict = verdict_for_error(VerdictClass::error_job, std::move(text));
-  if (by_itself)
+  if (by_itself || exit.limit_hit)
     verdict.job_exit_status = exit.exit_code;
   return verdict;
 }
@@ -114,6 +122,10 @@ RebuildAttempt finish_rebuild(const JobHandle& job, PipelineDeps& deps, const fs
   attempt.log_tail = exit->log_tail;
   if (exit->job_seconds)
     attempt.durations["job"] = *exit->job_seconds;
+  if (exit->platform_fault) {
+    attempt.platform_fault = exit->platform_fault->evidence;
+    attempt.platform_fault["reason"] = exit->platform_fault->reason;
+  }
   if (exit->timed_out || exit->exit_code != 0) {
     attempt.error = job_failure_verdict(*exit);
     deps.runner.cleanup(job);
@@ -128,6 +140,12 @@ RebuildAttempt finish_rebuild(const JobHandle& job, PipelineDeps& deps, const fs
     Result<JobOutputs> outputs = deps.runner.collect(job, collect_dir);
     if (outputs.ok()) {
       attempt.outputs = std::move(outputs).value();
+      attempt.platform_fault = nullptr;  // the job succeeded whatever the platform did
+    } else if (exit->platform_fault) {
+      // A job that exited 0 on a full disk may have left its outputs cut short.
+      attempt.error = verdict_for_error(
+          VerdictClass::error_infra,
+          exit->platform_fault->reason + "; collecting outputs failed: " + outputs.error().message);
     } else {
       attempt.error = verdict_for_error(class_for(outputs.error(), true),
                                         "collecting outputs failed: " + outputs.error().message);

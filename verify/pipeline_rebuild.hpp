@@ -40,14 +40,20 @@ struct RebuildAttempt {
   std::optional<JobHandle> job;
   std::string log_tail;
   std::optional<JobOutputs> outputs;  // the job succeeded and its outputs were collected
-  std::optional<Verdict> error;       // error:provision / error:job / error:runner-lost otherwise
+  std::optional<Verdict> error;  // error:provision / error:job / error:runner-lost / error:infra
   nlohmann::json durations = nlohmann::json::object();  // stage -> seconds
+  // The runner's evidence behind an error:infra verdict (JobExit::platform_fault), for the
+  // verdict's evidence as "platform_fault"; null otherwise.
+  nlohmann::json platform_fault;
 };
 
-// The error:job verdict of a job that did not exit 0 (REQUIRES: timed out or non-zero), worded
-// by job_exit_status (runners/runner.hpp: status, signal or timeout, then the job's last log
-// lines): a status of 1-127 is the job exiting by itself, the recorded job failing to rerun
-// (Verdict::job_exit_status is set, and pages do not blame reverify).
+// The verdict of a job that did not exit 0 (REQUIRES: timed out or non-zero), worded by
+// job_exit_status (runners/runner.hpp: status, signal or timeout, then the job's last log lines):
+// - error:infra when the runner saw the platform fail under it (a full or read-only disk, the
+//   host's OOM killer), whatever its status;
+// - error:job otherwise. A status of 1-127 is the job exiting by itself, the recorded job failing
+//   to rerun, and a job that hit its own pids or memory bound did it too: Verdict::job_exit_status
+//   is set, and pages do not blame reverify.
 Verdict job_failure_verdict(const JobExit& exit);
 
 // The manifest with code.repo rewritten by request.code_mirrors (core/code_mirrors.hpp), when a

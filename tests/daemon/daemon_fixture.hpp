@@ -39,10 +39,12 @@ inline int run_command(const std::string& command) {
   return std::system(command.c_str());
 }
 
-// A git repository holding the slow trainer, committed with fixed identities and dates.
-inline std::string make_trainer_repo(const fs::path& repo) {
+// A git repository holding a trainer (a path in the source tree; the slow trainer by default) as
+// train.py, committed with fixed identities and dates.
+inline std::string make_trainer_repo(
+    const fs::path& repo, const std::string& script = "tests/daemon/fixtures/slow_trainer.py") {
   fs::create_directories(repo);
-  fs::copy_file(source_dir() / "tests/daemon/fixtures/slow_trainer.py", repo / "train.py");
+  fs::copy_file(source_dir() / script, repo / "train.py");
   const std::string git = "cd " + repo.string() +
                           " && GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t "
                           "GIT_COMMITTER_EMAIL=t@t GIT_AUTHOR_DATE=2026-01-01T00:00:00Z "

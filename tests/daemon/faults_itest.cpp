@@ -38,6 +38,8 @@
 #include "store/store.hpp"
 #include "tests/daemon/daemon_fixture.hpp"
 #include "tests/pager/http_receiver.hpp"
+#include "tests/support/marked_processes.hpp"
+#include "tests/support/tmpfs_mount.hpp"
 
 using namespace reverify;
 using namespace reverify::test;
@@ -47,6 +49,15 @@ using std::chrono::seconds;
 namespace {
 
 constexpr const char* kToken = "fault-token-0123456789abcdef0123456789";
+
+// Every job this suite starts carries REVERIFY_FAULTS_MARKER=<this value> in its environment, and
+// so does every process it starts: after the suite none may be left (its last case looks).
+const std::string& job_marker() {
+  static const std::string marker =
+      "faults-" + std::to_string(::getpid()) + "-" +
+      std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+  return marker;
+}
 
 // One row of the summary table.
 struct FaultRow {
@@ -203,6 +214,7 @@ pager:
     const auto markers = temp.path / "markers" / version;
     fs::create_directories(markers);
     manifest["environment"]["env"]["MARKER_DIR"] = markers.string();
+    manifest["environment"]["env"]["REVERIFY_FAULTS_MARKER"] = job_marker();
     if (fail_once)
       manifest["environment"]["env"]["FAIL_ONCE"] = "1";
     write_file(temp.path / "registry/slow" / version / "manifest.json", manifest.dump(2));
@@ -781,6 +793,109 @@ int page_ids_reused(const std::map<std::string, std::set<std::string>>& before,
 
 }  // namespace
 
+// Issue #26: the platform's faults are the platform's, nothing a job starts outlives it, and a
+// job cannot take the host down. A "hostile" model whose trainer (the runner tests' trainer,
+// tests/runners/fixtures/trainer.py) fills the state volume, orphans a setsid() grandchild that
+// ignores SIGTERM, fork-bombs or allocates without end, under a runner with max_pids 64 and
+// memory_bytes 256 MiB.
+namespace {
+
+constexpr std::uint64_t kHostileMemoryBytes = 256ULL * 1024 * 1024;
+
+struct HostileLab {
+  Lab lab;
+  std::string commit =
+      make_trainer_repo(lab.temp.path / "hostile-trainer", "tests/runners/fixtures/trainer.py");
+
+  HostileLab() {
+    std::string config = lab.config_text();
+    const auto replace = [&](const std::string& from, const std::string& to) {
+      REQUIRE(config.find(from) != std::string::npos);
+      config.replace(config.find(from), from.size(), to);
+    };
+    replace("runner: {kind: process, process: {path_env: /usr/bin:/bin, kill_grace: 1s}}",
+            "runner: {kind: process, space: {min_free_bytes: 2097152}, process: {path_env: "
+            "/usr/bin:/bin, kill_grace: 1s, max_pids: 64, memory_bytes: " +
+                std::to_string(kHostileMemoryBytes) + "}}");
+    replace("models: {default: {timeout: 2m}}",
+            "models: {default: {timeout: 2m}, hostile: {timeout: 6s}}");
+    replace("max_attempts: 20", "max_attempts: 1");  // one verdict per trigger, no retries
+    write_file(lab.daemon.config, config);
+  }
+
+  void add(const std::string& version, const std::string& behaviour) {
+    auto manifest = slow_manifest("hostile", version, lab.temp.path / "hostile-trainer", commit, 0);
+    const auto markers = lab.temp.path / "markers" / version;
+    fs::create_directories(markers);
+    auto& env = manifest["environment"]["env"];
+    env["TRAINER_BEHAVIOUR"] = behaviour;
+    env["ORPHAN_PID_FILE"] = (markers / "orphan.pid").string();
+    env["REVERIFY_FAULTS_MARKER"] = job_marker();
+    write_file(lab.temp.path / "registry/hostile" / version / "manifest.json", manifest.dump(2));
+  }
+
+  // Triggers each version that is not queued or running already (the first cycle takes one).
+  void run_all(const std::vector<std::string>& versions) {
+    lab.start_until_rows(1);
+    for (const auto& version : versions) {
+      auto answer = lab.post(R"({"model": "hostile", "version": ")" + version + R"("})");
+      REQUIRE(answer.ok());
+      CHECK((answer->status == 202 || answer->status == 409));
+    }
+    const bool settled = lab.settle(seconds(180));
+    INFO(lab.daemon.log());
+    REQUIRE(settled);
+  }
+
+  VerificationRow verdict_of(const std::string& version) const {
+    auto rows = lab.store()->verifications("hostile", version, 10);
+    REQUIRE(rows.ok());
+    REQUIRE(rows->size() == 1);
+    REQUIRE(rows->front().cls.has_value());
+    return rows->front();
+  }
+
+  // The page recorded for a verification (its event, as the senders get it).
+  nlohmann::json page_of(std::int64_t verification_id) const {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2((lab.temp.path / "state/reverify.db").c_str(), &db,
+                            SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* q = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, "SELECT event_json FROM pages WHERE verification_id = ?1", -1,
+                               &q, nullptr) == SQLITE_OK);
+    sqlite3_bind_int64(q, 1, verification_id);
+    nlohmann::json event;
+    if (sqlite3_step(q) == SQLITE_ROW)
+      event = nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)));
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return event;
+  }
+
+  // Whether the grandchild the version's job orphaned is gone.
+  bool orphan_gone(const std::string& version) const {
+    const std::string pid = read_file(lab.temp.path / "markers" / version / "orphan.pid");
+    REQUIRE_FALSE(pid.empty());
+    return Lab::wait_for(
+        [&] {
+          return !fs::exists("/proc/" + pid + "/environ") ||
+                 read_file("/proc/" + pid + "/environ").find(job_marker()) == std::string::npos;
+        },
+        milliseconds(5000));
+  }
+
+  void stop() {
+    ::kill(lab.daemon.pid, SIGTERM);
+    CHECK(lab.daemon.wait_exit(seconds(30)) == 0);
+  }
+};
+
+bool no_job_process_left() {
+  return none_left_with_environment("REVERIFY_FAULTS_MARKER=" + job_marker());
+}
+
+}  // namespace
+
 TEST_CASE("a store cut to 0 bytes or deleted, with history in its state_dir, is refused") {
   for (const bool deleted : {false, true}) {
     const std::string how = deleted ? "deleted" : "cut to 0 bytes";
@@ -1016,6 +1131,117 @@ TEST_CASE("a reload that makes the API token world-readable warns as a start doe
   row.note = "applied, with the warning a start gives";
   table().push_back(row);
   CHECK(lab.stop());
+}
+
+TEST_CASE("a state volume that fills under the job: error:infra naming the path, never the job's") {
+  HostileLab h;
+  TmpfsMount volume(h.lab.temp.path / "state", "32m");  // the state volume
+  h.add("1.0", "fill_disk");
+  h.run_all({"1.0"});
+  const auto v = h.verdict_of("1.0");
+  INFO(v.explanation);
+  FaultRow row{"a state volume that fills during the job (ENOSPC, 32 MiB tmpfs)", 1};
+  CHECK(v.cls == VerdictClass::error_infra);
+  CHECK(v.explanation.find(volume.path.string()) != std::string::npos);
+  CHECK(v.explanation.find("No space left on device") != std::string::npos);
+  REQUIRE(v.evidence.contains("platform_fault"));
+  CHECK(v.evidence["platform_fault"]["kind"] == "disk_full");
+  // What the job wrote, the line it printed after the disk was full included.
+  CHECK(v.log_tail.find("trainer: stopped after") != std::string::npos);
+  CHECK(v.log_tail.find("No space left on device") != std::string::npos);
+  const auto page = h.page_of(v.id);
+  REQUIRE(page.is_object());
+  CHECK(page["details"]["fault"] == "system");
+  CHECK(page["details"]["class"] == "error:infra");
+  CHECK(page["summary"].get<std::string>().find("the platform failed under the job") !=
+        std::string::npos);
+  const std::string log = h.lab.daemon.log();
+  CHECK(log.find("warning: verification " + std::to_string(v.id) + ": error:infra") !=
+        std::string::npos);
+  h.lab.check_invariants(row);
+  const auto lowest = v.evidence["platform_fault"].value("file_systems", nlohmann::json::array());
+  row.note = "error:infra, fault=system, " +
+             (lowest.empty() ? std::string("?")
+                             : std::to_string(lowest[0].value("lowest_free_bytes", 0ULL))) +
+             " bytes free at the lowest; log tail " + std::to_string(v.log_tail.size()) +
+             " bytes, the job's last line in it";
+  row.survived = v.cls == VerdictClass::error_infra && page["details"]["fault"] == "system" &&
+                         !v.log_tail.empty() && row.lost_triggers == 0 &&
+                         row.verdicts_without_page_decision == 0
+                     ? 1
+                     : 0;
+  table().push_back(row);
+  h.stop();
+  CHECK(no_job_process_left());
+}
+
+TEST_CASE(
+    "setsid() orphans ignoring SIGTERM, fork bombs and runaway allocations end with the job") {
+  HostileLab h;
+  h.add("2.1", "setsid_orphan");
+  h.add("2.2", "setsid_orphan_sleep");
+  h.add("3.1", "fork_bomb");
+  h.add("4.1", "eat_memory");
+  h.run_all({"2.1", "2.2", "3.1", "4.1"});
+  struct Expected {
+    std::string version, fault, cls, words, page_fault;
+    bool orphan;
+  };
+  const std::vector<Expected> cases = {
+      {"2.1", "a setsid() grandchild (double fork) that ignores SIGTERM, the job ending", "passed",
+       "", "", true},
+      {"2.2", "the same, the job running past its timeout", "error:job", "ran past its timeout",
+       "system", true},
+      {"3.1", "a fork bomb (max_pids 64)", "error:job", "the job hit its pids limit of 64", "job",
+       false},
+      {"4.1", "a runaway allocation (memory_bytes 256 MiB)", "error:job",
+       "the job hit its memory limit of " + std::to_string(kHostileMemoryBytes) + " bytes", "job",
+       false},
+  };
+  for (const auto& c : cases) {
+    INFO(c.fault);
+    const auto v = h.verdict_of(c.version);
+    INFO(v.explanation);
+    FaultRow row{c.fault, 1};
+    const bool cls_ok = to_string(*v.cls) == c.cls;
+    CHECK(cls_ok);
+    const bool words_ok = v.explanation.find(c.words) != std::string::npos;
+    CHECK(words_ok);
+    const auto page = h.page_of(v.id);
+    const bool fault_ok = c.page_fault.empty() || page["details"]["fault"] == c.page_fault;
+    CHECK(fault_ok);
+    const bool orphan_ok = !c.orphan || h.orphan_gone(c.version);
+    CHECK(orphan_ok);
+    row.note = c.cls + (c.page_fault.empty() ? "" : ", fault=" + c.page_fault) +
+               (c.orphan ? "; the orphan was killed" : "") +
+               (c.words.empty() || c.orphan ? "" : "; \"" + c.words + "\"");
+    row.survived = cls_ok && words_ok && fault_ok && orphan_ok ? 1 : 0;
+    table().push_back(row);
+  }
+  FaultRow invariants{"(the four above: triggers, page decisions, pages)", 0};
+  h.lab.check_invariants(invariants);
+  CHECK(invariants.lost_triggers + invariants.verdicts_without_page_decision +
+            invariants.duplicate_pages ==
+        0);
+  // The daemon and the host came through: it still answers, and this process still forks.
+  CHECK(get(h.lab.daemon.url() + "/healthz")->status == 200);
+  CHECK(run_command("true") == 0);
+  h.stop();
+  CHECK(no_job_process_left());
+}
+
+// After every case above (and the kill -9 points' jobs): no process any job of the suite started
+// is left, whatever session or process group it moved to.
+TEST_CASE("after the suite, no process started by a job is left") {
+  const auto left = processes_with_environment("REVERIFY_FAULTS_MARKER=" + job_marker());
+  for (pid_t pid : left)
+    MESSAGE("left running: pid " << pid << " "
+                                 << read_file("/proc/" + std::to_string(pid) + "/cmdline"));
+  FaultRow row{"after the suite: processes started by jobs still running", 1};
+  row.note = std::to_string(left.size()) + " left";
+  row.survived = left.empty() ? 1 : 0;
+  table().push_back(row);
+  CHECK(left.empty());
 }
 
 // Last in the file, so last to run: the table README "Faults" reproduces.

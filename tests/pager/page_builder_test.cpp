@@ -93,6 +93,31 @@ TEST_CASE("an error verdict is the system's fault") {
         "the job exited with status 137 (killed: out of memory?)");
 }
 
+TEST_CASE(
+    "error:infra says the platform failed under the job; a job at its own bound is the job's") {
+  PageInput in = failing_input();
+  in.verdict.checks.clear();
+  in.verdict.cls = VerdictClass::error_infra;
+  in.verdict.explanation =
+      "the platform failed under the job, not the job itself: the file system of /var/lib/reverify "
+      "was full while the job ran; the job exited with status 1";
+  PageEvent event = build_page(in);
+  CHECK(event.action == PageAction::trigger);
+  CHECK(event.details["fault"] == "system");
+  CHECK(event.details["class"] == "error:infra");
+  CHECK(event.summary.find("error:infra — the platform failed under the job (its disk, memory or "
+                           "host), not the model: the platform failed") != std::string::npos);
+  // Its own pids or memory bound: the recorded job failed to rerun, never "not the model".
+  in.verdict.cls = VerdictClass::error_job;
+  in.verdict.job_exit_status = 137;
+  in.verdict.explanation =
+      "the recorded job failed to rerun (it ran into a bound the runner sets for every job): the "
+      "job hit its memory limit of 268435456 bytes";
+  event = build_page(in);
+  CHECK(event.details["fault"] == "job");
+  CHECK(event.summary.find("not the model") == std::string::npos);
+}
+
 TEST_CASE("a pass resolves and says how many checks held") {
   PageInput in = failing_input();
   in.verdict.cls = VerdictClass::passed;

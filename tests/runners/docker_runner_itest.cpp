@@ -14,6 +14,7 @@
 #include "core/http_client.hpp"
 #include "runner_test_support.hpp"
 #include "runners/docker_runner.hpp"
+#include "tests/support/marked_processes.hpp"
 
 using namespace reverify;
 using namespace reverify::test;
@@ -51,6 +52,36 @@ std::size_t containers_labelled(const std::string& socket, const std::string& re
   return nlohmann::json::parse(response->body).size();
 }
 
+// The engine's view of one container (GET /containers/{id}/json).
+nlohmann::json inspect(const std::string& socket, const std::string& id) {
+  HttpRequest request;
+  request.url = "http://localhost/containers/" + id + "/json";
+  request.unix_socket = socket;
+  auto response = http_request(request);
+  REQUIRE(response.ok());
+  REQUIRE(response->status == 200);
+  return nlohmann::json::parse(response->body);
+}
+
+// Containers of this suite on the engine, running or not: every rebuild id here starts "dk-".
+std::vector<std::string> suite_containers(const std::string& socket) {
+  HttpRequest request;
+  request.url = "http://localhost/containers/json?all=1&filters=" +
+                url_encode(nlohmann::json{{"label", {std::string(kRebuildIdLabel)}}}.dump());
+  request.unix_socket = socket;
+  auto response = http_request(request);
+  REQUIRE(response.ok());
+  REQUIRE(response->status == 200);
+  std::vector<std::string> names;
+  for (const auto& container : nlohmann::json::parse(response->body)) {
+    const auto id =
+        container.value("Labels", nlohmann::json::object()).value(kRebuildIdLabel, std::string());
+    if (id.rfind("dk-", 0) == 0)
+      names.push_back(id);
+  }
+  return names;
+}
+
 struct Fixture {
   std::map<std::string, std::string> env = docker_env();
   TempDir tmp;
@@ -82,6 +113,12 @@ struct Fixture {
     CHECK(containers_labelled(config.socket, spec.rebuild_id) == 0);
     if (job)
       CHECK_FALSE(std::filesystem::exists(job->work_dir));
+  }
+
+  // Every process of the job carries this entry in its environment (seen from the host).
+  std::string marker() {
+    spec.manifest.environment->env["RUNNER_TEST_MARKER"] = tmp.path.string();
+    return "RUNNER_TEST_MARKER=" + tmp.path.string();
   }
 };
 
@@ -283,4 +320,72 @@ TEST_CASE("overhead: start request to the job's first instruction, against docke
   MESSAGE("start -> first instruction, median of 5: docker runner "
           << ours[2] * 1000 << " ms, `docker run` " << cli[2] * 1000 << " ms");
   CHECK(ours[2] > 0);
+}
+
+TEST_CASE("the container cannot take the host down: read-only root, tmpfs, pids, files, no swap") {
+  Fixture f("ok");
+  f.config.memory_bytes = 256 * 1024 * 1024;
+  f.config.max_open_files = 4096;  // under this engine's own hard limit
+  DockerRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE_MESSAGE(outcome.exit.ok(), (outcome.exit.ok() ? "" : outcome.exit.error().to_string()));
+  CHECK(outcome.exit->exit_code == 0);  // the out folder stays a writable bind
+  CHECK(runner.collect(job, f.tmp.path / "collected").ok());
+  const auto host = inspect(f.config.socket, job.ref)["HostConfig"];
+  CHECK(host["ReadonlyRootfs"] == true);
+  CHECK(host["PidsLimit"] == 4096);
+  CHECK(host["Memory"] == 256 * 1024 * 1024);
+  CHECK(host["MemorySwap"] == 256 * 1024 * 1024);
+  CHECK(host["OomScoreAdj"] == 1000);
+  REQUIRE(host["Tmpfs"].contains("/tmp"));
+  CHECK(host["Tmpfs"]["/tmp"].get<std::string>().find("size=1073741824") != std::string::npos);
+  REQUIRE(host["Ulimits"].size() == 1);
+  CHECK(host["Ulimits"][0]["Name"] == "nofile");
+  CHECK(host["Ulimits"][0]["Hard"] == 4096);
+  runner.cleanup(job);
+  f.expect_nothing_left(&job);
+}
+
+TEST_CASE("a fork bomb in a container stops at its PidsLimit, the host unharmed, with the reason") {
+  Fixture f("fork_bomb");
+  f.config.max_pids = 64;
+  f.spec.timeout = std::chrono::seconds(15);
+  const std::string marker = f.marker();
+  DockerRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE_MESSAGE(outcome.exit.ok(), (outcome.exit.ok() ? "" : outcome.exit.error().to_string()));
+  CHECK(outcome.exit->timed_out);
+  expect_bound_hit(*outcome.exit, "the job hit its pids limit of 64");
+  CHECK(outcome.exit->log_tail.find("trainer: fork refused") != std::string::npos);
+  CHECK(std::system("true") == 0);  // this process can still fork and exec
+  runner.cleanup(job);
+  f.expect_nothing_left(&job);
+  CHECK(none_left_with_environment(marker));
+}
+
+TEST_CASE("a runaway allocation in a container ends at its memory limit, with the reason") {
+  Fixture f("eat_memory");
+  f.config.memory_bytes = 128 * 1024 * 1024;
+  const std::string marker = f.marker();
+  DockerRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE_MESSAGE(outcome.exit.ok(), (outcome.exit.ok() ? "" : outcome.exit.error().to_string()));
+  CHECK_FALSE(outcome.exit->timed_out);
+  CHECK(outcome.exit->exit_code == 128 + SIGKILL);
+  expect_bound_hit(*outcome.exit, "the job hit its memory limit of 134217728 bytes");
+  runner.cleanup(job);
+  f.expect_nothing_left(&job);
+  CHECK(none_left_with_environment(marker));
+}
+
+// Last in the file, so last to run (doctest runs a file's test cases in order).
+TEST_CASE("after the suite, no container of it is left on the engine (docker ps -a)") {
+  const auto env = docker_env();
+  const auto left = suite_containers(env.at("DOCKER_SOCK"));
+  for (const auto& id : left)
+    MESSAGE("left behind: the container of rebuild " << id);
+  CHECK(left.empty());
 }

@@ -100,6 +100,19 @@ class FakeApiServer {
     REQUIRE(r.status == 200);
   }
   json violations() const { return json::parse(control("GET", "/_fake/violations", "").body); }
+  // The pods the API server lists for a Job (as a client would see them after its deletion).
+  json pods_of(const std::string& job_name) const {
+    HttpRequest request;
+    request.url =
+        url() + "/api/v1/namespaces/ml/pods?labelSelector=" + url_encode("job-name=" + job_name);
+    request.ca_file = (dir_ / "cert.pem").string();
+    request.bearer_token = "s3cret-token";
+    request.headers = {{"Accept", "application/json"}};
+    auto response = http_request(request);
+    REQUIRE(response.ok());
+    REQUIRE(response->status == 200);
+    return json::parse(response->body)["items"];
+  }
   std::vector<std::string> requests() const {
     return json::parse(control("GET", "/_fake/requests", "").body);
   }
@@ -188,6 +201,8 @@ class KubernetesHarness final : public ContractHarness {
   void expect_no_traces(const JobHandle& job) override {
     CHECK_FALSE(fs::exists(fake_.dir() / "pvc" / "reverify" / job.rebuild_id));
     CHECK(contains(fake_.requests(), "DELETE /apis/batch/v1/namespaces/ml/jobs/" + job.ref));
+    // The Job went with its pods (propagationPolicy Background, which the fake insists on).
+    CHECK(fake_.pods_of(job.ref) == json::array());
     CHECK(fake_.violations() == json::array());
   }
 

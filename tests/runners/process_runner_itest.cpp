@@ -11,6 +11,8 @@
 #include "runner_test_support.hpp"
 #include "runners/process_runner.hpp"
 #include "runners/process_spawn.hpp"
+#include "tests/support/marked_processes.hpp"
+#include "tests/support/tmpfs_mount.hpp"
 
 using namespace reverify;
 using namespace reverify::test;
@@ -309,4 +311,131 @@ TEST_CASE("cancel stops a running job and its group") {
   CHECK(exit->exit_code == 128 + SIGTERM);
   CHECK(gone_soon(child));
   runner.cleanup(*started);
+}
+
+namespace {
+
+// Every job process of `f` carries this entry in its environment (and so do its descendants).
+std::string marker_of(Fixture& f) {
+  const std::string entry = "RUNNER_TEST_MARKER=" + f.tmp.path.string();
+  f.spec.manifest.environment->env["RUNNER_TEST_MARKER"] = f.tmp.path.string();
+  return entry;
+}
+
+}  // namespace
+
+TEST_CASE("a setsid() orphan of a double fork, ignoring SIGTERM, dies with its job") {
+  for (const bool cgroups : {true, false}) {
+    for (const std::string behaviour : {"setsid_orphan", "setsid_orphan_sleep"}) {
+      CAPTURE(cgroups);
+      CAPTURE(behaviour);
+      Fixture f(behaviour);
+      f.config.cgroups = cgroups;
+      const std::string marker = marker_of(f);
+      const bool at_timeout = behaviour == "setsid_orphan_sleep";
+      if (at_timeout)
+        f.spec.timeout = std::chrono::seconds(4);
+      ProcessRunner runner(f.config);
+      JobHandle job;
+      auto outcome = start_and_wait(runner, f.spec, job);
+      REQUIRE(outcome.exit.ok());
+      CHECK(outcome.exit->timed_out == at_timeout);
+      CHECK(outcome.exit->exit_code == (at_timeout ? 128 + SIGTERM : 0));
+      INFO(outcome.exit->log_tail);
+      INFO(read_file(job.work_dir / "exit_status"));
+      const std::string orphan = read_file(job.work_dir / "out" / "orphan.pid");
+      REQUIRE_FALSE(orphan.empty());
+      CHECK(gone_soon(orphan));  // before cleanup(): wait() leaves nothing of the job running
+      CHECK(none_left_with_environment(marker));
+      if (!at_timeout) {
+        CHECK(outcome.exit->log_tail.find("[reverify] the job left 1 process(es) running") !=
+              std::string::npos);
+      }
+      runner.cleanup(job);
+    }
+  }
+}
+
+TEST_CASE("a fork bomb stops at the job's pids limit, the host unharmed, and the verdict says so") {
+  Fixture f("fork_bomb");
+  f.config.max_pids = 64;
+  f.spec.timeout = std::chrono::seconds(8);
+  const std::string marker = marker_of(f);
+  ProcessRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->timed_out);
+  expect_bound_hit(*outcome.exit, "the job hit its pids limit of 64");
+  CHECK(outcome.exit->log_tail.find("trainer: fork refused") != std::string::npos);
+  CHECK(none_left_with_environment(marker));
+  CHECK(std::system("true") == 0);  // this process can still fork and exec
+  runner.cleanup(job);
+}
+
+TEST_CASE("a runaway allocation ends at the job's memory limit, and the verdict says so") {
+  Fixture f("eat_memory");
+  f.config.memory_bytes = 128 * 1024 * 1024;
+  const std::string marker = marker_of(f);
+  ProcessRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK_FALSE(outcome.exit->timed_out);
+  CHECK(outcome.exit->exit_code == 128 + SIGKILL);
+  expect_bound_hit(*outcome.exit, "the job hit its memory limit of 134217728 bytes");
+  CHECK(none_left_with_environment(marker));
+  runner.cleanup(job);
+}
+
+TEST_CASE("a bound the config asks for that no cgroup enforces is said in the log tail") {
+  Fixture f("ok");
+  f.config.cgroups = false;
+  f.config.memory_bytes = 128 * 1024 * 1024;
+  ProcessRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->exit_code == 0);
+  INFO(outcome.exit->log_tail);
+  CHECK(outcome.exit->log_tail.find("[reverify] not enforced for this job: "
+                                    "runner.process.memory_bytes") != std::string::npos);
+  CHECK(outcome.exit->log_tail.find("(runner.process.cgroups is false)") != std::string::npos);
+  runner.cleanup(job);
+}
+
+TEST_CASE("a disk that fills under the job is the platform's fault; the log keeps its last words") {
+  Fixture f("fill_disk");
+  TmpfsMount disk(f.tmp.path / "small", "8m");
+  f.config.space.min_free_bytes = 1024 * 1024;
+  f.config.space.paths = {disk.path};
+  f.spec.work_dir = disk.path / "work" / f.spec.rebuild_id;
+  ProcessRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE(outcome.exit.ok());
+  CHECK(outcome.exit->exit_code == 1);
+  REQUIRE(outcome.exit->platform_fault.has_value());
+  const auto& fault = *outcome.exit->platform_fault;
+  CHECK(fault.evidence["kind"] == "disk_full");
+  CHECK(fault.reason.find(disk.path.string()) != std::string::npos);
+  CHECK(fault.reason.find("No space left on device (ENOSPC)") != std::string::npos);
+  // What the job printed after the disk was full never reached job.log: its supervisor kept it.
+  CHECK(fault.evidence.contains("log_write"));
+  CHECK(outcome.exit->log_tail.find("could not be written from byte") != std::string::npos);
+  CHECK(outcome.exit->log_tail.find("trainer: stopped after") != std::string::npos);
+  CHECK(outcome.exit->log_tail.find("No space left on device") != std::string::npos);
+  const auto status = job_exit_status(*outcome.exit);
+  CHECK(status.error().code == ErrorCode::infra);
+  runner.cleanup(job);
+
+  // A disk that is full already refuses the next job before it starts, naming the path.
+  REQUIRE(std::system(("dd if=/dev/zero of='" + (disk.path / "ballast").string() +
+                       "' bs=1M count=16 2>/dev/null; true")
+                          .c_str()) == 0);
+  const auto refused = runner.prepare(f.spec);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == ErrorCode::infra);
+  CHECK(refused.error().message.find(disk.path.string()) != std::string::npos);
+  CHECK(refused.error().message.find("runner.space.min_free_bytes") != std::string::npos);
 }

@@ -82,4 +82,16 @@ inline RunOutcome start_and_wait(Runner& runner, const RebuildSpec& spec, JobHan
   return outcome;
 }
 
+// A job that ran into one of its own bounds (pids, memory): its exit names the bound first, the
+// error is the job's (code job, never infra), and the platform is not blamed.
+inline void expect_bound_hit(const JobExit& exit, const std::string& words) {
+  REQUIRE(exit.limit_hit.has_value());
+  CHECK(exit.limit_hit->find(words) != std::string::npos);
+  CHECK_FALSE(exit.platform_fault.has_value());
+  const auto status = job_exit_status(exit);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().code == ErrorCode::job);
+  CHECK(status.error().message.find(words) != std::string::npos);
+}
+
 }  // namespace reverify::test

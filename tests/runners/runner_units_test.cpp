@@ -1,14 +1,20 @@
-// Pure pieces of the runners: log tail, Docker log frames, API versions, exit status, contract
-// environment, rebuild ids, factory.
+// Pure pieces of the runners: log tail, Docker log frames, API versions, exit status, the space
+// watch's evidence, contract environment, rebuild ids, factory.
 #include <doctest/doctest.h>
+
+#include <cerrno>
+#include <limits>
 
 #include "runners/docker_api.hpp"
 #include "runners/docker_log_stream.hpp"
 #include "runners/job_contract.hpp"
 #include "runners/log_tail.hpp"
 #include "runners/runner_factory.hpp"
+#include "runners/space_watch.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
+using reverify::test::TempDir;
 
 TEST_CASE("LogTail keeps everything under the cap, without a marker") {
   LogTail tail(100);
@@ -95,6 +101,53 @@ TEST_CASE("job_exit_status: success, exit status, signal, timeout") {
   const auto timeout = job_exit_status(JobExit{143, true, "", std::nullopt});
   CHECK(timeout.error().code == ErrorCode::job);
   CHECK(timeout.error().message.find("timeout") != std::string::npos);
+}
+
+TEST_CASE("job_exit_status: the platform's fault is infra, a bound the job hit comes first") {
+  JobExit disk{1, false, "OSError: [Errno 28] No space left on device\n", std::nullopt};
+  disk.platform_fault = PlatformFault{"the file system of /state was full", {}};
+  const auto infra = job_exit_status(disk);
+  CHECK(infra.error().code == ErrorCode::infra);
+  CHECK(infra.error().message.rfind("the file system of /state was full; the job exited with "
+                                    "status 1",
+                                    0) == 0);
+  JobExit bomb{143, true, "", std::nullopt};
+  bomb.limit_hit = "the job hit its pids limit of 64";
+  const auto limit = job_exit_status(bomb);
+  CHECK(limit.error().code == ErrorCode::job);
+  CHECK(limit.error().message.rfind("the job hit its pids limit of 64; the job ran past", 0) == 0);
+}
+
+TEST_CASE("SpaceWatch: the kernel's words and a refused log write are evidence; space is checked") {
+  TempDir dir;
+  SpaceWatchConfig config;
+  SpaceWatch watch({dir.path}, config);
+  watch.sample();
+  CHECK_FALSE(watch.fault("step 3\nValueError: bad shape\n", std::nullopt).has_value());
+  // A job told "No space left on device" wherever it wrote (a host /tmp, say) failed on the disk.
+  const auto told =
+      watch.fault("saving\nOSError: [Errno 28] No space left on device\n", std::nullopt);
+  REQUIRE(told.has_value());
+  CHECK(told->evidence["kind"] == "disk_full");
+  CHECK(told->evidence["kernel_said"] == "No space left on device (ENOSPC)");
+  // ... but only in its last lines: an old warning far up the log decides nothing.
+  std::string old = "OSError: Read-only file system\n";
+  for (int i = 0; i < 20; ++i)
+    old += "step " + std::to_string(i) + "\n";
+  CHECK_FALSE(watch.fault(old, std::nullopt).has_value());
+  const auto refused = watch.fault("", LogWriteError{EROFS, dir.path / "job.log", 4096});
+  REQUIRE(refused.has_value());
+  CHECK(refused->evidence["kind"] == "read_only_file_system");
+  CHECK(refused->reason.find((dir.path / "job.log").string()) != std::string::npos);
+  CHECK(refused->reason.find("Read-only file system (EROFS)") != std::string::npos);
+
+  CHECK(watch.check_before_start().ok());
+  config.min_free_bytes = std::numeric_limits<std::uint64_t>::max();
+  const auto short_of_space = SpaceWatch({dir.path / "not-yet"}, config).check_before_start();
+  REQUIRE_FALSE(short_of_space.ok());
+  CHECK(short_of_space.error().code == ErrorCode::infra);
+  CHECK(short_of_space.error().message.find((dir.path / "not-yet").string() + ": ") == 0);
+  CHECK(short_of_space.error().message.find("runner.space.min_free_bytes") != std::string::npos);
 }
 
 TEST_CASE("contract_environment: contract variables win over the manifest's env") {

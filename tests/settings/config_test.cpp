@@ -260,6 +260,12 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.runner.process.log_cap_bytes == defaults.runner.process.log_cap_bytes);
   CHECK(p.runner.process.job_log_cap_bytes == defaults.runner.process.job_log_cap_bytes);
   CHECK(p.runner.process.kill_grace == defaults.runner.process.kill_grace);
+  CHECK(p.runner.process.cgroups == defaults.runner.process.cgroups);
+  CHECK(p.runner.process.max_pids == defaults.runner.process.max_pids);
+  CHECK(p.runner.process.max_open_files == defaults.runner.process.max_open_files);
+  CHECK(p.runner.process.memory_bytes == defaults.runner.process.memory_bytes);
+  CHECK(p.runner.process.space == defaults.runner.process.space);
+  CHECK(p.runner.process.space.paths == std::vector<std::filesystem::path>{p.state_dir});
   const auto& d = defaults.runner.docker;
   CHECK(p.runner.docker.socket == d.socket);
   CHECK(p.runner.docker.network_mode == d.network_mode);
@@ -270,6 +276,12 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.runner.docker.log_cap_bytes == d.log_cap_bytes);
   CHECK(p.runner.docker.kill_grace == d.kill_grace);
   CHECK(p.runner.docker.pull_timeout == d.pull_timeout);
+  CHECK(p.runner.docker.max_pids == d.max_pids);
+  CHECK(p.runner.docker.max_open_files == d.max_open_files);
+  CHECK(p.runner.docker.read_only_rootfs == d.read_only_rootfs);
+  CHECK(p.runner.docker.tmpfs == d.tmpfs);
+  CHECK(p.runner.docker.tmpfs_bytes == d.tmpfs_bytes);
+  CHECK(p.runner.docker.space == d.space);
   const auto& k = defaults.runner.kubernetes;
   CHECK(p.runner.kubernetes.api_server == k.api_server);
   CHECK(p.runner.kubernetes.namespace_name == k.namespace_name);
@@ -320,6 +332,7 @@ runner:
   zz: 1
   process: {zz: 1}
   docker: {zz: 1}
+  space: {zz: 1}
   kubernetes:
     zz: 1
     outputs: {claim: c, daemon_path: /tmp, zz: 1}

@@ -242,6 +242,51 @@ TEST_CASE("a non-zero exit keeps the job's log tail and says the status") {
   CHECK(outcome.verdict.explanation.find("signal 9") != std::string::npos);
 }
 
+TEST_CASE("the platform failing under the job is error:infra with its evidence, never the job's") {
+  Release release;
+  Harness h;
+  JobExit exit{1, false, "writing checkpoint\nOSError: No space left on device\n", std::nullopt};
+  exit.platform_fault = PlatformFault{
+      "the platform failed under the job, not the job itself: the file system of /state was full",
+      {{"kind", "disk_full"}, {"file_systems", {{{"path", "/state"}, {"lowest_free_bytes", 0}}}}}};
+  h.runner.exit = exit;
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_infra);
+  CHECK_FALSE(outcome.verdict.job_exit_status.has_value());  // no fault=job on the page
+  CHECK(outcome.verdict.explanation.rfind("the platform failed under the job", 0) == 0);
+  CHECK(outcome.verdict.explanation.find("/state was full") != std::string::npos);
+  CHECK(outcome.evidence["platform_fault"]["kind"] == "disk_full");
+  CHECK(outcome.evidence["platform_fault"]["reason"].get<std::string>().find("/state") !=
+        std::string::npos);
+  CHECK(outcome.log_tail.find("No space left on device") != std::string::npos);
+
+  // The same job succeeding on that disk is judged as usual: the evidence decides nothing then.
+  exit.exit_code = 0;
+  h.runner.exit = exit;
+  outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::passed);
+  CHECK_FALSE(outcome.evidence.contains("platform_fault"));
+
+  // ... but outputs it could not write are the platform's too.
+  h.runner.collect_error = make_error(ErrorCode::job, "result.json: not found");
+  outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_infra);
+  CHECK(outcome.verdict.explanation.find("collecting outputs failed") != std::string::npos);
+}
+
+TEST_CASE("a job that ran into its own pids or memory bound is error:job, the job's fault") {
+  Release release;
+  Harness h;
+  JobExit exit{137, false, "allocating\n", std::nullopt};
+  exit.limit_hit = "the job hit its memory limit of 268435456 bytes (runner.process.memory_bytes)";
+  h.runner.exit = exit;
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_job);
+  CHECK(outcome.verdict.job_exit_status == 137);
+  CHECK(outcome.verdict.explanation.find("the job hit its memory limit of 268435456 bytes") !=
+        std::string::npos);
+}
+
 TEST_CASE("the job's own run time, as the runner measured it, is recorded beside the stages") {
   Release release;
   Harness h;  // the fake runner's job ran 1.25 s by its own clock
