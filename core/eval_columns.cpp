@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <span>
 
@@ -160,6 +161,11 @@ class Reader {
     if (!sources_.eval_set)
       return error(ErrorCode::invalid_argument, json_path_key(field, "column"),
                    "names a column of the eval set, but evaluation.set is missing");
+    const auto path = local_path(resolve_uri(sources_.manifest_location, sources_.eval_set->uri));
+    if (std::error_code ec; path.ok() && std::filesystem::is_directory(*path, ec))
+      return error(ErrorCode::invalid_argument, json_path_key(field, "column"),
+                   "names a column of the eval set, but the eval set " + path->string() +
+                       " is a folder (a column needs a CSV file)");
     return load(sources_.eval_set->uri, sources_.eval_set->sha256, "evaluation.set",
                 "the eval set changed since release");
   }

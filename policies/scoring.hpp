@@ -37,9 +37,10 @@
 //   log_loss(y, p, labels=range(C)) does (binary: the row [1 - s, s]).
 // - brier: binary: mean (s - y)^2 (brier_score_loss); multiclass: the mean over records of the
 //   sum over classes of (p_c - [y == c])^2, not halved (no scikit-learn function).
-//   log_loss and brier need probabilities: every score of a record in [0, 1] and, for 2-D rows,
-//   their sum within kProbabilitySumTolerance of 1; a scope holding any other row does not judge
-//   them (a row of logits is no probability, and renormalising it would hide that).
+//   log_loss and brier need probabilities: the positive class's score in [0, 1] (binary), or
+//   every class score in [0, 1] and the row's sum within kProbabilitySumTolerance of 1
+//   (multiclass); a scope holding any other row does not judge them (a row of logits is no
+//   probability, and renormalising it would hide that).
 // regression
 // - rmse: sqrt(mean (y - s)^2) (mean_squared_error(squared=False)); mae: mean |y - s|
 //   (mean_absolute_error); r2: 1 - sum (y - s)^2 / sum (y - mean(y))^2 (r2_score).

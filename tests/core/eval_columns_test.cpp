@@ -254,6 +254,13 @@ TEST_CASE("every bad input is an error naming the field, the file and what was e
     CHECK(error_of(spec, w.sources()) == "evaluation.scoring.segments[0]: " + w.path("r.npy") +
                                              ": record 2: NaN is not a key (must be finite)");
   }
+  SUBCASE("a column of an eval set that is a folder") {
+    w.write("eval/part-0.csv", w.eval_text);
+    const EvalSources folder{w.path("manifest.json"), FileRef{"eval", std::string(64, 'a')}};
+    CHECK(error_of(multiclass(eval_column("label")), folder) ==
+          "evaluation.scoring.labels.column: names a column of the eval set, but the eval set " +
+              w.path("eval") + " is a folder (a column needs a CSV file)");
+  }
   SUBCASE("a column of the eval set without evaluation.set") {
     CHECK(error_of(multiclass(eval_column("label")), EvalSources{w.path("m.json"), std::nullopt}) ==
           "evaluation.scoring.labels.column: names a column of the eval set, but evaluation.set "
