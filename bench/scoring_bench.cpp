@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
       n, kSegments, cpu_model().c_str(), load_average().c_str());
   std::vector<reverify::ScoringTask> tasks;
   for (int i = 3; i < argc; ++i) {
-    const auto task = reverify::parse_scoring_task(argv[i]);
+    const auto task = reverify::enum_from_string<reverify::ScoringTask>(argv[i]);
     if (!task || *task == reverify::ScoringTask::ranking) {
       std::cerr << "scoring_bench: " << argv[i] << ": expected binary, multiclass or regression\n";
       return 2;

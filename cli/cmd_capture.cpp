@@ -163,14 +163,14 @@ Result<ScoringSpec> scoring_spec(const CaptureArguments& args, const fs::path& o
     return make_error(ErrorCode::invalid_argument,
                       "--labels is required with --task (a column of --eval, or a file)");
   ScoringSpec spec;
-  spec.task = *parse_scoring_task(*a.task);  // checked by one_of()
+  spec.task = *enum_from_string<ScoringTask>(*a.task);  // checked by one_of()
   auto labels = record_column(*a.labels, "--labels", args, out_dir, names);
   if (!labels.ok())
     return labels.error();
   spec.labels = *labels;
   spec.classes = a.classes;
   for (const std::string& name : a.metrics) {
-    const auto metric = parse_scoring_metric(name);
+    const auto metric = enum_from_string<ScoringMetric>(name);
     if (!metric || !metric_applies(*metric, spec.task)) {
       std::string known;
       for (ScoringMetric m : task_metrics(spec.task))
@@ -672,8 +672,8 @@ Action define_capture(CLI::App& app) {
   app.add_option("--task", scoring.task,
                  "evaluation.scoring.task: reverify scores every set of predictions itself "
                  "from the eval set's labels (README, \"Scoring\"); needs --labels")
-      ->type_name("binary|multiclass|regression|ranking")
-      ->check(one_of({"binary", "multiclass", "regression", "ranking"}));
+      ->type_name(enum_names<ScoringTask>("|"))
+      ->check(one_of(enum_choices<ScoringTask>()));
   app.add_option("--labels", scoring.labels,
                  "the eval set's labels: a column of --eval (a CSV file with a header row), or "
                  "a file with one label per eval record (.npy, or one per line), or FILE:COLUMN "

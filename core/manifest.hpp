@@ -175,11 +175,17 @@ struct StepValues {
 };
 
 // evaluation.scoring: what reverify needs to score every set of predictions itself from the
-// frozen eval set's labels (README, "Scoring"). Names, the metrics of each task and their
-// directions are one table each in scoring_spec.cpp; validation in manifest_parse.cpp.
+// frozen eval set's labels (README, "Scoring"); validation in manifest_parse.cpp.
 enum class ScoringTask { binary, multiclass, regression, ranking };
-const char* to_string(ScoringTask task);
-std::optional<ScoringTask> parse_scoring_task(std::string_view text);
+template <>
+struct EnumNames<ScoringTask> {
+  static constexpr EnumName<ScoringTask> table[] = {
+      {ScoringTask::binary, "binary"},
+      {ScoringTask::multiclass, "multiclass"},
+      {ScoringTask::regression, "regression"},
+      {ScoringTask::ranking, "ranking"},
+  };
+};
 
 enum class ScoringMetric {
   accuracy,
@@ -198,8 +204,37 @@ enum class ScoringMetric {
   mrr,
   precision_at_k,
 };
-const char* to_string(ScoringMetric metric);  // "accuracy", ..., "ndcg@k", "mrr", "precision@k"
-std::optional<ScoringMetric> parse_scoring_metric(std::string_view text);
+// The tasks a metric is computed for: classification is binary and multiclass.
+enum class MetricFamily { classification, regression, ranking };
+// A metric's row of its name table also holds its family and its direction.
+struct ScoringMetricName {
+  ScoringMetric value;
+  const char* name;
+  MetricFamily family;
+  bool higher_is_better;
+};
+template <>
+struct EnumNames<ScoringMetric> {
+  using enum MetricFamily;
+  static constexpr ScoringMetricName table[] = {
+      {ScoringMetric::accuracy, "accuracy", classification, true},
+      {ScoringMetric::balanced_accuracy, "balanced_accuracy", classification, true},
+      {ScoringMetric::precision, "precision", classification, true},
+      {ScoringMetric::recall, "recall", classification, true},
+      {ScoringMetric::f1, "f1", classification, true},
+      {ScoringMetric::roc_auc, "roc_auc", classification, true},
+      {ScoringMetric::pr_auc, "pr_auc", classification, true},
+      {ScoringMetric::log_loss, "log_loss", classification, false},
+      {ScoringMetric::brier, "brier", classification, false},
+      {ScoringMetric::rmse, "rmse", regression, false},
+      {ScoringMetric::mae, "mae", regression, false},
+      {ScoringMetric::r2, "r2", regression, true},
+      {ScoringMetric::ndcg_at_k, "ndcg@k", ranking, true},
+      {ScoringMetric::mrr, "mrr", ranking, true},
+      {ScoringMetric::precision_at_k, "precision@k", ranking, true},
+  };
+};
+// From the table above (core/scoring_spec.cpp).
 bool metric_applies(ScoringMetric metric, ScoringTask task);
 bool higher_is_better(ScoringMetric metric);
 // The task's full metric set, in table order (the default when the spec names none).

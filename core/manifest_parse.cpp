@@ -366,8 +366,9 @@ void read_scoring_metrics(ObjectReader& r, std::optional<ScoringTask> task, Scor
            : "a metric name";
   for (std::size_t i = 0; i < v->size(); ++i) {
     const json& name = (*v)[i];
-    const auto metric =
-        name.is_string() ? parse_scoring_metric(name.get_ref<const std::string&>()) : std::nullopt;
+    const auto metric = name.is_string()
+                            ? enum_from_string<ScoringMetric>(name.get_ref<const std::string&>())
+                            : std::nullopt;
     if (!metric || (task && !metric_applies(*metric, *task))) {
       r.findings().mismatch(json_path_index(at, i), expected, name);
     } else if (std::find(spec.metrics.begin(), spec.metrics.end(), *metric) != spec.metrics.end()) {
@@ -441,13 +442,13 @@ void check_task_field(ObjectReader& r, std::string_view key, ScoringTask task,
 
 ScoringSpec read_scoring(ObjectReader& r, bool eval_set_recorded) {
   ScoringSpec spec;
-  constexpr std::string_view kTask = "one of binary, multiclass, regression, ranking";
+  const std::string task_expected = "one of " + enum_names<ScoringTask>();
   std::optional<ScoringTask> task;
-  if (const json* v = r.required("task", kTask)) {
-    if (auto text = string_matching(r, v, "task", kTask, [](const std::string& t) {
-          return parse_scoring_task(t).has_value();
+  if (const json* v = r.required("task", task_expected)) {
+    if (auto text = string_matching(r, v, "task", task_expected, [](const std::string& t) {
+          return enum_from_string<ScoringTask>(t).has_value();
         })) {
-      task = parse_scoring_task(*text);
+      task = enum_from_string<ScoringTask>(*text);
     }
   }
   spec.task = task.value_or(ScoringTask::binary);

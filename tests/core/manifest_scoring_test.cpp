@@ -105,9 +105,9 @@ TEST_CASE("a manifest without a scoring spec has none and writes none") {
 TEST_CASE("task and metric names: one table each, both ways; metrics belong to tasks") {
   for (auto task : {ScoringTask::binary, ScoringTask::multiclass, ScoringTask::regression,
                     ScoringTask::ranking}) {
-    CHECK(parse_scoring_task(to_string(task)) == task);
+    CHECK(enum_from_string<ScoringTask>(to_string(task)) == task);
     for (ScoringMetric metric : task_metrics(task)) {
-      CHECK(parse_scoring_metric(to_string(metric)) == metric);
+      CHECK(enum_from_string<ScoringMetric>(to_string(metric)) == metric);
       CHECK(metric_applies(metric, task));
     }
   }
@@ -120,7 +120,7 @@ TEST_CASE("task and metric names: one table each, both ways; metrics belong to t
   CHECK_FALSE(higher_is_better(ScoringMetric::rmse));
   CHECK_FALSE(higher_is_better(ScoringMetric::log_loss));
   CHECK(higher_is_better(ScoringMetric::r2));
-  CHECK_FALSE(parse_scoring_metric("ndcg").has_value());
+  CHECK_FALSE(enum_from_string<ScoringMetric>("ndcg").has_value());
 }
 
 TEST_CASE("malformed scoring specs: each gives its exact errors") {

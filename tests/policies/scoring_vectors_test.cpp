@@ -35,7 +35,7 @@ Predictions predictions_of(const json& rows) {
 
 ScoringInputs inputs_of(const json& c) {
   ScoringSpec spec;
-  spec.task = *parse_scoring_task(c["task"].get<std::string>());
+  spec.task = *enum_from_string<ScoringTask>(c["task"].get<std::string>());
   if (c.contains("classes"))
     spec.classes = c["classes"].get<std::int64_t>();
   if (c.contains("thresholds"))
