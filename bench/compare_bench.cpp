@@ -6,9 +6,6 @@
 // Usage: compare_bench [N] [SOURCE_DIR]   (defaults: 10000000 and "."; run from the repository
 // root)
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,35 +20,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_process.hpp"
 #include "bench/bench_timing.hpp"
 #include "core/predictions.hpp"
 #include "policies/radix_sort.hpp"
 #include "policies/stats.hpp"
 
-extern char** environ;
-
 namespace {
 
 using reverify::bench::best_of;
-
-// Runs argv with stdout to `out`; returns the exit status (no shell).
-int run(const std::vector<std::string>& argv, const std::filesystem::path& out) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
-  for (const auto& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    return -1;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 }  // namespace
 
@@ -98,9 +75,10 @@ int main(int argc, char** argv) {
   });
 
   const auto script = source / "bench/compare_bench.py";
-  const int rc = run({"/usr/bin/python3", script.string(), (dir / "original.npy").string(),
-                      (dir / "rebuilt.npy").string()},
-                     dir / "scipy.json");
+  const int rc = reverify::bench::run_to_file(
+      {"/usr/bin/python3", script.string(), (dir / "original.npy").string(),
+       (dir / "rebuilt.npy").string()},
+      dir / "scipy.json");
   nlohmann::json scipy_result;
   if (rc == 0) {
     std::ifstream in(dir / "scipy.json");

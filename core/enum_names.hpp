@@ -7,6 +7,8 @@
 //   };
 // Then to_string(value) gives its name (the word stored in SQLite, written to JSON and the
 // config) and enum_from_string<E>(text) the value, or nullopt for a word the table does not hold.
+// A table's rows may be a richer struct than EnumName<E> (ScoringMetric's also hold its family and
+// direction): the conversions read only each row's `.value` and `.name`.
 // Each enumerator is listed once; a value missing from its table is a bug (to_string says
 // "unknown" rather than crash, and the tests of each enum check that every value has a name).
 

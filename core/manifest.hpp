@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -173,6 +174,111 @@ struct StepValues {
   bool operator==(const StepValues&) const = default;
 };
 
+// evaluation.scoring: what reverify needs to score every set of predictions itself from the
+// frozen eval set's labels (README, "Scoring"); validation in manifest_parse.cpp.
+enum class ScoringTask { binary, multiclass, regression, ranking };
+template <>
+struct EnumNames<ScoringTask> {
+  static constexpr EnumName<ScoringTask> table[] = {
+      {ScoringTask::binary, "binary"},
+      {ScoringTask::multiclass, "multiclass"},
+      {ScoringTask::regression, "regression"},
+      {ScoringTask::ranking, "ranking"},
+  };
+};
+
+enum class ScoringMetric {
+  accuracy,
+  balanced_accuracy,
+  precision,
+  recall,
+  f1,
+  roc_auc,
+  pr_auc,
+  log_loss,
+  brier,
+  rmse,
+  mae,
+  r2,
+  ndcg_at_k,
+  mrr,
+  precision_at_k,
+};
+// The tasks a metric is computed for: classification is binary and multiclass.
+enum class MetricFamily { classification, regression, ranking };
+// A metric's row of its name table also holds its family and its direction.
+struct ScoringMetricName {
+  ScoringMetric value;
+  const char* name;
+  MetricFamily family;
+  bool higher_is_better;
+};
+template <>
+struct EnumNames<ScoringMetric> {
+  using enum MetricFamily;
+  static constexpr ScoringMetricName table[] = {
+      {ScoringMetric::accuracy, "accuracy", classification, true},
+      {ScoringMetric::balanced_accuracy, "balanced_accuracy", classification, true},
+      {ScoringMetric::precision, "precision", classification, true},
+      {ScoringMetric::recall, "recall", classification, true},
+      {ScoringMetric::f1, "f1", classification, true},
+      {ScoringMetric::roc_auc, "roc_auc", classification, true},
+      {ScoringMetric::pr_auc, "pr_auc", classification, true},
+      {ScoringMetric::log_loss, "log_loss", classification, false},
+      {ScoringMetric::brier, "brier", classification, false},
+      {ScoringMetric::rmse, "rmse", regression, false},
+      {ScoringMetric::mae, "mae", regression, false},
+      {ScoringMetric::r2, "r2", regression, true},
+      {ScoringMetric::ndcg_at_k, "ndcg@k", ranking, true},
+      {ScoringMetric::mrr, "mrr", ranking, true},
+      {ScoringMetric::precision_at_k, "precision@k", ranking, true},
+  };
+};
+// From the table above (core/scoring_spec.cpp).
+bool metric_applies(ScoringMetric metric, ScoringTask task);
+bool higher_is_better(ScoringMetric metric);
+// The task's full metric set, in table order (the default when the spec names none).
+std::vector<ScoringMetric> task_metrics(ScoringTask task);
+
+// One value per eval record: a named column of the eval set (evaluation.set, a CSV file with a
+// header row) when only `column` is set; else the file at `uri` (relative URIs resolve against
+// the manifest's location), pinned by `sha256`, and in it the named `column` of a CSV with a
+// header row, or, without `column`, its only column (.npy 1-D, or one value per line).
+struct RecordColumn {
+  std::optional<std::string> uri;
+  std::optional<std::string> sha256;  // 64 hex; required with uri
+  std::optional<std::string> column;
+
+  bool operator==(const RecordColumn&) const = default;
+};
+
+// The name a segment key gets when none is given: the column's, else the file's stem
+// ("data/radius.csv" -> "radius").
+std::string default_segment_key_name(const RecordColumn& values);
+
+// A record whose key value is v belongs to the segment "<name>=<v>".
+struct SegmentKeySpec {
+  std::string name;  // [A-Za-z0-9][A-Za-z0-9._-]{0,127}; defaults to the column's (or file's) name
+  RecordColumn values;
+
+  bool operator==(const SegmentKeySpec&) const = default;
+};
+
+struct ScoringSpec {
+  ScoringTask task = ScoringTask::binary;
+  RecordColumn labels;
+  std::optional<std::int64_t> classes;  // multiclass: labels are 0..classes-1 (binary: 2 if set)
+  std::vector<ScoringMetric> metrics;   // empty: the task's full set (task_metrics)
+  std::vector<SegmentKeySpec> segments;
+  // binary: the operating thresholds, decision = score >= t (empty: 0.5); regression: the
+  // decisions whose crossings parity counts (none when empty); no other task takes any.
+  std::vector<double> thresholds;
+  std::optional<std::int64_t> k;      // ranking (required): the cut-off of ndcg@k, precision@k
+  std::optional<RecordColumn> query;  // ranking (required): the query id of each record
+
+  bool operator==(const ScoringSpec&) const = default;
+};
+
 // segment name ("digit=8") -> metric name -> value
 using SegmentMetrics = std::map<std::string, std::map<std::string, double>>;
 
@@ -183,6 +289,7 @@ struct Evaluation {
   std::map<std::string, std::int64_t> segment_examples;  // segment -> its k examples
   std::optional<FileRef> predictions;
   std::optional<StepValues> steps;
+  std::optional<ScoringSpec> scoring;
 
   bool operator==(const Evaluation&) const = default;
 };

@@ -85,6 +85,37 @@ json run(const Run& r) {
   return j;
 }
 
+json record_column(const RecordColumn& c) {
+  json j = json::object();
+  put(j, "uri", c.uri);
+  put(j, "sha256", c.sha256);
+  put(j, "column", c.column);
+  return j;
+}
+
+json scoring(const ScoringSpec& s) {
+  json j = {{"task", to_string(s.task)}, {"labels", record_column(s.labels)}};
+  put(j, "classes", s.classes);
+  if (!s.metrics.empty()) {
+    json& metrics = j["metrics"] = json::array();
+    for (ScoringMetric metric : s.metrics)
+      metrics.push_back(to_string(metric));
+  }
+  if (!s.segments.empty()) {
+    json& segments = j["segments"] = json::array();
+    for (const SegmentKeySpec& key : s.segments) {
+      json k = record_column(key.values);
+      k["name"] = key.name;
+      segments.push_back(std::move(k));
+    }
+  }
+  put_map(j, "thresholds", s.thresholds);
+  put(j, "k", s.k);
+  if (s.query)
+    j["query"] = record_column(*s.query);
+  return j;
+}
+
 json evaluation(const Evaluation& e) {
   json j = json::object();
   if (e.set)
@@ -99,6 +130,8 @@ json evaluation(const Evaluation& e) {
     j["predictions"] = file_ref(*e.predictions);
   if (e.steps)
     j["steps"] = {{"metric", e.steps->metric}, {"values", e.steps->values}};
+  if (e.scoring)
+    j["scoring"] = scoring(*e.scoring);
   return j;
 }
 

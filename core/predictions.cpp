@@ -8,8 +8,10 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <type_traits>
 
 namespace reverify {
 namespace {
@@ -84,14 +86,6 @@ std::optional<std::string_view> header_value(std::string_view header, std::strin
   return std::nullopt;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
 Status check_finite(const Predictions& p, const std::string& name) {
   for (std::size_t i = 0; i < p.values.size(); ++i) {
     if (!std::isfinite(p.values[i])) {
@@ -103,18 +97,45 @@ Status check_finite(const Predictions& p, const std::string& name) {
   return Status::success();
 }
 
+// Converts to double; false (with the index in `inexact`) at the first integer a double cannot
+// hold exactly (beyond 2^53).
 template <class T>
-void convert(std::span<const std::byte> data, std::vector<double>& out) {
+bool convert(std::span<const std::byte> data, std::vector<double>& out, std::size_t& inexact) {
   for (std::size_t i = 0; i < out.size(); ++i) {
     T v;
     std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
     out[i] = static_cast<double>(v);
+    if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
+      // 2^63 (out of range for the cast back) is itself inexact for int64 and uint64 here.
+      if (std::abs(out[i]) >= 0x1p63 || static_cast<T>(out[i]) != v) {
+        inexact = i;
+        return false;
+      }
+    }
   }
+  return true;
 }
 
-}  // namespace
+enum class NpyDtypes { floats, numbers };
 
-Result<Predictions> parse_npy(std::span<const std::byte> bytes, const std::string& name) {
+struct NpyDtype {
+  const char* descr;
+  std::size_t item;
+  bool (*convert)(std::span<const std::byte>, std::vector<double>&, std::size_t&);
+  bool integral;
+};
+
+constexpr NpyDtype kNpyDtypes[] = {
+    {"<f8", 8, convert<double>, false},      {"<f4", 4, convert<float>, false},
+    {"|b1", 1, convert<std::uint8_t>, true}, {"|u1", 1, convert<std::uint8_t>, true},
+    {"|i1", 1, convert<std::int8_t>, true},  {"<u2", 2, convert<std::uint16_t>, true},
+    {"<i2", 2, convert<std::int16_t>, true}, {"<u4", 4, convert<std::uint32_t>, true},
+    {"<i4", 4, convert<std::int32_t>, true}, {"<u8", 8, convert<std::uint64_t>, true},
+    {"<i8", 8, convert<std::int64_t>, true},
+};
+
+Result<Predictions> parse_npy_as(std::span<const std::byte> bytes, const std::string& name,
+                                 NpyDtypes accepted) {
   static constexpr unsigned char kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return parse_error(name, "not an .npy file (missing \\x93NUMPY magic)");
@@ -143,20 +164,23 @@ Result<Predictions> parse_npy(std::span<const std::byte> bytes, const std::strin
   if (!descr || !fortran || !shape)
     return parse_error(name, "malformed .npy header (needs descr, fortran_order and shape): " +
                                  std::string(header));
-  const auto dtype = trim(descr->substr(1, descr->size() >= 2 ? descr->size() - 2 : 0));
-  std::size_t item = 0;
-  if (dtype == "<f8")
-    item = 8;
-  else if (dtype == "<f4")
-    item = 4;
-  else
-    return parse_error(
-        name, "dtype '" + std::string(dtype) + "' is not supported (expected '<f4' or '<f8')");
+  const auto dtype = trim_cell(descr->substr(1, descr->size() >= 2 ? descr->size() - 2 : 0));
+  const NpyDtype* type = nullptr;
+  for (const NpyDtype& candidate : kNpyDtypes) {
+    if (dtype == candidate.descr && (accepted == NpyDtypes::numbers || !candidate.integral))
+      type = &candidate;
+  }
+  if (type == nullptr)
+    return parse_error(name, "dtype '" + std::string(dtype) + "' is not supported (expected " +
+                                 (accepted == NpyDtypes::numbers
+                                      ? "a little-endian bool, integer or '<f4'/'<f8' dtype)"
+                                      : "'<f4' or '<f8')"));
+  const std::size_t item = type->item;
 
   std::vector<std::size_t> dims;
-  for (std::string_view rest = shape->substr(1, shape->size() - 2); !trim(rest).empty();) {
+  for (std::string_view rest = shape->substr(1, shape->size() - 2); !trim_cell(rest).empty();) {
     const auto comma = std::min(rest.find(','), rest.size());
-    const auto token = trim(rest.substr(0, comma));
+    const auto token = trim_cell(rest.substr(0, comma));
     rest = comma < rest.size() ? rest.substr(comma + 1) : std::string_view{};
     if (token.empty())
       continue;
@@ -169,9 +193,9 @@ Result<Predictions> parse_npy(std::span<const std::byte> bytes, const std::strin
   if (dims.empty() || dims.size() > 2)
     return parse_error(name,
                        "shape " + std::string(*shape) + " is not supported (expected 1-D or 2-D)");
-  if (trim(*fortran) == "True" && dims.size() == 2 && dims[0] > 1 && dims[1] > 1)
+  if (trim_cell(*fortran) == "True" && dims.size() == 2 && dims[0] > 1 && dims[1] > 1)
     return parse_error(name, "Fortran (column-major) order is not supported (expected C order)");
-  if (trim(*fortran) != "True" && trim(*fortran) != "False")
+  if (trim_cell(*fortran) != "True" && trim_cell(*fortran) != "False")
     return parse_error(name, "malformed fortran_order " + std::string(*fortran));
 
   Predictions p;
@@ -187,13 +211,25 @@ Result<Predictions> parse_npy(std::span<const std::byte> bytes, const std::strin
                                  std::to_string(count * item) + " bytes of data, the file holds " +
                                  std::to_string(data.size()));
   p.values.resize(count);
-  if (item == 8)
-    convert<double>(data, p.values);
-  else
-    convert<float>(data, p.values);
-  if (auto finite = check_finite(p, name); !finite.ok())
-    return finite.error();
+  if (std::size_t inexact = 0; !type->convert(data, p.values, inexact))
+    return parse_error(name, "the integer at row " + std::to_string(inexact / p.cols) +
+                                 ", column " + std::to_string(inexact % p.cols) +
+                                 " is beyond 2^53: a double cannot hold it exactly");
+  if (accepted == NpyDtypes::floats) {
+    if (auto finite = check_finite(p, name); !finite.ok())
+      return finite.error();
+  }
   return p;
+}
+
+}  // namespace
+
+Result<Predictions> parse_npy(std::span<const std::byte> bytes, const std::string& name) {
+  return parse_npy_as(bytes, name, NpyDtypes::floats);
+}
+
+Result<Predictions> parse_npy_numbers(std::span<const std::byte> bytes, const std::string& name) {
+  return parse_npy_as(bytes, name, NpyDtypes::numbers);
 }
 
 Result<Predictions> parse_csv(std::string_view text, const std::string& name) {
@@ -202,7 +238,7 @@ Result<Predictions> parse_csv(std::string_view text, const std::string& name) {
   bool columns_known = false;
   while (!text.empty()) {
     const auto newline = std::min(text.find('\n'), text.size());
-    const auto line = trim(text.substr(0, newline));
+    const auto line = trim_cell(text.substr(0, newline));
     text = newline < text.size() ? text.substr(newline + 1) : std::string_view{};
     ++line_number;
     if (line.empty())
@@ -211,13 +247,9 @@ Result<Predictions> parse_csv(std::string_view text, const std::string& name) {
     bool numeric = true;
     for (std::string_view rest = line;;) {
       const auto comma = std::min(rest.find(','), rest.size());
-      const auto cell = trim(rest.substr(0, comma));
-      double v = 0;
-      const char* begin = cell.data() + (!cell.empty() && cell.front() == '+');
-      auto [end, ec] = std::from_chars(begin, cell.data() + cell.size(), v);
-      if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size())
-        numeric = false;
-      row.push_back(v);
+      const auto v = parse_cell_number(trim_cell(rest.substr(0, comma)));
+      numeric = numeric && v.has_value();
+      row.push_back(v.value_or(0));
       if (comma == rest.size())
         break;
       rest = rest.substr(comma + 1);
@@ -248,6 +280,23 @@ Result<Predictions> parse_csv(std::string_view text, const std::string& name) {
   if (auto finite = check_finite(p, name); !finite.ok())
     return finite.error();
   return p;
+}
+
+std::string_view trim_cell(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::optional<double> parse_cell_number(std::string_view cell) {
+  double value = 0;
+  const char* begin = cell.data() + (!cell.empty() && cell.front() == '+');
+  const auto [end, ec] = std::from_chars(begin, cell.data() + cell.size(), value);
+  if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size())
+    return std::nullopt;
+  return value;
 }
 
 Result<Predictions> read_npy(const std::filesystem::path& path) {

@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.hpp"
@@ -32,6 +34,17 @@ Result<Predictions> read_csv(const std::filesystem::path& path);
 // Parse from memory (the mapped bytes); `name` is used in error messages.
 Result<Predictions> parse_npy(std::span<const std::byte> bytes, const std::string& name);
 Result<Predictions> parse_csv(std::string_view text, const std::string& name);
+// Like parse_npy, and also bool and integer dtypes (|b1, |u1, |i1, <u2, <i2, <u4, <i4, <u8, <i8),
+// as doubles: labels, segment keys and query ids (core/eval_columns.hpp), whose reader judges NaN
+// and infinite values itself. An integer beyond 2^53 that a double cannot hold exactly is an
+// error naming its row.
+Result<Predictions> parse_npy_numbers(std::span<const std::byte> bytes, const std::string& name);
+
+// The text cells of CSV and one-value-per-line files, as every reader of per-record files reads
+// them: a cell without its surrounding spaces, tabs and carriage returns; a number as
+// std::from_chars reads it, with an optional leading '+', the whole cell or nothing.
+std::string_view trim_cell(std::string_view cell);
+std::optional<double> parse_cell_number(std::string_view cell);
 
 // Writes a little-endian <f8 .npy (format 1.0), C order. For tests, benchmarks and calibration.
 Status write_npy(const std::filesystem::path& path, const Predictions& predictions);
