@@ -97,7 +97,7 @@ Result<TensorHash> hash_safetensors(const std::filesystem::path& file, const Has
   Status status = run_parallel(specs.size(), options.threads, [&](std::size_t k) -> Status {
     const SafetensorsTensor& t = specs[order[k]];
     auto digest = sha256_fd_range(fd->get(), data_start + t.begin, t.end - t.begin,
-                                  what + ": tensor \"" + t.name + "\"", on_bytes);
+                                  what + ": tensor \"" + t.name + "\"", on_bytes, options.read_path);
     if (!digest)
       return digest.error();
     result.tensors[order[k]] = TensorDigest{t.name, t.dtype, t.shape, std::move(digest->sha256)};
