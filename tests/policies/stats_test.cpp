@@ -36,6 +36,33 @@ TEST_CASE("radix sort orders doubles like std::sort, including negatives, zeros 
   }
 }
 
+TEST_CASE("radix sort into a second buffer: the same order, the input left as it was") {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0, 1);
+  // Under 4096, up to one cache-sized leaf (16384), above it (the split through memory), and all
+  // equal (no differing bit).
+  for (std::size_t n : {1u, 3000u, 16384u, 16385u, 300000u}) {
+    std::vector<double> in(n);
+    for (auto& x : in)
+      x = unit(rng);
+    for (const bool constant : {false, true}) {
+      if (constant)
+        std::fill(in.begin(), in.end(), 0.25);
+      const auto before = in;
+      auto expected = in;
+      std::sort(expected.begin(), expected.end());
+      for (unsigned threads : {1u, 2u}) {
+        CAPTURE(n);
+        CAPTURE(constant);
+        const auto buffer = stats::allocate_sort_buffer(n);
+        stats::radix_sort(std::span<const double>(in), std::span<double>(buffer.get(), n), threads);
+        CHECK(std::equal(buffer.get(), buffer.get() + n, expected.begin(), expected.end()));
+        CHECK(in == before);
+      }
+    }
+  }
+}
+
 TEST_CASE("radix sort skips constant digits and still sorts values sharing high bits") {
   std::vector<double> v(50000);
   for (std::size_t i = 0; i < v.size(); ++i)
