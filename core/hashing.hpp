@@ -12,10 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "core/hashing_paths.hpp"
 #include "core/result.hpp"
 
 namespace reverify {
+
+enum class ReadPath;  // core/hashing_paths.hpp
 
 struct HashProgress {
   std::uint64_t files_done = 0, files_total = 0;

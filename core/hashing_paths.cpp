@@ -1,6 +1,7 @@
 #include "core/hashing_paths.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace reverify {
 namespace {
@@ -66,8 +67,9 @@ void PathChooser::record(PageLayout layout, ReadPath path, std::uint64_t bytes,
   std::lock_guard lock(mutex_);
   Tally& tally = layouts_[static_cast<std::size_t>(layout)].paths[static_cast<std::size_t>(path)];
   ++tally.windows;
-  tally.ns = tally.ns * kDecay + static_cast<double>(cpu_ns);
-  tally.bytes = tally.bytes * kDecay + static_cast<double>(bytes);
+  const double weight = std::pow(kDecay, static_cast<double>(bytes) / kDecayBytes);
+  tally.ns = tally.ns * weight + static_cast<double>(cpu_ns);
+  tally.bytes = tally.bytes * weight + static_cast<double>(bytes);
 }
 
 PathChooser::Estimate PathChooser::estimate(PageLayout layout, ReadPath path) const {

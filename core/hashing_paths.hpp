@@ -41,7 +41,10 @@ class PathChooser {
  public:
   static constexpr unsigned kFirstTries = 2;     // windows per path before the first comparison
   static constexpr unsigned kExploreEvery = 32;  // then one window in this many tries another path
-  static constexpr double kDecay = 0.75;         // weight of a path's older windows per new one
+  // Older windows weigh kDecay less for every kDecayBytes hashed since through the same path, so
+  // an estimate follows the last few dozen MiB whether they came in large windows or small files.
+  static constexpr double kDecay = 0.75;
+  static constexpr double kDecayBytes = 8 * 1024 * 1024;
 
   // The path for the next window of `layout`.
   ReadPath choose(PageLayout layout);
