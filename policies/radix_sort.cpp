@@ -116,6 +116,7 @@ unsigned leaf_width(std::size_t n) {
 struct Digit {
   unsigned shift = 0;
   std::size_t buckets = 0;  // 0: all keys are equal
+  bool crowded = false;     // some bucket holds more than kSmall keys
 };
 
 // Counts, then scatters src[0, n) (n >= 1, only the low `bits` bits differ) into dst by a digit
@@ -145,17 +146,18 @@ Digit scatter(const S* src, Key* dst, std::size_t n, unsigned bits, unsigned wid
       }
       continue;
     }
-    C sum = 0;
+    C sum = 0, most = 0;
     for (std::size_t b = 0; b < buckets; ++b) {
       const C count = end[b];
       end[b] = sum;
       sum += count;
+      most = std::max(most, count);
     }
     for (std::size_t i = 0; i < n; ++i) {
       const Key k = load(src + i);
       dst[end[(k >> shift) & mask]++] = k;
     }
-    return {shift, buckets};
+    return {shift, buckets, most > kSmall};
   }
 }
 
@@ -200,7 +202,7 @@ void sort_leaf(const S* src, double* out, std::size_t n, unsigned bits, Workspac
   } else {
     const Digit digit = scatter(src, t, n, bits, leaf_width(n), ws.end.data());
     std::uint32_t begin = 0;
-    for (std::size_t b = 0; b < digit.buckets; ++b) {
+    for (std::size_t b = 0; digit.crowded && b < digit.buckets; ++b) {
       const std::uint32_t end = ws.end[b];
       if (end - begin > kSmall)
         sort_keys(t + begin, aux + begin, end - begin, digit.shift);

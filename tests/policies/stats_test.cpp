@@ -148,22 +148,53 @@ TEST_CASE("compare: different shapes give no paired statistics") {
   CHECK(same.ks == 0);
 }
 
-TEST_CASE("compare: the two-thread merge splits at a's median, ties included, like one thread") {
+// KS and W1 by their definitions, over the pooled distinct values: the reference for the merge.
+std::pair<double, double> ks_and_w1_by_definition(std::vector<double> a, std::vector<double> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<double> pooled(a);
+  pooled.insert(pooled.end(), b.begin(), b.end());
+  std::sort(pooled.begin(), pooled.end());
+  pooled.erase(std::unique(pooled.begin(), pooled.end()), pooled.end());
+  const auto cdf = [](const std::vector<double>& xs, double x) {
+    return static_cast<double>(std::upper_bound(xs.begin(), xs.end(), x) - xs.begin()) /
+           static_cast<double>(xs.size());
+  };
+  double ks = 0, w1 = 0;
+  for (std::size_t k = 0; k < pooled.size(); ++k) {
+    const double gap = std::abs(cdf(a, pooled[k]) - cdf(b, pooled[k]));
+    ks = std::max(ks, gap);
+    if (k + 1 < pooled.size())
+      w1 += gap * (pooled[k + 1] - pooled[k]);
+  }
+  return {ks, w1};
+}
+
+TEST_CASE(
+    "compare: the merge in four ranges cut at a's quartiles, ties across the cuts included, "
+    "gives the definitions' KS and W1, the same to the last bit on 1 thread or 2") {
   std::mt19937_64 rng(7);
-  std::uniform_int_distribution<int> few(0, 9);  // heavy ties, the median value repeated
-  for (std::size_t na : {1u, 2u, 3u, 10u, 1001u}) {
-    for (std::size_t nb : {1u, 7u, 500u}) {
-      std::vector<double> a(na), b(nb);
-      for (auto& v : a)
-        v = few(rng) * 0.5;
-      for (auto& v : b)
-        v = few(rng) * 0.5 + 0.25 * (nb % 2);
-      CAPTURE(na);
-      CAPTURE(nb);
-      const auto one = stats::compare(a, b, 1, 1, false, 0.5, 1);
-      const auto two = stats::compare(a, b, 1, 1, false, 0.5, 2);
-      CHECK(two.ks == one.ks);
-      CHECK(two.wasserstein == doctest::Approx(one.wasserstein).epsilon(1e-12));
+  std::uniform_int_distribution<int> few(0, 9);  // heavy ties, the cut values repeated
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (const bool ties : {true, false}) {
+    for (std::size_t na : {1u, 2u, 3u, 4u, 5u, 10u, 1001u}) {
+      for (std::size_t nb : {1u, 7u, 500u}) {
+        std::vector<double> a(na), b(nb);
+        for (auto& v : a)
+          v = ties ? few(rng) * 0.5 : unit(rng);
+        for (auto& v : b)
+          v = ties ? few(rng) * 0.5 + 0.25 * (nb % 2) : unit(rng);
+        CAPTURE(ties);
+        CAPTURE(na);
+        CAPTURE(nb);
+        const auto one = stats::compare(a, b, 1, 1, false, 0.5, 1);
+        const auto two = stats::compare(a, b, 1, 1, false, 0.5, 2);
+        CHECK(two.ks == one.ks);
+        CHECK(two.wasserstein == one.wasserstein);
+        const auto [ks, w1] = ks_and_w1_by_definition(a, b);
+        CHECK(one.ks == doctest::Approx(ks).epsilon(1e-15));
+        CHECK(one.wasserstein == doctest::Approx(w1).epsilon(1e-12));
+      }
     }
   }
 }
