@@ -33,9 +33,11 @@ constexpr Key kSignBit = Key{1} << 63;
 // thrash the TLB.
 constexpr unsigned kWindowBits = 16;
 constexpr std::size_t kTopBuckets = 2048;
-// A leaf (its keys, its temp copy and its counts) stays in L2.
+// A leaf (its keys, its two key buffers and its counts) stays in L2.
 constexpr std::size_t kLeafMax = std::size_t{1} << 14;
-// Buckets this small are left to insertion sort.
+// A leaf sorts on the top 2 x 11 bits of what differs in it, then by insertion.
+constexpr unsigned kLeafDigit = 11;
+// Leaves this small go straight to insertion sort.
 constexpr std::size_t kSmall = 16;
 // Bigger nodes split on up to 11 bits into buckets of about half a leaf.
 constexpr unsigned kNodeBits = 11;
@@ -88,15 +90,21 @@ void insertion_sort(Key* a, std::size_t n) {
   }
 }
 
-// Insertion-sorts the keys t[0, n) into out as doubles; cheap as each key is near its place.
-void insert_into(const Key* t, double* out, std::size_t n) {
-  if (n == 0)
-    return;
+struct Workspace {
+  std::unique_ptr<Key[]> temp = std::make_unique_for_overwrite<Key[]>(kLeafMax);
+  std::unique_ptr<Key[]> aux = std::make_unique_for_overwrite<Key[]>(kLeafMax);
+  std::vector<std::uint32_t> end = std::vector<std::uint32_t>(std::size_t{2} << kLeafDigit);
+};
+
+// Writes the nearly sorted keys t[0, n) to out as doubles, inserting the few out of place; false
+// (out then unspecified) when that would take more than about 8 moves a key.
+bool insert_nearly_sorted(const Key* t, double* out, std::size_t n) {
   Key last = t[0];
   out[0] = from_key(last);
+  std::size_t budget = 8 * n;
   for (std::size_t i = 1; i < n; ++i) {
     const Key k = t[i];
-    if (k >= last) {
+    if (k >= last) [[likely]] {
       out[i] = from_key(k);
       last = k;
       continue;
@@ -105,93 +113,18 @@ void insert_into(const Key* t, double* out, std::size_t n) {
     for (; j > 0 && to_key(out[j - 1]) > k; --j)
       out[j] = out[j - 1];
     out[j] = from_key(k);
+    if ((budget -= std::min(budget, i - j)) == 0)
+      return false;
   }
+  return true;
 }
 
-// Digits of about log2(n) bits leave about one key per bucket.
-unsigned leaf_width(std::size_t n) {
-  return top_bit(n);
-}
-
-struct Digit {
-  unsigned shift = 0;
-  std::size_t buckets = 0;  // 0: all keys are equal
-  bool crowded = false;     // some bucket holds more than kSmall keys
-};
-
-// Counts, then scatters src[0, n) (n >= 1, only the low `bits` bits differ) into dst by a digit
-// of up to `width` bits, first lowering `bits` to the highest bit that differs. end
-// (>= 2^width entries) ends holding each bucket's end. When all keys are equal, dst gets a copy.
-template <class S, class C>
-Digit scatter(const S* src, Key* dst, std::size_t n, unsigned bits, unsigned width, C* end) {
-  for (;;) {
-    width = std::min(width, bits);
-    const unsigned shift = bits - width;
-    const std::size_t buckets = std::size_t{1} << width;
-    const Key mask = buckets - 1;
-    std::fill(end, end + buckets, 0);
-    const Key first = load(src);
-    Key diff = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Key k = load(src + i);
-      diff |= k ^ first;
-      ++end[(k >> shift) & mask];
-    }
-    if (top_bit(diff) < bits) {
-      bits = top_bit(diff);
-      if (bits == 0) {
-        for (std::size_t i = 0; i < n; ++i)
-          dst[i] = load(src + i);
-        return {};
-      }
-      continue;
-    }
-    C sum = 0, most = 0;
-    for (std::size_t b = 0; b < buckets; ++b) {
-      const C count = end[b];
-      end[b] = sum;
-      sum += count;
-      most = std::max(most, count);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const Key k = load(src + i);
-      dst[end[(k >> shift) & mask]++] = k;
-    }
-    return {shift, buckets, most > kSmall};
-  }
-}
-
-// Sorts the cache-sized a[0, n) in place (only the low `bits` bits differ), aux[0, n) being
-// free: for the rare buckets that one leaf digit leaves crowded.
-void sort_keys(Key* a, Key* aux, std::size_t n, unsigned bits) {
-  if (n <= kSmall) {
-    insertion_sort(a, n);
-    return;
-  }
-  std::vector<std::uint32_t> end(std::size_t{1} << leaf_width(n));
-  const Digit digit = scatter(a, aux, n, bits, leaf_width(n), end.data());
-  if (digit.buckets == 0)
-    return;
-  std::uint32_t begin = 0;
-  for (std::size_t b = 0; b < digit.buckets; ++b) {
-    if (end[b] - begin > kSmall)
-      sort_keys(aux + begin, a + begin, end[b] - begin, digit.shift);
-    begin = end[b];
-  }
-  insertion_sort(aux, n);
-  std::copy(aux, aux + n, a);
-}
-
-struct Workspace {
-  std::unique_ptr<Key[]> temp = std::make_unique_for_overwrite<Key[]>(kLeafMax);
-  std::unique_ptr<Key[]> aux = std::make_unique_for_overwrite<Key[]>(kLeafMax);
-  std::vector<std::uint32_t> end =
-      std::vector<std::uint32_t>(std::size_t{1} << leaf_width(kLeafMax));
-};
-
-// Sorts src[0, n) (1 <= n <= kLeafMax, only the low `bits` bits differ) into out through
-// ws.temp, in cache: one digit of about log2(n) bits, then insertion sort. src is read whole
-// before out is written, so out may be src.
+// Sorts src[0, n) (1 <= n <= kLeafMax, only the low `bits` bits differ) into out, in cache: two
+// LSD passes on the top 2 x kLeafDigit bits of what differs (the leaf's own highest differing
+// bit, found while counting), after which keys out of order share those 22 bits, rare enough
+// for insertion without the mispredicted branch of every other key that one wide MSD digit left.
+// Keys clustered below 22 bits make insertion expensive: past a budget, std::sort takes over.
+// src is read whole before out is written, so out may be src.
 template <class S>
 void sort_leaf(const S* src, double* out, std::size_t n, unsigned bits, Workspace& ws) {
   Key* const t = ws.temp.get();
@@ -199,17 +132,66 @@ void sort_leaf(const S* src, double* out, std::size_t n, unsigned bits, Workspac
   if (n <= kSmall) {
     for (std::size_t i = 0; i < n; ++i)
       t[i] = load(src + i);
-  } else {
-    const Digit digit = scatter(src, t, n, bits, leaf_width(n), ws.end.data());
-    std::uint32_t begin = 0;
-    for (std::size_t b = 0; digit.crowded && b < digit.buckets; ++b) {
-      const std::uint32_t end = ws.end[b];
-      if (end - begin > kSmall)
-        sort_keys(t + begin, aux + begin, end - begin, digit.shift);
-      begin = end;
+    insertion_sort(t, n);
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = from_key(t[i]);
+    return;
+  }
+  std::uint32_t* const high = ws.end.data();
+  std::uint32_t* const low = high + (std::size_t{1} << kLeafDigit);
+  unsigned high_width = 0, low_width = 0, high_shift = 0, low_shift = 0;
+  for (;;) {
+    high_width = std::min(kLeafDigit, bits);
+    high_shift = bits - high_width;
+    low_width = std::min(kLeafDigit, high_shift);
+    low_shift = high_shift - low_width;
+    std::fill(high, high + (std::size_t{2} << kLeafDigit), 0);
+    const Key first = load(src), high_mask = (Key{1} << high_width) - 1,
+              low_mask = (Key{1} << low_width) - 1;
+    Key diff = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Key k = load(src + i);
+      diff |= k ^ first;
+      ++high[(k >> high_shift) & high_mask];
+      ++low[(k >> low_shift) & low_mask];
+    }
+    if (top_bit(diff) >= bits)
+      break;
+    bits = top_bit(diff);
+    if (bits == 0) {
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = from_key(load(src + i));
+      return;
     }
   }
-  insert_into(t, out, n);
+  const Key high_mask = (Key{1} << high_width) - 1, low_mask = (Key{1} << low_width) - 1;
+  std::uint32_t sum_high = 0, sum_low = 0;
+  for (std::size_t b = 0; b < (std::size_t{1} << kLeafDigit); ++b) {
+    sum_high += std::exchange(high[b], sum_high);
+    sum_low += std::exchange(low[b], sum_low);
+  }
+  Key* sorted = t;
+  if (low_width > 0) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const Key k = load(src + i);
+      t[low[(k >> low_shift) & low_mask]++] = k;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const Key k = t[i];
+      aux[high[(k >> high_shift) & high_mask]++] = k;
+    }
+    sorted = aux;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      const Key k = load(src + i);
+      t[high[(k >> high_shift) & high_mask]++] = k;
+    }
+  }
+  if (!insert_nearly_sorted(sorted, out, n)) {
+    std::sort(sorted, sorted + n);
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = from_key(sorted[i]);
+  }
 }
 
 // Sorts src[0, n) (n >= 1, only the low `bits` bits differ) into out; dst[0, n) is free. Each of
@@ -351,8 +333,8 @@ void radix_sort(std::span<double> values, unsigned threads) {
 }
 
 // MSD radix sort: one split through memory into buckets of about 10K keys, each then sorted in
-// cache by one digit and insertion sort. ~0.2 s, where the former LSD sort (6 passes of 11-bit
-// digits, 2048 write streams each) took 0.7-1.0 s.
+// cache (sort_leaf). The former LSD sort (6 passes of 11-bit digits, 2048 write streams each)
+// took 0.7-1.0 s for 10M doubles on the EPYC VM.
 void radix_sort(std::span<const double> in, std::span<double> out, unsigned threads) {
   const std::size_t n = in.size();
   const double* const v = in.data();

@@ -63,6 +63,27 @@ TEST_CASE("radix sort into a second buffer: the same order, the input left as it
   }
 }
 
+TEST_CASE("radix sort of many exact ties packed a few ulps apart, among values spread wide") {
+  // Most values within ~1000 ulps of 0.7, each repeated: a leaf whose keys differ only in their
+  // lowest bits, with runs of equal keys (this once recursed without end), and with outliers
+  // above them that make its 22 sorting bits useless (insertion then gives way to std::sort).
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (std::size_t n : {20u, 5000u, 16384u, 200000u}) {
+    std::vector<double> v(n);
+    for (auto& x : v)
+      x = unit(rng) < 0.9 ? 0.7 + static_cast<double>(rng() % 1000) * 1e-16 : unit(rng);
+    auto expected = v;
+    std::sort(expected.begin(), expected.end());
+    CAPTURE(n);
+    const auto buffer = stats::allocate_sort_buffer(n);
+    stats::radix_sort(std::span<const double>(v), std::span<double>(buffer.get(), n), 1);
+    CHECK(std::equal(buffer.get(), buffer.get() + n, expected.begin(), expected.end()));
+    stats::radix_sort(v, 2);
+    CHECK(v == expected);
+  }
+}
+
 TEST_CASE("radix sort skips constant digits and still sorts values sharing high bits") {
   std::vector<double> v(50000);
   for (std::size_t i = 0; i < v.size(); ++i)
