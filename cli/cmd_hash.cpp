@@ -59,7 +59,7 @@ struct HashArguments {
   bool json = false;
 
   HashOptions options(ProgressFn progress) const {
-    return HashOptions{0, std::move(progress), read_path_named(read_path)};
+    return HashOptions{0, std::move(progress), enum_from_string<ReadPath>(read_path)};
   }
 };
 
@@ -76,8 +76,8 @@ void print_io_stats() {
       if (estimate.windows == 0)
         continue;
       char cell[96];
-      std::snprintf(cell, sizeof cell, "  %s %.3f ns/B (%u windows)",
-                    std::string(to_string(path)).c_str(), estimate.ns_per_byte, estimate.windows);
+      std::snprintf(cell, sizeof cell, "  %s %.3f ns/B (%u windows)", to_string(path),
+                    estimate.ns_per_byte, estimate.windows);
       line += cell;
     }
     if (!line.empty())
@@ -172,7 +172,7 @@ int hash_safetensors_file(const fs::path& file, const HashArguments& args) {
 }
 
 int hash_plain_file(const fs::path& file, const HashArguments& args) {
-  auto digest = sha256_file(file, read_path_named(args.read_path));
+  auto digest = sha256_file(file, enum_from_string<ReadPath>(args.read_path));
   if (!digest)
     return input_error(digest.error());
   if (args.json) {
@@ -238,9 +238,8 @@ Action define_hash(CLI::App& app) {
                  "folders: compare against the file manifest in FILE; name every added, removed "
                  "and changed file and exit 1 if any")
       ->type_name("FILE");
-  std::vector<std::string> read_paths{"auto"};
-  for (std::size_t p = 0; p < kReadPaths; ++p)
-    read_paths.emplace_back(to_string(static_cast<ReadPath>(p)));
+  std::vector<std::string> read_paths = enum_choices<ReadPath>();
+  read_paths.insert(read_paths.begin(), "auto");
   app.add_option("--read-path", o->read_path,
                  "how file bytes are got: auto (per 8 MiB window, the path measured cheapest in "
                  "this run for how the window sits in the page cache), or always one: map (a "

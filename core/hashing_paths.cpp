@@ -4,33 +4,18 @@
 #include <cmath>
 
 namespace reverify {
-namespace {
-
-constexpr std::array<std::string_view, kPageLayouts> kLayoutNames{"short_range", "small_pages",
-                                                                  "huge_pages"};
-constexpr std::array<std::string_view, kReadPaths> kPathNames{"map", "read_64k", "read_256k",
-                                                              "read_1m"};
-constexpr std::array<std::size_t, kReadPaths> kBufferBytes{0, 64 * 1024, 256 * 1024, 1024 * 1024};
-
-}  // namespace
-
-std::string_view to_string(PageLayout layout) {
-  return kLayoutNames[static_cast<std::size_t>(layout)];
-}
-
-std::string_view to_string(ReadPath path) {
-  return kPathNames[static_cast<std::size_t>(path)];
-}
-
-std::optional<ReadPath> read_path_named(std::string_view name) {
-  for (std::size_t i = 0; i < kReadPaths; ++i)
-    if (kPathNames[i] == name)
-      return static_cast<ReadPath>(i);
-  return std::nullopt;
-}
-
 std::size_t read_buffer_bytes(ReadPath path) {
-  return kBufferBytes[static_cast<std::size_t>(path)];
+  switch (path) {
+    case ReadPath::map:
+      return 0;
+    case ReadPath::read_64k:
+      return 64 * 1024;
+    case ReadPath::read_256k:
+      return 256 * 1024;
+    case ReadPath::read_1m:
+      return 1024 * 1024;
+  }
+  return 0;
 }
 
 ReadPath PathChooser::choose(PageLayout layout) {

@@ -12,9 +12,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
-#include <optional>
-#include <string_view>
+
+#include "core/enum_names.hpp"
 
 namespace reverify {
 
@@ -24,13 +25,23 @@ enum class PageLayout {
   small_pages,  // mapped by fault-around, 64 KiB a fault: 4 KiB pages or small folios
   huge_pages,   // 2 MiB folios, each mapped by one fault
 };
-inline constexpr std::size_t kPageLayouts = 3;
-std::string_view to_string(PageLayout layout);
+template <>
+struct EnumNames<PageLayout> {
+  static constexpr EnumName<PageLayout> table[] = {{PageLayout::short_range, "short_range"},
+                                                   {PageLayout::small_pages, "small_pages"},
+                                                   {PageLayout::huge_pages, "huge_pages"}};
+};
+inline constexpr std::size_t kPageLayouts = std::size(EnumNames<PageLayout>::table);
 
 enum class ReadPath { map, read_64k, read_256k, read_1m };
-inline constexpr std::size_t kReadPaths = 4;
-std::string_view to_string(ReadPath path);
-std::optional<ReadPath> read_path_named(std::string_view name);
+template <>
+struct EnumNames<ReadPath> {
+  static constexpr EnumName<ReadPath> table[] = {{ReadPath::map, "map"},
+                                                 {ReadPath::read_64k, "read_64k"},
+                                                 {ReadPath::read_256k, "read_256k"},
+                                                 {ReadPath::read_1m, "read_1m"}};
+};
+inline constexpr std::size_t kReadPaths = std::size(EnumNames<ReadPath>::table);
 // The buffer a read path fills per pread(); 0 for map.
 std::size_t read_buffer_bytes(ReadPath path);
 

@@ -15,6 +15,8 @@
 #include <limits>
 #include <optional>
 
+#include "core/hashing_io.hpp"
+
 namespace reverify {
 namespace {
 
@@ -202,51 +204,20 @@ void widen_floats(const std::byte* floats, std::size_t count, double* out) {
   }
 }
 
-// pread() until `size` bytes are in, or an error naming the file.
-Status read_fully(int fd, std::uint64_t offset, void* into, std::size_t size,
-                  const std::string& name) {
-  auto* bytes = static_cast<char*>(into);
-  for (std::size_t done = 0; done < size;) {
-    const ssize_t got = ::pread(fd, bytes + done, size - done, static_cast<off_t>(offset + done));
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      return make_error(ErrorCode::io, name + ": read failed: " + std::strerror(errno));
-    if (got == 0)
-      return make_error(ErrorCode::io, name + ": the file shrank while it was being read");
-    done += static_cast<std::size_t>(got);
-  }
-  return Status::success();
-}
-
 bool has_npy_magic(std::span<const std::byte> bytes) {
   return !bytes.empty() && bytes[0] == std::byte{0x93};
 }
 
-// An open file descriptor, closed on destruction.
-class OpenFile {
- public:
-  explicit OpenFile(int fd) : fd_(fd) {}
-  OpenFile(const OpenFile&) = delete;
-  OpenFile& operator=(const OpenFile&) = delete;
-  ~OpenFile() { ::close(fd_); }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-// Opens a regular file for reading: its descriptor and size, or an io error naming the path.
-Result<std::pair<int, std::uint64_t>> open_regular(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+// Opens a regular file for reading: its descriptor and size, or an io error naming the path
+// (a missing file included).
+Result<std::pair<UniqueFd, std::uint64_t>> open_regular(const std::filesystem::path& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0)
     return make_error(ErrorCode::io, path.string() + ": cannot open: " + std::strerror(errno));
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
     return make_error(ErrorCode::io, path.string() + ": not a regular file");
-  }
-  return std::pair{fd, static_cast<std::uint64_t>(st.st_size)};
+  return std::pair{std::move(fd), static_cast<std::uint64_t>(st.st_size)};
 }
 
 // Up to `limit` bytes from the start of the file.
@@ -254,9 +225,9 @@ Result<std::string> read_start(const std::filesystem::path& path, std::uint64_t 
   auto opened = open_regular(path);
   if (!opened.ok())
     return opened.error();
-  const OpenFile file(opened->first);
   std::string bytes(std::min(limit, opened->second), '\0');
-  if (auto read = read_fully(file.get(), 0, bytes.data(), bytes.size(), path.string()); !read.ok())
+  if (auto read = read_exact(opened->first.get(), 0, bytes.data(), bytes.size(), path.string());
+      !read.ok())
     return read.error();
   return bytes;
 }
@@ -344,11 +315,10 @@ Result<Predictions> read_npy(const std::filesystem::path& path) {
   auto opened = open_regular(path);
   if (!opened.ok())
     return opened.error();
-  const OpenFile file(opened->first);
-  const int fd = file.get();
+  const int fd = opened->first.get();
   const std::uint64_t file_size = opened->second;
   std::vector<std::byte> head(std::min<std::uint64_t>(file_size, kNpyPreamble));
-  if (auto read = read_fully(fd, 0, head.data(), head.size(), name); !read.ok())
+  if (auto read = read_exact(fd, 0, head.data(), head.size(), name); !read.ok())
     return read.error();
   const auto data_offset = npy_data_offset(head, name);
   if (!data_offset.ok())
@@ -356,7 +326,7 @@ Result<Predictions> read_npy(const std::filesystem::path& path) {
   if (*data_offset > file_size)
     return parse_error(name, "truncated .npy header");
   head.resize(*data_offset);
-  if (auto read = read_fully(fd, 0, head.data(), head.size(), name); !read.ok())
+  if (auto read = read_exact(fd, 0, head.data(), head.size(), name); !read.ok())
     return read.error();
   const auto layout = parse_npy_header(head, file_size, name);
   if (!layout.ok())
@@ -365,7 +335,7 @@ Result<Predictions> read_npy(const std::filesystem::path& path) {
   Predictions p = empty_predictions(*layout);
   size_values(p, layout->count());
   if (layout->item == 8) {
-    if (auto read = read_fully(fd, layout->data_offset, p.values.data(),
+    if (auto read = read_exact(fd, layout->data_offset, p.values.data(),
                                layout->count() * sizeof(double), name);
         !read.ok())
       return read.error();
@@ -374,7 +344,7 @@ Result<Predictions> read_npy(const std::filesystem::path& path) {
     std::vector<std::byte> floats(kFloatsPerRead * sizeof(float));
     for (std::size_t done = 0; done < layout->count();) {
       const std::size_t n = std::min(kFloatsPerRead, layout->count() - done);
-      if (auto read = read_fully(fd, layout->data_offset + done * sizeof(float), floats.data(),
+      if (auto read = read_exact(fd, layout->data_offset + done * sizeof(float), floats.data(),
                                  n * sizeof(float), name);
           !read.ok())
         return read.error();

@@ -142,8 +142,8 @@ PageLayout probe_layout(const char* data, std::uint64_t offset, std::uint64_t at
   return thread_page_faults() - before <= 1 ? PageLayout::huge_pages : PageLayout::small_pages;
 }
 
-// Hashes [offset, offset + length) window by window. `mapping` (may be null) maps it from
-// `data`; every window not hashed from it is read into `buffer`.
+// Hashes [offset, offset + length) of a file window by window, each through the path the shared
+// PathChooser picks for its page layout (or the forced one), and tells the chooser what it cost.
 class WindowHasher {
  public:
   WindowHasher(int fd, std::uint64_t offset, std::uint64_t length, const std::string& what,
@@ -156,23 +156,18 @@ class WindowHasher {
         forced_(forced),
         buffer_(thread_read_buffer()) {}
 
-  // One window: [offset, offset + length) whole, laid out as `layout`.
+  // The whole range as one window of `layout` (a short range: no probe, no cut).
   Status hash_whole(PageLayout layout) {
     const std::uint64_t start = thread_cpu_ns();
     const ReadPath path = choose(layout);
     const auto mapping =
         path == ReadPath::map ? MappedRange::map(fd_, offset_, end_ - offset_) : std::nullopt;
-    Status status = Status::success();
     if (mapping) {
-      const bool complete =
-          mapping->visit([&](const char* data, std::size_t size) { hash_.update(data, size); });
-      if (!complete)
+      if (!mapping->visit([&](const char* data, std::size_t size) { hash_.update(data, size); }))
         return shrank_error(what_, end_);
-    } else {
-      status = read_window(offset_, end_, path);
+    } else if (Status read = read_window(offset_, end_, path); !read) {
+      return read;
     }
-    if (!status)
-      return status;
     finish_window(layout, mapping ? path : readable(path), end_ - offset_, start);
     return Status::success();
   }

@@ -42,7 +42,7 @@ std::vector<std::optional<ReadPath>> every_path() {
 }
 
 std::string path_name(const std::optional<ReadPath>& path) {
-  return path ? std::string(reverify::to_string(*path)) : "chosen";
+  return path ? reverify::to_string(*path) : "chosen";
 }
 
 }  // namespace
@@ -173,10 +173,10 @@ TEST_CASE("the chooser tries every path, then takes the cheapest and now and the
 TEST_CASE("read paths and page layouts have names") {
   for (std::size_t p = 0; p < reverify::kReadPaths; ++p) {
     const auto path = static_cast<ReadPath>(p);
-    CHECK(reverify::read_path_named(reverify::to_string(path)) == path);
+    CHECK(reverify::enum_from_string<ReadPath>(reverify::to_string(path)) == path);
   }
-  CHECK_FALSE(reverify::read_path_named("auto").has_value());
+  CHECK_FALSE(reverify::enum_from_string<ReadPath>("auto").has_value());
   CHECK(reverify::read_buffer_bytes(ReadPath::map) == 0);
   CHECK(reverify::read_buffer_bytes(ReadPath::read_64k) == 64 * KiB);
-  CHECK(reverify::to_string(PageLayout::huge_pages) == "huge_pages");
+  CHECK(std::string(reverify::to_string(PageLayout::huge_pages)) == "huge_pages");
 }
