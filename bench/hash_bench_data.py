@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Generates the hash benchmark's data in OUT: corpus/ (~2 GiB, ~2000 files of mixed sizes, in
-nested folders) and model.safetensors (~2 GiB, tensors of model-like mixed sizes). Deterministic.
-HASH_BENCH_GIB (default 2) scales both, for a quick smoke run."""
+nested folders) and model.safetensors (~2 GiB, tensors of model-like mixed sizes), both written in
+large chunks (so they sit in the page cache in large folios, 2 MiB where the file system allows);
+and fresh/ (~1 GiB in 256 files of 4 MiB) written 4 KiB at a time, as a program writing its
+output leaves it: in 4 KiB pages. Deterministic. HASH_BENCH_GIB (default 2) scales all three, for
+a quick smoke run. `hash_bench_data.py --fresh OUT` writes fresh/ again (new pages), only."""
 import json
 import os
 import random
@@ -10,9 +13,12 @@ import sys
 
 GIB = 1 << 30
 scale_gib = float(os.environ.get("HASH_BENCH_GIB", "2"))
-out = sys.argv[1]
+fresh_only = sys.argv[1] == "--fresh"
+out = sys.argv[-1]
 rng = random.Random(2026)
-pool = os.urandom(64 << 20)  # content does not change SHA-256 speed; slices of one pool suffice
+# Content does not change SHA-256 speed: slices of one pool suffice. From the seeded generator, so
+# fresh/ written again holds the same bytes.
+pool = rng.randbytes(64 << 20)
 
 
 def write_bytes(f, size):
@@ -22,6 +28,17 @@ def write_bytes(f, size):
         f.write(chunk)
         size -= len(chunk)
 
+
+# fresh/: 256 files of 4 MiB (at HASH_BENCH_GIB=2), each written by 4 KiB writes.
+fresh_files, fresh_size, page = 256, max(4096, int(4 * (1 << 20) * scale_gib / 2)), 4096
+os.makedirs(os.path.join(out, "fresh"), exist_ok=True)
+for i in range(fresh_files):
+    with open(os.path.join(out, "fresh", f"file-{i:03d}.bin"), "wb", buffering=0) as f:
+        start = rng.randrange(0, len(pool) - fresh_size)
+        for at in range(start, start + fresh_size, page):
+            f.write(pool[at:at + page])
+if fresh_only:
+    sys.exit(0)
 
 # Mixed sizes: many small files, a body of medium ones, a few large ones (log-uniform in bands).
 sizes = [int(2 ** rng.uniform(10, 16)) for _ in range(1400)]            # 1 KiB .. 64 KiB

@@ -6,8 +6,11 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <thread>
 
 #include "cli/command.hpp"
+#include "core/hashing_pool.hpp"
 #include "core/predictions.hpp"
 #include "policies/bands.hpp"
 #include "policies/checks.hpp"
@@ -64,12 +67,12 @@ Result<DistributionBands> read_tolerances(const std::string& path) {
   return bands;
 }
 
-nlohmann::json shape_json(const std::string& path, const reverify::Predictions& p) {
+nlohmann::json shape_json(const std::string& path, const reverify::PredictionsView& p) {
   return {{"path", path}, {"rows", p.rows}, {"cols", p.cols}};
 }
 
 void print_table(const std::string& original_path, const std::string& rebuilt_path,
-                 const reverify::Predictions& o, const reverify::Predictions& r,
+                 const reverify::PredictionsView& o, const reverify::PredictionsView& r,
                  const reverify::stats::Comparison& c,
                  const std::vector<reverify::CheckResult>& checks) {
   std::printf("%-14s %-24s %-24s\n", "", "original", "rebuilt");
@@ -122,16 +125,20 @@ int run_compare(const CompareArguments& options) {
       return reverify::cli::usage_error("compare", read.error().message);
     bands = std::move(read).value();
   }
-  auto original = reverify::read_predictions(original_path);
+  // The two files are read at once, the rebuild's on a helper thread; .npy files of float64 are
+  // read in place (mapped), a short-lived command being the place for that.
+  std::optional<Result<reverify::PredictionsView>> rebuilt;
+  std::thread reader([&] { rebuilt.emplace(reverify::view_predictions(rebuilt_path)); });
+  auto original = reverify::view_predictions(original_path);
+  reader.join();
   if (!original.ok())
     return reverify::cli::usage_error("compare", original.error().message);
-  auto rebuilt = reverify::read_predictions(rebuilt_path);
-  if (!rebuilt.ok())
-    return reverify::cli::usage_error("compare", rebuilt.error().message);
+  if (!rebuilt->ok())
+    return reverify::cli::usage_error("compare", rebuilt->error().message);
   const auto& o = *original;
-  const auto& r = *rebuilt;
-  const auto c =
-      reverify::stats::compare(o.view(), r.view(), o.cols, r.cols, o.two_d && r.two_d, threshold);
+  const auto& r = **rebuilt;
+  const auto c = reverify::stats::compare(o.view(), r.view(), o.cols, r.cols, o.two_d && r.two_d,
+                                          threshold, std::max(2u, reverify::usable_cores()));
 
   std::vector<reverify::CheckResult> checks;
   if (bands) {

@@ -1,14 +1,18 @@
 // reverify hash PATH: the file manifest of a folder, the tensor hash of a .safetensors file, or the
 // sha256 of any other file (DESIGN.md, "Manifest v1"). The root hash is always stdout's last line.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "cli/hash_progress.hpp"
 #include "core/hashing.hpp"
+#include "core/hashing_paths.hpp"
 
 namespace reverify::cli {
 namespace {
@@ -50,8 +54,36 @@ struct HashArguments {
   std::string path;
   std::optional<std::string> write, verify;
   std::string format = "manifest";  // of --write: manifest (DESIGN's) or sha256sum
+  std::string read_path = "auto";   // auto (measured per window) or one ReadPath's name
+  bool io_stats = false;
   bool json = false;
+
+  HashOptions options(ProgressFn progress) const {
+    return HashOptions{0, std::move(progress), enum_from_string<ReadPath>(read_path)};
+  }
 };
+
+// --io-stats: what each read path cost per byte of each page layout in this run, and how many
+// windows it hashed (the choice was the cheapest; the others were tried now and then).
+void print_io_stats() {
+  const PathChooser& chooser = PathChooser::shared();
+  for (std::size_t l = 0; l < kPageLayouts; ++l) {
+    const auto layout = static_cast<PageLayout>(l);
+    std::string line;
+    for (std::size_t p = 0; p < kReadPaths; ++p) {
+      const auto path = static_cast<ReadPath>(p);
+      const auto estimate = chooser.estimate(layout, path);
+      if (estimate.windows == 0)
+        continue;
+      char cell[96];
+      std::snprintf(cell, sizeof cell, "  %s %.3f ns/B (%u windows)", to_string(path),
+                    estimate.ns_per_byte, estimate.windows);
+      line += cell;
+    }
+    if (!line.empty())
+      std::cerr << "io " << to_string(layout) << ":" << line << "\n";
+  }
+}
 
 int hash_folder(const fs::path& dir, const HashArguments& args) {
   std::optional<FileManifest> expected;
@@ -66,7 +98,7 @@ int hash_folder(const fs::path& dir, const HashArguments& args) {
   }
   Result<FileManifest> manifest = [&] {
     HashProgressLine progress(stderr);
-    return hash_directory(dir, HashOptions{0, progress.callback()});
+    return hash_directory(dir, args.options(progress.callback()));
   }();
   if (!manifest)
     return input_error(manifest.error());
@@ -116,7 +148,7 @@ int hash_folder(const fs::path& dir, const HashArguments& args) {
 int hash_safetensors_file(const fs::path& file, const HashArguments& args) {
   Result<TensorHash> hash = [&] {
     HashProgressLine progress(stderr);
-    return hash_safetensors(file, HashOptions{0, progress.callback()});
+    return hash_safetensors(file, args.options(progress.callback()));
   }();
   if (!hash)
     return input_error(hash.error());
@@ -140,7 +172,7 @@ int hash_safetensors_file(const fs::path& file, const HashArguments& args) {
 }
 
 int hash_plain_file(const fs::path& file, const HashArguments& args) {
-  auto digest = sha256_file(file);
+  auto digest = sha256_file(file, enum_from_string<ReadPath>(args.read_path));
   if (!digest)
     return input_error(digest.error());
   if (args.json) {
@@ -155,7 +187,7 @@ int hash_plain_file(const fs::path& file, const HashArguments& args) {
   return 0;
 }
 
-int run_hash(const HashArguments& args) {
+int hash_path(const HashArguments& args) {
   if (args.format != "manifest" && !args.write)
     return usage_error(kName, "--format says what --write writes; give --write FILE too");
   const fs::path path = args.path;
@@ -175,6 +207,13 @@ int run_hash(const HashArguments& args) {
   if (path.extension() == ".safetensors")
     return hash_safetensors_file(path, args);
   return hash_plain_file(path, args);
+}
+
+int run_hash(const HashArguments& args) {
+  const int status = hash_path(args);
+  if (args.io_stats)
+    print_io_stats();
+  return status;
 }
 
 Action define_hash(CLI::App& app) {
@@ -199,6 +238,17 @@ Action define_hash(CLI::App& app) {
                  "folders: compare against the file manifest in FILE; name every added, removed "
                  "and changed file and exit 1 if any")
       ->type_name("FILE");
+  std::vector<std::string> read_paths = enum_choices<ReadPath>();
+  read_paths.insert(read_paths.begin(), "auto");
+  app.add_option("--read-path", o->read_path,
+                 "how file bytes are got: auto (per 8 MiB window, the path measured cheapest in "
+                 "this run for how the window sits in the page cache), or always one: map (a "
+                 "read-only mapping) or read_64k/read_256k/read_1m (pread() into a buffer of "
+                 "that size); for benchmarks")
+      ->check(one_of(read_paths))
+      ->capture_default_str();
+  app.add_flag("--io-stats", o->io_stats,
+               "print to stderr what each read path cost per byte in this run, by page layout");
   add_json_flag(app, o->json);
   return [o] { return run_hash(*o); };
 }

@@ -8,12 +8,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.hpp"
 
 namespace reverify {
+
+enum class ReadPath;  // core/hashing_paths.hpp
 
 struct HashProgress {
   std::uint64_t files_done = 0, files_total = 0;
@@ -23,11 +26,16 @@ using ProgressFn =
     std::function<void(const HashProgress&)>;  // called from worker threads, serialised
 
 struct HashOptions {
-  unsigned threads = 0;  // 0 = all cores
+  unsigned threads = 0;  // 0 = every core this process may run on (usable_cores())
   ProgressFn progress;   // optional
+  // How file bytes are got: by default chosen window by window by measurement
+  // (core/hashing_paths.hpp); set, that one path for every window (tests, benchmarks).
+  std::optional<ReadPath> read_path;
 };
 
-Result<std::string> sha256_file(const std::filesystem::path& path);  // lowercase hex
+// Lowercase hex. `read_path` as in HashOptions.
+Result<std::string> sha256_file(const std::filesystem::path& path,
+                                std::optional<ReadPath> read_path = std::nullopt);
 std::string sha256_hex(std::string_view bytes);
 
 struct FileEntry {

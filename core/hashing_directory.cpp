@@ -37,7 +37,8 @@ Result<FileManifest> hash_directory(const std::filesystem::path& dir, const Hash
     auto fd = open_readonly(file.path);
     if (!fd)
       return fd.error();
-    auto digest = sha256_fd_range(fd->get(), 0, kToEndOfFile, file.relative_path, on_bytes);
+    auto digest = sha256_fd_range(fd->get(), 0, kToEndOfFile, file.relative_path, on_bytes,
+                                  options.read_path);
     if (!digest)
       return digest.error();
     manifest.files[order[k]] =

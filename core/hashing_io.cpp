@@ -31,4 +31,20 @@ Result<UniqueFd> open_readonly(const std::filesystem::path& path) {
   return UniqueFd(fd);
 }
 
+Status read_exact(int fd, std::uint64_t offset, void* into, std::size_t size,
+                  const std::string& what) {
+  auto* bytes = static_cast<char*>(into);
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t got = ::pread(fd, bytes + done, size - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return make_error(ErrorCode::io, what + ": read failed: " + std::strerror(errno));
+    if (got == 0)
+      return make_error(ErrorCode::io, what + ": the file shrank while it was being read");
+    done += static_cast<std::size_t>(got);
+  }
+  return Status::success();
+}
+
 }  // namespace reverify

@@ -1,8 +1,11 @@
 #pragma once
-// File descriptors for the hashing code: owned, closed once, opened read-only with errors as
-// values.
+// File descriptors for the hashing code and the prediction readers: owned, closed once, opened
+// read-only, read exactly, with errors as values.
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <string>
 #include <utility>
 
 #include "core/result.hpp"
@@ -27,5 +30,10 @@ class UniqueFd {
 // Opens for reading (following symlinks). ENOENT is not_found, anything else io; both name the
 // path.
 Result<UniqueFd> open_readonly(const std::filesystem::path& path);
+
+// pread() until `size` bytes from `offset` are in `into`: an io error naming `what` when a read
+// fails or the file ends first ("the file shrank while it was being read").
+Status read_exact(int fd, std::uint64_t offset, void* into, std::size_t size,
+                  const std::string& what);
 
 }  // namespace reverify

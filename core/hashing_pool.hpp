@@ -10,8 +10,12 @@
 
 namespace reverify {
 
-// Runs task(i) for every i in [0, count) on up to `threads` threads (0 = all cores), handing out
-// indices in increasing order (callers put the largest work first so no core idles at the end).
+// The cores this process may use, read at run time: the CPUs of its affinity mask, fewer when its
+// cgroup (v2 cpu.max) grants less CPU time than that, at least 1.
+unsigned usable_cores();
+
+// Runs task(i) for every i in [0, count) on up to `threads` threads (0 = usable_cores()), handing
+// out indices in increasing order (callers put the largest work first so no core idles at the end).
 // After a task fails no new index is handed out; the first failure is returned.
 Status run_parallel(std::size_t count, unsigned threads,
                     const std::function<Status(std::size_t)>& task);

@@ -19,21 +19,11 @@ namespace {
 
 constexpr std::uint64_t kLengthPrefix = 8;
 
-Result<std::string> read_exact(int fd, std::uint64_t offset, std::uint64_t length,
-                               const std::string& what) {
+Result<std::string> read_string(int fd, std::uint64_t offset, std::uint64_t length,
+                                const std::string& what) {
   std::string bytes(length, '\0');
-  std::uint64_t done = 0;
-  while (done < length) {
-    const ssize_t got =
-        ::pread(fd, bytes.data() + done, length - done, static_cast<off_t>(offset + done));
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      return make_error(ErrorCode::io, what + ": read failed: " + std::strerror(errno));
-    if (got == 0)
-      return make_error(ErrorCode::io, what + ": file shrank while being read");
-    done += static_cast<std::uint64_t>(got);
-  }
+  if (Status read = read_exact(fd, offset, bytes.data(), bytes.size(), what); !read)
+    return read.error();
   return bytes;
 }
 
@@ -55,7 +45,7 @@ Result<TensorHash> hash_safetensors(const std::filesystem::path& file, const Has
                       what + ": " + std::to_string(file_size) +
                           " bytes, too short for the 8-byte safetensors header length");
   }
-  auto prefix = read_exact(fd->get(), 0, kLengthPrefix, what);
+  auto prefix = read_string(fd->get(), 0, kLengthPrefix, what);
   if (!prefix)
     return prefix.error();
   std::uint64_t header_length = 0;
@@ -72,7 +62,7 @@ Result<TensorHash> hash_safetensors(const std::filesystem::path& file, const Has
                       what + ": safetensors header length " + std::to_string(header_length) +
                           " runs past the end of the " + std::to_string(file_size) + "-byte file");
   }
-  auto header = read_exact(fd->get(), kLengthPrefix, header_length, what);
+  auto header = read_string(fd->get(), kLengthPrefix, header_length, what);
   if (!header)
     return header.error();
   const std::uint64_t data_start = kLengthPrefix + header_length;
@@ -96,8 +86,9 @@ Result<TensorHash> hash_safetensors(const std::filesystem::path& file, const Has
   result.tensors.resize(specs.size());
   Status status = run_parallel(specs.size(), options.threads, [&](std::size_t k) -> Status {
     const SafetensorsTensor& t = specs[order[k]];
-    auto digest = sha256_fd_range(fd->get(), data_start + t.begin, t.end - t.begin,
-                                  what + ": tensor \"" + t.name + "\"", on_bytes);
+    auto digest =
+        sha256_fd_range(fd->get(), data_start + t.begin, t.end - t.begin,
+                        what + ": tensor \"" + t.name + "\"", on_bytes, options.read_path);
     if (!digest)
       return digest.error();
     result.tensors[order[k]] = TensorDigest{t.name, t.dtype, t.shape, std::move(digest->sha256)};

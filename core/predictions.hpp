@@ -1,8 +1,10 @@
 #pragma once
 // Prediction files: the rebuild's and the released model's outputs, one row per eval record in
 // eval-set order (DESIGN, "The rebuild contract"). Readers for .npy (format 1-3, <f4/<f8, 1-D or
-// 2-D, C order) and CSV (one or more numeric columns, optional header row). Files are memory-mapped
-// and converted once to double; NaN or Inf is an error naming the row and column.
+// 2-D, C order) and CSV (one or more numeric columns, optional header row). An .npy file's data is
+// read straight into `values` (one read() for <f8, into storage advised onto 2 MiB pages; <f4 is
+// widened a buffer at a time); a CSV file is mapped and parsed. NaN or Inf is an error naming the
+// row and column.
 
 #include <cstddef>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/mapped_range.hpp"
 #include "core/result.hpp"
 
 namespace reverify {
@@ -45,6 +48,32 @@ Result<Predictions> parse_npy_numbers(std::span<const std::byte> bytes, const st
 // std::from_chars reads it, with an optional leading '+', the whole cell or nothing.
 std::string_view trim_cell(std::string_view cell);
 std::optional<double> parse_cell_number(std::string_view cell);
+
+// Predictions read in place where the file allows it: an <f8, C-order .npy file's values are its
+// data, mapped (MappedFile: the page cache's own pages, no copy and no fresh memory, which on a VM
+// can cost a host fault a page); any other file is read into owned values as read_predictions
+// does. While a mapped view lives, its file must not shrink: if it does, the process ends with a
+// message naming the file (core/mapped_range.hpp), so this is for short-lived commands
+// (`reverify compare`); long-lived code uses read_predictions.
+class PredictionsView {
+ public:
+  explicit PredictionsView(Predictions owned);
+  PredictionsView(std::size_t rows, std::size_t cols, bool two_d, std::span<const double> values,
+                  MappedFile file);
+
+  std::size_t rows = 0;
+  std::size_t cols = 1;
+  bool two_d = false;
+  std::span<const double> view() const { return values_; }
+
+ private:
+  std::span<const double> values_;
+  std::optional<Predictions> owned_;
+  std::optional<MappedFile> file_;
+};
+
+// The same files and errors as read_predictions.
+Result<PredictionsView> view_predictions(const std::filesystem::path& path);
 
 // Writes a little-endian <f8 .npy (format 1.0), C order. For tests, benchmarks and calibration.
 Status write_npy(const std::filesystem::path& path, const Predictions& predictions);

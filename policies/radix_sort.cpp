@@ -9,7 +9,6 @@
 #include <memory>
 #include <new>
 #include <thread>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -34,9 +33,11 @@ constexpr Key kSignBit = Key{1} << 63;
 // thrash the TLB.
 constexpr unsigned kWindowBits = 16;
 constexpr std::size_t kTopBuckets = 2048;
-// A leaf (its keys, its temp copy and its counts) stays in L2.
+// A leaf (its keys, its two key buffers and its counts) stays in L2.
 constexpr std::size_t kLeafMax = std::size_t{1} << 14;
-// Buckets this small are left to insertion sort.
+// A leaf sorts on the top 2 x 11 bits of what differs in it, then by insertion.
+constexpr unsigned kLeafDigit = 11;
+// Leaves this small go straight to insertion sort.
 constexpr std::size_t kSmall = 16;
 // Bigger nodes split on up to 11 bits into buckets of about half a leaf.
 constexpr unsigned kNodeBits = 11;
@@ -50,7 +51,8 @@ double from_key(Key k) {
   return std::bit_cast<double>((k & kSignBit) ? (k & ~kSignBit) : ~k);
 }
 
-// Keys are held either as the caller's doubles or as scratch keys.
+// Values are held either as doubles (the input, the output, a split's scratch) or as keys (a
+// leaf's workspace, the room a crowded bucket splits into).
 Key load(const double* p) {
   return to_key(*p);
 }
@@ -88,15 +90,21 @@ void insertion_sort(Key* a, std::size_t n) {
   }
 }
 
-// Insertion-sorts the keys t[0, n) into out as doubles; cheap as each key is near its place.
-void insert_into(const Key* t, double* out, std::size_t n) {
-  if (n == 0)
-    return;
+struct Workspace {
+  std::unique_ptr<Key[]> temp = std::make_unique_for_overwrite<Key[]>(kLeafMax);
+  std::unique_ptr<Key[]> aux = std::make_unique_for_overwrite<Key[]>(kLeafMax);
+  std::vector<std::uint32_t> end = std::vector<std::uint32_t>(std::size_t{2} << kLeafDigit);
+};
+
+// Writes the nearly sorted keys t[0, n) to out as doubles, inserting the few out of place; false
+// (out then unspecified) when that would take more than about 8 moves a key.
+bool insert_nearly_sorted(const Key* t, double* out, std::size_t n) {
   Key last = t[0];
   out[0] = from_key(last);
+  std::size_t budget = 8 * n;
   for (std::size_t i = 1; i < n; ++i) {
     const Key k = t[i];
-    if (k >= last) {
+    if (k >= last) [[likely]] {
       out[i] = from_key(k);
       last = k;
       continue;
@@ -105,117 +113,93 @@ void insert_into(const Key* t, double* out, std::size_t n) {
     for (; j > 0 && to_key(out[j - 1]) > k; --j)
       out[j] = out[j - 1];
     out[j] = from_key(k);
+    if ((budget -= std::min(budget, i - j)) == 0)
+      return false;
   }
+  return true;
 }
 
-// Digits of about log2(n) bits leave about one key per bucket.
-unsigned leaf_width(std::size_t n) {
-  return top_bit(n);
-}
-
-struct Digit {
-  unsigned shift = 0;
-  std::size_t buckets = 0;  // 0: all keys are equal
-};
-
-// Counts, then scatters src[0, n) (n >= 1, only the low `bits` bits differ) into dst by a digit
-// of up to `width` bits, first lowering `bits` to the highest bit that differs. end
-// (>= 2^width entries) ends holding each bucket's end. When all keys are equal, dst gets a copy.
-template <class S, class C>
-Digit scatter(const S* src, Key* dst, std::size_t n, unsigned bits, unsigned width, C* end) {
+// Sorts src[0, n) (1 <= n <= kLeafMax, only the low `bits` bits differ) into out, in cache: two
+// LSD passes on the top 2 x kLeafDigit bits of what differs (the leaf's own highest differing
+// bit, found while counting), after which keys out of order share those 22 bits, rare enough
+// for insertion without the mispredicted branch of every other key that one wide MSD digit left.
+// Keys clustered below 22 bits make insertion expensive: past a budget, std::sort takes over.
+// src is read whole before out is written, so out may be src.
+template <class S>
+void sort_leaf(const S* src, double* out, std::size_t n, unsigned bits, Workspace& ws) {
+  Key* const t = ws.temp.get();
+  Key* const aux = ws.aux.get();
+  if (n <= kSmall) {
+    for (std::size_t i = 0; i < n; ++i)
+      t[i] = load(src + i);
+    insertion_sort(t, n);
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = from_key(t[i]);
+    return;
+  }
+  std::uint32_t* const high = ws.end.data();
+  std::uint32_t* const low = high + (std::size_t{1} << kLeafDigit);
+  unsigned high_width = 0, low_width = 0, high_shift = 0, low_shift = 0;
   for (;;) {
-    width = std::min(width, bits);
-    const unsigned shift = bits - width;
-    const std::size_t buckets = std::size_t{1} << width;
-    const Key mask = buckets - 1;
-    std::fill(end, end + buckets, 0);
-    const Key first = load(src);
+    high_width = std::min(kLeafDigit, bits);
+    high_shift = bits - high_width;
+    low_width = std::min(kLeafDigit, high_shift);
+    low_shift = high_shift - low_width;
+    std::fill(high, high + (std::size_t{2} << kLeafDigit), 0);
+    const Key first = load(src), high_mask = (Key{1} << high_width) - 1,
+              low_mask = (Key{1} << low_width) - 1;
     Key diff = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const Key k = load(src + i);
       diff |= k ^ first;
-      ++end[(k >> shift) & mask];
+      ++high[(k >> high_shift) & high_mask];
+      ++low[(k >> low_shift) & low_mask];
     }
-    if (top_bit(diff) < bits) {
-      bits = top_bit(diff);
-      if (bits == 0) {
-        for (std::size_t i = 0; i < n; ++i)
-          dst[i] = load(src + i);
-        return {};
-      }
-      continue;
+    if (top_bit(diff) >= bits)
+      break;
+    bits = top_bit(diff);
+    if (bits == 0) {
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = from_key(load(src + i));
+      return;
     }
-    C sum = 0;
-    for (std::size_t b = 0; b < buckets; ++b) {
-      const C count = end[b];
-      end[b] = sum;
-      sum += count;
-    }
+  }
+  const Key high_mask = (Key{1} << high_width) - 1, low_mask = (Key{1} << low_width) - 1;
+  std::uint32_t sum_high = 0, sum_low = 0;
+  for (std::size_t b = 0; b < (std::size_t{1} << kLeafDigit); ++b) {
+    sum_high += std::exchange(high[b], sum_high);
+    sum_low += std::exchange(low[b], sum_low);
+  }
+  Key* sorted = t;
+  if (low_width > 0) {
     for (std::size_t i = 0; i < n; ++i) {
       const Key k = load(src + i);
-      dst[end[(k >> shift) & mask]++] = k;
+      t[low[(k >> low_shift) & low_mask]++] = k;
     }
-    return {shift, buckets};
-  }
-}
-
-// Sorts the cache-sized a[0, n) in place (only the low `bits` bits differ), aux[0, n) being
-// free: for the rare buckets that one leaf digit leaves crowded.
-void sort_keys(Key* a, Key* aux, std::size_t n, unsigned bits) {
-  if (n <= kSmall) {
-    insertion_sort(a, n);
-    return;
-  }
-  std::vector<std::uint32_t> end(std::size_t{1} << leaf_width(n));
-  const Digit digit = scatter(a, aux, n, bits, leaf_width(n), end.data());
-  if (digit.buckets == 0)
-    return;
-  std::uint32_t begin = 0;
-  for (std::size_t b = 0; b < digit.buckets; ++b) {
-    if (end[b] - begin > kSmall)
-      sort_keys(aux + begin, a + begin, end[b] - begin, digit.shift);
-    begin = end[b];
-  }
-  insertion_sort(aux, n);
-  std::copy(aux, aux + n, a);
-}
-
-struct Workspace {
-  std::unique_ptr<Key[]> temp = std::make_unique_for_overwrite<Key[]>(kLeafMax);
-  std::vector<std::uint32_t> end =
-      std::vector<std::uint32_t>(std::size_t{1} << leaf_width(kLeafMax));
-};
-
-// Sorts src[0, n) (1 <= n <= kLeafMax, only the low `bits` bits differ) into out through
-// ws.temp, in cache: one digit of about log2(n) bits, then insertion sort. aux[0, n) is free.
-template <class S>
-void sort_leaf(const S* src, Key* aux, double* out, std::size_t n, unsigned bits, Workspace& ws) {
-  Key* const t = ws.temp.get();
-  if (n <= kSmall) {
-    for (std::size_t i = 0; i < n; ++i)
-      t[i] = load(src + i);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Key k = t[i];
+      aux[high[(k >> high_shift) & high_mask]++] = k;
+    }
+    sorted = aux;
   } else {
-    const Digit digit = scatter(src, t, n, bits, leaf_width(n), ws.end.data());
-    std::uint32_t begin = 0;
-    for (std::size_t b = 0; b < digit.buckets; ++b) {
-      const std::uint32_t end = ws.end[b];
-      if (end - begin > kSmall)
-        sort_keys(t + begin, aux + begin, end - begin, digit.shift);
-      begin = end;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Key k = load(src + i);
+      t[high[(k >> high_shift) & high_mask]++] = k;
     }
   }
-  insert_into(t, out, n);
+  if (!insert_nearly_sorted(sorted, out, n)) {
+    std::sort(sorted, sorted + n);
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = from_key(sorted[i]);
+  }
 }
 
-// Sorts src[0, n) (n >= 1, only the low `bits` bits differ) into out; dst[0, n) is free. One of
-// src and dst is scratch keys, the other is out.
+// Sorts src[0, n) (n >= 1, only the low `bits` bits differ) into out; dst[0, n) is free. Each of
+// src and dst holds doubles or keys; one of them is out.
 template <class S, class D>
 void sort_node(S* src, D* dst, double* out, std::size_t n, unsigned bits, Workspace& ws) {
   if (n <= kLeafMax) {
-    if constexpr (std::is_same_v<S, Key>)
-      sort_leaf(src, src, out, n, bits, ws);
-    else
-      sort_leaf(src, dst, out, n, bits, ws);
+    sort_leaf(src, out, n, bits, ws);
     return;
   }
   bits = top_bit(differing_bits(src, n));
@@ -245,33 +229,32 @@ void sort_node(S* src, D* dst, double* out, std::size_t n, unsigned bits, Worksp
   }
 }
 
-// Writes keys to the next free slot of their bucket through one buffered cache line per bucket;
-// full lines go out with non-temporal stores, which skip reading the destination line first
-// (first split: 75 -> 45 ms).
+// Writes values to the next free slot of their bucket through one buffered cache line per
+// bucket; full lines go out with non-temporal stores, which skip reading the destination line
+// first (first split: 75 -> 45 ms).
 class LineWriter {
  public:
   // dst must be 64-byte aligned; start[b] is bucket b's first slot.
-  LineWriter(Key* dst, std::span<const std::size_t> start)
+  LineWriter(double* dst, std::span<const std::size_t> start)
       : dst_(dst), start_(start.begin(), start.end()), next_(start_), lines_(start.size()) {}
 
-  void write(std::size_t bucket, Key k) {
+  void write(std::size_t bucket, double value) {
     const std::size_t i = next_[bucket]++;
     Line& line = lines_[bucket];
-    line.keys[i % 8] = k;
+    line.values[i % 8] = value;
     if (i % 8 != 7)
       return;
     const std::size_t first = i - 7;
     if (first < start_[bucket]) {  // the line starts in another bucket's slots
       for (std::size_t j = start_[bucket]; j <= i; ++j)
-        dst_[j] = line.keys[j % 8];
+        dst_[j] = line.values[j % 8];
       return;
     }
 #if defined(__SSE2__)
     for (std::size_t j = 0; j < 8; j += 2)
-      _mm_stream_si128(reinterpret_cast<__m128i*>(dst_ + first + j),
-                       _mm_load_si128(reinterpret_cast<const __m128i*>(line.keys + j)));
+      _mm_stream_pd(dst_ + first + j, _mm_load_pd(line.values + j));
 #else
-    std::copy(line.keys, line.keys + 8, dst_ + first);
+    std::copy(line.values, line.values + 8, dst_ + first);
 #endif
   }
 
@@ -282,14 +265,14 @@ class LineWriter {
 #endif
     for (std::size_t b = 0; b < lines_.size(); ++b)
       for (std::size_t j = std::max(next_[b] / 8 * 8, start_[b]); j < next_[b]; ++j)
-        dst_[j] = lines_[b].keys[j % 8];
+        dst_[j] = lines_[b].values[j % 8];
   }
 
  private:
   struct alignas(64) Line {
-    Key keys[8];
+    double values[8];
   };
-  Key* dst_;
+  double* dst_;
   std::vector<std::size_t> start_, next_;
   std::vector<Line> lines_;
 };
@@ -306,10 +289,8 @@ void slice_histogram(const double* v, std::size_t begin, std::size_t end, unsign
 }
 void slice_scatter(const double* v, std::size_t begin, std::size_t end, unsigned shift, Key mask,
                    const std::uint16_t* bucket_of, LineWriter& out) {
-  for (std::size_t i = begin; i < end; ++i) {
-    const Key k = load(v + i);
-    out.write(bucket_of[(k >> shift) & mask], k);
-  }
+  for (std::size_t i = begin; i < end; ++i)
+    out.write(bucket_of[(load(v + i) >> shift) & mask], v[i]);
   out.flush();
 }
 
@@ -324,46 +305,52 @@ void on_threads(unsigned threads, Fn fn) {
     w.join();
 }
 
-struct FreeDeleter {
-  void operator()(Key* p) const { std::free(p); }
-};
-
-// Uninitialised scratch keys, on huge pages when big: the first touch of 80 MB takes ~70 ms on
-// 4 KiB pages and ~14 ms on 2 MiB ones (THP is in "madvise" mode).
-std::unique_ptr<Key[], FreeDeleter> allocate_scratch(std::size_t n) {
+// Uninitialised storage for n values of T, 2 MiB aligned and advised onto huge pages when big
+// (THP is often in "madvise" mode).
+template <class T>
+std::unique_ptr<T[], FreeDeleter> allocate_huge(std::size_t n) {
   constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  const std::size_t bytes = n * sizeof(Key);
+  const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(T);
   const std::size_t align = bytes >= kHugePage ? kHugePage : 64;
-  auto* p = static_cast<Key*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
+  auto* p = static_cast<T*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
   if (p == nullptr)
     throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
   if (align == kHugePage)
     madvise(p, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
 #endif
-  return std::unique_ptr<Key[], FreeDeleter>(p);
+  return std::unique_ptr<T[], FreeDeleter>(p);
 }
 
 }  // namespace
 
-// MSD radix sort: one split through memory into buckets of about 10K keys, each then sorted in
-// cache by one digit and insertion sort. ~0.2 s, where the former LSD sort (6 passes of 11-bit
-// digits, 2048 write streams each) took 0.7-1.0 s.
+SortBuffer allocate_sort_buffer(std::size_t n) {
+  return allocate_huge<double>(n);
+}
+
 void radix_sort(std::span<double> values, unsigned threads) {
-  const std::size_t n = values.size();
-  if (n < 2)
-    return;
+  radix_sort(values, values, threads);
+}
+
+// MSD radix sort: one split through memory into buckets of about 10K keys, each then sorted in
+// cache (sort_leaf). The former LSD sort (6 passes of 11-bit digits, 2048 write streams each)
+// took 0.7-1.0 s for 10M doubles on the EPYC VM.
+void radix_sort(std::span<const double> in, std::span<double> out, unsigned threads) {
+  const std::size_t n = in.size();
+  const double* const v = in.data();
+  double* const o = out.data();
+  const auto copy_in = [&] {
+    if (v != o)
+      std::copy(in.begin(), in.end(), out.begin());
+  };
   if (n < 4096) {
-    std::sort(values.begin(), values.end(),
-              [](double a, double b) { return to_key(a) < to_key(b); });
+    copy_in();
+    std::sort(out.begin(), out.end(), [](double a, double b) { return to_key(a) < to_key(b); });
     return;
   }
-  double* const v = values.data();
-  const auto scratch = allocate_scratch(n);
-  Key* const s = scratch.get();
   if (n <= kLeafMax) {
     Workspace ws;
-    sort_leaf(v, s, v, n, 64, ws);
+    sort_leaf(v, o, n, 64, ws);
     return;
   }
   const unsigned parts = std::max(1u, std::min(threads, 16u));
@@ -375,8 +362,10 @@ void radix_sort(std::span<double> values, unsigned threads) {
   for (const Key d : diff)
     all_diff |= d;
   const unsigned bits = top_bit(all_diff);
-  if (bits == 0)
+  if (bits == 0) {
+    copy_in();
     return;
+  }
   const unsigned window = std::min({bits, kWindowBits, top_bit(n)});
   const unsigned shift = bits - window;
   const std::size_t bins = std::size_t{1} << window;
@@ -420,8 +409,12 @@ void radix_sort(std::span<double> values, unsigned threads) {
     for (unsigned p = 0; p < parts; ++p)
       at += std::exchange(start[p][b], at);
   }
+  // The split goes straight into out when it is not the input (no scratch: on a VM every fresh
+  // page can cost a fault of the host's too); each bucket is then sorted in place, in cache.
+  const auto scratch = v == o ? allocate_huge<double>(n) : nullptr;
+  double* const split = v == o ? scratch.get() : o;
   on_threads(parts, [&](unsigned p) {
-    LineWriter out(s, start[p]);
+    LineWriter out(split, start[p]);
     slice_scatter(v, part_begin(p), part_begin(p + 1), shift, mask, bucket_of.data(), out);
   });
 
@@ -429,8 +422,15 @@ void radix_sort(std::span<double> values, unsigned threads) {
   on_threads(parts, [&](unsigned) {
     Workspace ws;
     for (std::size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < buckets;) {
-      const std::size_t begin = bucket_begin[b];
-      sort_node(s + begin, v + begin, v + begin, bucket_begin[b + 1] - begin, bucket_bits[b], ws);
+      const std::size_t begin = bucket_begin[b], size = bucket_begin[b + 1] - begin;
+      if (split != o) {
+        sort_node(split + begin, o + begin, o + begin, size, bucket_bits[b], ws);
+      } else if (size <= kLeafMax) {
+        sort_leaf(o + begin, o + begin, size, bucket_bits[b], ws);
+      } else {  // a crowded bucket: it needs room of its own to split into
+        const auto room = allocate_huge<Key>(size);
+        sort_node(o + begin, room.get(), o + begin, size, bucket_bits[b], ws);
+      }
     }
   });
 }

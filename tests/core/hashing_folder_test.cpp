@@ -83,7 +83,7 @@ TEST_CASE("files larger than one read buffer hash whole, on any thread count, wi
     ++calls;
   };
   auto parallel = reverify::hash_directory(dir.path, options);
-  auto single = reverify::hash_directory(dir.path, reverify::HashOptions{1, {}});
+  auto single = reverify::hash_directory(dir.path, reverify::HashOptions{1, {}, {}});
   REQUIRE(parallel.ok());
   REQUIRE(single.ok());
   CHECK(parallel->root == single->root);

@@ -20,7 +20,7 @@ reverify::Result<reverify::TensorHash> hash_bytes(const TempDir& dir, const std:
   static int counter = 0;
   const auto path = dir.path / ("file-" + std::to_string(counter++) + ".safetensors");
   write_file(path, bytes);
-  return reverify::hash_safetensors(path, reverify::HashOptions{threads, {}});
+  return reverify::hash_safetensors(path, reverify::HashOptions{threads, {}, {}});
 }
 
 // Tensor "a": F32 [2] (8 bytes "AAAAAAAA"), tensor "b": U8 [2,2] (4 bytes "bbbb").

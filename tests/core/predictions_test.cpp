@@ -1,8 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <span>
+#include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/predictions.hpp"
@@ -97,6 +102,143 @@ TEST_CASE("write_npy round trip") {
   CHECK(back->rows == 2);
   CHECK(back->cols == 3);
   CHECK(back->values == p.values);
+}
+
+namespace {
+
+// An .npy file as numpy writes it (format 1.0, header padded to 64 bytes), of raw data bytes.
+std::string npy_bytes(const std::string& descr, const std::string& shape, const std::string& data,
+                      const std::string& fortran = "False") {
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) +
+         static_cast<char>(header.size() >> 8) + header + data;
+}
+
+template <class T>
+std::string raw_bytes(const std::vector<T>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+}
+
+}  // namespace
+
+TEST_CASE("npy read straight into the values equals the values, f8 and f4, 1-D and 2-D") {
+  // Large enough for storage on 2 MiB pages and for f4's several widening reads.
+  const std::size_t rows = 100003;
+  std::vector<double> doubles(rows * 3);
+  std::vector<float> floats(rows * 3);
+  for (std::size_t i = 0; i < doubles.size(); ++i) {
+    doubles[i] = std::ldexp(static_cast<double>((i * 2654435761u) % 1000003), -20) - 0.3;
+    floats[i] = static_cast<float>(doubles[i]);
+  }
+  const std::vector<double> widened(floats.begin(), floats.end());
+  struct Case {
+    const char* descr;
+    std::string shape;
+    std::string data;
+    const std::vector<double>* expected;
+    std::size_t cols;
+  };
+  const std::string n = std::to_string(rows * 3), r = std::to_string(rows);
+  for (const Case& c : {Case{"<f8", "(" + n + ",)", raw_bytes(doubles), &doubles, 1},
+                        Case{"<f8", "(" + r + ", 3)", raw_bytes(doubles), &doubles, 3},
+                        Case{"<f4", "(" + n + ",)", raw_bytes(floats), &widened, 1},
+                        Case{"<f4", "(" + r + ", 3)", raw_bytes(floats), &widened, 3}}) {
+    CAPTURE(c.descr);
+    CAPTURE(c.shape);
+    const std::string bytes = npy_bytes(c.descr, c.shape, c.data);
+    const auto path = temp_file("big.npy", bytes);
+    auto read = read_npy(path);
+    REQUIRE(read.ok());
+    CHECK(read->values == *c.expected);
+    CHECK(read->cols == c.cols);
+    CHECK(read->rows == c.expected->size() / c.cols);
+    CHECK(read->two_d == (c.cols == 3));
+    // The in-memory parser agrees.
+    auto parsed = parse_npy(std::as_bytes(std::span(bytes.data(), bytes.size())), "big.npy");
+    REQUIRE(parsed.ok());
+    CHECK(parsed->values == read->values);
+    // So does the view in place (mapped for <f8, read and widened for <f4).
+    auto viewed = view_predictions(path);
+    REQUIRE(viewed.ok());
+    CHECK(std::equal(viewed->view().begin(), viewed->view().end(), c.expected->begin(),
+                     c.expected->end()));
+    CHECK(viewed->rows == read->rows);
+    CHECK(viewed->cols == read->cols);
+    CHECK(viewed->two_d == read->two_d);
+  }
+  // A value that is not finite deep in the array is found where it is.
+  auto with_nan = doubles;
+  with_nan[3 * 77777 + 2] = std::nan("");
+  auto nan =
+      read_npy(temp_file("nan_big.npy", npy_bytes("<f8", "(" + r + ", 3)", raw_bytes(with_nan))));
+  REQUIRE_FALSE(nan.ok());
+  CHECK(mentions(nan.error(), "NaN at row 77777, column 2"));
+  auto nan_view = view_predictions(temp_dir.path / "nan_big.npy");
+  REQUIRE_FALSE(nan_view.ok());
+  CHECK(nan_view.error().message == nan.error().message);
+  // Fortran order and a data section shorter than the shape are refused.
+  auto fortran = read_npy(
+      temp_file("f.npy", npy_bytes("<f8", "(4, 2)", raw_bytes(std::vector<double>(8)), "True")));
+  REQUIRE_FALSE(fortran.ok());
+  CHECK(mentions(fortran.error(), "Fortran"));
+  auto fortran_view = view_predictions(temp_dir.path / "f.npy");
+  REQUIRE_FALSE(fortran_view.ok());
+  CHECK(mentions(fortran_view.error(), "Fortran"));
+  auto short_data =
+      read_npy(temp_file("s.npy", npy_bytes("<f4", "(" + r + ", 3)", raw_bytes(floats).substr(4))));
+  REQUIRE_FALSE(short_data.ok());
+  CHECK(mentions(short_data.error(), "truncated: shape"));
+  auto header_only = read_npy(temp_file("h.npy", npy_bytes("<f8", "(2,)", "").substr(0, 40)));
+  REQUIRE_FALSE(header_only.ok());
+  CHECK(mentions(header_only.error(), "truncated .npy header"));
+}
+
+TEST_CASE("a view of a CSV file and of a missing file") {
+  auto csv = view_predictions(temp_file("v.csv", "a,b\n0.1,0.9\n0.7,0.3\n"));
+  REQUIRE(csv.ok());
+  CHECK(csv->rows == 2);
+  CHECK(csv->cols == 2);
+  CHECK(std::vector<double>(csv->view().begin(), csv->view().end()) ==
+        std::vector<double>{0.1, 0.9, 0.7, 0.3});
+  auto missing = view_predictions(fixture("does_not_exist.npy"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code == ErrorCode::io);
+}
+
+TEST_CASE("a mapped view whose file shrinks ends the process with a message, not a core dump") {
+  Predictions p;
+  p.rows = 1 << 20;
+  p.values.assign(p.rows, 0.5);
+  const auto path = temp_file("shrinks.npy", "");
+  REQUIRE(write_npy(path, p).ok());
+  int err[2];
+  REQUIRE(::pipe(err) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::dup2(err[1], STDERR_FILENO);
+    auto view = view_predictions(path);
+    if (!view.ok() || ::truncate(path.c_str(), 4096) != 0)
+      ::_exit(3);
+    double sum = 0;
+    for (const double v : view->view())
+      sum += v;
+    ::_exit(sum > 0 ? 4 : 5);  // not reached: the read past the new end faults
+  }
+  ::close(err[1]);
+  std::string message;
+  char chunk[256];
+  for (ssize_t got; (got = ::read(err[0], chunk, sizeof chunk)) > 0;)
+    message.append(chunk, static_cast<std::size_t>(got));
+  ::close(err[0]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK(message == path.string() + ": the file shrank while it was being read\n");
 }
 
 TEST_CASE("CSV: one or more columns, optional header, errors name the line") {

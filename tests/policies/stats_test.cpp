@@ -36,6 +36,54 @@ TEST_CASE("radix sort orders doubles like std::sort, including negatives, zeros 
   }
 }
 
+TEST_CASE("radix sort into a second buffer: the same order, the input left as it was") {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0, 1);
+  // Under 4096, up to one cache-sized leaf (16384), above it (the split through memory), and all
+  // equal (no differing bit).
+  for (std::size_t n : {1u, 3000u, 16384u, 16385u, 300000u}) {
+    std::vector<double> in(n);
+    for (auto& x : in)
+      x = unit(rng);
+    for (const bool constant : {false, true}) {
+      if (constant)
+        std::fill(in.begin(), in.end(), 0.25);
+      const auto before = in;
+      auto expected = in;
+      std::sort(expected.begin(), expected.end());
+      for (unsigned threads : {1u, 2u}) {
+        CAPTURE(n);
+        CAPTURE(constant);
+        const auto buffer = stats::allocate_sort_buffer(n);
+        stats::radix_sort(std::span<const double>(in), std::span<double>(buffer.get(), n), threads);
+        CHECK(std::equal(buffer.get(), buffer.get() + n, expected.begin(), expected.end()));
+        CHECK(in == before);
+      }
+    }
+  }
+}
+
+TEST_CASE("radix sort of many exact ties packed a few ulps apart, among values spread wide") {
+  // Most values within ~1000 ulps of 0.7, each repeated: a leaf whose keys differ only in their
+  // lowest bits, with runs of equal keys (this once recursed without end), and with outliers
+  // above them that make its 22 sorting bits useless (insertion then gives way to std::sort).
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (std::size_t n : {20u, 5000u, 16384u, 200000u}) {
+    std::vector<double> v(n);
+    for (auto& x : v)
+      x = unit(rng) < 0.9 ? 0.7 + static_cast<double>(rng() % 1000) * 1e-16 : unit(rng);
+    auto expected = v;
+    std::sort(expected.begin(), expected.end());
+    CAPTURE(n);
+    const auto buffer = stats::allocate_sort_buffer(n);
+    stats::radix_sort(std::span<const double>(v), std::span<double>(buffer.get(), n), 1);
+    CHECK(std::equal(buffer.get(), buffer.get() + n, expected.begin(), expected.end()));
+    stats::radix_sort(v, 2);
+    CHECK(v == expected);
+  }
+}
+
 TEST_CASE("radix sort skips constant digits and still sorts values sharing high bits") {
   std::vector<double> v(50000);
   for (std::size_t i = 0; i < v.size(); ++i)
@@ -121,22 +169,53 @@ TEST_CASE("compare: different shapes give no paired statistics") {
   CHECK(same.ks == 0);
 }
 
-TEST_CASE("compare: the two-thread merge splits at a's median, ties included, like one thread") {
+// KS and W1 by their definitions, over the pooled distinct values: the reference for the merge.
+std::pair<double, double> ks_and_w1_by_definition(std::vector<double> a, std::vector<double> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<double> pooled(a);
+  pooled.insert(pooled.end(), b.begin(), b.end());
+  std::sort(pooled.begin(), pooled.end());
+  pooled.erase(std::unique(pooled.begin(), pooled.end()), pooled.end());
+  const auto cdf = [](const std::vector<double>& xs, double x) {
+    return static_cast<double>(std::upper_bound(xs.begin(), xs.end(), x) - xs.begin()) /
+           static_cast<double>(xs.size());
+  };
+  double ks = 0, w1 = 0;
+  for (std::size_t k = 0; k < pooled.size(); ++k) {
+    const double gap = std::abs(cdf(a, pooled[k]) - cdf(b, pooled[k]));
+    ks = std::max(ks, gap);
+    if (k + 1 < pooled.size())
+      w1 += gap * (pooled[k + 1] - pooled[k]);
+  }
+  return {ks, w1};
+}
+
+TEST_CASE(
+    "compare: the merge in four ranges cut at a's quartiles, ties across the cuts included, "
+    "gives the definitions' KS and W1, the same to the last bit on 1 thread or 2") {
   std::mt19937_64 rng(7);
-  std::uniform_int_distribution<int> few(0, 9);  // heavy ties, the median value repeated
-  for (std::size_t na : {1u, 2u, 3u, 10u, 1001u}) {
-    for (std::size_t nb : {1u, 7u, 500u}) {
-      std::vector<double> a(na), b(nb);
-      for (auto& v : a)
-        v = few(rng) * 0.5;
-      for (auto& v : b)
-        v = few(rng) * 0.5 + 0.25 * (nb % 2);
-      CAPTURE(na);
-      CAPTURE(nb);
-      const auto one = stats::compare(a, b, 1, 1, false, 0.5, 1);
-      const auto two = stats::compare(a, b, 1, 1, false, 0.5, 2);
-      CHECK(two.ks == one.ks);
-      CHECK(two.wasserstein == doctest::Approx(one.wasserstein).epsilon(1e-12));
+  std::uniform_int_distribution<int> few(0, 9);  // heavy ties, the cut values repeated
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (const bool ties : {true, false}) {
+    for (std::size_t na : {1u, 2u, 3u, 4u, 5u, 10u, 1001u}) {
+      for (std::size_t nb : {1u, 7u, 500u}) {
+        std::vector<double> a(na), b(nb);
+        for (auto& v : a)
+          v = ties ? few(rng) * 0.5 : unit(rng);
+        for (auto& v : b)
+          v = ties ? few(rng) * 0.5 + 0.25 * (nb % 2) : unit(rng);
+        CAPTURE(ties);
+        CAPTURE(na);
+        CAPTURE(nb);
+        const auto one = stats::compare(a, b, 1, 1, false, 0.5, 1);
+        const auto two = stats::compare(a, b, 1, 1, false, 0.5, 2);
+        CHECK(two.ks == one.ks);
+        CHECK(two.wasserstein == one.wasserstein);
+        const auto [ks, w1] = ks_and_w1_by_definition(a, b);
+        CHECK(one.ks == doctest::Approx(ks).epsilon(1e-15));
+        CHECK(one.wasserstein == doctest::Approx(w1).epsilon(1e-12));
+      }
     }
   }
 }
