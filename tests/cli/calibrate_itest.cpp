@@ -67,13 +67,17 @@ TEST_CASE("calibrate --until-power: out of reach even at the low end of the spre
   CHECK(contains(ran.out, "stopped at 43 seed runs"));
   CHECK(contains(ran.out, "stored in "));
 
-  // A second calibration continues past the seeds the stored one used (41..43 were added).
+  // No seed run uses the release's seed (42): it would copy the release, not measure a spread.
+  CHECK(contains(ran.out, "\n  seed41: accuracy "));
+  CHECK_FALSE(contains(ran.out, "\n  seed42: accuracy "));
+  CHECK(contains(ran.out, "\n  seed44: accuracy "));
+  // A second calibration continues past the seeds the stored one used (41, 43, 44 were added).
   const Ran again =
       run_cli({"calibrate", kTarget, "--config", config.string(), "--seeds", "2"}, dir.path);
   INFO(again.out << again.err);
   REQUIRE(again.exit_code == 0);
-  CHECK(contains(again.out, "\n  seed44: accuracy "));
   CHECK(contains(again.out, "\n  seed45: accuracy "));
+  CHECK(contains(again.out, "\n  seed46: accuracy "));
   CHECK(contains(again.out, "leave-one-out: each of the 45 seed runs"));
 }
 

@@ -1,6 +1,7 @@
 // `reverify lint` and `reverify diff` as a user runs them: output, --json and exit statuses.
 
 #include <doctest/doctest.h>
+#include <algorithm>
 
 #include <filesystem>
 #include <functional>
@@ -68,8 +69,13 @@ TEST_CASE("lint: findings, --min-score and --json") {
   CHECK(j["score"] == 5);
   CHECK(j["passed"] == true);
   CHECK(j["manifest"] == "tiny@1");
-  CHECK(j["findings"].size() == 9);
+  CHECK(j["findings"].size() == 10);
   CHECK(j["findings"][0]["rule"] == "image-digest");
+  // Plain metrics without their example counts or a scoring spec: a warning worth no points.
+  const auto counts = std::find_if(j["findings"].begin(), j["findings"].end(),
+                                   [](const json& f) { return f["rule"] == "counts"; });
+  REQUIRE(counts != j["findings"].end());
+  CHECK((*counts)["severity"] == "warning");
 }
 
 TEST_CASE("lint: an invalid manifest prints every validation error and exits 2") {

@@ -96,7 +96,10 @@ kill -9 "$(cat "$t/reverifyd.pid")"
 wait_until 10 bash -c "! kill -0 $(cat "$t/reverifyd.pid")"
 echo "killed reverifyd (-9) during the calibration; restarting it"
 start
-wait_until 240 logged "calibration of digits-mlp@2026.11.1: .* stopped at --max-runs 70" ||
+# At 70 runs it either still falls short or, the added runs' spread being narrower than the first
+# 40's, meets the detect after all: both end the calibration there, complete.
+ended_at_max='(stopped at --max-runs 70|is met with 70 seed runs)'
+wait_until 240 bash -c "grep -Eq -- 'calibration of digits-mlp@2026.11.1: .* $ended_at_max' '$t/reverifyd.log'" ||
   fail "the calibration did not resume to calibration_max_runs"
 grep "calibration of digits-mlp" "$t/reverifyd.log"
 /usr/bin/python3 - "$db" <<'PY'
@@ -110,7 +113,8 @@ assert first_end == "interrupted" and 40 < kept < 70, rows[0][:3]
 assert first_note == "interrupted: a verification needs the slot; it resumes when one is free", first_note
 # What the kill -9 left: the runs stored one by one, still marked in progress.
 assert killed_end == "interrupted" and killed_note.startswith("in progress: ") and kept < killed < 70, rows[1][:3]
-assert seeds == 70 and end == "complete" and "stopped at --max-runs 70" in note, rows[2][:3]
+assert seeds == 70 and end == "complete", rows[2][:3]
+assert "stopped at --max-runs 70" in note or "is met with 70 seed runs" in note, note
 # Every seed run's seed, the release's 40 and the 30 added: none twice (a rerun of a seed already
 # used would be a duplicate sample and understate the spread).
 overrides = json.loads(spec)["seed_overrides"]
@@ -124,7 +128,7 @@ print("the manual verdict was judged against", kept, "seed runs")
 PY
 curl -sf "$url/" >"$t/status.html"
 grep -q '<table id="calibrated" class="cards">' "$t/status.html" || fail "the status page does not list the calibration"
-grep -q 'stopped at --max-runs 70' "$t/status.html" || fail "the status page does not say what it did"
+grep -Eq "$ended_at_max" "$t/status.html" || fail "the status page does not say what it did"
 # Calibrated since its latest verdict: the plan waits for the next verdict before planning more.
 "${REVERIFY_CLI:?run through ctest}" plan --config "$t/reverify.yaml" --json >"$t/plan.json"
 /usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["calibrations"] == [], p' \
