@@ -571,7 +571,8 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
     answer.body["verification_id"] = conclusive->id;
     answer.body["class"] = to_string(conclusive->cls);
     answer.body["verified_at"] = rfc3339(conclusive->finished_at);
-    // A pass against bands that cannot catch the declared shift says so (DESIGN property 2).
+    // A pass against bands that cannot catch the declared shift says so (docs/design.md property
+    // 2).
     answer.body["underpowered"] = conclusive->underpowered;
     if (conclusive->underpowered)
       answer.body["runs_needed"] = conclusive->runs_needed

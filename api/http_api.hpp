@@ -5,8 +5,9 @@
 // scheduler does; it never runs a verification);
 // never daemon/: the daemon hands it a read model and a trigger callback.
 //
-// The HTTP API as a plain function from request to response (STYLE.md: the Asio example's
-// request_handler), so every endpoint is unit-tested without a socket. Endpoints (DESIGN.md):
+// The HTTP API as a plain function from request to response (docs/design.md, "Code conventions":
+// the Asio example's request_handler), so every endpoint is unit-tested without a socket. Endpoints
+// (docs/design.md):
 //   GET /, /models, /models/{m}/{v}, /verifications, /verifications/{id}
 //                                           HTML pages for people (api/pages.hpp)
 //   GET /healthz                            readiness: 200 once the daemon serves a read model

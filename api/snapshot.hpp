@@ -1,9 +1,10 @@
 #pragma once
-// The in-memory read model every HTTP request is served from (DESIGN: "Reads are served from
-// memory, never blocked by a running verification"): the store's state and the API's part of the
-// config. Built from the store on a worker thread after each commit, then handed to the daemon's
-// loop, which publishes it through one atomic shared_ptr; a request loads it once and holds the
-// model it started with. Immutable once built, so any number of threads read it without a lock.
+// The in-memory read model every HTTP request is served from (docs/design.md: "Reads are served
+// from memory, never blocked by a running verification"): the store's state and the API's part of
+// the config. Built from the store on a worker thread after each commit, then handed to the
+// daemon's loop, which publishes it through one atomic shared_ptr; a request loads it once and
+// holds the model it started with. Immutable once built, so any number of threads read it without a
+// lock.
 
 #include <cstdint>
 #include <map>

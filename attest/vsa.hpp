@@ -18,7 +18,7 @@
 //                  "reverify:verification/v1": {model, version, verificationId, verdict, level,
 //                                               mode, maxSteps, explanation, checks}}}
 //
-// `reverify-tensor-sha256` (a DigestSet algorithm of reverify's): lowercase hex of DESIGN.md's
+// `reverify-tensor-sha256` (a DigestSet algorithm of reverify's): lowercase hex of docs/design.md's
 // tensor hash of a safetensors file. The extension field's name is a URI, as the VSA spec asks of
 // extension fields; like every extension it never changes the meaning of the standard fields.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DESIGN property 1, measured end to end: RUNS fresh-seed reruns of the released example
+# docs/design.md property 1, measured end to end: RUNS fresh-seed reruns of the released example
 # digits-mlp@2026.11.1, each judged by `reverify run --seed-override S` against the released
 # calibration (the manifest's 40 seed runs), exactly as a rebuild is judged. A rerun with a seed
 # the calibration never used is an honest draw from the distribution the bands describe, so every

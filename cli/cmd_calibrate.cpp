@@ -69,8 +69,8 @@ nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome
 }
 
 // Options that contradict --mode steps: its reruns use the release's own seeds (a same-seed
-// comparison, DESIGN) and replace the stored ones; seeds to choose and power to reach belong to
-// the seed-only reruns of full mode.
+// comparison, docs/design.md) and replace the stored ones; seeds to choose and power to reach
+// belong to the seed-only reruns of full mode.
 std::optional<std::string> steps_mode_conflict(const CalibrateArguments& args) {
   if (args.run.mode != "steps")
     return std::nullopt;

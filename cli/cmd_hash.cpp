@@ -1,5 +1,6 @@
 // reverify hash PATH: the file manifest of a folder, the tensor hash of a .safetensors file, or the
-// sha256 of any other file (DESIGN.md, "Manifest v1"). The root hash is always stdout's last line.
+// sha256 of any other file (docs/design.md, "Manifest v1"). The root hash is always stdout's last
+// line.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -53,7 +54,7 @@ Status write_text(const fs::path& path, const std::string& text) {
 struct HashArguments {
   std::string path;
   std::optional<std::string> write, verify;
-  std::string format = "manifest";  // of --write: manifest (DESIGN's) or sha256sum
+  std::string format = "manifest";  // of --write: manifest (docs/design.md's) or sha256sum
   std::string read_path = "auto";   // auto (measured per window) or one ReadPath's name
   bool io_stats = false;
   bool json = false;

@@ -206,13 +206,14 @@ Action define_run(CLI::App& app) {
   auto o = std::make_shared<RunCommandArguments>();
   add_run_arguments(app, o->run);
   add_json_flag(app, o->json);
-  app.add_option("--seed-override", o->seed_override,
-                 "judge a fresh-seed rerun as a rebuild: REVERIFY_SEED_OVERRIDE=N replaces every "
-                 "seed (as calibration does), so the rebuild is an honest draw from the "
-                 "distribution the bands describe and should pass about 1 - false_page_rate of "
-                 "the time (DESIGN property 1, measured: bench/fresh_seed_reruns.sh); the verdict "
-                 "is printed, never recorded, and pages nobody. Full mode only; N must not be "
-                 "one of the seeds the calibration's seed runs used (tolerance.seed_overrides)")
+  app.add_option(
+         "--seed-override", o->seed_override,
+         "judge a fresh-seed rerun as a rebuild: REVERIFY_SEED_OVERRIDE=N replaces every "
+         "seed (as calibration does), so the rebuild is an honest draw from the "
+         "distribution the bands describe and should pass about 1 - false_page_rate of "
+         "the time (docs/design.md property 1, measured: bench/fresh_seed_reruns.sh); the verdict "
+         "is printed, never recorded, and pages nobody. Full mode only; N must not be "
+         "one of the seeds the calibration's seed runs used (tolerance.seed_overrides)")
       ->type_name("N")
       ->check(integer_in(0, 1'000'000'000));
   return [o] { return run_run(*o); };

@@ -197,7 +197,7 @@ Result<std::vector<ListedFile>> list_folder_files(const fs::path& dir) {
   if (!status)
     return status.error();
   std::vector<ListedFile> files = std::move(walker).take();
-  // std::string compares like memcmp (unsigned bytes): the bytewise order DESIGN asks for.
+  // std::string compares like memcmp (unsigned bytes): the bytewise order docs/design.md asks for.
   std::sort(files.begin(), files.end(), [](const ListedFile& a, const ListedFile& b) {
     return a.relative_path < b.relative_path;
   });

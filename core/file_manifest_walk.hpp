@@ -1,6 +1,6 @@
 #pragma once
-// Lists the files a folder's file manifest covers (DESIGN.md, "Manifest v1"), before hashing.
-// Choices, beyond DESIGN:
+// Lists the files a folder's file manifest covers (docs/design.md, "Manifest v1"), before hashing.
+// Choices, beyond docs/design.md:
 // - a symlink inside the folder to a regular file inside the folder is followed: the target's
 //   content is hashed under the link's own path (what `find -L` + `sha256sum` would list);
 // - a symlink to a folder is an error, even inside: following it could loop or list files twice,

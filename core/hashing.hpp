@@ -1,8 +1,8 @@
 #pragma once
 // Content hashes reverify computes itself (it never trusts a hash a job reports):
 // - sha256 of a file;
-// - the file manifest of a folder and its root hash (DESIGN.md, "Manifest v1");
-// - the tensor hash of a safetensors file (DESIGN.md, "Manifest v1").
+// - the file manifest of a folder and its root hash (docs/design.md, "Manifest v1");
+// - the tensor hash of a safetensors file (docs/design.md, "Manifest v1").
 // All of these are blocking: call them off the event loop.
 
 #include <cstdint>

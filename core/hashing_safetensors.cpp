@@ -1,5 +1,5 @@
 // hash_safetensors: validate the header, hash each tensor's bytes on its own (in parallel, largest
-// first), then hash the sorted "<name>\t<dtype>\t<dims>\t<sha256>\n" lines (DESIGN.md).
+// first), then hash the sorted "<name>\t<dtype>\t<dims>\t<sha256>\n" lines (docs/design.md).
 #include <sys/stat.h>
 #include <unistd.h>
 

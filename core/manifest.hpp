@@ -1,6 +1,6 @@
 #pragma once
-// The typed model of a build manifest, schema "reverify.manifest/v1" (DESIGN.md, "Manifest v1").
-// Parsing and validation live in manifest_parse.hpp; serialisation in manifest_json.hpp.
+// The typed model of a build manifest, schema "reverify.manifest/v1" (docs/design.md, "Manifest
+// v1"). Parsing and validation live in manifest_parse.hpp; serialisation in manifest_json.hpp.
 // Optional fields are std::optional: absent in the JSON means absent here (lint scores absence).
 
 #include <cstdint>
@@ -297,7 +297,7 @@ struct Evaluation {
 struct Weights {
   std::string uri;
   std::string format = "safetensors";
-  std::optional<std::string> tensor_sha256;  // tensor hash (DESIGN), 64 hex
+  std::optional<std::string> tensor_sha256;  // tensor hash (docs/design.md), 64 hex
 
   bool operator==(const Weights&) const = default;
 };

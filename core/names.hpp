@@ -1,7 +1,7 @@
 #pragma once
 // Model and version names are validated before they reach a path, a label, a URL or an argv:
-// [A-Za-z0-9][A-Za-z0-9._-]{0,127} (DESIGN.md, "Vocabulary"). ".." is impossible by construction
-// of the first character, but "a..b" is allowed; names never contain '/'.
+// [A-Za-z0-9][A-Za-z0-9._-]{0,127} (docs/design.md, "Vocabulary"). ".." is impossible by
+// construction of the first character, but "a..b" is allowed; names never contain '/'.
 
 #include <optional>
 #include <string>

@@ -1,10 +1,10 @@
 #pragma once
 // Prediction files: the rebuild's and the released model's outputs, one row per eval record in
-// eval-set order (DESIGN, "The rebuild contract"). Readers for .npy (format 1-3, <f4/<f8, 1-D or
-// 2-D, C order) and CSV (one or more numeric columns, optional header row). An .npy file's data is
-// read straight into `values` (one read() for <f8, into storage advised onto 2 MiB pages; <f4 is
-// widened a buffer at a time); a CSV file is mapped and parsed. NaN or Inf is an error naming the
-// row and column.
+// eval-set order (docs/design.md, "The rebuild contract"). Readers for .npy (format 1-3, <f4/<f8,
+// 1-D or 2-D, C order) and CSV (one or more numeric columns, optional header row). An .npy file's
+// data is read straight into `values` (one read() for <f8, into storage advised onto 2 MiB pages;
+// <f4 is widened a buffer at a time); a CSV file is mapped and parsed. NaN or Inf is an error
+// naming the row and column.
 
 #include <cstddef>
 #include <filesystem>

@@ -3,9 +3,10 @@
 // content hashing, URIs, names, Unix time, the libcurl client, prediction readers, verdict classes
 // and verification states, short helper programs. It includes nothing of reverify outside core/.
 //
-// Expected failures as values (STYLE.md: leveldb's Status). An Error carries a machine-readable
-// code, used to pick a verdict class or an exit status, and a human message that names the field,
-// path or resource and what was expected. Exceptions are reserved for bugs and broken invariants.
+// Expected failures as values (docs/design.md, "Code conventions": leveldb's Status). An Error
+// carries a machine-readable code, used to pick a verdict class or an exit status, and a human
+// message that names the field, path or resource and what was expected. Exceptions are reserved for
+// bugs and broken invariants.
 
 #include <cassert>
 #include <optional>
@@ -17,7 +18,8 @@
 
 namespace reverify {
 
-// Error codes shared across layers. Runner and pipeline errors map onto DESIGN's verdict classes.
+// Error codes shared across layers. Runner and pipeline errors map onto docs/design.md's verdict
+// classes.
 enum class ErrorCode {
   invalid_argument,  // bad input from a user, a file or a request
   not_found,         // a file, commit, image, model version that does not exist

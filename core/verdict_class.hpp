@@ -1,5 +1,5 @@
 #pragma once
-// DESIGN.md verdict classes. failed:* is the model's problem; error:* is the system's.
+// docs/design.md verdict classes. failed:* is the model's problem; error:* is the system's.
 // error:infra is the platform failing under the job (a full or read-only file system it needed,
 // the host's OOM killer): never the job's fault, whatever its exit status was.
 

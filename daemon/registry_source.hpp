@@ -1,5 +1,5 @@
 #pragma once
-// Where released model versions come from (DESIGN.md "Data flow": registry source). A source
+// Where released model versions come from (docs/design.md "Data flow": registry source). A source
 // lists every model version it knows, each with its manifest's location, hash and the fields the
 // scheduler needs. A manifest that does not validate is listed WITH its error (never dropped,
 // never a crash), so the status page and the gate can say why.

@@ -85,7 +85,8 @@ std::string failure_reasons(const PageInput& input) {
   return text;
 }
 
-// DESIGN property 2: a verdict judged against bands that cannot catch the declared shift says so.
+// docs/design.md property 2: a verdict judged against bands that cannot catch the declared shift
+// says so.
 std::string power_note(const Verdict& verdict) {
   if (verdict.power.underpowered.empty())
     return "";

@@ -176,9 +176,9 @@ struct MetricEvidence {
   double spread = 0;  // sd, metric units
   double mean_g = 0;  // on the scale
   double sd_g = 0;
-  double median = 0;     // proportion: the median count (the lower one for even n)
-  double deviation = 0;  // proportion: sum |count - median|
-  bool inferred = false;        // proportion: k inferred from the values
+  double median = 0;             // proportion: the median count (the lower one for even n)
+  double deviation = 0;          // proportion: sum |count - median|
+  bool inferred = false;         // proportion: k inferred from the values
   bool grain_estimated = false;  // proportion: 1/k is the smallest gap between the values
 };
 
@@ -267,9 +267,8 @@ MetricEvidence metric_evidence(std::span<const double> runs, const MetricBandSpe
   if (e.scale.kind == MetricScale::proportion) {
     std::vector<double> counts(runs.size());
     // Whole counts when k is known; an estimated grain need not start at 0.
-    std::transform(runs.begin(), runs.end(), counts.begin(), [&](double x) {
-      return e.grain_estimated ? x * k : std::round(x * k);
-    });
+    std::transform(runs.begin(), runs.end(), counts.begin(),
+                   [&](double x) { return e.grain_estimated ? x * k : std::round(x * k); });
     std::sort(counts.begin(), counts.end());
     e.median = counts[(counts.size() - 1) / 2];  // the (lower) median count
     for (double c : counts)

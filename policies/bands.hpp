@@ -1,6 +1,6 @@
 #pragma once
 // policies/bands: how a tolerance band is made from seed-to-seed spread, and how a verification's
-// false-page rate is spent over its bands (DESIGN, "Verdict" -> tolerance). Pure.
+// false-page rate is spent over its bands (docs/design.md, "Verdict" -> tolerance). Pure.
 //
 // Property 1: an honest rebuild (a draw from the distribution the seed runs come from) falls
 // outside a band with probability at most `alpha`, the band's share of the verification's
@@ -64,8 +64,8 @@
 namespace reverify {
 
 // ---- How the false-page rate is spent ----------------------------------------------------------
-// How a verification's false-page rate is spent (DESIGN, "Verdict" -> tolerance: "spend alpha
-// where it matters"). Pure.
+// How a verification's false-page rate is spent (docs/design.md, "Verdict" -> tolerance: "spend
+// alpha where it matters"). Pure.
 //
 // The rate is split over the families of checks that have a band in this verification, in
 // proportion to their shares (the primary metric first), then evenly over the checks of a

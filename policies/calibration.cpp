@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policies/stats.hpp"
 #include "policies/bands.hpp"
+#include "policies/stats.hpp"
 
 namespace reverify {
 namespace {

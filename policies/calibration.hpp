@@ -1,6 +1,6 @@
 #pragma once
-// Calibration data (DESIGN, "Verdict" -> tolerance), pure: seed-only reruns -> the ToleranceSpec
-// the verdict reads, and the leave-one-out estimate of how often honest reruns page.
+// Calibration data (docs/design.md, "Verdict" -> tolerance), pure: seed-only reruns -> the
+// ToleranceSpec the verdict reads, and the leave-one-out estimate of how often honest reruns page.
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
-// Which underpowered versions the current cycle calibrates (DESIGN property 2, issue #12): after
-// the cycle's verifications are planned, versions whose latest conclusive verdict was judged
+// Which underpowered versions the current cycle calibrates (docs/design.md property 2, issue #12):
+// after the cycle's verifications are planned, versions whose latest conclusive verdict was judged
 // against bands that cannot catch their declared tolerance.detect get seed-only reruns in the
 // budget left over, at most `per_cycle` of them, each with the reason `reverify plan` shows.
 // A version is left out when a complete calibration was stored after that verdict (its next

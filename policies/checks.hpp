@@ -12,7 +12,7 @@
 // calibrated from the same statistic between the release and each seed run, or given
 // explicitly (policy fallback, or a `reverify compare --tolerances` file).
 //
-// Steps check and weights check (DESIGN, "Verdict").
+// Steps check and weights check (docs/design.md, "Verdict").
 //
 // Steps: a same-seed comparison. The rebuild's first N step values (N = the steps requested, or
 // every recorded step in a full rebuild) against the release's recorded curve: the largest
@@ -105,7 +105,7 @@ struct StepsCheckSpec {
   double alpha = 0.01;
   double floor = 0;
   std::optional<double> detect;
-  bool informational = false;  // a full rebuild: a note, never a failure (DESIGN)
+  bool informational = false;  // a full rebuild: a note, never a failure (docs/design.md)
   std::string model_version;   // MODEL@VERSION, for the command that records the reruns
 };
 

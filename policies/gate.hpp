@@ -1,6 +1,6 @@
 #pragma once
-// The release gate's decision (DESIGN, "Release gates"): is this model version verified, and
-// recently enough? Pure: the facts and the time come in, a decision with its reason goes out.
+// The release gate's decision (docs/design.md, "Release gates"): is this model version verified,
+// and recently enough? Pure: the facts and the time come in, a decision with its reason goes out.
 //
 //   unknown       no registry source lists the version (never seen, or removed)     -> HTTP 404
 //   not verified  the manifest no longer validates; no conclusive verdict yet; the latest

@@ -1,6 +1,6 @@
 #pragma once
 // Readiness lint: scores a valid manifest against the silent ways a build stops being
-// reproducible (DESIGN.md, "reverify lint"). Pure: no I/O.
+// reproducible (docs/design.md, "reverify lint"). Pure: no I/O.
 //
 // Rules and weights (the weights sum to 100; the score is 100 minus the weights of the rules that
 // produced a finding, so a manifest with no findings scores 100):

@@ -42,13 +42,13 @@ void describe_power(CheckResult& check, const std::optional<double>& shift,
                  : std::string()) +
         "caught with 80% probability from " + number_text(*shift) + ")";
   } else {
-    check.explanation += "; UNDERPOWERED: it " + caught + ", not the " + number_text(*detect) +
-                         " tolerance.detect asks; " +
-                         (power.runs_needed ? std::to_string(*power.runs_needed) +
-                                                  " seed runs in all would (" +
-                                                  std::to_string(runs_now) + " now)"
-                                            : std::string("no number of seed runs would (the "
-                                                          "spread itself is too wide at this α)"));
+    check.explanation +=
+        "; UNDERPOWERED: it " + caught + ", not the " + number_text(*detect) +
+        " tolerance.detect asks; " +
+        (power.runs_needed ? std::to_string(*power.runs_needed) + " seed runs in all would (" +
+                                 std::to_string(runs_now) + " now)"
+                           : std::string("no number of seed runs would (the "
+                                         "spread itself is too wide at this α)"));
   }
 }
 

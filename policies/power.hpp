@@ -1,7 +1,7 @@
 #pragma once
-// Power (DESIGN property 2), in one place: every band states the smallest shift it catches with
-// 80% probability (its power shift, in metric units: policies/bands.hpp computes it, and the seed
-// runs in all that would make it reach a target); an owner may declare the shift that must be
+// Power (docs/design.md property 2), in one place: every band states the smallest shift it catches
+// with 80% probability (its power shift, in metric units: policies/bands.hpp computes it, and the
+// seed runs in all that would make it reach a target); an owner may declare the shift that must be
 // caught (tolerance.detect); a band whose power shift is larger than that is UNDERPOWERED. This
 // file holds that rule (is_underpowered), the sentence every banded check appends, and the
 // verdict-level summary that the report, the page, the status page and the gate show.

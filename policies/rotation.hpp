@@ -3,9 +3,9 @@
 // statistics, lint rules, manifest diff, rotation and cron, the release gate, the retry backoff.
 // Given data in, a decision with its reasons out. Includes core/ only.
 //
-// The rotation policy (DESIGN, "Scheduler and rotation"): which model versions the current cycle
-// verifies, in which order, in which mode, and why. A pure function of its inputs; the time is
-// passed in, never read from a clock.
+// The rotation policy (docs/design.md, "Scheduler and rotation"): which model versions the current
+// cycle verifies, in which order, in which mode, and why. A pure function of its inputs; the time
+// is passed in, never read from a clock.
 
 #include <chrono>
 #include <cstdint>

@@ -260,8 +260,8 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
              " cannot fail with these seed runs, their bound above the statistic's range (" +
              cannot_fail[0] + (cannot_fail.size() > 1 ? ", ..." : "") + ")";
   }
-  // A same-seed comparison outside its band never fails a rebuild alone (DESIGN), but it is the
-  // one sign of a change no hash sees: the headline says so instead of hiding it in the checks.
+  // A same-seed comparison outside its band never fails a rebuild alone (docs/design.md), but it is
+  // the one sign of a change no hash sees: the headline says so instead of hiding it in the checks.
   if (note) {
     notes += "; NOTE: " + note->name +
              (note->kind == CheckKind::steps

@@ -1,7 +1,7 @@
 #pragma once
 // The verdict engine: checks of a rebuild (policies/checks.hpp) against its manifest and seed-run
-// calibration, combined into DESIGN's verdict classes (policies/verdict_model.hpp) with a short
-// human explanation. Pure: every input is data.
+// calibration, combined into docs/design.md's verdict classes (policies/verdict_model.hpp) with a
+// short human explanation. Pure: every input is data.
 //
 // A full rebuild is judged by its primary metric, its segment metrics and its predictions
 // (distribution statistics against the release); its step curve, when both sides have one, is a

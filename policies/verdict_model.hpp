@@ -12,7 +12,8 @@
 //                                             null for a one-sided upper bound (printed as <=)
 //    "margin": 0.0128,                        distance to the nearest edge, negative outside
 //    "power": {"shift": 0.0166, "probability": 0.8, "detect": 0.02, "underpowered": false,
-//              "runs_needed": null},          DESIGN property 2 (null when the check has no band)
+//              "runs_needed": null},          docs/design.md property 2 (null when the check has no
+//              band)
 //    "explanation": "...",
 //    "evidence": {"seed_runs": 40, "cannot_fail": false, "fallback": "policy fallback", ...}}
 // evidence holds the typed fields below (seed_runs, cannot_fail, fallback) and everything else
@@ -35,9 +36,9 @@ enum class CheckKind { input, primary, segment, distribution, steps, weights };
 template <>
 struct EnumNames<CheckKind> {
   static constexpr EnumName<CheckKind> table[] = {
-      {CheckKind::input, "input"},   {CheckKind::primary, "primary"},
+      {CheckKind::input, "input"},     {CheckKind::primary, "primary"},
       {CheckKind::segment, "segment"}, {CheckKind::distribution, "distribution"},
-      {CheckKind::steps, "steps"},   {CheckKind::weights, "weights"},
+      {CheckKind::steps, "steps"},     {CheckKind::weights, "weights"},
   };
 };
 
@@ -62,7 +63,7 @@ struct CheckBand {
   double half_width() const { return lower ? (upper - *lower) / 2 : upper; }
 };
 
-// The band's power (DESIGN property 2; policies/power.hpp).
+// The band's power (docs/design.md property 2; policies/power.hpp).
 struct CheckPower {
   std::optional<double> shift;   // smallest shift caught with 80% probability; absent: none is
   std::optional<double> detect;  // the shift the owner declared must be caught (tolerance.detect)
@@ -108,7 +109,7 @@ struct Verdict {
   // error:job only: the job exited with this status (1-127) by itself, not killed for memory,
   // time or by the runner, or ran into a pids or memory bound the runner sets for every job
   // (then the status may be a kill's): the recorded job failed to rerun, which is evidence about
-  // the build, not about reverify (DESIGN, verdict classes). Absent for every other error.
+  // the build, not about reverify (docs/design.md, verdict classes). Absent for every other error.
   std::optional<int> job_exit_status;
 
   // The primary metric's check, when the verdict has one with an observed value.

@@ -1,5 +1,5 @@
 #pragma once
-// The runner side of the rebuild contract (DESIGN.md, "The rebuild contract"), shared by every
+// The runner side of the rebuild contract (docs/design.md, "The rebuild contract"), shared by every
 // runner: the input files a job reads and the environment it gets.
 
 #include <filesystem>

@@ -1,6 +1,6 @@
 #pragma once
-// Configuration of the kubernetes runner (DESIGN.md, "Runners"): where the API server is, how to
-// authenticate, and how the job reaches its inputs and outputs.
+// Configuration of the kubernetes runner (docs/design.md, "Runners"): where the API server is, how
+// to authenticate, and how the job reaches its inputs and outputs.
 //
 // Storage model (chosen because the daemon must read the outputs and verify the inputs itself):
 // the dataset, the eval set and the out folder live on PersistentVolumeClaims that are ALSO

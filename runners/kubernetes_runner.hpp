@@ -1,8 +1,8 @@
 #pragma once
-// The kubernetes runner (DESIGN.md, "Runners"): one batch/v1 Job per rebuild, created through the
-// API server's REST API, watched to completion (resourceVersion, re-list on 410 Gone), its pod's
-// log read, deleted with propagationPolicy Background. Outputs on a PVC the daemon also mounts
-// (kubernetes_config.hpp). JobHandle::ref is the Job's name.
+// The kubernetes runner (docs/design.md, "Runners"): one batch/v1 Job per rebuild, created through
+// the API server's REST API, watched to completion (resourceVersion, re-list on 410 Gone), its
+// pod's log read, deleted with propagationPolicy Background. Outputs on a PVC the daemon also
+// mounts (kubernetes_config.hpp). JobHandle::ref is the Job's name.
 //
 // Outcomes: Complete -> exit 0; Failed/DeadlineExceeded -> timed_out; Failed otherwise -> the
 // container's exit code; a pod that cannot start (ImagePullBackOff, InvalidImageName, ...) ->

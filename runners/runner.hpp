@@ -3,7 +3,7 @@
 // runners). Includes core/ only; never policies/ or above: a runner starts jobs and reports
 // exits, it never judges them.
 //
-// One interface over the places a rebuild can run (DESIGN.md, "Runners" and "The rebuild
+// One interface over the places a rebuild can run (docs/design.md, "Runners" and "The rebuild
 // contract"): prepare -> start -> wait (streaming logs) -> collect -> cleanup, plus find_running()
 // so that a restarted daemon can reattach to a job by its rebuild id. Every started job carries
 // the label reverify.rebuild-id=<id>.
@@ -57,8 +57,9 @@ struct JobHandle {
   std::filesystem::path work_dir;
 };
 
-// The platform failing under a job (DESIGN, verdict classes): a file system it needed full or
-// read-only, the host's OOM killer. Never the job's fault, whatever its exit status: error:infra.
+// The platform failing under a job (docs/design.md, verdict classes): a file system it needed full
+// or read-only, the host's OOM killer. Never the job's fault, whatever its exit status:
+// error:infra.
 struct PlatformFault {
   std::string reason;       // one sentence: what failed, where, and what the kernel said
   nlohmann::json evidence;  // the same as data: {"kind": "disk_full", "path": ..., ...}

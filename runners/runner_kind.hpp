@@ -4,7 +4,7 @@
 
 namespace reverify {
 
-// Where a rebuild runs (DESIGN, "Runners"): a clean local process, a Docker container, a
+// Where a rebuild runs (docs/design.md, "Runners"): a clean local process, a Docker container, a
 // Kubernetes Job.
 enum class RunnerKind { process, docker, kubernetes };
 template <>

@@ -2,7 +2,7 @@
 // The space a job needs (its scratch and out folder, the scratch root, the daemon's state_dir):
 // checked before the job starts and sampled while it runs, so that a job failing on a full or
 // read-only file system is reported as the platform's fault (error:infra) with the evidence —
-// which path, how much was left, what the kernel said — never as the job's (DESIGN, verdict
+// which path, how much was left, what the kernel said — never as the job's (docs/design.md, verdict
 // classes; issue #26: a full state volume was paged to the model's owner as error:job).
 //
 // Evidence, any one of which makes a failed job the platform's fault:

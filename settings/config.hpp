@@ -3,10 +3,10 @@
 // The only layer that reads YAML (yaml-cpp). Includes core/, policies/, attest/ (the signing
 // key, read at load), runners/ and pager/ for the typed structs it fills; never store/ or above.
 //
-// reverify.yaml as a typed struct with defaults (STYLE.md: options sanitized in one place).
-// yaml-cpp is used only inside settings/ (config.cpp, the `pager:` section's reader and the
-// two YAML helpers, yaml_section.hpp and yaml_duplicates.hpp), never in this header or by another
-// layer. Every validation error names its YAML path
+// reverify.yaml as a typed struct with defaults (docs/design.md, "Code conventions": options
+// sanitized in one place). yaml-cpp is used only inside settings/ (config.cpp, the `pager:`
+// section's reader and the two YAML helpers, yaml_section.hpp and yaml_duplicates.hpp), never in
+// this header or by another layer. Every validation error names its YAML path
 // ("schedule.per_cycle: must be >= 1, got 0"). Secrets are never inline: only `*_file` keys,
 // read at load. The commented template with every key is config/production.yaml.
 

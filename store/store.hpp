@@ -5,7 +5,7 @@
 // it implements) and one header of runners/ (runner_kind.hpp: the runner kind of a row; nothing
 // of runners/ is linked); never settings/ or above: callers pass what the config says as values.
 //
-// The daemon's durable state: one SQLite database under state_dir (DESIGN.md "State, crash
+// The daemon's durable state: one SQLite database under state_dir (docs/design.md "State, crash
 // safety"). WAL mode, numbered migrations applied at open, every state change one transaction.
 // The verdict of a verification, the outbox rows of its pages and its signed summary are written
 // in the SAME transaction, so a page is recorded before it is sent, a crash never loses or

@@ -4,7 +4,8 @@
 // (schedule.hpp): what `reverify run/calibrate/plan` and reverifyd share. Includes every layer
 // below it (core/ to store/); never api/ or daemon/.
 //
-// One verification end to end (DESIGN.md, "Data flow"): preflight -> provision -> run -> collect
+// One verification end to end (docs/design.md, "Data flow"): preflight -> provision -> run ->
+// collect
 // -> hash the outputs ourselves -> verdict. Shared by reverifyd (through verification_service)
 // and `reverify run` / `reverify calibrate`, so both reach the same verdict for the same inputs.
 //

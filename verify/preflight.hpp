@@ -1,6 +1,6 @@
 #pragma once
 // Preflight of a verification: the recorded inputs are re-hashed and compared with the manifest
-// before any runner is provisioned (DESIGN.md, "Verdict" -> inputs). Blocking (hashing).
+// before any runner is provisioned (docs/design.md, "Verdict" -> inputs). Blocking (hashing).
 
 #include <filesystem>
 #include <optional>

@@ -146,7 +146,8 @@ TEST_CASE("--write --format sha256sum: coreutils `sha256sum -c` checks the folde
       reverify_hash({dir.path.string(), "--write", sums, "--format", "sha256sum"}, scratch.path);
   REQUIRE(wrote.exit_code == 0);
   const auto manifest = reverify::hash_directory(dir.path).value();
-  CHECK(wrote.out == manifest.text() + manifest.root + "\n");  // stdout keeps the DESIGN form
+  CHECK(wrote.out ==
+        manifest.text() + manifest.root + "\n");  // stdout keeps the docs/design.md form
   // What coreutils itself writes for the same files, in the same order.
   Ran coreutils = run_program(
       {"sh", "-c",

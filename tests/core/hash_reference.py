@@ -7,7 +7,7 @@
       keys in two other seed-derived orders and adds a __metadata__ entry. PAD spaces follow the
       header JSON. The same SEED always gives the same tensors, whatever LAYOUT and PAD.
   hash_reference.py tensor-hash FILE
-      Prints one line per tensor, then the tensor-hash root on the last line (DESIGN.md).
+      Prints one line per tensor, then the tensor-hash root on the last line (docs/design.md).
 """
 import hashlib
 import json

@@ -87,7 +87,7 @@ std::string http_response(int status, const std::string& body) {
 
 TEST_CASE("relative URIs resolve against the manifest's location") {
   CHECK(resolve_uri("/reg/m/v/manifest.json", "predictions.npy") == "/reg/m/v/predictions.npy");
-  CHECK(resolve_uri("/reg/m/v/manifest.json", "../shared/eval.npy") == "/reg/m/shared/eval.npy");
+  CHECK(resolve_uri("/reg/m/v/manifest.json", "../common/eval.npy") == "/reg/m/common/eval.npy");
   CHECK(resolve_uri("/reg/m/v/manifest.json", "/data/eval.npy") == "/data/eval.npy");
   CHECK(resolve_uri("reg/v/manifest.json", "./w.safetensors") == "reg/v/w.safetensors");
   CHECK(resolve_uri("manifest.json", "w.safetensors") == "w.safetensors");

@@ -1,5 +1,5 @@
-// Crash safety (DESIGN "State, crash safety"): reverifyd is killed with SIGKILL at 12 random
-// points while a batch of slow verifications runs (process runner). After a final restart:
+// Crash safety (docs/design.md "State, crash safety"): reverifyd is killed with SIGKILL at 12
+// random points while a batch of slow verifications runs (process runner). After a final restart:
 // every verification has exactly one verdict, none is lost (every model version ends with a
 // verdict that is not a runner loss), and no page was delivered twice.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The underpowered flag and the daemon's calibrations end to end through reverifyd (DESIGN
+# The underpowered flag and the daemon's calibrations end to end through reverifyd (docs/design.md
 # property 2): the released example (40 seed runs) verified by the daemon with
 # `models.digits-mlp.detect: {accuracy: 0.017}` in its config, a shift its primary band cannot
 # catch with 40 runs (it catches 0.0205; 7 examples of 391 is 0.0179). The verdict passes, and

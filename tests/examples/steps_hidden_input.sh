@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Steps mode catches a fault no hash sees (DESIGN: the steps paragraph; issue #12 item 3).
+# Steps mode catches a fault no hash sees (docs/design.md: the steps paragraph; issue #12 item 3).
 # A variant of the digits trainer (examples/digits/variants/hidden-input.patch) also reads label
 # corrections from a file outside the dataset snapshot, /tmp/reverify-digits-label-fixes.csv: an
 # input no manifest field records. It is released cleanly (the file absent) at level equivalent

@@ -1,4 +1,4 @@
-# The tolerance simulation (DESIGN's two tolerance properties, measured) evaluates about a million
+# The tolerance simulation (docs/design.md's two tolerance properties, measured) evaluates about a million
 # bands and a hundred thousand score comparisons. It builds its own optimised copy of policies/
 # (the same sources, -O2) so that it stays a unit test of seconds in Debug and sanitizer builds;
 # everything else in it is the product's code as is.

@@ -1,4 +1,4 @@
-// DESIGN's two tolerance properties, measured by simulation (pure, seeded, no clock):
+// docs/design.md's two tolerance properties, measured by simulation (pure, seeded, no clock):
 //  1. an honest rebuild (a fresh draw from the distribution the seed runs come from) falls outside
 //     a band at most alpha of the time, for every kind of band: continuous metrics (near normal,
 //     and skewed: Beta(48, 2)), proportions over k = 20, 100, 1000 examples (p from 0.5 to ~1,

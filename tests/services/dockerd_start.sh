@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # dockerd_start.sh DIR: starts a private Docker engine whose every file lives under DIR (socket
-# DIR/docker.sock, pid file DIR/dockerd.pid, log DIR/dockerd.log) as STACK.md describes:
+# DIR/docker.sock, pid file DIR/dockerd.pid, log DIR/dockerd.log) as docs/design.md, "Stack notes" describes:
 # no iptables, no bridge (containers need NetworkMode none). Storage: overlay2 where the file
 # system supports it (a container of the 1.2 GB PyTorch image then starts at once; vfs copies the
-# whole root file system into every container), else vfs as STACK.md describes. Returns once the
+# whole root file system into every container), else vfs as docs/design.md, "Stack notes" describes. Returns once the
 # engine answers GET /_ping. Reusing a DIR restarts the engine on the same data and driver (it
 # then cleans up the containers a killed engine left behind).
 set -euo pipefail

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# What review cannot keep by reading: (1) the layer rule, each folder includes only the layers
+# below it (README "Layout"), and (2) clang-format, every C++ file as .clang-format says.
+# Exits 1 naming each offending file and line. Run by scripts/test.sh before it builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The layers a folder may include besides itself. tests/, bench/, fuzz/ and examples/ stand above
+# every layer and may include any.
+declare -A allowed=(
+  [core]=""
+  [policies]="core"
+  [attest]="core policies"
+  [runners]="core"
+  [pager]="core policies"
+  [settings]="core policies attest pager runners"
+  [store]="core policies pager runners"
+  [verify]="core policies attest pager runners settings store"
+  [api]="core policies attest runners settings store verify"
+  [cli]="core policies attest pager runners settings store verify"
+  [daemon]="core policies attest pager runners settings store verify api"
+)
+
+failed=0
+for layer in "${!allowed[@]}"; do
+  while IFS=: read -r file line include; do
+    target=$(sed -E 's/#include "([a-z_]+)\/.*/\1/' <<<"$include")
+    [[ "$target" == "$layer" || " ${allowed[$layer]} " == *" $target "* ]] && continue
+    [[ -z "${allowed[$target]+known}" ]] && continue  # not a layer (a system or bench header)
+    echo "$file:$line: $layer/ includes $target/ (${include}): $layer/ may include only" \
+      "${allowed[$layer]:-nothing but itself}" >&2
+    failed=1
+  done < <(git ls-files "$layer/*.cpp" "$layer/*.hpp" | xargs -r grep -nE '^#include "[a-z_]+/' || true)
+done
+
+unformatted=$(git ls-files '*.cpp' '*.hpp' | xargs clang-format --dry-run 2>&1 | grep -oE '^[^:]+:[0-9]+' |
+  sort -u || true)
+if [[ -n "$unformatted" ]]; then
+  echo "not as .clang-format says (run clang-format -i on the file):" >&2
+  echo "$unformatted" | sed 's/^/  /' >&2
+  failed=1
+fi
+
+if [[ $failed -ne 0 ]]; then
+  echo "check_code: FAILED" >&2
+  exit 1
+fi
+echo "check_code: every include goes down the layers; every C++ file is clang-formatted"
