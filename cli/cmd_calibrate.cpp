@@ -43,9 +43,12 @@ void print_leave_one_out(std::ostream& out, const LeaveOneOut& loo, double false
           << run.verdict.explanation << "\n";
     }
   }
+  if (const auto excess = leave_one_out_excess(loo, false_page_rate))
+    out << "WARNING: leave-one-out: " << excess_text(*excess, false_page_rate) << "\n";
 }
 
-nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome) {
+nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome,
+                            double false_page_rate) {
   nlohmann::json bands = nlohmann::json::array();
   for (const auto& check : outcome.bands)
     bands.push_back(to_json(check));
@@ -62,6 +65,15 @@ nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome
     for (const auto& run : outcome.leave_one_out->runs)
       runs.push_back({{"seed_run", run.index + 1}, {"class", to_string(run.verdict.cls)}});
     j["leave_one_out"] = {{"paged", outcome.leave_one_out->paged}, {"runs", runs}};
+    if (const auto excess = leave_one_out_excess(*outcome.leave_one_out, false_page_rate)) {
+      nlohmann::json blamed = nlohmann::json::object();
+      for (const auto& [name, count] : excess->blamed)
+        blamed[name] = count;
+      j["leave_one_out"]["warning"] = {{"expected", excess->expected},
+                                       {"tail", excess->tail},
+                                       {"blamed", blamed},
+                                       {"text", excess_text(*excess, false_page_rate)}};
+    }
   }
   if (outcome.failure)
     j["failure"] = to_json(*outcome.failure);
@@ -122,7 +134,7 @@ int run_calibrate(const CalibrateArguments& args) {
   }
   if (!outcome.spec) {
     if (args.json)
-      std::cout << outcome_json(m, outcome).dump(2) << "\n";
+      std::cout << outcome_json(m, outcome, ctx->config.verdict.false_page_rate).dump(2) << "\n";
     return outcome.failure ? exit_status(outcome.failure->cls) : 2;
   }
   const bool steps = ctx->request.mode == RebuildMode::steps;
@@ -153,7 +165,7 @@ int run_calibrate(const CalibrateArguments& args) {
         << "\n";
   }
   if (args.json)
-    std::cout << outcome_json(m, outcome).dump(2) << "\n";
+    std::cout << outcome_json(m, outcome, ctx->config.verdict.false_page_rate).dump(2) << "\n";
   if (!ctx->store_is_throwaway) {
     auto stored = ctx->store->put_calibration(
         m.model, m.version, *outcome.spec,

@@ -87,30 +87,30 @@ Result<std::int64_t> parse_duration_s(std::string_view text) {
   if (text.empty())
     return bad("empty duration");
   const char last = text.back();
-  const bool has_unit = last < '0' || last > '9';
+  // A bare number is refused: "40" meant as days would silently be 40 seconds.
+  if (last >= '0' && last <= '9')
+    return bad("a duration needs its unit (s, m, h, d or w)");
   std::int64_t unit = 1;
-  if (has_unit) {
-    switch (last) {
-      case 's':
-        unit = 1;
-        break;
-      case 'm':
-        unit = 60;
-        break;
-      case 'h':
-        unit = 3600;
-        break;
-      case 'd':
-        unit = 86400;
-        break;
-      case 'w':
-        unit = 7 * 86400;
-        break;
-      default:
-        return bad("unknown unit");
-    }
+  switch (last) {
+    case 's':
+      unit = 1;
+      break;
+    case 'm':
+      unit = 60;
+      break;
+    case 'h':
+      unit = 3600;
+      break;
+    case 'd':
+      unit = 86400;
+      break;
+    case 'w':
+      unit = 7 * 86400;
+      break;
+    default:
+      return bad("unknown unit");
   }
-  std::string_view digits = has_unit ? text.substr(0, text.size() - 1) : text;
+  const std::string_view digits = text.substr(0, text.size() - 1);
   std::int64_t n = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || n < 0) {

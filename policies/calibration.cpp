@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "policies/bands.hpp"
+#include "policies/number_text.hpp"
 #include "policies/stats.hpp"
 
 namespace reverify {
@@ -293,6 +295,62 @@ ToleranceSpec with_spread_scaled(ToleranceSpec spec, double factor) {
         v = std::exp(logs[next++]);
   }
   return spec;
+}
+
+namespace {
+
+double binomial_tail(std::size_t n, std::size_t at_least, double p) {
+  // 1 - P(X < at_least), the pmf summed term by term (n is a calibration's run count: small).
+  double below = 0;
+  double term = std::pow(1 - p, static_cast<double>(n));  // P(X = 0)
+  for (std::size_t k = 0; k < at_least && k <= n; ++k) {
+    below += term;
+    term *= static_cast<double>(n - k) / static_cast<double>(k + 1) * p / (1 - p);
+  }
+  return std::clamp(1 - below, 0.0, 1.0);
+}
+
+}  // namespace
+
+std::optional<LeaveOneOutExcess> leave_one_out_excess(const LeaveOneOut& loo,
+                                                      double false_page_rate) {
+  const std::size_t n = loo.runs.size();
+  if (n == 0 || loo.paged == 0)
+    return std::nullopt;
+  LeaveOneOutExcess excess;
+  excess.runs = n;
+  excess.paged = loo.paged;
+  excess.expected = false_page_rate * static_cast<double>(n);
+  excess.tail = binomial_tail(n, loo.paged, false_page_rate);
+  if (excess.tail >= kLeaveOneOutTail)
+    return std::nullopt;
+  std::map<std::string, std::size_t> failed;
+  for (const auto& run : loo.runs) {
+    if (!is_failure(run.verdict.cls))
+      continue;
+    for (const auto& check : run.verdict.checks)
+      if (check.decides() && check.outcome == CheckOutcome::failed)
+        ++failed[check.name];
+  }
+  excess.blamed.assign(failed.begin(), failed.end());
+  std::stable_sort(excess.blamed.begin(), excess.blamed.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return excess;
+}
+
+std::string excess_text(const LeaveOneOutExcess& excess, double false_page_rate) {
+  std::string blamed;
+  for (const auto& [name, runs] : excess.blamed)
+    blamed += (blamed.empty() ? "" : ", ") + name + " (" + std::to_string(runs) + ")";
+  return std::to_string(excess.paged) + " of " + std::to_string(excess.runs) +
+         " seed runs paged where " + number_text(excess.expected) +
+         " are expected at false_page_rate " + number_text(false_page_rate) +
+         " (honest bands page this often in " + number_text(100 * excess.tail) +
+         "% of calibrations): these bands are narrower than the runs' own spread" +
+         (blamed.empty() ? "" : "; to blame: " + blamed) +
+         ". Add seed runs (reverify calibrate --seeds N), give the job's metrics their example "
+         "counts (a scoring spec, or \"segment_examples\" in result.json), or set "
+         "tolerance.floor for the check";
 }
 
 }  // namespace reverify

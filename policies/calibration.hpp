@@ -89,4 +89,21 @@ LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& toleran
                           const VerdictPolicy& policy, std::size_t rows, std::size_t scores,
                           const std::map<std::string, double>& detect = {});
 
+// Held-out runs paging more often than the false-page rate allows: with honest bands the number of
+// runs paged is at most binomial(n, α), and fewer than 5% of calibrations would page `paged` or
+// more (the binomial tail). The checks that failed in those runs are to blame, most often first.
+struct LeaveOneOutExcess {
+  std::size_t runs = 0;
+  std::size_t paged = 0;
+  double expected = 0;                                      // n·α
+  double tail = 0;                                          // P(X >= paged), X ~ binomial(n, α)
+  std::vector<std::pair<std::string, std::size_t>> blamed;  // check name, held-out runs it failed
+};
+inline constexpr double kLeaveOneOutTail = 0.05;
+std::optional<LeaveOneOutExcess> leave_one_out_excess(const LeaveOneOut& loo,
+                                                      double false_page_rate);
+// "2 of 24 seed runs paged where 0.24 are expected ...; to blame: segment:radius=low:accuracy (2)
+// ...": the warning `reverify calibrate` prints.
+std::string excess_text(const LeaveOneOutExcess& excess, double false_page_rate);
+
 }  // namespace reverify

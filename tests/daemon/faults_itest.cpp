@@ -1156,7 +1156,8 @@ TEST_CASE("a state volume that fills under the job: error:infra naming the path,
   CHECK(page["summary"].get<std::string>().find("the platform failed under the job") !=
         std::string::npos);
   const std::string log = h.lab.daemon.log();
-  CHECK(log.find("warning: verification " + std::to_string(v.id) + ": error:infra") !=
+  // Logged at error priority with the class, as every error:* verdict is (the operator acts).
+  CHECK(log.find("error: verification " + std::to_string(v.id) + " of hostile@1.0: error:infra") !=
         std::string::npos);
   h.lab.check_invariants(row);
   const auto lowest = v.evidence["platform_fault"].value("file_systems", nlohmann::json::array());

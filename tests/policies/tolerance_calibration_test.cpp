@@ -100,6 +100,47 @@ TEST_CASE("leave-one-out: each seed run judged against the others by decide_verd
   CHECK(is_failure(loo.runs[3].verdict.cls));
 }
 
+TEST_CASE(
+    "leave-one-out paging more than the false-page rate allows is a warning naming the check") {
+  // The issue's calibration: 24 seed runs, 2 paged by one segment whose band collapsed.
+  LeaveOneOut loo;
+  for (std::size_t i = 0; i < 24; ++i) {
+    LeaveOneOutRun run{i, {}};
+    run.verdict.cls = VerdictClass::passed;
+    CheckResult segment;
+    segment.name = "segment:radius=low:accuracy";
+    segment.outcome = CheckOutcome::passed;
+    CheckResult primary;
+    primary.name = "primary:accuracy";
+    primary.outcome = CheckOutcome::passed;
+    if (i == 4 || i == 17) {
+      run.verdict.cls = VerdictClass::failed_out_of_tolerance;
+      segment.outcome = CheckOutcome::failed;
+      ++loo.paged;
+    }
+    run.verdict.checks = {primary, segment};
+    loo.runs.push_back(run);
+  }
+  const auto excess = leave_one_out_excess(loo, 0.01);
+  REQUIRE(excess.has_value());
+  CHECK(excess->expected == doctest::Approx(0.24));
+  CHECK(excess->tail ==
+        doctest::Approx(0.023854431118303702).epsilon(1e-9));  // scipy binom.sf(1, 24, 0.01)
+  REQUIRE(excess->blamed.size() == 1);
+  CHECK(excess->blamed[0] == std::pair<std::string, std::size_t>{"segment:radius=low:accuracy", 2});
+  const std::string text = excess_text(*excess, 0.01);
+  CHECK(text.find("2 of 24 seed runs paged where 0.24 are expected") != std::string::npos);
+  CHECK(text.find("to blame: segment:radius=low:accuracy (2)") != std::string::npos);
+
+  // One of 24 is what α allows about a fifth of the time (binom.sf(0, 24, 0.01) = 0.214): no
+  // warning.
+  loo.runs[17].verdict.cls = VerdictClass::passed;
+  loo.paged = 1;
+  CHECK_FALSE(leave_one_out_excess(loo, 0.01).has_value());
+  loo.paged = 0;
+  CHECK_FALSE(leave_one_out_excess(loo, 0.01).has_value());
+}
+
 TEST_CASE("describe bands: every band and its power, steps included") {
   ToleranceSpec t;
   for (int c : {380, 381, 379, 380, 382})

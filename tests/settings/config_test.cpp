@@ -440,7 +440,12 @@ attestation:
 TEST_CASE("durations and times") {
   CHECK(*parse_duration_s("40d") == 40 * 86400);
   CHECK(*parse_duration_s("2w") == 14 * 86400);
-  CHECK(*parse_duration_s("90") == 90);
+  CHECK(*parse_duration_s("90s") == 90);
+  // A bare number is refused with the accepted forms, never read as seconds.
+  const auto bare = parse_duration_s("40");
+  REQUIRE_FALSE(bare.ok());
+  CHECK(bare.error().message.find("needs its unit") != std::string::npos);
+  CHECK(bare.error().message.find("40d, 12h, 30m, 90s") != std::string::npos);
   CHECK_FALSE(parse_duration_s("-1d").ok());
   CHECK_FALSE(parse_duration_s("d").ok());
   CHECK_FALSE(parse_duration_s("99999999999999999999s").ok());
