@@ -31,13 +31,15 @@
 
 namespace reverify {
 
-enum class CheckKind { input, primary, segment, distribution, steps, weights };
+// job: the job's own figures cross-checked against reverify's scoring (policies/own_scores.hpp)
+enum class CheckKind { input, primary, segment, distribution, steps, weights, job };
 template <>
 struct EnumNames<CheckKind> {
   static constexpr EnumName<CheckKind> table[] = {
-      {CheckKind::input, "input"},   {CheckKind::primary, "primary"},
+      {CheckKind::input, "input"},     {CheckKind::primary, "primary"},
       {CheckKind::segment, "segment"}, {CheckKind::distribution, "distribution"},
-      {CheckKind::steps, "steps"},   {CheckKind::weights, "weights"},
+      {CheckKind::steps, "steps"},     {CheckKind::weights, "weights"},
+      {CheckKind::job, "job"},
   };
 };
 
