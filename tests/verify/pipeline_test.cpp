@@ -205,14 +205,24 @@ void add_scoring(Release& release) {
   m.tolerance->segment_seed_runs["group=b"]["accuracy"] = {0.6, 0.7, 0.8, 0.9, 0.7, 0.8, 0.6};
 }
 
+// The fake job's predictions for add_scoring's eval set: right on every record (odd records are
+// positive) except those in `positive_instead` (even records it predicts positive, wrongly).
+std::vector<double> predicted(std::initializer_list<int> positive_instead) {
+  std::vector<double> out;
+  for (int i = 0; i < 20; ++i) {
+    const bool flipped =
+        std::find(positive_instead.begin(), positive_instead.end(), i) != positive_instead.end();
+    out.push_back(i % 2 || flipped ? 0.9 : 0.1);
+  }
+  return out;
+}
+
 TEST_CASE("scoring: a rebuild crossing the threshold on one segment fails, naming it and count") {
   Release release;
   add_scoring(release);
   Harness h;
   // records 0, 2 and 4 of group a (label 0) crossed to positive: a 7/10, the aggregate 17/20
-  h.runner.predictions.clear();
-  for (int i = 0; i < 20; ++i)
-    h.runner.predictions.push_back(i % 2 || i == 0 || i == 2 || i == 4 ? 0.9 : 0.1);
+  h.runner.predictions = predicted({0, 2, 4});
   h.runner.primary = [](const RebuildSpec&) { return 0.85; };
   VerificationOutcome outcome = run_verification(release.request, h.deps);
   CHECK(outcome.verdict.cls == VerdictClass::failed_out_of_tolerance);
@@ -234,9 +244,7 @@ TEST_CASE("scoring: a job whose evaluation code reports what its predictions do 
   Release release;
   add_scoring(release);
   Harness h;
-  h.runner.predictions.clear();
-  for (int i = 0; i < 20; ++i)
-    h.runner.predictions.push_back(i % 2 ? 0.9 : 0.1);
+  h.runner.predictions = predicted({});
   h.runner.primary = [](const RebuildSpec&) { return 0.95; };  // its predictions score 1
   VerificationOutcome outcome = run_verification(release.request, h.deps);
   const CheckResult* agrees = find_check(outcome.verdict, "job:metric-agrees");
@@ -251,10 +259,8 @@ TEST_CASE("scoring: calibration scores each seed run's predictions, not the job'
   Release release;
   add_scoring(release);
   Harness h;
-  h.runner.predictions.clear();
-  for (int i = 0; i < 20; ++i)
-    h.runner.predictions.push_back(i % 2 || i == 10 ? 0.9 : 0.1);  // 19/20; group b 9/10
-  h.runner.primary = [](const RebuildSpec&) { return 0.5; };       // the job's own figure
+  h.runner.predictions = predicted({10});                     // 19/20; group b 9/10
+  h.runner.primary = [](const RebuildSpec&) { return 0.5; };  // the job's own figure
   CalibrationRequest request;
   request.base = release.request;
   request.runs = 1;
