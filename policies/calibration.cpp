@@ -246,9 +246,11 @@ LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& toleran
     RebuildObservation rebuild;
     rebuild.primary_name = primary;
     rebuild.primary = at(tolerance.seed_runs, primary, i, n);
+    // Only the segments the manifest records: a calibration with a scoring spec also holds the
+    // scopes reverify scored, which a held-out run judged without scores would report as extra.
     for (const auto& [segment, metrics] : tolerance.segment_seed_runs)
       for (const auto& [metric, values] : metrics)
-        if (values.size() == n)
+        if (values.size() == n && manifest.evaluation.segments.count(segment))
           rebuild.segments[segment][metric] = values[i];
     rebuild.comparison = recorded_comparison(tolerance, i, n, rows, scores);
     if (!rebuild.comparison)
