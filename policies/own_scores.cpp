@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "policies/bands.hpp"
 #include "policies/number_text.hpp"
 
 namespace reverify {
@@ -10,6 +11,41 @@ namespace {
 
 bool same_number(double job, double own) {
   return std::abs(job - own) <= kJobAgreement * std::max(std::abs(job), std::abs(own));
+}
+
+std::string parity_name(double threshold, const std::string& segment) {
+  return "parity:threshold=" + number_text(threshold) +
+         (segment.empty() ? std::string() : ":segment:" + segment);
+}
+
+// Calls f(name, scope, crossings) for every threshold of every scope with records.
+template <class F>
+void each_crossing(const scoring::Parity& parity, F f) {
+  auto scope = [&](const scoring::ScopeParity& s) {
+    if (s.records == 0)
+      return;
+    for (const auto& c : s.crossings)
+      f(parity_name(c.threshold, s.segment), s, c);
+  };
+  scope(parity.overall);
+  for (const auto& s : parity.segments)
+    scope(s);
+}
+
+std::span<const double> seed_values(const ToleranceSpec& tol, const std::string& name) {
+  auto it = tol.parity_seed_runs.find(name);
+  return it == tol.parity_seed_runs.end() ? std::span<const double>{}
+                                          : std::span<const double>(it->second);
+}
+
+// The crossings are a count of the scope's records: banded as a proportion over them (the
+// primary metric's model, policies/bands.hpp), of which only the upper edge judges; the
+// two-sided band at 2 alpha has alpha above it.
+MetricBandSpec parity_band_spec(const scoring::ScopeParity& scope, double alpha) {
+  MetricBandSpec spec;
+  spec.alpha = std::min(2 * alpha, 0.5);
+  spec.examples = static_cast<std::int64_t>(scope.records);
+  return spec;
 }
 
 struct Disagreement {
@@ -70,6 +106,74 @@ std::string changed_side_text(const scoring::Parity& parity, const std::string& 
   if (scope->argmax_changed)
     text = std::to_string(*scope->argmax_changed) + records + " changed predicted class";
   return text;
+}
+
+std::map<std::string, double> parity_values(const scoring::Parity& parity) {
+  std::map<std::string, double> out;
+  each_crossing(parity, [&](const std::string& name, const scoring::ScopeParity& scope,
+                            const scoring::Crossings& c) {
+    out[name] = static_cast<double>(c.changed) / static_cast<double>(scope.records);
+  });
+  return out;
+}
+
+std::size_t banded_parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol) {
+  std::size_t m = 0;
+  each_crossing(parity, [&](const std::string& name, const scoring::ScopeParity& scope,
+                            const scoring::Crossings&) {
+    m += metric_band(seed_values(tol, name), parity_band_spec(scope, 0.01)).band.has_value();
+  });
+  return m;
+}
+
+std::vector<CheckResult> parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol,
+                                       double alpha, const std::string& how_to_calibrate) {
+  std::vector<CheckResult> out;
+  each_crossing(parity, [&](const std::string& name, const scoring::ScopeParity& scope,
+                            const scoring::Crossings& c) {
+    CheckResult check;
+    check.name = name;
+    check.kind = CheckKind::parity;
+    check.reference = 0;  // the release against itself: nothing changes side
+    const double records = static_cast<double>(scope.records);
+    check.observed = static_cast<double>(c.changed) / records;
+    const std::string where =
+        scope.segment.empty() ? "of the eval set's " : "of segment " + scope.segment + "'s ";
+    std::string changed = std::to_string(c.changed) + " " + where + std::to_string(scope.records) +
+                          " records changed side against the release at threshold " +
+                          number_text(c.threshold);
+    if (c.became_wrong && c.became_correct) {
+      changed += " (" + std::to_string(*c.became_wrong) + " became wrong, " +
+                 std::to_string(*c.became_correct) + " became right)";
+    }
+    check.evidence["changed"] = c.changed;
+    check.evidence["records"] = scope.records;
+    const auto made = metric_band(seed_values(tol, name), parity_band_spec(scope, alpha));
+    if (!made.band) {
+      check.outcome = CheckOutcome::uncalibrated;
+      check.informational = true;
+      check.explanation = name + ": " + changed + "; uncalibrated, " + made.no_band_reason +
+                          " (informational); " + how_to_calibrate;
+      out.push_back(std::move(check));
+      return;
+    }
+    const MetricBand& bound = *made.band;
+    const auto allowed = static_cast<std::size_t>(std::floor(bound.upper * records + 1e-9));
+    check.band = CheckBand{std::nullopt, bound.upper};
+    check.margin = bound.upper - *check.observed;
+    check.outcome = *check.margin >= 0 ? CheckOutcome::passed : CheckOutcome::failed;
+    check.explanation = name + ": " + changed + "; the seed runs' own crossings allow " +
+                        std::to_string(allowed) + " (" + std::to_string(bound.n) +
+                        " seed runs, α=" + number_text(alpha) + ")";
+    check.seed_runs = bound.n;
+    check.power = CheckPower{bound.power_shift, std::nullopt, false, std::nullopt};
+    check.evidence["allowed"] = allowed;
+    check.evidence["mean"] = bound.center;
+    check.evidence["alpha"] = alpha;
+    check.evidence["whole_record_allowance"] = bound.discrete_applied;
+    out.push_back(std::move(check));
+  });
+  return out;
 }
 
 CheckResult job_agreement_check(const std::optional<double>& job_primary,

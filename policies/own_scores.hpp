@@ -17,10 +17,20 @@
 //   predictions' ("the job's evaluation code and its predictions disagree").
 // - a failed metric check of a scored scope says how many of the scope's records changed side
 //   against the release (changed_side_text).
+// - parity checks, "parity:threshold=<t>" and "parity:threshold=<t>:segment:<scope>" (binary and
+//   regression with thresholds): the share of the scope's records whose decision at t differs
+//   from the release's, against the upper edge of a band from the same share in each seed run
+//   (parity_seed_runs), made as a proportion's over the scope's records (policies/bands.hpp: the
+//   angular t interval joined with the rare-change allowance in whole records; two-sided at
+//   2 alpha, so alpha above it; the flip rate's log-normal bound is far wider at few crossings).
+//   They spend the distribution family's alpha (they compare predictions with the release's) but
+//   fail as out-of-tolerance. Without recorded seed values they are informational (uncalibrated,
+//   never deciding): a calibration from before them must not turn every verdict uncalibrated.
 // Seed runs: the calibration scores each seed run's predictions the same way (reported_form
 // below), so bands are built from reverify's numbers too; a stored calibration from before keeps
 // the job's seed values, judged with the exact count.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +74,16 @@ std::vector<std::string> scope_metrics(const scoring::ScopeScores& release_scope
 // The "job:metric-agrees" check: the job's reported primary value and segment values against
 // reverify's scores of the same rebuilt predictions. Not judged when the job reports nothing
 // that scoring computes.
+// Parity check name -> the share of its scope's records whose decision changed: one per threshold
+// for the whole set and every segment of at least one record.
+std::map<std::string, double> parity_values(const scoring::Parity& parity);
+
+// The parity checks of a rebuild, at one-sided `alpha` each; `banded` counts those with a bound
+// (the distribution family's Bonferroni m) without judging.
+std::vector<CheckResult> parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol,
+                                       double alpha, const std::string& how_to_calibrate);
+std::size_t banded_parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol);
+
 CheckResult job_agreement_check(const std::optional<double>& job_primary,
                                 const std::string& primary_name, const SegmentMetrics& job_segments,
                                 const scoring::Scores& rebuild);

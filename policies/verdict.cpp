@@ -95,6 +95,8 @@ struct Plan {
   // only (failed), each saying why.
   std::vector<CheckResult> unscored;
   std::optional<CheckResult> job_agreement;
+  const scoring::Parity* parity = nullptr;  // the rebuild against the release, when scored
+  const ToleranceSpec* parity_tolerance = nullptr;
   std::optional<stats::Comparison> comparison;
   DistributionBands distribution;
   std::optional<StepsCheckSpec> steps;
@@ -108,6 +110,8 @@ struct Plan {
       m[CheckFamily::segments] += metric_band(s.seed_runs, s.band).band.has_value();
     if (comparison)
       m[CheckFamily::distribution] = banded_distribution_checks(*comparison, distribution);
+    if (parity)
+      m[CheckFamily::distribution] += banded_parity_checks(*parity, *parity_tolerance);
     if (steps && !steps->informational)
       m[CheckFamily::steps] = steps_banded(*steps);
     return m;
@@ -213,6 +217,10 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
       }
       plan.job_agreement =
           job_agreement_check(rb.primary, ev.primary.name, rb.segments, own.rebuild);
+      if (own.parity) {
+        plan.parity = &*own.parity;
+        plan.parity_tolerance = &tol;
+      }
     }
     if (plan.unscored.empty() || plan.unscored.front().kind != CheckKind::primary)
       plan.primary = primary;
@@ -411,6 +419,7 @@ ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* ca
     for (const auto& [segment, metrics] : calibration->segment_seed_runs)
       overlay(out.segment_seed_runs[segment], metrics);
     overlay(out.distribution_seed_runs, calibration->distribution_seed_runs);
+    overlay(out.parity_seed_runs, calibration->parity_seed_runs);
     if (!calibration->steps_same_seed_runs.empty())
       out.steps_same_seed_runs = calibration->steps_same_seed_runs;
     // The seeds its runs used: a later calibration continues past them. A stored calibration
@@ -490,6 +499,11 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   if (plan.comparison) {
     plan.distribution.alpha = alpha.per_check(CheckFamily::distribution);
     for (auto& c : distribution_checks(*plan.comparison, plan.distribution))
+      verdict.checks.push_back(std::move(c));
+  }
+  if (plan.parity) {
+    for (auto& c :
+         parity_checks(*plan.parity, tol, alpha.per_check(CheckFamily::distribution), how_to))
       verdict.checks.push_back(std::move(c));
   }
   if (plan.steps) {

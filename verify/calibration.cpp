@@ -31,9 +31,10 @@ std::string fingerprint(const Predictions& p) {
 
 // One run's outputs as a SeedRun; its predictions are read into `keep`. With `scoring` (the
 // scoring spec's inputs) the predictions are scored by reverify and its numbers replace the
-// job's: the primary metric when scoring computes it, every scored segment's metrics.
+// job's: the primary metric when scoring computes it, every scored segment's metrics; and, with
+// the release's predictions, the share of records that changed side (parity_values).
 Result<SeedRun> seed_run_of(const JobOutputs& out, std::optional<Predictions>& keep,
-                            const ScoringInputs* scoring) {
+                            const ScoringInputs* scoring, const Predictions* release) {
   SeedRun run;
   run.primary = out.primary_value;
   run.segments = out.segments;
@@ -55,6 +56,12 @@ Result<SeedRun> seed_run_of(const JobOutputs& out, std::optional<Predictions>& k
       run.primary = own.primary;
     for (auto& [segment, metrics] : own.segments)
       run.segments[segment] = std::move(metrics);
+    if (release) {
+      auto parity = scoring::parity(*scoring, *release, *keep);
+      if (!parity.ok())
+        return make_error(parity.error().code, "evaluation.scoring: " + parity.error().message);
+      run.parity = parity_values(*parity);
+    }
   }
   return run;
 }
@@ -121,7 +128,7 @@ struct Session {
     } else {
       summary["primary"] = attempt.outputs->primary_value;
       std::optional<Predictions> predictions;
-      auto seed_run = seed_run_of(*attempt.outputs, predictions, scoring);
+      auto seed_run = seed_run_of(*attempt.outputs, predictions, scoring, release);
       if (!seed_run.ok()) {
         outcome.failure = verdict_for_error(VerdictClass::error_job,
                                             label + ": predictions: " + seed_run.error().message);
@@ -167,7 +174,7 @@ Result<SeedRunTolerance> tolerance_from_outputs(const std::vector<JobOutputs>& r
                             out.primary_name + "\", expected \"" + runs[0].primary_name + "\"");
     }
     std::optional<Predictions> predictions;
-    auto run = seed_run_of(out, predictions, scoring);
+    auto run = seed_run_of(out, predictions, scoring, release ? &*release : nullptr);
     if (!run.ok()) {
       return make_error(run.error().code,
                         "seed run " + std::to_string(i + 1) + ": " + run.error().message);

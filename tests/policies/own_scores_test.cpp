@@ -109,6 +109,47 @@ TEST_CASE("with a scoring spec the primary and segment checks judge reverify's e
   const auto* agrees = find(v, "job:metric-agrees");
   REQUIRE(agrees);
   CHECK(agrees->outcome == CheckOutcome::passed);
+  // no seed-run crossings recorded: the parity checks report, never decide
+  const auto* parity = find(v, "parity:threshold=0.5:segment:group=a");
+  REQUIRE(parity);
+  CHECK(parity->outcome == CheckOutcome::uncalibrated);
+  CHECK(parity->informational);
+  CHECK(contains(parity->explanation, "0 of segment group=a's 100 records changed side"));
+}
+
+TEST_CASE("parity: records that changed side in a segment, judged against the seed runs' own") {
+  Judged j;
+  auto& parity = j.m.tolerance->parity_seed_runs;
+  parity["parity:threshold=0.5"] = {0.02, 0.03, 0.025, 0.035, 0.02, 0.03, 0.025};
+  // 20 seed runs changed 0 to 2 of group a's records
+  parity["parity:threshold=0.5:segment:group=a"] = {0.01, 0.02, 0,    0.01, 0.02, 0.01, 0,
+                                                    0.01, 0,    0.01, 0.02, 0,    0.01, 0.01,
+                                                    0.02, 0,    0.01, 0.01, 0,    0.02};
+  parity["parity:threshold=0.5:segment:group=b"] = {0.03, 0.04, 0.05, 0.06, 0.02, 0.05, 0.04};
+  SUBCASE("8 of group a's records crossed: failed, naming the segment and the count") {
+    std::vector<int> wrong = kReleaseWrong;
+    for (int i : {2, 4, 6, 8, 10, 12, 14, 16})
+      wrong.push_back(i);
+    const Verdict v = j.judge(wrong, 0.91);
+    const auto* a = find(v, "parity:threshold=0.5:segment:group=a");
+    REQUIRE(a);
+    CHECK(a->outcome == CheckOutcome::failed);
+    CHECK(a->kind == CheckKind::parity);
+    CHECK(contains(a->explanation,
+                   "8 of segment group=a's 100 records changed side against the "
+                   "release at threshold 0.5 (8 became wrong, 0 became right)"));
+    CHECK(contains(a->explanation, "the seed runs' own crossings allow"));
+    CHECK(a->evidence["allowed"].get<int>() < 8);
+    CHECK(a->seed_runs == 20u);
+    CHECK(find(v, "parity:threshold=0.5")->outcome == CheckOutcome::passed);
+    CHECK(find(v, "parity:threshold=0.5:segment:group=b")->outcome == CheckOutcome::passed);
+    CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
+  }
+  SUBCASE("as many crossings as the seed runs made pass") {
+    const Verdict v = j.judge({0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 2}, 0.945);
+    CHECK(find(v, "parity:threshold=0.5:segment:group=a")->outcome == CheckOutcome::passed);
+    CHECK(v.cls == VerdictClass::passed);
+  }
 }
 
 TEST_CASE("a segment whose decisions crossed the threshold fails, naming it and the count") {

@@ -270,6 +270,12 @@ TEST_CASE("scoring: calibration scores each seed run's predictions, not the job'
   CHECK(outcome.spec->segment_seed_runs.at("group=b").at("accuracy").back() ==
         doctest::Approx(0.9));
   CHECK(outcome.spec->segment_seed_runs.at("group=a").at("accuracy").back() == 1.0);
+  // and the records whose decision changed against the release's: record 10, of group b
+  CHECK(outcome.spec->parity_seed_runs.at("parity:threshold=0.5") == std::vector<double>{0.05});
+  CHECK(outcome.spec->parity_seed_runs.at("parity:threshold=0.5:segment:group=b") ==
+        std::vector<double>{0.1});
+  CHECK(outcome.spec->parity_seed_runs.at("parity:threshold=0.5:segment:group=a") ==
+        std::vector<double>{0});
 }
 
 TEST_CASE("code mirrors replace the recorded repository for the checkout only") {
