@@ -52,6 +52,14 @@ Predictions predictions(const ScoringInputs& in, const std::vector<int>& wrong) 
 // 5 wrong in each group: accuracy 0.95 overall and in both groups.
 const std::vector<int> kReleaseWrong = {0, 20, 40, 60, 80, 100, 120, 140, 160, 180};
 
+// The release's wrong records and 8 more of group a: a falls to 87/100, the aggregate to 182/200.
+std::vector<int> group_a_crossed() {
+  std::vector<int> wrong = kReleaseWrong;
+  for (int i : {2, 4, 6, 8, 10, 12, 14, 16})
+    wrong.push_back(i);
+  return wrong;
+}
+
 Manifest manifest() {
   Manifest m;
   m.model = "m";
@@ -127,10 +135,7 @@ TEST_CASE("parity: records that changed side in a segment, judged against the se
                                                     0.02, 0,    0.01, 0.01, 0,    0.02};
   parity["parity:threshold=0.5:segment:group=b"] = {0.03, 0.04, 0.05, 0.06, 0.02, 0.05, 0.04};
   SUBCASE("8 of group a's records crossed: failed, naming the segment and the count") {
-    std::vector<int> wrong = kReleaseWrong;
-    for (int i : {2, 4, 6, 8, 10, 12, 14, 16})
-      wrong.push_back(i);
-    const Verdict v = j.judge(wrong, 0.91);
+    const Verdict v = j.judge(group_a_crossed(), 0.91);
     const auto* a = find(v, "parity:threshold=0.5:segment:group=a");
     REQUIRE(a);
     CHECK(a->outcome == CheckOutcome::failed);
@@ -154,12 +159,8 @@ TEST_CASE("parity: records that changed side in a segment, judged against the se
 
 TEST_CASE("a segment whose decisions crossed the threshold fails, naming it and the count") {
   Judged j;
-  // 8 more records of group a changed side: a falls to 87/100, the aggregate to 182/200, which
-  // the wide aggregate band still holds
-  std::vector<int> wrong = kReleaseWrong;
-  for (int i : {2, 4, 6, 8, 10, 12, 14, 16})
-    wrong.push_back(i);
-  const Verdict v = j.judge(wrong, 0.91);
+  // the wide aggregate band still holds 182/200
+  const Verdict v = j.judge(group_a_crossed(), 0.91);
   const auto* primary = find(v, "primary:accuracy");
   REQUIRE(primary);
   CHECK(primary->outcome == CheckOutcome::passed);
