@@ -204,9 +204,13 @@ Result<ScoringSpec> scoring_spec(const CaptureArguments& args, const fs::path& o
 }
 
 // The spec tried on the release's own predictions: every per-record input read and checked,
-// every metric scored. One line for the user.
-Result<std::string> try_scoring(const Manifest& m, const CaptureArguments& args,
-                                const fs::path& out_dir, const fs::path& predictions_file) {
+// every metric scored. One line for the user, and the inputs (the seed runs are scored with them).
+struct ScoringTried {
+  std::string line;
+  ScoringInputs inputs;
+};
+Result<ScoringTried> try_scoring(const Manifest& m, const CaptureArguments& args,
+                                 const fs::path& out_dir, const fs::path& predictions_file) {
   auto predictions = read_predictions(predictions_file);
   if (!predictions.ok())
     return predictions.error();
@@ -230,7 +234,7 @@ Result<std::string> try_scoring(const Manifest& m, const CaptureArguments& args,
   if (first.count)
     line += " (" + std::to_string(static_cast<long long>(first.count->numerator)) + "/" +
             std::to_string(static_cast<long long>(first.count->denominator)) + ")";
-  return line;
+  return ScoringTried{std::move(line), std::move(inputs).value()};
 }
 
 // The reruns in DIR (one sub-folder per run, each a $REVERIFY_OUT), at least kMinSeedRuns.
@@ -469,7 +473,7 @@ int run_capture(const CaptureArguments& args) {
       return usage_error(kName, ref.error().message);
     m.weights = Weights{ref->uri, "safetensors", tensors->root};
   }
-  std::optional<std::string> scoring_note;
+  std::optional<ScoringTried> scoring;
   if (args.scoring.any()) {
     if (!outputs->predictions)
       return usage_error(kName, "--task: scoring needs the job's predictions, and " + *result_path +
@@ -491,7 +495,7 @@ int run_capture(const CaptureArguments& args) {
     auto note = try_scoring(m, args, out_dir, *outputs->predictions);
     if (!note.ok())
       return usage_error(kName, note.error().message);
-    scoring_note = *note;
+    scoring = std::move(note).value();
   }
   if (auto steps = m.evaluation.steps; steps && steps->values.size() > kMaxRecordedSteps) {
     steps->values.resize(kMaxRecordedSteps);
@@ -518,7 +522,8 @@ int run_capture(const CaptureArguments& args) {
         usable.push_back(runs->outputs[i]);
       }
     }
-    auto made = tolerance_from_outputs(usable, outputs->predictions);
+    auto made =
+        tolerance_from_outputs(usable, outputs->predictions, scoring ? &scoring->inputs : nullptr);
     if (!made.ok())
       return usage_error(kName, made.error().message);
     for (const auto& [index, why] : made->left_out) {
@@ -582,8 +587,8 @@ int run_capture(const CaptureArguments& args) {
             << ")\n";
   for (const auto& note : *job_facts)
     std::cout << "  " << note << "\n";
-  if (scoring_note)
-    std::cout << "  " << *scoring_note << "\n";
+  if (scoring)
+    std::cout << "  " << scoring->line << "\n";
   return 0;
 }
 

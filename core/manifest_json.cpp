@@ -141,6 +141,7 @@ json tolerance(const ToleranceSpec& t) {
   put_map(j, "segment_seed_runs", t.segment_seed_runs);
   put_map(j, "seed_overrides", t.seed_overrides);
   put_map(j, "distribution_seed_runs", t.distribution_seed_runs);
+  put_map(j, "parity_seed_runs", t.parity_seed_runs);
   put_map(j, "steps_same_seed_runs", t.steps_same_seed_runs);
   put_map(j, "floor", t.floor);
   put_map(j, "detect", t.detect);

@@ -541,6 +541,9 @@ Weights read_weights(ObjectReader& r) {
 //     "distribution_seed_runs": {"ks": [...], "psi": [...]},  statistic -> its value between the
 //                                 release's predictions and each seed run's (ks, psi, wasserstein,
 //                                 max_abs_diff, mean_abs_diff, flip_rate)
+//     "parity_seed_runs": {"parity:threshold=0.5": [...]},   parity check -> the share of its
+//                                 scope's records whose decision differs from the release's in
+//                                 each seed run (keys start with "parity:threshold=")
 //     "steps_same_seed_runs": [[2.30, 2.11, ...], ...],       same-seed reruns' step values
 //     "floor": {"accuracy": 0.0005},                          metric -> smallest band (>= 0)
 //     "detect": {"accuracy": 0.01}                            check key -> shift to catch (> 0)
@@ -575,6 +578,16 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
     if (!enum_from_string<Statistic>(stat)) {
       f.error(json_path_key(r.path("distribution_seed_runs"), stat),
               "unknown statistic (must be one of " + enum_names<Statistic>() + ")");
+    }
+  }
+  t.parity_seed_runs = optional_map<std::vector<double>>(
+      r, "parity_seed_runs",
+      [&f, &runs](const json& v, const std::string& at) { return runs(v, at); });
+  for (const auto& [check, values] : t.parity_seed_runs) {
+    if (check.rfind("parity:threshold=", 0) != 0) {
+      f.error(json_path_key(r.path("parity_seed_runs"), check),
+              "not a parity check (expected \"parity:threshold=<t>\" or "
+              "\"parity:threshold=<t>:segment:<key>=<value>\")");
     }
   }
   if (const json* v = r.optional("steps_same_seed_runs")) {

@@ -65,6 +65,8 @@ ToleranceSpec seed_run_tolerance(const std::string& primary_name, const std::vec
     for (const auto& [segment, metrics] : run.segments)
       for (const auto& [metric, value] : metrics)
         spec.segment_seed_runs[segment][metric].push_back(value);
+    for (const auto& [check, value] : run.parity)
+      spec.parity_seed_runs[check].push_back(value);
     if (release && run.predictions && !release->values.empty() &&
         !run.predictions->values.empty()) {
       const auto& r = *run.predictions;
@@ -127,6 +129,8 @@ ToleranceSpec without_runs(ToleranceSpec spec, const std::string& primary_name,
       drop(values);
   for (auto& [statistic, values] : spec.distribution_seed_runs)
     drop(values);
+  for (auto& [check, values] : spec.parity_seed_runs)
+    drop(values);
   return spec;
 }
 
@@ -150,6 +154,8 @@ ToleranceSpec appended(ToleranceSpec base, const ToleranceSpec& more) {
       append(base.segment_seed_runs[segment][metric], values);
   for (const auto& [stat, values] : more.distribution_seed_runs)
     append(base.distribution_seed_runs[stat], values);
+  for (const auto& [check, values] : more.parity_seed_runs)
+    append(base.parity_seed_runs[check], values);
   base.seed_overrides.insert(base.seed_overrides.end(), more.seed_overrides.begin(),
                              more.seed_overrides.end());
   base.steps_same_seed_runs.insert(base.steps_same_seed_runs.end(),
@@ -243,14 +249,18 @@ LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& toleran
         values = without(values, i, n);
     for (auto& [stat, values] : others.distribution_seed_runs)
       values = without(values, i, n);
+    for (auto& [check, values] : others.parity_seed_runs)
+      values = without(values, i, n);
     held.tolerance = others;
 
     RebuildObservation rebuild;
     rebuild.primary_name = primary;
     rebuild.primary = at(tolerance.seed_runs, primary, i, n);
+    // Only the segments the manifest records: a calibration with a scoring spec also holds the
+    // scopes reverify scored, which a held-out run judged without scores would report as extra.
     for (const auto& [segment, metrics] : tolerance.segment_seed_runs)
       for (const auto& [metric, values] : metrics)
-        if (values.size() == n)
+        if (values.size() == n && manifest.evaluation.segments.count(segment))
           rebuild.segments[segment][metric] = values[i];
     rebuild.comparison = recorded_comparison(tolerance, i, n, rows, scores);
     if (!rebuild.comparison)

@@ -18,6 +18,9 @@ struct SeedRun {
   SegmentMetrics segments;
   std::optional<std::vector<double>> steps;
   const Predictions* predictions = nullptr;  // not owned
+  // evaluation.scoring: parity check -> the share of its scope's records whose decision differs
+  // from the release's (parity_values, policies/own_scores.hpp)
+  std::map<std::string, double> parity;
 };
 
 // Seed-only reruns -> seed_runs[primary_name], segment_seed_runs, and distribution_seed_runs:
@@ -44,8 +47,8 @@ struct CopiedRuns {
 CopiedRuns copied_runs(const ToleranceSpec& spec, const std::string& primary_name);
 
 // `spec` without the seed runs at `indices` of its `primary_name` runs: every series of values
-// holding one per run (seed_runs, segment_seed_runs, distribution_seed_runs) loses them. The
-// seed_overrides stay: a seed that reproduced the release must not be tried again.
+// holding one per run (seed_runs, segment_seed_runs, distribution_seed_runs, parity_seed_runs)
+// loses them. The seed_overrides stay: a seed that reproduced the release must not be tried again.
 ToleranceSpec without_runs(ToleranceSpec spec, const std::string& primary_name,
                            const std::vector<std::size_t>& indices);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "policies/calibration.hpp"
 #include "policies/checks.hpp"
@@ -90,6 +91,12 @@ struct Plan {
   std::optional<MetricCheckSpec> primary;
   std::vector<std::pair<std::string, MetricCheckSpec>> segments;  // segment name, its check
   std::vector<CheckResult> extra_segments;  // reported but not recorded: failed as they are
+  // Scored metrics that scoring does not judge on the release (not judged) or on the rebuild
+  // only (failed), each saying why.
+  std::vector<CheckResult> unscored;
+  std::optional<CheckResult> job_agreement;
+  const scoring::Parity* parity = nullptr;  // the rebuild against the release, when scored
+  const ToleranceSpec* parity_tolerance = nullptr;
   std::optional<stats::Comparison> comparison;
   DistributionBands distribution;
   std::optional<StepsCheckSpec> steps;
@@ -103,6 +110,8 @@ struct Plan {
       m[CheckFamily::segments] += metric_band(s.seed_runs, s.band).band.has_value();
     if (comparison)
       m[CheckFamily::distribution] = banded_distribution_checks(*comparison, distribution);
+    if (parity)
+      m[CheckFamily::distribution] += banded_parity_checks(*parity, *parity_tolerance);
     if (steps && !steps->informational)
       m[CheckFamily::steps] = steps_banded(*steps);
     return m;
@@ -122,6 +131,48 @@ MetricCheckSpec metric_spec(std::string name, CheckKind kind, const std::string&
   return spec;
 }
 
+const scoring::ScopeScores* find_scope(const scoring::Scores& scores, const std::string& segment) {
+  auto it = std::find_if(scores.segments.begin(), scores.segments.end(),
+                         [&](const scoring::ScopeScores& s) { return s.segment == segment; });
+  return it == scores.segments.end() ? nullptr : &*it;
+}
+
+// Replaces the job's figures in `spec` with reverify's scores of the same scope: observed (the
+// rebuild's), recorded (the release's), the band's examples (the release's exact count, for a
+// proportion; none otherwise) and the metric's direction. A metric scoring judges on neither or
+// only on the release is a check of its own, returned instead.
+std::optional<CheckResult> use_own_scores(MetricCheckSpec& spec,
+                                          const scoring::ScopeScores& release,
+                                          const scoring::ScopeScores* rebuild,
+                                          const std::string& metric) {
+  const scoring::MetricScore* before = release.find(metric);
+  const scoring::MetricScore* after = rebuild ? rebuild->find(metric) : nullptr;
+  CheckResult unscored;
+  unscored.name = spec.name;
+  unscored.kind = spec.kind;
+  if (!before->judged()) {
+    unscored.outcome = CheckOutcome::not_judged;
+    unscored.explanation = spec.name + ": not judged: " + before->not_judged;
+    return unscored;
+  }
+  if (!after || !after->judged()) {
+    unscored.outcome = CheckOutcome::failed;
+    unscored.reference = before->value;
+    unscored.explanation = spec.name + ": the release's predictions score " +
+                           number_text(*before->value) + ", the rebuild's cannot be scored: " +
+                           (after ? after->not_judged : std::string("scope missing"));
+    return unscored;
+  }
+  spec.observed = after->value;
+  spec.recorded = before->value;
+  spec.band.recorded = before->value;
+  spec.band.examples = before->count
+                           ? std::optional<std::int64_t>(std::llround(before->count->denominator))
+                           : std::nullopt;
+  spec.higher_is_better = higher_is_better(before->metric);
+  return std::nullopt;
+}
+
 Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const VerdictPolicy& policy,
                  const std::string& how_to) {
   const auto& ev = in.manifest.evaluation;
@@ -137,8 +188,45 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
     primary.band.recorded = ev.primary.value;
     primary.detect = keyed(tol.detect, primary.name, ev.primary.name);
     primary.higher_is_better = ev.primary.higher_is_better;
-    plan.primary = primary;
+    std::set<std::string> scored_scopes;
+    if (in.scores) {
+      const auto& own = *in.scores;
+      if (own.release.overall.find(ev.primary.name)) {
+        if (auto unscored =
+                use_own_scores(primary, own.release.overall, &own.rebuild.overall, ev.primary.name))
+          plan.unscored.push_back(std::move(*unscored));
+        // the direction the job or capture recorded stands (a conflict is capture's error)
+        primary.higher_is_better = ev.primary.higher_is_better;
+      }
+      for (const auto& scope : own.release.segments) {
+        scored_scopes.insert(scope.segment);
+        for (const auto& metric : scope_metrics(scope, ev)) {
+          auto spec = metric_spec("segment:" + scope.segment + ":" + metric, CheckKind::segment,
+                                  metric, tol, policy, how_to);
+          spec.seed_runs = segment_runs(tol, scope.segment, metric);
+          spec.detect = lookup(tol.detect, spec.name);
+          if (auto unscored =
+                  use_own_scores(spec, scope, find_scope(own.rebuild, scope.segment), metric)) {
+            plan.unscored.push_back(std::move(*unscored));
+            continue;
+          }
+          if (metric == ev.primary.name)
+            spec.higher_is_better = ev.primary.higher_is_better;
+          plan.segments.emplace_back(scope.segment, std::move(spec));
+        }
+      }
+      plan.job_agreement =
+          job_agreement_check(rb.primary, ev.primary.name, rb.segments, own.rebuild);
+      if (own.parity) {
+        plan.parity = &*own.parity;
+        plan.parity_tolerance = &tol;
+      }
+    }
+    if (plan.unscored.empty() || plan.unscored.front().kind != CheckKind::primary)
+      plan.primary = primary;
     for (const auto& [segment, metrics] : ev.segments) {
+      if (scored_scopes.count(segment))
+        continue;
       const auto observed = rb.segments.find(segment);
       for (const auto& [metric, recorded] : metrics) {
         auto spec = metric_spec("segment:" + segment + ":" + metric, CheckKind::segment, metric,
@@ -155,6 +243,8 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
       }
     }
     for (const auto& [segment, metrics] : rb.segments) {
+      if (scored_scopes.count(segment))
+        continue;  // reverify scores it: the job's figures are job:metric-agrees's
       const auto recorded = ev.segments.find(segment);
       for (const auto& [metric, value] : metrics) {
         if (recorded != ev.segments.end() && recorded->second.count(metric))
@@ -329,6 +419,7 @@ ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* ca
     for (const auto& [segment, metrics] : calibration->segment_seed_runs)
       overlay(out.segment_seed_runs[segment], metrics);
     overlay(out.distribution_seed_runs, calibration->distribution_seed_runs);
+    overlay(out.parity_seed_runs, calibration->parity_seed_runs);
     if (!calibration->steps_same_seed_runs.empty())
       out.steps_same_seed_runs = calibration->steps_same_seed_runs;
     // The seeds its runs used: a later calibration continues past them. A stored calibration
@@ -372,11 +463,31 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   for (auto& [segment, spec] : plan.segments) {
     spec.band.alpha = alpha.per_check(CheckFamily::segments);
     verdict.checks.push_back(check_metric(spec));
-    if (!in.rebuild.segments.count(segment))
+    if (!spec.observed && !in.rebuild.segments.count(segment))
       verdict.checks.back().explanation = spec.name + ": segment missing from the rebuild";
+  }
+  // A failed check of a scope reverify scored says what changed side in it.
+  if (in.scores && in.scores->parity) {
+    for (auto& check : verdict.checks) {
+      if (check.outcome != CheckOutcome::failed || !check.observed)
+        continue;
+      auto scope = std::find_if(plan.segments.begin(), plan.segments.end(),
+                                [&](const auto& s) { return s.second.name == check.name; });
+      const bool primary = check.kind == CheckKind::primary;
+      if (!primary && scope == plan.segments.end())
+        continue;
+      const std::string changed =
+          changed_side_text(*in.scores->parity, primary ? std::string() : scope->first);
+      if (!changed.empty())
+        check.explanation += "; " + changed;
+    }
   }
   for (auto& extra : plan.extra_segments)
     verdict.checks.push_back(std::move(extra));
+  for (auto& unscored : plan.unscored)
+    verdict.checks.push_back(std::move(unscored));
+  if (plan.job_agreement)
+    verdict.checks.push_back(std::move(*plan.job_agreement));
   if (plan.predictions_missing) {
     CheckResult missing;
     missing.name = "distribution:predictions";
@@ -388,6 +499,11 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   if (plan.comparison) {
     plan.distribution.alpha = alpha.per_check(CheckFamily::distribution);
     for (auto& c : distribution_checks(*plan.comparison, plan.distribution))
+      verdict.checks.push_back(std::move(c));
+  }
+  if (plan.parity) {
+    for (auto& c :
+         parity_checks(*plan.parity, tol, alpha.per_check(CheckFamily::distribution), how_to))
       verdict.checks.push_back(std::move(c));
   }
   if (plan.steps) {

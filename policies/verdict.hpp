@@ -3,7 +3,8 @@
 // calibration, combined into docs/design.md's verdict classes (policies/verdict_model.hpp) with a
 // short human explanation. Pure: every input is data.
 //
-// A full rebuild is judged by its primary metric, its segment metrics and its predictions
+// A full rebuild is judged by its primary metric, its segment metrics (reverify's own numbers
+// where the manifest has a scoring spec: policies/own_scores.hpp) and its predictions
 // (distribution statistics against the release); its step curve, when both sides have one, is a
 // same-seed note that never decides (a rebuild runs the release's seeds, but at level
 // equivalent only being unlike another seed's run fails it). A steps rebuild is judged by its
@@ -25,6 +26,7 @@
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
 #include "policies/bands.hpp"
+#include "policies/own_scores.hpp"
 #include "policies/stats.hpp"
 #include "policies/verdict_model.hpp"
 
@@ -65,6 +67,10 @@ struct VerdictInputs {
   const ToleranceSpec* calibration = nullptr;
   // tolerance.detect overrides from the daemon's config for this model (models.<name>.detect).
   std::map<std::string, double> detect = {};
+  // reverify's own scoring of the release's and the rebuild's predictions (evaluation.scoring):
+  // its numbers replace the job's for the primary metric and the scored segments, and the job's
+  // become the "job:metric-agrees" cross-check (policies/own_scores.hpp). Not owned.
+  const OwnScores* scores = nullptr;
 };
 
 Verdict decide_verdict(const VerdictInputs& inputs, const VerdictPolicy& policy = {});

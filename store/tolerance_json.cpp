@@ -7,6 +7,7 @@ nlohmann::json tolerance_to_json(const ToleranceSpec& spec) {
           {"segment_seed_runs", spec.segment_seed_runs},
           {"seed_overrides", spec.seed_overrides},
           {"distribution_seed_runs", spec.distribution_seed_runs},
+          {"parity_seed_runs", spec.parity_seed_runs},
           {"steps_same_seed_runs", spec.steps_same_seed_runs},
           {"floor", spec.floor},
           {"detect", spec.detect}};
@@ -27,6 +28,7 @@ std::optional<ToleranceSpec> tolerance_from_json(const nlohmann::json& j) {
     read("segment_seed_runs", spec.segment_seed_runs);
     read("seed_overrides", spec.seed_overrides);
     read("distribution_seed_runs", spec.distribution_seed_runs);
+    read("parity_seed_runs", spec.parity_seed_runs);
     read("steps_same_seed_runs", spec.steps_same_seed_runs);
     read("floor", spec.floor);
     read("detect", spec.detect);

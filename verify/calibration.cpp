@@ -4,9 +4,11 @@
 #include <set>
 #include <system_error>
 
+#include "core/eval_columns.hpp"
 #include "core/predictions.hpp"
 #include "core/sha256.hpp"
 #include "policies/number_text.hpp"
+#include "policies/own_scores.hpp"
 #include "policies/power.hpp"
 #include "policies/verdict.hpp"
 #include "verify/pipeline_rebuild.hpp"
@@ -27,8 +29,12 @@ std::string fingerprint(const Predictions& p) {
   return sha.final_hex();
 }
 
-// One run's outputs as a SeedRun; its predictions are read into `keep`.
-Result<SeedRun> seed_run_of(const JobOutputs& out, std::optional<Predictions>& keep) {
+// One run's outputs as a SeedRun; its predictions are read into `keep`. With `scoring` (the
+// scoring spec's inputs) the predictions are scored by reverify and its numbers replace the
+// job's: the primary metric when scoring computes it, every scored segment's metrics; and, with
+// the release's predictions, the share of records that changed side (parity_values).
+Result<SeedRun> seed_run_of(const JobOutputs& out, std::optional<Predictions>& keep,
+                            const ScoringInputs* scoring, const Predictions* release) {
   SeedRun run;
   run.primary = out.primary_value;
   run.segments = out.segments;
@@ -40,6 +46,22 @@ Result<SeedRun> seed_run_of(const JobOutputs& out, std::optional<Predictions>& k
       return read.error();
     keep = std::move(read).value();
     run.predictions = &*keep;
+  }
+  if (scoring && keep) {
+    auto scores = scoring::score(*scoring, *keep);
+    if (!scores.ok())
+      return make_error(scores.error().code, "evaluation.scoring: " + scores.error().message);
+    ReportedForm own = reported_form(*scores, out.primary_name);
+    if (own.primary)
+      run.primary = own.primary;
+    for (auto& [segment, metrics] : own.segments)
+      run.segments[segment] = std::move(metrics);
+    if (release) {
+      auto parity = scoring::parity(*scoring, *release, *keep);
+      if (!parity.ok())
+        return make_error(parity.error().code, "evaluation.scoring: " + parity.error().message);
+      run.parity = parity_values(*parity);
+    }
   }
   return run;
 }
@@ -73,6 +95,7 @@ struct Session {
   PipelineDeps& deps;
   const PreflightReport& preflight;
   const Predictions* release = nullptr;
+  const ScoringInputs* scoring = nullptr;  // evaluation.scoring's, read once
   CalibrationOutcome& outcome;
 
   // Whether the caller asked to stop before the next run; records why.
@@ -105,7 +128,7 @@ struct Session {
     } else {
       summary["primary"] = attempt.outputs->primary_value;
       std::optional<Predictions> predictions;
-      auto seed_run = seed_run_of(*attempt.outputs, predictions);
+      auto seed_run = seed_run_of(*attempt.outputs, predictions, scoring, release);
       if (!seed_run.ok()) {
         outcome.failure = verdict_for_error(VerdictClass::error_job,
                                             label + ": predictions: " + seed_run.error().message);
@@ -128,6 +151,7 @@ struct Session {
 
 Result<SeedRunTolerance> tolerance_from_outputs(const std::vector<JobOutputs>& runs,
                                                 const std::optional<fs::path>& release_predictions,
+                                                const ScoringInputs* scoring,
                                                 double flip_threshold) {
   if (runs.empty())
     return make_error(ErrorCode::invalid_argument, "calibration: no seed runs");
@@ -150,7 +174,7 @@ Result<SeedRunTolerance> tolerance_from_outputs(const std::vector<JobOutputs>& r
                             out.primary_name + "\", expected \"" + runs[0].primary_name + "\"");
     }
     std::optional<Predictions> predictions;
-    auto run = seed_run_of(out, predictions);
+    auto run = seed_run_of(out, predictions, scoring, release ? &*release : nullptr);
     if (!run.ok()) {
       return make_error(run.error().code,
                         "seed run " + std::to_string(i + 1) + ": " + run.error().message);
@@ -205,7 +229,22 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
   }
   const std::size_t rows = release ? release->values.size() / release->cols : 0;
   const std::size_t scores = release ? release->values.size() : 0;
-  Session session{request, deps, preflight, release ? &*release : nullptr, outcome};
+  std::optional<ScoringInputs> scoring;
+  if (const auto& spec = manifest.evaluation.scoring; spec && release) {
+    auto inputs = read_scoring_inputs(*spec, {base.manifest_location, manifest.evaluation.set},
+                                      release->rows);
+    if (!inputs.ok()) {
+      outcome.failure = verdict_for_error(inputs.error().code == ErrorCode::input_drift
+                                              ? VerdictClass::failed_input_drift
+                                              : VerdictClass::error_manifest_invalid,
+                                          inputs.error().message);
+      return outcome;
+    }
+    scoring = std::move(inputs).value();
+  }
+  Session session{
+      request, deps, preflight, release ? &*release : nullptr, scoring ? &*scoring : nullptr,
+      outcome};
   ToleranceSpec spec = merged_tolerance(manifest, base.calibration ? &*base.calibration : nullptr);
   const std::string& primary = manifest.evaluation.primary.name;
 

@@ -5,7 +5,8 @@
 // - full mode: seed-only reruns, REVERIFY_SEED_OVERRIDE = first_seed, first_seed + 1, ...,
 //   skipping the seeds the spec already used and every seed the release recorded (an override
 //   equal to one can reproduce the release), each turned at once into its metrics and its
-//   distribution statistics against the release's predictions.
+//   distribution statistics against the release's predictions. With evaluation.scoring the
+//   metrics are reverify's own scores of each run's predictions, not the job's figures.
 // - steps mode: same-seed reruns of the first max_steps steps (the release's own seeds: the
 //   platform's nondeterminism), which replace the spec's steps_same_seed_runs.
 // The new runs are appended to the version's current calibration (the manifest's tolerance with
@@ -65,15 +66,18 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
 // Outputs of seed-only reruns -> their ToleranceSpec (`reverify capture --seed-runs`), with the
 // distribution statistics against the release's predictions file when given. A run whose
 // predictions equal the release's, or an earlier run's, value for value, is no draw from the seed
-// spread: it is left out, and `left_out` says which (by its index in `runs`) and why. Error
-// naming the run whose predictions cannot be read.
+// spread: it is left out, and `left_out` says which (by its index in `runs`) and why. With
+// `scoring` (evaluation.scoring's inputs) each run's predictions are scored by reverify and its
+// numbers replace the job's (policies/own_scores.hpp). Error naming the run whose predictions
+// cannot be read or scored.
 struct SeedRunTolerance {
   ToleranceSpec spec;
   std::vector<std::pair<std::size_t, std::string>> left_out;
 };
 Result<SeedRunTolerance> tolerance_from_outputs(
     const std::vector<JobOutputs>& runs,
-    const std::optional<std::filesystem::path>& release_predictions, double flip_threshold = 0.5);
+    const std::optional<std::filesystem::path>& release_predictions,
+    const ScoringInputs* scoring = nullptr, double flip_threshold = 0.5);
 
 // Outputs of same-seed reruns -> steps_same_seed_runs (`reverify capture --same-seed-runs`).
 ToleranceSpec same_seed_from_outputs(const std::vector<JobOutputs>& runs);

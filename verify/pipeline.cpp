@@ -1,7 +1,9 @@
 #include "verify/pipeline.hpp"
 
 #include <system_error>
+#include <variant>
 
+#include "core/eval_columns.hpp"
 #include "core/hashing.hpp"
 #include "core/predictions.hpp"
 #include "core/uri.hpp"
@@ -48,6 +50,38 @@ nlohmann::json differing_tensors(const VerificationRequest& request, const Tenso
       names.push_back(name);
   }
   return names;
+}
+
+// evaluation.scoring: the release's and the rebuild's predictions scored by reverify itself, or
+// the verdict that says why they could not be (a frozen input that moved is input drift; a
+// release that cannot be scored, a manifest fault; a rebuild that cannot, the job's).
+std::variant<OwnScores, Verdict> score_both(const VerificationRequest& request,
+                                            const Predictions& release,
+                                            const Predictions& rebuilt) {
+  const auto& ev = request.manifest.evaluation;
+  auto inputs = read_scoring_inputs(*ev.scoring, {request.manifest_location, ev.set}, release.rows);
+  if (!inputs.ok()) {
+    return verdict_for_error(inputs.error().code == ErrorCode::input_drift
+                                 ? VerdictClass::failed_input_drift
+                                 : VerdictClass::error_manifest_invalid,
+                             inputs.error().message);
+  }
+  auto before = scoring::score(*inputs, release);
+  if (!before.ok()) {
+    return verdict_for_error(
+        VerdictClass::error_manifest_invalid,
+        "evaluation.scoring: the release's predictions: " + before.error().message);
+  }
+  auto after = scoring::score(*inputs, rebuilt);
+  if (!after.ok()) {
+    return verdict_for_error(
+        VerdictClass::error_job,
+        "evaluation.scoring: the rebuilt predictions: " + after.error().message);
+  }
+  OwnScores own{std::move(before).value(), std::move(after).value(), std::nullopt};
+  if (auto parity = scoring::parity(*inputs, release, rebuilt); parity.ok())
+    own.parity = std::move(parity).value();
+  return own;
 }
 
 // Hashes and reads the rebuilt outputs ourselves, then asks the verdict engine. What was
@@ -103,6 +137,14 @@ Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out,
   }
   VerdictInputs inputs{request.manifest, observation, original ? &*original : nullptr,
                        request.calibration ? &*request.calibration : nullptr, request.detect};
+  std::optional<OwnScores> own;
+  if (request.manifest.evaluation.scoring && original && rebuilt) {
+    auto scored = score_both(request, *original, *rebuilt);
+    if (auto* failure = std::get_if<Verdict>(&scored))
+      return std::move(*failure);
+    own = std::move(std::get<OwnScores>(scored));
+    inputs.scores = &*own;
+  }
   return decide_verdict(inputs, deps.policy);
 }
 

@@ -176,6 +176,108 @@ TEST_CASE("a rebuilt metric far outside the seed-run band fails out of tolerance
   CHECK(*primary->margin < 0);
 }
 
+// A release with evaluation.scoring: an eval set of 20 binary records (labels alternating; group
+// a is records 0..9, group b 10..19) whose release predictions are all right, and seed runs
+// whose aggregate accuracy varied while group a never moved.
+void add_scoring(Release& release) {
+  const fs::path dir = release.root / "registry/m/1";
+  std::string csv = "id,label,group\n";
+  Predictions released;
+  for (int i = 0; i < 20; ++i) {
+    csv += std::to_string(i) + "," + std::to_string(i % 2) + "," + (i < 10 ? "a" : "b") + "\n";
+    released.values.push_back(i % 2 ? 0.9 : 0.1);
+  }
+  released.rows = released.values.size();
+  test::write_file(dir / "eval.csv", csv);
+  REQUIRE(write_npy(dir / "predictions.npy", released).ok());
+  Manifest& m = release.request.manifest;
+  m.evaluation.primary = PrimaryMetric{"accuracy", 1.0, true};
+  m.evaluation.set = FileRef{"eval.csv", sha256_file(dir / "eval.csv").value()};
+  m.evaluation.predictions = FileRef{"predictions.npy", std::nullopt};
+  ScoringSpec scoring;
+  scoring.task = ScoringTask::binary;
+  scoring.labels.column = "label";
+  scoring.metrics = {ScoringMetric::accuracy};
+  scoring.segments = {SegmentKeySpec{"group", RecordColumn{std::nullopt, std::nullopt, "group"}}};
+  m.evaluation.scoring = scoring;
+  m.tolerance->seed_runs["accuracy"] = {0.80, 0.85, 0.90, 0.95, 0.85, 0.90, 0.80};
+  m.tolerance->segment_seed_runs["group=a"]["accuracy"] = std::vector<double>(7, 1.0);
+  m.tolerance->segment_seed_runs["group=b"]["accuracy"] = {0.6, 0.7, 0.8, 0.9, 0.7, 0.8, 0.6};
+}
+
+// The fake job's predictions for add_scoring's eval set: right on every record (odd records are
+// positive) except those in `positive_instead` (even records it predicts positive, wrongly).
+std::vector<double> predicted(std::initializer_list<int> positive_instead) {
+  std::vector<double> out;
+  for (int i = 0; i < 20; ++i) {
+    const bool flipped =
+        std::find(positive_instead.begin(), positive_instead.end(), i) != positive_instead.end();
+    out.push_back(i % 2 || flipped ? 0.9 : 0.1);
+  }
+  return out;
+}
+
+TEST_CASE("scoring: a rebuild crossing the threshold on one segment fails, naming it and count") {
+  Release release;
+  add_scoring(release);
+  Harness h;
+  // records 0, 2 and 4 of group a (label 0) crossed to positive: a 7/10, the aggregate 17/20
+  h.runner.predictions = predicted({0, 2, 4});
+  h.runner.primary = [](const RebuildSpec&) { return 0.85; };
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::failed_out_of_tolerance);
+  const CheckResult* primary = find_check(outcome.verdict, "primary:accuracy");
+  REQUIRE(primary != nullptr);
+  CHECK(primary->outcome == CheckOutcome::passed);
+  CHECK(primary->evidence["examples"] == 20);
+  const CheckResult* a = find_check(outcome.verdict, "segment:group=a:accuracy");
+  REQUIRE(a != nullptr);
+  CHECK(a->outcome == CheckOutcome::failed);
+  CHECK(*a->observed == doctest::Approx(0.7));
+  CHECK(a->explanation.find("3 of its 10 records changed side at threshold 0.5 (3 became wrong") !=
+        std::string::npos);
+  CHECK(outcome.verdict.explanation.find("segment:group=a:accuracy") != std::string::npos);
+  CHECK(find_check(outcome.verdict, "job:metric-agrees")->outcome == CheckOutcome::passed);
+}
+
+TEST_CASE("scoring: a job whose evaluation code reports what its predictions do not give") {
+  Release release;
+  add_scoring(release);
+  Harness h;
+  h.runner.predictions = predicted({});
+  h.runner.primary = [](const RebuildSpec&) { return 0.95; };  // its predictions score 1
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  const CheckResult* agrees = find_check(outcome.verdict, "job:metric-agrees");
+  REQUIRE(agrees != nullptr);
+  CHECK(agrees->outcome == CheckOutcome::failed);
+  CHECK(agrees->explanation.find("it reports primary accuracy 0.95, its predictions score 1") !=
+        std::string::npos);
+  CHECK(outcome.verdict.cls == VerdictClass::failed_out_of_tolerance);
+}
+
+TEST_CASE("scoring: calibration scores each seed run's predictions, not the job's figure") {
+  Release release;
+  add_scoring(release);
+  Harness h;
+  h.runner.predictions = predicted({10});                     // 19/20; group b 9/10
+  h.runner.primary = [](const RebuildSpec&) { return 0.5; };  // the job's own figure
+  CalibrationRequest request;
+  request.base = release.request;
+  request.runs = 1;
+  CalibrationOutcome outcome = run_calibration(request, h.deps);
+  REQUIRE(outcome.spec.has_value());
+  CHECK(outcome.spec->seed_runs.at("accuracy").back() == doctest::Approx(0.95));
+  CHECK(outcome.spec->segment_seed_runs.at("group=b").at("accuracy").back() ==
+        doctest::Approx(0.9));
+  CHECK(outcome.spec->segment_seed_runs.at("group=a").at("accuracy").back() == 1.0);
+  // and the records whose decision changed against the release's: record 10, of group b
+  CHECK(outcome.spec->parity_seed_runs.at("parity:threshold=0.5") == std::vector<double>{0.05});
+  CHECK(outcome.spec->parity_seed_runs.at("parity:threshold=0.5:segment:group=b") ==
+        std::vector<double>{0.1});
+  CHECK(outcome.spec->parity_seed_runs.at("parity:threshold=0.5:segment:group=a") ==
+        std::vector<double>{0});
+}
+
 TEST_CASE("code mirrors replace the recorded repository for the checkout only") {
   Release release;
   Harness h;

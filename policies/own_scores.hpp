@@ -1,0 +1,91 @@
+#pragma once
+// reverify's own numbers in a verdict (evaluation.scoring; issue #22). Pure.
+//
+// With a scoring spec the verify layer scores the release's and the rebuild's predictions itself
+// (policies/scoring.hpp, inputs from core/eval_columns.hpp) and the verdict engine
+// (policies/verdict.hpp) judges those numbers instead of the ones the job reports:
+// - the primary metric, when scoring computes a metric of its name: observed = reverify's score
+//   of the rebuild's predictions, recorded = its score of the release's, and the band's examples
+//   = the exact denominator of the release's count (accuracy: the eval set's records), never one
+//   inferred from the values;
+// - every segment scope reverify scores ("digit=3"): the primary metric and every metric the
+//   manifest records for that segment that scoring computes, as "segment:<scope>:<metric>", with
+//   the scope's exact count; segments the job reports under other names stay job-reported;
+// - the job's own figures become a cross-check, "job:metric-agrees": each metric the job reports
+//   (primary and segments) that reverify scores on the same rebuilt predictions must agree to
+//   kJobAgreement relative; a disagreement fails it, naming the metric, the job's figure and the
+//   predictions' ("the job's evaluation code and its predictions disagree").
+// - a failed metric check of a scored scope says how many of the scope's records changed side
+//   against the release (changed_side_text).
+// - parity checks, "parity:threshold=<t>" and "parity:threshold=<t>:segment:<scope>" (binary and
+//   regression with thresholds): the share of the scope's records whose decision at t differs
+//   from the release's, against the upper edge of a band from the same share in each seed run
+//   (parity_seed_runs), made as a proportion's over the scope's records (policies/bands.hpp: the
+//   angular t interval joined with the rare-change allowance in whole records; two-sided at
+//   2 alpha, so alpha above it; the flip rate's log-normal bound is far wider at few crossings).
+//   They spend the distribution family's alpha (they compare predictions with the release's) but
+//   fail as out-of-tolerance. Without recorded seed values they are informational (uncalibrated,
+//   never deciding): a calibration from before them must not turn every verdict uncalibrated.
+// Seed runs: the calibration scores each seed run's predictions the same way (reported_form
+// below), so bands are built from reverify's numbers too; a stored calibration from before keeps
+// the job's seed values, judged with the exact count.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/manifest.hpp"
+#include "policies/scoring.hpp"
+#include "policies/verdict_model.hpp"
+
+namespace reverify {
+
+// Relative difference within which the job's figure and reverify's are the same number (a job
+// computing in float32, or summing in another order, moves the last digits, never the sixth).
+inline constexpr double kJobAgreement = 1e-6;
+
+struct OwnScores {
+  scoring::Scores release;
+  scoring::Scores rebuild;
+  std::optional<scoring::Parity> parity;  // the rebuild against the release
+};
+
+// What changed side in a scope, for the explanation of its failed metric check: at each
+// threshold "N of its R records changed side at threshold t (B became wrong, C became right)",
+// or the records whose argmax class changed; "" when parity has nothing for the scope. The
+// crossings are described, not yet judged against the seed runs' own (the rest of #22 item 3).
+std::string changed_side_text(const scoring::Parity& parity, const std::string& segment);
+
+// A run's scores in the shape a job reports its metrics in: the judged overall value of
+// `primary_name` (absent when scoring has no metric of that name, or does not judge it), and per
+// segment scope every judged metric by name.
+struct ReportedForm {
+  std::optional<double> primary;
+  SegmentMetrics segments;
+};
+ReportedForm reported_form(const scoring::Scores& scores, const std::string& primary_name);
+
+// The metric names judged per scored segment scope: the primary metric and every metric the
+// manifest records for that scope, where scoring computes one of that name (in either run).
+std::vector<std::string> scope_metrics(const scoring::ScopeScores& release_scope,
+                                       const Evaluation& evaluation);
+
+// The "job:metric-agrees" check: the job's reported primary value and segment values against
+// reverify's scores of the same rebuilt predictions. Not judged when the job reports nothing
+// that scoring computes.
+// Parity check name -> the share of its scope's records whose decision changed: one per threshold
+// for the whole set and every segment of at least one record.
+std::map<std::string, double> parity_values(const scoring::Parity& parity);
+
+// The parity checks of a rebuild, at one-sided `alpha` each; `banded` counts those with a bound
+// (the distribution family's Bonferroni m) without judging.
+std::vector<CheckResult> parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol,
+                                       double alpha, const std::string& how_to_calibrate);
+std::size_t banded_parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol);
+
+CheckResult job_agreement_check(const std::optional<double>& job_primary,
+                                const std::string& primary_name, const SegmentMetrics& job_segments,
+                                const scoring::Scores& rebuild);
+
+}  // namespace reverify
