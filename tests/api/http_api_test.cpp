@@ -5,6 +5,7 @@
 
 #include "api/http_api.hpp"
 #include "api/page_parts.hpp"
+#include "tests/support/check_fixture.hpp"
 
 using namespace reverify;
 namespace http = boost::beast::http;
@@ -467,21 +468,14 @@ TEST_CASE("verification page: each check drawn against its band, the log tail re
   Verdict verdict;
   verdict.cls = VerdictClass::failed_out_of_tolerance;
   verdict.explanation = "x";
-  CheckResult primary;
-  primary.name = "primary:accuracy";
-  primary.kind = CheckKind::primary;
-  primary.outcome = CheckOutcome::failed;
-  primary.observed = 0.8;
-  primary.reference = 0.9;
-  primary.band = CheckBand{0.9 - 0.05, 0.9 + 0.05};
+  CheckResult primary =
+      test::banded_check("primary:accuracy", CheckKind::primary, CheckOutcome::failed, 0.8, 0.9,
+                         CheckBand{0.9 - 0.05, 0.9 + 0.05});
   primary.margin = -0.05;
   primary.explanation = "out";
-  CheckResult psi;
-  psi.name = "distribution:psi";
-  psi.kind = CheckKind::distribution;
-  psi.outcome = CheckOutcome::passed;
-  psi.observed = 0.01;
-  psi.band = CheckBand{std::nullopt, 0.1};
+  CheckResult psi =
+      test::banded_check("distribution:psi", CheckKind::distribution, CheckOutcome::passed, 0.01,
+                         std::nullopt, CheckBand{std::nullopt, 0.1});
   psi.explanation = "in";
   verdict.checks = {primary, psi};
   row.verdict = verdict;

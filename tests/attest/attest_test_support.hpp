@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "attest/summary.hpp"
+#include "tests/support/check_fixture.hpp"
 
 namespace reverify::test {
 
@@ -23,22 +24,12 @@ inline Verdict sample_verdict(VerdictClass cls = VerdictClass::passed) {
   image.name = "input:image";
   image.kind = CheckKind::input;
   image.outcome = CheckOutcome::passed;
-  CheckResult primary;
-  primary.name = "primary:accuracy";
-  primary.kind = CheckKind::primary;
-  primary.outcome = CheckOutcome::passed;
-  primary.observed = 0.9609;
-  primary.reference = 0.9611;
-  primary.band = CheckBand{0.9571, 0.9651};
+  CheckResult primary = banded_check("primary:accuracy", CheckKind::primary, CheckOutcome::passed,
+                                     0.9609, 0.9611, CheckBand{0.9571, 0.9651});
   primary.margin = 0.0038;
   primary.power = CheckPower{0.006, std::nullopt, false, std::nullopt};
-  CheckResult ks;
-  ks.name = "distribution:ks";
-  ks.kind = CheckKind::distribution;
-  ks.outcome = CheckOutcome::passed;
-  ks.observed = 0.01;
-  ks.reference = 0;
-  ks.band = CheckBand{std::nullopt, 0.05};
+  CheckResult ks = banded_check("distribution:ks", CheckKind::distribution, CheckOutcome::passed,
+                                0.01, 0.0, CheckBand{std::nullopt, 0.05});
   ks.margin = 0.04;
   verdict.checks = {image, primary, ks};
   return verdict;

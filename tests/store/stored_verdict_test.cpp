@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "store/stored_verdict.hpp"
+#include "tests/support/check_fixture.hpp"
 
 namespace reverify::test {
 namespace {
@@ -11,23 +12,16 @@ Verdict sample() {
   Verdict v;
   v.cls = VerdictClass::failed_distribution_shift;
   v.explanation = "distribution:ks 0.2 exceeds the bound ≤ 0.1";
-  CheckResult primary;
-  primary.name = "primary:accuracy";
-  primary.kind = CheckKind::primary;
-  primary.outcome = CheckOutcome::passed;
-  primary.observed = 0.9609;
-  primary.reference = 0.9611;
-  primary.band = CheckBand{0.9571, 0.9651};
+  CheckResult primary =
+      test::banded_check("primary:accuracy", CheckKind::primary, CheckOutcome::passed, 0.9609,
+                         0.9611, CheckBand{0.9571, 0.9651});
   primary.margin = 0.0038;
   primary.power = CheckPower{0.02, 0.01, true, 23};
   primary.seed_runs = 40;
   primary.evidence["alpha"] = 0.005;
-  CheckResult ks;
-  ks.name = "distribution:ks";
-  ks.kind = CheckKind::distribution;
-  ks.outcome = CheckOutcome::failed;
-  ks.observed = 0.2;
-  ks.band = CheckBand{std::nullopt, 0.1};
+  CheckResult ks =
+      test::banded_check("distribution:ks", CheckKind::distribution, CheckOutcome::failed, 0.2,
+                         std::nullopt, CheckBand{std::nullopt, 0.1});
   ks.margin = -0.1;
   ks.cannot_fail = false;
   ks.fallback = "policy fallback";
