@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """digits-mlp: a one-hidden-layer MLP on the UCI optical digits, trained with mini-batch SGD.
 
-Follows reverify's rebuild contract (docs/design.md, "The rebuild contract"):
+Follows reverify's rebuild contract (DESIGN.md, "The rebuild contract"):
   REVERIFY_DATA   folder of training shards (*.csv: id,label,p0..p63)
   REVERIFY_EVAL   evaluation set (one csv, same columns), predicted in file order
   REVERIFY_CONFIG resolved config (JSON), REVERIFY_SEEDS seeds (JSON)

@@ -12,7 +12,7 @@
     job.write_outputs(primary=("accuracy", acc), segments={...}, examples=n,
                       segment_examples={...}, predictions=scores, state_dict=model.state_dict())
 
-What it reads (docs/design.md, "The rebuild contract"): REVERIFY_CONFIG and REVERIFY_SEEDS (JSON files,
+What it reads (DESIGN.md, "The rebuild contract"): REVERIFY_CONFIG and REVERIFY_SEEDS (JSON files,
 merged over the script's defaults), REVERIFY_SEED_OVERRIDE (calibration: replaces every seed),
 REVERIFY_MODE and REVERIFY_MAX_STEPS (steps mode stops after N optimizer steps), REVERIFY_DATA,
 REVERIFY_EVAL (read-only inputs) and REVERIFY_OUT (where the outputs go). Without REVERIFY_OUT it
