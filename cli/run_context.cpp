@@ -106,22 +106,10 @@ Result<std::unique_ptr<Store>> throwaway_store(RunContext& ctx) {
 
 void add_run_arguments(CLI::App& app, RunArguments& args) {
   app.add_option("MODEL@VERSION", args.target, "the released model version")->required();
-  app.add_option("--config", args.config,
-                 "reverifyd's config file: its sources find the manifest, its state_dir records "
-                 "the result (gate and a running reverifyd see it), its runner and pager apply; "
-                 "without it: the process runner and a throwaway store")
-      ->type_name("FILE");
-  app.add_option("--registry", args.registry,
-                 "a directory registry (<DIR>/<model>/<version>/manifest.json), searched before "
-                 "the config's sources")
-      ->type_name("DIR");
+  add_rebuild_options(app, args);
   app.add_option("--manifest", args.manifest,
                  "the manifest file itself, instead of looking it up in a registry")
       ->type_name("FILE");
-  app.add_option("--runner", args.runner,
-                 "where the rebuild runs; without it: the config's runner.kind, else process")
-      ->type_name(enum_names<RunnerKind>("|"))
-      ->check(one_of(enum_choices<RunnerKind>()));
   app.add_option("--mode", args.mode,
                  "full: the whole training run; steps: its first --max-steps steps")
       ->type_name(enum_names<RebuildMode>("|"))
@@ -132,6 +120,22 @@ void add_run_arguments(CLI::App& app, RunArguments& args) {
                  "config's models.<name>.max_steps (100 by default)")
       ->type_name("N")
       ->check(integer_in(1, std::numeric_limits<std::int32_t>::max()));
+}
+
+void add_rebuild_options(CLI::App& app, RunArguments& args) {
+  app.add_option("--config", args.config,
+                 "reverifyd's config file: its sources find the manifest, its state_dir records "
+                 "the result (gate and a running reverifyd see it), its runner and pager apply; "
+                 "without it: the process runner and a throwaway store")
+      ->type_name("FILE");
+  app.add_option("--registry", args.registry,
+                 "a directory registry (<DIR>/<model>/<version>/manifest.json), searched before "
+                 "the config's sources")
+      ->type_name("DIR");
+  app.add_option("--runner", args.runner,
+                 "where the rebuild runs; without it: the config's runner.kind, else process")
+      ->type_name(enum_names<RunnerKind>("|"))
+      ->check(one_of(enum_choices<RunnerKind>()));
   app.add_option("--timeout", args.timeout,
                  "the whole rebuild's time limit, with unit s, m, h or d (e.g. 90m); then the job "
                  "is killed (error:job); without it: the config's models.<name>.timeout (6h by "
@@ -149,6 +153,31 @@ void add_run_arguments(CLI::App& app, RunArguments& args) {
       ->delimiter(',')
       ->take_all()
       ->check(mirror_item());
+}
+
+Result<ReleaseManifest> load_release(const RunArguments& args, const Config& config,
+                                     const std::string& target) {
+  auto id = parse_model_version(target);
+  if (!id.ok())
+    return id.error();
+  auto manifest_path = find_manifest(args, config, *id);
+  if (!manifest_path.ok())
+    return manifest_path.error();
+  auto loaded = load_manifest(manifest_path->string());
+  if (!loaded.ok())
+    return loaded.error();
+  if (!loaded->parse.ok()) {
+    std::string message = manifest_path->string() + " is invalid:";
+    for (const auto& error : loaded->parse.errors)
+      message += "\n  " + error.to_string();
+    return make_error(ErrorCode::manifest_invalid, message);
+  }
+  ReleaseManifest release{*loaded->parse.manifest, loaded->location};
+  if (release.manifest.model != id->model || release.manifest.version != id->version) {
+    return make_error(ErrorCode::manifest_invalid, manifest_path->string() + " describes " +
+                                                       release.manifest.id() + ", not " + id->id());
+  }
+  return release;
 }
 
 RunContext::~RunContext() {
@@ -184,25 +213,12 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   if (auto kind = args.runner)
     ctx.config.runner.kind = *enum_from_string<RunnerKind>(*kind);  // checked by one_of()
 
-  auto manifest_path = find_manifest(args, ctx.config, *id);
-  if (!manifest_path.ok())
-    return manifest_path.error();
-  auto loaded = load_manifest(manifest_path->string());
-  if (!loaded.ok())
-    return loaded.error();
-  if (!loaded->parse.ok()) {
-    std::string message = manifest_path->string() + " is invalid:";
-    for (const auto& error : loaded->parse.errors)
-      message += "\n  " + error.to_string();
-    return make_error(ErrorCode::manifest_invalid, message);
-  }
+  auto release = load_release(args, ctx.config, args.target);
+  if (!release.ok())
+    return release.error();
   VerificationRequest& request = ctx.request;
-  request.manifest = *loaded->parse.manifest;
-  request.manifest_location = loaded->location;
-  if (request.manifest.model != id->model || request.manifest.version != id->version) {
-    return make_error(ErrorCode::manifest_invalid, manifest_path->string() + " describes " +
-                                                       request.manifest.id() + ", not " + id->id());
-  }
+  request.manifest = std::move(release->manifest);
+  request.manifest_location = std::move(release->location);
   const ModelPolicy& policy = ctx.config.model_policy(id->model);
   request.max_steps = policy.max_steps;
   request.detect = policy.detect;

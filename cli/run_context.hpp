@@ -33,6 +33,22 @@ struct RunArguments {
 // Declares RunArguments on `app`, each with its help text, units and default.
 void add_run_arguments(CLI::App& app, RunArguments& arguments);
 
+// Only the options that say where rebuilds run and find their inputs (--config, --registry,
+// --runner, --timeout, --work-dir, --code-mirror), for a command with positionals of its own
+// (bisect).
+void add_rebuild_options(CLI::App& app, RunArguments& arguments);
+
+// A released manifest, valid and describing the version it was looked up for.
+struct ReleaseManifest {
+  Manifest manifest;
+  std::string location;  // path or URL it was read from (relative URIs)
+};
+
+// The manifest of `target` (MODEL@VERSION): --manifest FILE, or
+// <root>/<model>/<version>/manifest.json under --registry DIR or a directory source of `config`.
+Result<ReleaseManifest> load_release(const RunArguments& args, const Config& config,
+                                     const std::string& target);
+
 struct RunContext {
   Config config;
   std::unique_ptr<Runner> runner;
@@ -48,8 +64,7 @@ struct RunContext {
   ~RunContext();
 };
 
-// The manifest is --manifest FILE, or <root>/<model>/<version>/manifest.json under --registry DIR
-// or a directory source of --config.
+// The manifest is load_release's.
 Result<RunContext> make_run_context(const RunArguments& args);
 
 }  // namespace reverify::cli
