@@ -31,13 +31,18 @@ struct BisectArguments {
   bool json = false;
 };
 
-// A field's value for one line: long strings (hashes, commits) cut to 12 characters.
+// A field's value for one line: long hashes and commits cut to their first 12 characters, long
+// paths to their last 28 (where they differ).
 std::string value_text(const std::optional<nlohmann::json>& value) {
   if (!value)
     return "(absent)";
   if (value->is_string()) {
     const auto& text = value->get_ref<const std::string&>();
-    return text.size() > 20 ? text.substr(0, 12) + "…" : text;
+    if (text.size() <= 32)
+      return text;
+    if (text.find('/') != std::string::npos)
+      return "…" + text.substr(text.size() - 28);
+    return text.substr(0, 12) + "…";
   }
   const std::string text = value->dump();
   return text.size() > 40 ? text.substr(0, 37) + "…" : text;

@@ -35,3 +35,7 @@ example_test(examples_steps_hidden_input steps_hidden_input.sh 600)
 # The underpowered flag through reverifyd: a config detect the example's bands cannot meet, the
 # gate's JSON and page say so, and gate.require_power refuses the pass.
 example_test(examples_daemon_underpowered daemon_underpowered.sh 600)
+
+# `reverify bisect` on two digits releases built for it (code and data differ, only the data moves
+# the metric) names the data; --budget and a refused pair too.
+example_test(examples_bisect bisect.sh 600)
