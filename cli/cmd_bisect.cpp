@@ -122,7 +122,10 @@ void print_results(std::ostream& out, const BisectReport& report) {
     out << "  " << std::left << std::setw(18) << reading.swap << std::setw(26)
         << to_string(reading.cls);
     if (!reading.conclusive()) {
-      out << "not judged: " << reading.explanation << "\n";
+      out << "not judged";
+      if (reading.primary && reading.primary->observed)
+        out << " (" << report.metric << " " << number_text(*reading.primary->observed) << ")";
+      out << ": " << reading.explanation.substr(0, reading.explanation.find('\n')) << "\n";
       continue;
     }
     const CheckResult& primary = *reading.primary;

@@ -253,7 +253,10 @@ Result<std::size_t> swaps_within_budget(std::size_t swaps, const RebuildCost& co
 }
 
 bool SwapReading::conclusive() const {
-  return primary.has_value() && !is_error(cls) && cls != VerdictClass::failed_input_drift;
+  // An uncalibrated A has no band to be in or out of; an error or drifted input has no metric.
+  return primary.has_value() && primary->band.has_value() &&
+         (primary->outcome == CheckOutcome::passed || primary->outcome == CheckOutcome::failed) &&
+         !is_error(cls) && cls != VerdictClass::failed_input_drift;
 }
 
 bool SwapReading::moved() const {
@@ -294,40 +297,41 @@ std::string BisectReport::conclusion() const {
   if (plan.swaps.empty())
     return "no input A and B differ in can be swapped: nothing was rebuilt";
   const std::vector<std::string> names = moved();
-  const std::string outside = "outside A's band";
   std::string text;
-  if (names.size() == 1) {
-    for (const auto& reading : readings) {
-      if (reading.swap == names[0]) {
-        text = "the " + names[0] + " swap moved " + metric + " " + outside + ": " +
-               number_text(*reading.primary->observed) + " against A's reference " +
-               number_text(*reading.primary->reference) + " (" +
-               (*reading.delta() >= 0 ? "+" : "") + number_text(*reading.delta()) + ")";
-      }
+  std::vector<std::string> in_band, segments_only, open;
+  for (const auto& reading : readings) {
+    if (!reading.conclusive())
+      open.push_back(reading.swap + " (" + to_string(reading.cls) + ")");
+    else if (!reading.moved() && reading.segments_out.empty())
+      in_band.push_back(reading.swap);
+    else if (!reading.moved())
+      segments_only.push_back(reading.swap + " (" + std::to_string(reading.segments_out.size()) +
+                              " segment(s))");
+    if (reading.moved() && names.size() == 1) {
+      text = "the " + reading.swap + " swap moved " + metric +
+             " outside A's band: " + number_text(*reading.primary->observed) +
+             " against A's reference " + number_text(*reading.primary->reference) + " (" +
+             (*reading.delta() >= 0 ? "+" : "") + number_text(*reading.delta()) + ")";
     }
-    const std::size_t others = std::count_if(readings.begin(), readings.end(),
-                                             [](const SwapReading& r) { return r.conclusive(); });
-    if (others > 1)
-      text += "; the other swaps stayed in A's band";
-  } else if (names.size() > 1) {
-    text = std::to_string(names.size()) + " swaps each moved " + metric + " " + outside + ": " +
-           joined(names);
-  } else {
-    text = "no single swap moved " + metric + " " + outside;
-    std::vector<std::string> open;
-    for (const auto& reading : readings) {
-      if (!reading.conclusive())
-        open.push_back(reading.swap + " (" + to_string(reading.cls) + ")");
-    }
-    for (const auto& name : not_run)
-      open.push_back(name + " (not run)");
-    for (const auto& refused_input : plan.refused)
-      open.push_back(std::string(to_string(refused_input.input)) + " (refused)");
-    if (!open.empty())
-      text += "; not judged: " + joined(open);
-    else
-      text += "; a move needs more than one input together, or none moved it";
   }
+  if (names.size() > 1) {
+    text = std::to_string(names.size()) + " swaps each moved " + metric +
+           " outside A's band: " + joined(names);
+  } else if (names.empty()) {
+    text = "no single swap moved " + metric + " outside A's band";
+  }
+  if (!segments_only.empty())
+    text += "; segments moved outside their bands with " + joined(segments_only);
+  if (!in_band.empty())
+    text += "; in A's band: " + joined(in_band);
+  for (const auto& name : not_run)
+    open.push_back(name + " (not run)");
+  for (const auto& refused_input : plan.refused)
+    open.push_back(std::string(to_string(refused_input.input)) + " (refused)");
+  if (!open.empty())
+    text += "; not judged: " + joined(open);
+  else if (names.empty())
+    text += "; what moved needs more than one input together, or nothing moved";
   text += ". B records " + number_text(b_value) + ", A " + number_text(a_value);
   return text;
 }

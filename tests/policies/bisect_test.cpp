@@ -259,7 +259,8 @@ TEST_CASE("readings: the swap out of A's band is named, errors are not judged") 
     const std::string conclusion = report.conclusion();
     CHECK(conclusion.find("the data swap moved accuracy outside A's band: 0.73 against A's "
                           "reference 0.97 (-0.24)") == 0);
-    CHECK(conclusion.find("the other swaps stayed in A's band") != std::string::npos);
+    CHECK(conclusion.find("; in A's band: code, seeds. B records 0.73, A 0.97") !=
+          std::string::npos);
     const auto j = to_json(report);
     CHECK(j["moved"] == nlohmann::json::array({"data"}));
     CHECK(j["swaps"][1]["primary"]["delta"].get<double>() == doctest::Approx(-0.24));
@@ -275,9 +276,26 @@ TEST_CASE("readings: the swap out of A's band is named, errors are not judged") 
     CHECK(conclusion.find("no single swap moved accuracy") == 0);
     CHECK(conclusion.find("data (error:job)") != std::string::npos);
     CHECK(conclusion.find("seeds (not run)") != std::string::npos);
+    CHECK(conclusion.find("in A's band: code") != std::string::npos);
     const auto j = to_json(report);
     CHECK(j["swaps"][2]["ran"] == false);
     CHECK(j["swaps"][1]["explanation"] == "explained");
+  }
+  SUBCASE("an uncalibrated A has no band: nothing is judged in or out of it") {
+    CheckResult unbanded = primary_check(0.73, CheckOutcome::uncalibrated);
+    unbanded.band.reset();
+    report.readings[1] = read_swap(data, verdict_with(VerdictClass::uncalibrated, {unbanded}));
+    CHECK_FALSE(report.readings[1].conclusive());
+    CHECK(report.readings[1].delta() == doctest::Approx(-0.24));
+    CHECK(report.conclusion().find("not judged: data (uncalibrated)") != std::string::npos);
+  }
+  SUBCASE("a swap that moved only segments is said so") {
+    CheckResult in_band = primary_check(0.96, CheckOutcome::passed);
+    report.readings[1] =
+        read_swap(data, verdict_with(VerdictClass::failed_out_of_tolerance, {in_band, segment}));
+    CHECK(report.moved().empty());
+    CHECK(report.conclusion().find("no single swap moved accuracy outside A's band; segments "
+                                   "moved outside their bands with data (1 segment(s))") == 0);
   }
 }
 
