@@ -57,8 +57,8 @@ TEST_CASE("--version on both binaries prints the name and version on stdout, exi
 TEST_CASE("reverify --help lists every command and where the daemon is found; no args is usage") {
   Ran help = reverify_cli({"--help"});
   CHECK(help.exit_code == 0);
-  for (const char* command : {"run", "lint", "diff", "hash", "compare", "capture", "calibrate",
-                              "gate", "status", "trigger", "plan"}) {
+  for (const char* command : {"run", "lint", "diff", "bisect", "hash", "compare", "capture",
+                              "calibrate", "gate", "status", "trigger", "plan"}) {
     CHECK_MESSAGE(contains(help.out, std::string("  ") + command + " "), command);
   }
   CHECK(contains(help.out, "REVERIFY_URL"));
@@ -88,6 +88,21 @@ TEST_CASE("a command's --help explains every flag with its unit and default") {
   CHECK(contains(flat(gate.out), "$REVERIFY_URL"));
   CHECK(contains(flat(gate.out), "api.default_max_age applies (40d unless configured)"));
   CHECK(contains(flat(reverify_cli({"capture", "--help"}).out), "[env: $REVERIFY_DATA]"));
+}
+
+TEST_CASE("bisect refuses a bad --budget and the same version twice before anything runs") {
+  const Ran fraction = reverify_cli({"bisect", "m@1", "m@2", "--budget", "2.5"});
+  CHECK(fraction.exit_code == 2);
+  CHECK(contains(fraction.err,
+                 "reverify bisect: --budget: expected a count of rebuilds (3) or "
+                 "GPU-hours (2.5gpu-h), got \"2.5\""));
+  const Ran same = reverify_cli({"bisect", "m@1", "m@1"});
+  CHECK(same.exit_code == 2);
+  CHECK(contains(same.err, "A and B are the same version (m@1)"));
+  const std::string help = flat(reverify_cli({"bisect", "--help"}).out);
+  CHECK(contains(help, "--budget N|Xgpu-h"));
+  CHECK(contains(help, "--config FILE"));
+  CHECK(contains(help, "--registry DIR"));
 }
 
 TEST_CASE("calibrate --help says when --until-power stops, and when it measures again") {
