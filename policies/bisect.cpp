@@ -76,10 +76,6 @@ const SectionDiff* section_of(const ManifestDiff& diff, BisectInput input) {
   return nullptr;
 }
 
-bool code_is_dirty(const Manifest& m) {
-  return m.code.dirty;
-}
-
 }  // namespace
 
 std::string BisectSwap::name() const {
@@ -98,7 +94,7 @@ Result<BisectPlan> plan_bisect(const Manifest& a, const Manifest& b, bool runner
   const SectionDiff* code = section_of(diff, BisectInput::code);
   const bool lockfile_moved = env && !paths_under(*env, {"environment.lockfile"}).empty();
   bool code_refused = false;
-  if (code && code_is_dirty(b)) {
+  if (code && b.code.dirty) {
     plan.refused.push_back(
         {BisectInput::code,
          "B's code is a dirty tree: its diff is the code.diff file beside B's manifest, and a "
@@ -309,9 +305,11 @@ std::string BisectReport::conclusion() const {
                               " segment(s))");
     if (reading.moved() && names.size() == 1) {
       text = "the " + reading.swap + " swap moved " + metric +
-             " outside A's band: " + number_text(*reading.primary->observed) +
-             " against A's reference " + number_text(*reading.primary->reference) + " (" +
-             (*reading.delta() >= 0 ? "+" : "") + number_text(*reading.delta()) + ")";
+             " outside A's band: " + number_text(*reading.primary->observed);
+      if (const auto delta = reading.delta()) {
+        text += " against A's reference " + number_text(*reading.primary->reference) + " (" +
+                (*delta >= 0 ? "+" : "") + number_text(*delta) + ")";
+      }
     }
   }
   if (names.size() > 1) {
