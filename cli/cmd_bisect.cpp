@@ -221,6 +221,12 @@ Action define_bisect(CLI::App& app) {
   app.add_option("MODEL@B", o->b, "the release whose inputs are swapped into A one at a time")
       ->required();
   add_rebuild_options(app, o->run);
+  app.get_option("--config")
+      ->description(
+          "reverifyd's config file: its sources find both manifests, its runner rebuilds "
+          "the mixtures, and A's calibration stored in its state_dir makes A's bands; "
+          "nothing is recorded there; without it: the process runner and A's manifest "
+          "tolerance");
   app.add_option("--budget", o->budget,
                  "the most to spend: a count of rebuilds (3), or GPU-hours (2.5gpu-h) at A's "
                  "recorded run.duration_s and accelerator.count per rebuild; swaps past it are "

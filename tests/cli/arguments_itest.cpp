@@ -101,7 +101,7 @@ TEST_CASE("bisect refuses a bad --budget and the same version twice before anyth
   CHECK(contains(same.err, "A and B are the same version (m@1)"));
   const std::string help = flat(reverify_cli({"bisect", "--help"}).out);
   CHECK(contains(help, "--budget N|Xgpu-h"));
-  CHECK(contains(help, "--config FILE"));
+  CHECK(contains(help, "--config FILE reverifyd's config file: its sources find both manifests"));
   CHECK(contains(help, "--registry DIR"));
 }
 
