@@ -132,8 +132,10 @@ void print_results(std::ostream& out, const BisectReport& report) {
     out << report.metric << " " << number_text(*primary.observed);
     if (auto delta = reading.delta())
       out << " (" << signed_text(*delta) << " vs A's " << number_text(*primary.reference) << ")";
-    out << ", A's band " << band_text(primary.band) << ": "
-        << (reading.moved() ? "OUT of band" : "in band") << "\n";
+    out << ", A's band " << band_text(primary.band);
+    if (primary.seed_runs)
+      out << " (" << *primary.seed_runs << " seed runs)";
+    out << ": " << (reading.moved() ? "OUT of band" : "in band") << "\n";
     for (const auto& segment : reading.segments_out) {
       out << "      segment out of band: " << segment.name << " " << number_text(*segment.observed)
           << " vs A's " << number_text(*segment.reference) << ", band " << band_text(segment.band)

@@ -342,7 +342,8 @@ json check_json(const CheckResult& check) {
             {"observed", check.observed ? json(*check.observed) : json(nullptr)},
             {"reference", check.reference ? json(*check.reference) : json(nullptr)},
             {"band", to_json(check.band)},
-            {"margin", check.margin ? json(*check.margin) : json(nullptr)}};
+            {"margin", check.margin ? json(*check.margin) : json(nullptr)},
+            {"seed_runs", check.seed_runs ? json(*check.seed_runs) : json(nullptr)}};
   if (check.observed && check.reference)
     j["delta"] = *check.observed - *check.reference;
   return j;

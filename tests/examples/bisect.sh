@@ -7,7 +7,8 @@
 #      snapshot in which 3 of the 8 shards were relabelled (label + 1 mod 10).
 # The bisect rebuilds A with B's code (in A's band) and A with B's data (out of it) and must name
 # the data. Then: --budget 1 runs only the first swap and says what was not run (exit 1); --json
-# says the same as data; a B with another frozen eval set is refused (exit 2).
+# says the same as data; with --config, A's calibration stored in its state_dir (5 more seed runs)
+# makes A's bands; a B with another frozen eval set is refused (exit 2).
 set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
 cli="$REVERIFY_CLI"
@@ -65,6 +66,32 @@ assert report["swaps"][1]["ran"] is False, report["swaps"][1]
 assert report["moved"] == [], report["moved"]
 assert "data (not run)" in report["conclusion"], report["conclusion"]
 print("--budget 1 --json:", report["conclusion"])
+PY
+
+echo "== --config: A's stored calibration makes A's bands"
+cat >"$t/reverify.yaml" <<YAML
+state_dir: $t/state
+sources:
+  - {name: pair, kind: directory, root: $t/registry}
+code_mirrors:
+  $url: $t/trainer-b
+runner:
+  kind: process
+  process: {path_env: /usr/bin:/bin}
+YAML
+"$cli" calibrate digits-mlp@2026.11.1 --config "$t/reverify.yaml" --seeds 5 >/dev/null 2>&1 ||
+  fail "calibrate A"
+status=0
+"$cli" bisect digits-mlp@2026.11.1 digits-mlp@2026.12.1 --config "$t/reverify.yaml" --json \
+  >"$t/config.json" 2>"$t/config.err" || status=$?
+[[ "$status" == 0 ]] || { cat "$t/config.err"; fail "--config: exit status $status, expected 0"; }
+/usr/bin/python3 - "$t/config.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["moved"] == ["data"], report["moved"]
+runs = [s["primary"]["seed_runs"] for s in report["swaps"]]
+assert runs == [10, 10], f"A's bands should come from the manifest's 5 and the stored 5: {runs}"
+print("--config:", report["conclusion"], "(bands from", runs[0], "seed runs)")
 PY
 
 echo "== another frozen eval set: refused"

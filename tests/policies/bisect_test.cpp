@@ -36,6 +36,7 @@ CheckResult primary_check(double observed, CheckOutcome outcome) {
   check.observed = observed;
   check.reference = 0.97;
   check.band = CheckBand{0.95, 0.99};
+  check.seed_runs = 5;
   return check;
 }
 
@@ -264,6 +265,7 @@ TEST_CASE("readings: the swap out of A's band is named, errors are not judged") 
     const auto j = to_json(report);
     CHECK(j["moved"] == nlohmann::json::array({"data"}));
     CHECK(j["swaps"][1]["primary"]["delta"].get<double>() == doctest::Approx(-0.24));
+    CHECK(j["swaps"][1]["primary"]["seed_runs"] == 5);
     CHECK(j["swaps"][1]["segments_out_of_band"].size() == 1);
     CHECK(j["swaps"][0]["moved"] == false);
   }
