@@ -5,8 +5,9 @@
 // manifest's tolerance and, with --config, its stored calibration). Nothing is recorded, nobody
 // is paged. The cost is printed before anything runs; --budget stops early and says what was not
 // run. Full mode only: a bisect is about the metric.
-// Exit status: 0 every swap ran and was judged, 1 some did not (budget, an error:* or input-drift
-// rebuild), 2 refused (incomparable releases) or a usage or input error.
+// Exit status: 0 every swap ran and was judged, 1 some were not (over --budget, an error:* or
+// input-drift rebuild, an uncalibrated A without a band), 2 refused (incomparable releases) or a
+// usage or input error.
 
 #include <iomanip>
 #include <iostream>

@@ -50,6 +50,13 @@ Verdict verdict_with(VerdictClass cls, std::vector<CheckResult> checks) {
 
 }  // namespace
 
+TEST_CASE("every bisect input has a name that reads back") {
+  for (BisectInput input : {BisectInput::code, BisectInput::data, BisectInput::environment,
+                            BisectInput::config, BisectInput::seeds}) {
+    CHECK(enum_from_string<BisectInput>(to_string(input)) == input);
+  }
+}
+
 TEST_CASE("equal releases: every input is unchanged and nothing is rebuilt") {
   auto plan = plan_bisect(release_a(), release_a(), true);
   REQUIRE(plan.ok());
