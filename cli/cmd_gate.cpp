@@ -1,14 +1,14 @@
 // reverify gate MODEL@VERSION --max-age D [--mode M]: the release gate for CI jobs (with --mode,
-// only a pass in that rebuild mode counts). Exit 0 verified and
-// fresh, 1 not (the reason is printed; a new release queued to be verified at release is not
-// verified either: exit 1, the reason starts "queued" and names when it is expected, and --json
-// carries "status": "queued" and "expected_at"), 2 unknown model version, unreachable daemon or
-// usage.
-// With --attestation --key PUBKEY.pem [--weights FILE] it also fetches the version's signed
-// summary and checks it offline against the trusted key (attest/summary_check.hpp): the gate
-// passes only when the daemon says so AND a valid PASSED summary of this model version (and of
-// these weights) no older than --max-age (40d without it) is signed by that key, so an answer
-// forged on the way cannot pass it. An invalid summary (bad signature, wrong key) is exit 2.
+// only a pass in that rebuild mode counts, and with --attestation the summary must attest it). Exit
+// 0 verified and fresh, 1 not (the reason is printed; a new release queued to be verified at
+// release is not verified either: exit 1, the reason starts "queued" and names when it is expected,
+// and --json carries "status": "queued" and "expected_at"), 2 unknown model version, unreachable
+// daemon or usage. With --attestation --key PUBKEY.pem [--weights FILE] it also fetches the
+// version's signed summary and checks it offline against the trusted key
+// (attest/summary_check.hpp): the gate passes only when the daemon says so AND a valid PASSED
+// summary of this model version (and of these weights) no older than --max-age (40d without it) is
+// signed by that key, so an answer forged on the way cannot pass it. An invalid summary (bad
+// signature, wrong key) is exit 2.
 
 #include <algorithm>
 #include <iostream>
@@ -49,6 +49,7 @@ int check_signed_summary(const GateArguments& options, const std::string& base,
     verify.weights = *options.weights;
   verify.expected.now = system_now();
   verify.expected.model = target;
+  verify.expected.mode = options.mode;  // --mode: the summary must attest that mode too
   verify.expected.max_age_s =
       options.max_age ? *parse_duration_s(*options.max_age) : kDefaultSummaryMaxAgeS;
   const std::string path = "/v1/attestations/" + target.model + "/" + target.version;
