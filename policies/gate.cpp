@@ -19,9 +19,10 @@ GateDecision decide(const GateFacts& facts, std::int64_t max_age_s, UnixSeconds 
   if (!facts.conclusive && facts.at_release) {
     decision.status = GateStatus::queued;
     decision.expected_at = facts.at_release->expected_at;
-    decision.reason = "queued: a new release, to be verified at release, expected to start at " +
-                      rfc3339(facts.at_release->expected_at) + " (" + facts.at_release->reason +
-                      "); not verified yet";
+    decision.reason =
+        "queued: a new release, not verified yet; its verification at release is "
+        "expected to start at " +
+        rfc3339(facts.at_release->expected_at) + " (" + facts.at_release->reason + ")";
     return decision;
   }
   if (!facts.conclusive) {

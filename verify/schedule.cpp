@@ -75,9 +75,8 @@ Result<std::vector<ReleaseDecision>> mark_releases(Store& store, const Config& c
     // A start on a later day than its delay ends: the days between had no budget left.
     const UnixSeconds earliest = from_sys(queued.first_seen) + policy.delay_s;
     const bool spilled = v.not_before / 86'400 > earliest / 86'400;
-    queued.reason = "first seen " + rfc3339(from_sys(queued.first_seen)) +
-                    ", queued at release as verification " + std::to_string(v.id) + " (" +
-                    to_string(v.mode) + "); starts " + rfc3339(v.not_before) +
+    queued.reason = "first seen " + rfc3339(from_sys(queued.first_seen)) + "; verification " +
+                    std::to_string(v.id) + " (" + to_string(v.mode) + ") queued at release" +
                     (spilled ? " (the at-release budget of the days before was spent)" : "");
     item->second->at_release = true;
     item->second->at_release_reason = queued.reason;

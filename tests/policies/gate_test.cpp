@@ -65,8 +65,8 @@ TEST_CASE("gate: each fact decides in order, with its reason") {
          return f;
        }(),
        GateStatus::queued,
-       "queued: a new release, to be verified at release, expected to start at "
-       "2027-01-15T08:10:00Z (first seen 2027-01-15T08:00:00Z); not verified yet"},
+       "queued: a new release, not verified yet; its verification at release is expected to "
+       "start at 2027-01-15T08:10:00Z (first seen 2027-01-15T08:00:00Z)"},
       {"a verdict outranks the release's queue",
        [] {
          auto f = listed(verdict(VerdictClass::passed, kNow));
