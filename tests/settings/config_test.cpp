@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <regex>
 
@@ -141,6 +142,40 @@ TEST_CASE("schedule.at_release: its own mode, delay and budget, each error with 
   CHECK(message.find("schedule.at_release.gpu_budget_hours: must be >= 0, got -1") !=
         std::string::npos);
   CHECK(message.find("schedule.at_release.when: unknown key") != std::string::npos);
+}
+
+TEST_CASE("models.<name>.cadence: mode -> how often, at_release; a model's replaces the default") {
+  auto config = parse_config(kRequired + R"(models:
+  default: {cadence: {steps: 1mo, full: 3mo, at_release: full}}
+  big: {cadence: {full: 90d, at_release: steps}}
+  plain: {criticality: 1}
+)",
+                             "/etc/reverify");
+  REQUIRE_MESSAGE(config.ok(), config.error().message);
+  const auto& defaults = config->model_policy("anything");
+  CHECK(defaults.cadence_s == std::map<RebuildMode, std::int64_t>{{RebuildMode::steps, 30 * 86400},
+                                                                  {RebuildMode::full, 90 * 86400}});
+  CHECK(defaults.at_release_mode == RebuildMode::full);
+  const auto& big = config->model_policy("big");
+  CHECK(big.cadence_s == std::map<RebuildMode, std::int64_t>{{RebuildMode::full, 90 * 86400}});
+  CHECK(big.at_release_mode == RebuildMode::steps);
+  CHECK(config->model_policy("plain").cadence_s == defaults.cadence_s);  // inherited
+  CHECK(parse_config(kRequired, "/etc/reverify")->model_defaults.cadence_s.empty());
+
+  const auto message = error_of(R"(models:
+  a: {cadence: {fast: 1d}}
+  b: {cadence: {steps: 30}}
+  c: {cadence: {full: 0s, at_release: half}}
+  d: {cadence: [steps, full]}
+)");
+  CHECK(message.find("models.a.cadence.fast: unknown mode: expected a map of mode (full, steps") !=
+        std::string::npos);
+  CHECK(message.find("models.b.cadence.steps: a duration needs its unit") != std::string::npos);
+  CHECK(message.find("models.c.cadence.full: must be a duration longer than 0s") !=
+        std::string::npos);
+  CHECK(message.find("models.c.cadence.at_release: expected one of full, steps") !=
+        std::string::npos);
+  CHECK(message.find("models.d.cadence: must be a map of mode") != std::string::npos);
 }
 
 TEST_CASE("secrets come only from *_file keys, are read at load and trimmed") {
