@@ -101,6 +101,10 @@ int run_plan(const PlanArguments& options) {
     }
     std::cout << "\n";
   }
+  if (j["cadence_total"].get<std::size_t>() > j["cadence"].size()) {
+    std::cout << "  cadence of " << j["cadence_total"].get<std::size_t>() - j["cadence"].size()
+              << " more version(s) not listed\n";
+  }
   for (const auto& r : j["at_release"]) {
     std::cout << "  at release " << r["model"].get<std::string>() << "@"
               << r["version"].get<std::string>() << "  " << r["mode"].get<std::string>() << "  "

@@ -293,8 +293,13 @@ nlohmann::json plan_to_json(const Plan& plan) {
          {"expected_at", rfc3339(from_sys(r.starts_at.value_or(plan.cycle_end)))},
          {"reason", r.reason}});
   }
+  // The first kCadenceShown versions (a models.default cadence covers every version, and this
+  // JSON is rebuilt with every read model); cadence_total counts them all.
+  constexpr std::size_t kCadenceShown = 500;
   auto cadence = nlohmann::json::array();
   for (const auto& c : plan.cadence) {
+    if (cadence.size() >= kCadenceShown)
+      break;
     auto modes = nlohmann::json::array();
     for (const auto& m : c.modes) {
       modes.push_back({{"mode", to_string(m.mode)},
@@ -321,6 +326,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"calibrations", std::move(calibrations)},
           {"at_release", std::move(at_release)},
           {"cadence", std::move(cadence)},
+          {"cadence_total", plan.cadence.size()},
           {"skipped_counts", std::move(skipped)}};
 }
 

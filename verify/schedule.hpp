@@ -59,7 +59,8 @@ Result<std::vector<std::string>> queue_releases(Store& store, const Config& conf
 
 // The plan as `reverify plan --json`, the status page and the cycle's record show it; the
 // skipped versions only as counts by reason ("skipped_counts": with 100,000 versions nearly all
-// are skipped, and this JSON is rebuilt with every read model).
+// are skipped, and this JSON is rebuilt with every read model), and the cadence of the first 500
+// versions whose model sets one ("cadence_total" counts them all).
 nlohmann::json plan_to_json(const Plan& plan);
 // The skipped versions one by one, with why ({"model","version","why","reason"}).
 nlohmann::json skipped_to_json(const Plan& plan);

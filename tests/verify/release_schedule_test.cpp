@@ -128,6 +128,15 @@ TEST_CASE("at release: one from an earlier cycle never queued is the rotation's 
   CHECK(releases(plan) == std::vector<std::string>{"m@2"});
 }
 
+TEST_CASE("the plan's JSON lists the cadence of the first 500 versions and counts them all") {
+  Plan plan;
+  for (int i = 0; i < 501; ++i)
+    plan.cadence.push_back({"m", std::to_string(i), {}});
+  const auto j = plan_to_json(plan);
+  CHECK(j["cadence"].size() == 500);
+  CHECK(j["cadence_total"] == 501);
+}
+
 TEST_CASE("at release: a model's cadence names its at-release mode; beyond budget it waits") {
   Registry r;
   r.config.models["m"].at_release_mode = RebuildMode::steps;
