@@ -31,6 +31,7 @@ unsigned gate_http_status(GateStatus status) {
       return 404;
     case GateStatus::not_fresh:
     case GateStatus::not_verified:
+    case GateStatus::queued:
       return 412;
   }
   return 412;
@@ -473,8 +474,18 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
       }
       max_age = *parsed;
     }
-    auto answer =
-        answer_gate(model, std::string(parts[2]), std::string(parts[3]), max_age, context.now);
+    std::optional<RebuildMode> mode;
+    if (auto text = query_param(query, "mode")) {
+      mode = enum_from_string<RebuildMode>(*text);
+      if (!mode) {
+        return error_response(request, http::status::bad_request,
+                              "mode: expected one of " + enum_names<RebuildMode>() + ", got \"" +
+                                  std::string(*text) + "\"",
+                              context);
+      }
+    }
+    auto answer = answer_gate(model, std::string(parts[2]), std::string(parts[3]), max_age,
+                              context.now, mode);
     return json_response(request, http::status(answer.status), answer.body, context);
   }
   if (parts[1] == "attestations" &&
@@ -543,13 +554,15 @@ nlohmann::json verification_json(const VerificationRow& row) {
 }
 
 GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
-                       const std::string& version, std::int64_t max_age_s, UnixSeconds now) {
+                       const std::string& version, std::int64_t max_age_s, UnixSeconds now,
+                       std::optional<RebuildMode> mode) {
   const auto* view = model.find(model_name, version);
   GateFacts facts;
   if (view)
-    facts = gate_facts(*view, gate_requires_power(model));
+    facts = gate_facts(*view, gate_requires_power(model), mode);
   facts.model = model_name;
   facts.version = version;
+  facts.mode = mode;
   facts.require_power = gate_requires_power(model);
   const GateDecision decision = decide_gate(facts, max_age_s, now);
   GateAnswer answer;
@@ -560,12 +573,18 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
                  {"ok", decision.status == GateStatus::fresh},
                  {"verified", decision.verified()},
                  {"fresh", decision.status == GateStatus::fresh},
+                 {"status", to_string(decision.status)},
                  {"reason", decision.reason}};
+  if (decision.expected_at)
+    answer.body["expected_at"] = rfc3339(*decision.expected_at);
+  if (mode)
+    answer.body["mode"] = to_string(*mode);
   if (!facts.listed)
     return answer;
   // The system's failure after the conclusive verdict is shown, never counted.
-  const auto& conclusive = view->conclusive;
-  if (view->latest && (!conclusive || view->latest->id != conclusive->id))
+  const auto conclusive = conclusive_in(*view, mode);
+  if (view->latest && is_error(view->latest->cls) &&
+      (!conclusive || view->latest->id != conclusive->id))
     answer.body["latest_error"] = brief_json(view->latest);
   if (conclusive && !facts.manifest_error) {
     answer.body["verification_id"] = conclusive->id;

@@ -79,8 +79,10 @@ struct GateAnswer {
   unsigned status = 404;  // 200, 412 or 404
   nlohmann::json body;
 };
+// With `mode`, only a verdict of that mode counts (GET /v1/gate/...?mode=full).
 GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
-                       const std::string& version, std::int64_t max_age_s, UnixSeconds now);
+                       const std::string& version, std::int64_t max_age_s, UnixSeconds now,
+                       std::optional<RebuildMode> mode = std::nullopt);
 
 // Constant-time comparison of a presented bearer token with the configured one.
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token);

@@ -23,6 +23,14 @@ const VerificationRow* ReadModel::find_verification(std::int64_t id) const {
 
 namespace {
 
+VersionView* view_of(ReadModel& model, const std::string& name, const std::string& version) {
+  auto m = model.models.find(name);
+  if (m == model.models.end())
+    return nullptr;
+  auto v = m->second.find(version);
+  return v == m->second.end() ? nullptr : &v->second;
+}
+
 // The signed summaries of the recent verifications and of each version's latest decided one.
 Status attach_attestations(Store& store, ReadModel& model) {
   std::vector<std::int64_t> ids;
@@ -88,6 +96,19 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann
         v->second.*slot = std::move(brief);
     }
   }
+  const std::pair<VerdictFilter, std::map<RebuildMode, VerdictBrief> VersionView::*> by_mode[] = {
+      {VerdictFilter::conclusive, &VersionView::conclusive_by_mode},
+      {VerdictFilter::passed, &VersionView::passed_by_mode},
+  };
+  for (auto [filter, slot] : by_mode) {
+    auto briefs = store.latest_verdicts(filter, /*per_mode=*/true);
+    if (!briefs.ok())
+      return briefs.error();
+    for (auto& brief : *briefs) {
+      if (auto* view = view_of(*model, brief.model, brief.version))
+        (view->*slot)[brief.mode] = std::move(brief);
+    }
+  }
   auto active = store.unfinished();
   if (!active.ok())
     return active.error();
@@ -102,6 +123,15 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann
     v->second.active_state = row.state;
   }
   model->unfinished = std::move(*active);
+  // The plan's new releases, for the gate ("queued" with when, instead of "never verified").
+  if (model->plan.is_object() && model->plan.contains("at_release")) {
+    for (const auto& r : model->plan["at_release"]) {
+      auto* view = view_of(*model, r.value("model", ""), r.value("version", ""));
+      auto expected = parse_rfc3339(r.value("expected_at", ""));
+      if (view && expected.ok())
+        view->at_release = GateQueued{*expected, r.value("reason", "")};
+    }
+  }
   auto recent = store.verifications("", "", kRecentVerifications);
   if (!recent.ok())
     return recent.error();

@@ -17,6 +17,7 @@
 
 #include "core/result.hpp"
 #include "core/unix_time.hpp"
+#include "policies/gate.hpp"
 #include "settings/config.hpp"
 #include "store/store.hpp"
 
@@ -31,6 +32,11 @@ struct VersionView {
   std::shared_ptr<const AttestationRow> attestation;  // decided's signed summary; null if none
   std::optional<std::int64_t> active_id;              // a queued or running verification
   VerificationState active_state = VerificationState::queued;  // when active_id is set
+  // A new release queued (or waiting) to be verified at release: the plan's `at_release` entry.
+  std::optional<GateQueued> at_release;
+  // The latest conclusive verdict and the latest pass in each mode (the gate's `mode`; the pages'
+  // last pass per mode).
+  std::map<RebuildMode, VerdictBrief> conclusive_by_mode, passed_by_mode;
 };
 
 struct VersionStatus;  // api/version_status.hpp

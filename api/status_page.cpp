@@ -7,6 +7,7 @@
 #include "api/html.hpp"
 #include "api/page_parts.hpp"
 #include "api/pages.hpp"
+#include "policies/number_text.hpp"
 #include "verify/schedule.hpp"
 
 namespace reverify {
@@ -23,6 +24,8 @@ std::string queued_because(const ReadModel& model, const VerificationRow& row) {
       return "manual trigger";
     case VerificationTrigger::cli:
       return "reverify run";
+    case VerificationTrigger::release:
+      return "new release, verified at release";
     case VerificationTrigger::retry: {
       std::string why = "retry, attempt " + std::to_string(row.attempt);
       if (const auto* view = model.find(row.model, row.version);
@@ -204,6 +207,43 @@ void calibrations_part(std::ostream& out, const ReadModel& model) {
   }
 }
 
+// The versions whose model sets a cadence: each mode, how often, its cost, when it is next due
+// and when it last passed.
+void cadence_part(std::ostream& out, const ReadModel& model) {
+  const auto& cadence = array_at(model.plan, "cadence");
+  if (cadence.empty())
+    return;
+  auto rows = nlohmann::json::array();
+  for (const auto& version : cadence) {
+    const std::string m = string_field(version, "model"), v = string_field(version, "version");
+    const auto* view = model.find(m, v);
+    for (const auto& mode : array_at(version, "modes")) {
+      auto row = mode;
+      row["model"] = m;
+      row["version"] = v;
+      row["gpu_hours"] = number_text(mode.value("gpu_hours", 0.0));
+      row["last_passed"] = "never";
+      const auto which = enum_from_string<RebuildMode>(string_field(mode, "mode"));
+      if (view && which) {
+        if (auto pass = view->passed_by_mode.find(*which); pass != view->passed_by_mode.end())
+          row["last_passed"] = rfc3339(pass->second.finished_at);
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  out << "<h3 id=\"cadence-h\">Cadence</h3><p>Models with "
+         "<code>models.&lt;name&gt;.cadence</code>: "
+         "each mode runs on its own period; a cycle runs the due mode with the longest "
+         "period.</p>";
+  plan_table(out, model, "cadence", "Cadence per mode",
+             {{"Mode", "mode"},
+              {"Every", "every"},
+              {"GPU-hours", "gpu_hours"},
+              {"Next due", "next_due"},
+              {"Last passed", "last_passed"}},
+             rows);
+}
+
 void plan_section(std::ostream& out, const ReadModel& model) {
   const auto& plan = model.plan;
   if (!plan.is_object() || !plan.contains("entries") || !plan["entries"].is_array())
@@ -222,6 +262,19 @@ void plan_section(std::ostream& out, const ReadModel& model) {
     out << "<p>Deferred to a later cycle: " << deferred.size()
         << " (see <code>reverify plan</code>).</p>";
   }
+  if (const auto& releases = array_at(plan, "at_release"); !releases.empty()) {
+    out << "<h3 id=\"at-release-h\">New releases, verified at release</h3><p>On the at-release "
+           "budget (<code>schedule.at_release</code>), apart from the rotation's: queued ones "
+           "start at their time, one waiting starts when a day has budget or is the next "
+           "cycle's first pick.</p>";
+    plan_table(out, model, "at-release", "New releases verified at release",
+               {{"Mode", "mode"},
+                {"State", "state"},
+                {"Expected", "expected_at"},
+                {"Why", "reason", true}},
+               releases);
+  }
+  cadence_part(out, model);
   calibrations_part(out, model);
   out << "</section>";
 }

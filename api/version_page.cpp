@@ -94,6 +94,15 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
        view.passed ? verdict_html(VerdictClass::passed, view.passed->id) + " " +
                          when_html(view.passed->finished_at, now)
                    : std::string("never"));
+  // Each mode's last pass, every mode named (a cadence asks for each on its own period; the
+  // gate's --mode counts only its own).
+  for (const auto& entry : EnumNames<RebuildMode>::table) {
+    auto pass = view.passed_by_mode.find(entry.value);
+    fact(out, ("Last " + std::string(entry.name) + " pass").c_str(),
+         pass != view.passed_by_mode.end() ? verdict_html(VerdictClass::passed, pass->second.id) +
+                                                 " " + when_html(pass->second.finished_at, now)
+                                           : std::string("never"));
+  }
   if (view.attestation) {
     fact(out, "Signed summary",
          "<a href=\"/v1/attestations/" + escape_html(row.model) + "/" + escape_html(row.version) +

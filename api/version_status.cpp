@@ -6,7 +6,15 @@ bool gate_requires_power(const ReadModel& model) {
   return model.api && model.api->gate_require_power;
 }
 
-GateFacts gate_facts(const VersionView& view, bool require_power) {
+std::optional<VerdictBrief> conclusive_in(const VersionView& view,
+                                          std::optional<RebuildMode> mode) {
+  if (!mode)
+    return view.conclusive;
+  auto it = view.conclusive_by_mode.find(*mode);
+  return it == view.conclusive_by_mode.end() ? std::nullopt : std::optional(it->second);
+}
+
+GateFacts gate_facts(const VersionView& view, bool require_power, std::optional<RebuildMode> mode) {
   GateFacts facts;
   facts.require_power = require_power;
   facts.model = view.row.model;
@@ -14,12 +22,14 @@ GateFacts gate_facts(const VersionView& view, bool require_power) {
   facts.listed = !view.row.removed;
   facts.manifest_error = view.row.manifest_error;
   facts.manifest_sha256 = view.row.manifest_sha256;
-  if (const auto& c = view.conclusive)
+  facts.mode = mode;
+  if (const auto c = conclusive_in(view, mode))
     facts.conclusive = GateVerdict{
         c->id,           c->cls,        c->finished_at, c->explanation, c->manifest_sha256,
         c->underpowered, c->runs_needed};
   if (view.active_id)
     facts.active = GateActive{*view.active_id, view.active_state};
+  facts.at_release = view.at_release;
   return facts;
 }
 

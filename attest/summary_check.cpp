@@ -147,6 +147,12 @@ Result<CheckedSummary> check_summary(std::string_view envelope_json,
     problems.push_back("level " + *expected.level + " not verified (verifiedLevels: " + levels +
                        ")");
   }
+  if (expected.mode && (!s.details || to_string(s.details->mode) != *expected.mode)) {
+    problems.push_back("another mode: the summary attests " +
+                       (s.details ? "a " + std::string(to_string(s.details->mode)) + " rebuild"
+                                  : std::string("no rebuild mode")) +
+                       ", expected " + *expected.mode);
+  }
   check_age(s, expected, problems);
   return checked;
 }

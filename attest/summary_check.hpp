@@ -6,7 +6,7 @@
 //      (a VSA) and its required fields;
 //   then what the caller expects of it: the subject matches the artifact's digest (DigestSet
 //   rule: any accepted algorithm equal), the verifier id, the resource URI, the model version,
-//   verificationResult PASSED, a verified level, and the age of timeVerified.
+//   verificationResult PASSED, a verified level, the rebuild mode, and the age of timeVerified.
 // Failing 1-2 makes the summary invalid (an error: exit 2); failing an expectation leaves a valid
 // summary that does not vouch for what was asked (problems: exit 1). Pure: the caller reads the
 // files and hashes the artifact.
@@ -40,6 +40,9 @@ struct SummaryExpectations {
   std::optional<std::string> verifier_id;
   std::optional<std::string> resource_uri;
   std::optional<std::string> level;  // must be among verifiedLevels
+  // The rebuild mode it must attest (reverify details' "mode", e.g. "full"): `reverify gate
+  // --mode`. A summary without reverify details does not say, so it does not vouch for one.
+  std::optional<std::string> mode;
 };
 
 // Clock skew tolerated before a timeVerified counts as "in the future".

@@ -1,10 +1,14 @@
-// reverify gate MODEL@VERSION --max-age D: the release gate for CI jobs. Exit 0 verified and
-// fresh, 1 not (the reason is printed), 2 unknown model version, unreachable daemon or usage.
-// With --attestation --key PUBKEY.pem [--weights FILE] it also fetches the version's signed
-// summary and checks it offline against the trusted key (attest/summary_check.hpp): the gate
-// passes only when the daemon says so AND a valid PASSED summary of this model version (and of
-// these weights) no older than --max-age (40d without it) is signed by that key, so an answer
-// forged on the way cannot pass it. An invalid summary (bad signature, wrong key) is exit 2.
+// reverify gate MODEL@VERSION --max-age D [--mode M]: the release gate for CI jobs (with --mode,
+// only a pass in that rebuild mode counts, and with --attestation the summary must attest it). Exit
+// 0 verified and fresh, 1 not (the reason is printed; a new release queued to be verified at
+// release is not verified either: exit 1, the reason starts "queued" and names when it is expected,
+// and --json carries "status": "queued" and "expected_at"), 2 unknown model version, unreachable
+// daemon or usage. With --attestation --key PUBKEY.pem [--weights FILE] it also fetches the
+// version's signed summary and checks it offline against the trusted key
+// (attest/summary_check.hpp): the gate passes only when the daemon says so AND a valid PASSED
+// summary of this model version (and of these weights) no older than --max-age (40d without it) is
+// signed by that key, so an answer forged on the way cannot pass it. An invalid summary (bad
+// signature, wrong key) is exit 2.
 
 #include <algorithm>
 #include <iostream>
@@ -13,7 +17,9 @@
 
 #include "cli/attest_verify.hpp"
 #include "cli/daemon_client.hpp"
+#include "core/command_line.hpp"
 #include "core/names.hpp"
+#include "core/rebuild_mode.hpp"
 #include "core/unix_time.hpp"
 
 namespace {
@@ -21,6 +27,7 @@ namespace {
 struct GateArguments {
   std::string target;
   std::optional<std::string> max_age;
+  std::optional<std::string> mode;
   reverify::cli::DaemonAddress daemon;
   bool json = false;
   bool attestation = false;
@@ -42,6 +49,7 @@ int check_signed_summary(const GateArguments& options, const std::string& base,
     verify.weights = *options.weights;
   verify.expected.now = system_now();
   verify.expected.model = target;
+  verify.expected.mode = options.mode;  // --mode: the summary must attest that mode too
   verify.expected.max_age_s =
       options.max_age ? *parse_duration_s(*options.max_age) : kDefaultSummaryMaxAgeS;
   const std::string path = "/v1/attestations/" + target.model + "/" + target.version;
@@ -69,6 +77,8 @@ int run_gate(const GateArguments& options) {
   std::string query;
   if (options.max_age)
     query = "?max_age=" + url_encode(*options.max_age);
+  if (options.mode)
+    query += (query.empty() ? "?mode=" : "&mode=") + url_encode(*options.mode);
   auto base = cli::daemon_url(options.daemon);
   if (!base.ok())
     return cli::usage_error("gate", base.error().message);
@@ -115,6 +125,11 @@ reverify::cli::Action define_gate(CLI::App& app) {
          "(e.g. 40d); without it the daemon's api.default_max_age applies (40d unless configured)")
       ->type_name("DURATION")
       ->check(reverify::duration());
+  app.add_option("--mode", o->mode,
+                 "count only a pass in this rebuild mode (e.g. --mode full for a release that "
+                 "needs a complete rebuild)")
+      ->type_name(reverify::enum_names<reverify::RebuildMode>("|"))
+      ->check(reverify::one_of(reverify::enum_choices<reverify::RebuildMode>()));
   reverify::cli::add_daemon_options(app, o->daemon);
   reverify::cli::add_json_flag(app, o->json);
   auto* attestation = app.add_flag(

@@ -1,6 +1,7 @@
 // reverify plan --config FILE: what the current cycle verifies, in which order and mode, and why;
-// what it defers and what it skips (verified this cycle, invalid manifest), each with why;
-// computed like the daemon does from the store, read-only.
+// what it defers and what it skips (verified this cycle, invalid manifest), each with why; the
+// new releases verified at release (queued, to queue, or waiting for the next cycle) with when
+// each is expected to start and why; computed like the daemon does from the store, read-only.
 
 #include <iostream>
 #include <map>
@@ -38,6 +39,10 @@ std::string why_nothing_to_run(const reverify::Plan& plan) {
   }
   if (auto n = counts[SkipReason::manifest_invalid])
     add(std::to_string(n) + " version(s) with an invalid manifest");
+  if (auto n = counts[SkipReason::not_due])
+    add(std::to_string(n) + " version(s) whose cadence has no mode due this cycle");
+  if (auto n = counts[SkipReason::at_release])
+    add(std::to_string(n) + " new release(s) verified at release, on its own budget");
   if (!plan.deferred.empty()) {
     add(std::to_string(plan.deferred.size()) +
         " due but deferred (schedule.per_cycle or gpu_budget_hours)");
@@ -76,8 +81,8 @@ int run_plan(const PlanArguments& options) {
   if (plan->entries.empty())
     std::cout << "  nothing to run: " << why_nothing_to_run(*plan) << "\n";
   for (const auto& e : plan->entries) {
-    std::cout << "  " << e.model << "@" << e.version << "  " << (e.steps_mode ? "steps" : "full")
-              << "  wave " << e.wave << "  " << e.reason << "\n";
+    std::cout << "  " << e.model << "@" << e.version << "  " << to_string(e.mode) << "  wave "
+              << e.wave << "  " << e.reason << "\n";
   }
   for (const auto& d : plan->deferred) {
     std::cout << "  deferred " << d.model << "@" << d.version << ": " << d.reason << "\n";
@@ -85,9 +90,34 @@ int run_plan(const PlanArguments& options) {
   for (const auto& c : plan->calibrations) {
     std::cout << "  calibrate " << c.model << "@" << c.version << ": " << c.reason << "\n";
   }
-  // Each skipped version with why; past kSkippedShown of one reason, how many more.
+  // Each version whose model sets a cadence: every mode, how often, its cost, next due.
+  for (const auto& c : j["cadence"]) {
+    std::cout << "  cadence " << c["model"].get<std::string>() << "@"
+              << c["version"].get<std::string>() << ":";
+    for (const auto& m : c["modes"]) {
+      std::cout << " " << m["mode"].get<std::string>() << " every " << m["every"].get<std::string>()
+                << ", " << m["gpu_hours"].get<double>() << " GPU-hours, next due "
+                << m["next_due"].get<std::string>() << ";";
+    }
+    std::cout << "\n";
+  }
+  if (j["cadence_total"].get<std::size_t>() > j["cadence"].size()) {
+    std::cout << "  cadence of " << j["cadence_total"].get<std::size_t>() - j["cadence"].size()
+              << " more version(s) not listed\n";
+  }
+  for (const auto& r : j["at_release"]) {
+    std::cout << "  at release " << r["model"].get<std::string>() << "@"
+              << r["version"].get<std::string>() << "  " << r["mode"].get<std::string>() << "  "
+              << r["state"].get<std::string>() << ", expected "
+              << r["expected_at"].get<std::string>() << ": " << r["reason"].get<std::string>()
+              << "\n";
+  }
+  // Each skipped version with why (new releases are listed above); past kSkippedShown of one
+  // reason, how many more.
   std::map<SkipReason, std::size_t> shown;
   for (const auto& skip : plan->skipped) {
+    if (skip.why == SkipReason::at_release)
+      continue;
     if (shown[skip.why]++ < kSkippedShown)
       std::cout << "  skipped " << skip.model << "@" << skip.version << ": " << skip.reason << "\n";
   }

@@ -81,7 +81,8 @@ Result<UnixSeconds> parse_rfc3339(std::string_view text) {
 Result<std::int64_t> parse_duration_s(std::string_view text) {
   auto bad = [&](const char* why) {
     return make_error(ErrorCode::invalid_argument,
-                      std::string(why) + " (expected a duration like 40d, 12h, 30m, 90s), got \"" +
+                      std::string(why) +
+                          " (expected a duration like 40d, 12h, 30m, 90s, 3mo), got \"" +
                           std::string(text) + "\"");
   };
   if (text.empty())
@@ -89,28 +90,33 @@ Result<std::int64_t> parse_duration_s(std::string_view text) {
   const char last = text.back();
   // A bare number is refused: "40" meant as days would silently be 40 seconds.
   if (last >= '0' && last <= '9')
-    return bad("a duration needs its unit (s, m, h, d or w)");
+    return bad("a duration needs its unit (s, m, h, d, w or mo)");
   std::int64_t unit = 1;
-  switch (last) {
-    case 's':
-      unit = 1;
-      break;
-    case 'm':
-      unit = 60;
-      break;
-    case 'h':
-      unit = 3600;
-      break;
-    case 'd':
-      unit = 86400;
-      break;
-    case 'w':
-      unit = 7 * 86400;
-      break;
-    default:
-      return bad("unknown unit");
-  }
-  const std::string_view digits = text.substr(0, text.size() - 1);
+  std::size_t unit_chars = 1;
+  if (text.size() >= 2 && text.substr(text.size() - 2) == "mo") {
+    unit = 30 * 86400;  // a month of 30 days: a cadence's period, not a calendar month
+    unit_chars = 2;
+  } else
+    switch (last) {
+      case 's':
+        unit = 1;
+        break;
+      case 'm':
+        unit = 60;
+        break;
+      case 'h':
+        unit = 3600;
+        break;
+      case 'd':
+        unit = 86400;
+        break;
+      case 'w':
+        unit = 7 * 86400;
+        break;
+      default:
+        return bad("unknown unit");
+    }
+  const std::string_view digits = text.substr(0, text.size() - unit_chars);
   std::int64_t n = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || n < 0) {

@@ -25,8 +25,8 @@ Result<UnixSeconds> parse_rfc3339(std::string_view text);
 // status`); a negative duration reads as its size.
 std::string duration_text(std::int64_t seconds);
 
-// "40d", "2w", "12h", "30m", "90s". Rejects a bare number (no unit), negatives and overflow; the
-// error names the accepted forms.
+// "40d", "2w", "12h", "30m", "90s", "3mo" (a month is 30 days). Rejects a bare number (no unit),
+// negatives and overflow; the error names the accepted forms.
 Result<std::int64_t> parse_duration_s(std::string_view text);
 
 }  // namespace reverify

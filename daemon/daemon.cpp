@@ -921,6 +921,14 @@ void DaemonImpl::sync_sources() {
                                        "source " + name + ": " + changed.error().message, name});
           outcome.listed.emplace_back(name, changed.ok());
         }
+        // New releases are queued as soon as a sync sees them, on the at-release budget; one
+        // the budget has no room for today is queued by a later sync (or the next cycle).
+        auto queued = queue_releases(store_, *config, clock_.now());
+        if (!queued.ok())
+          log.push_back({LogLevel::error, "queueing new releases: " + queued.error().message, ""});
+        else
+          for (auto& line : *queued)
+            log.push_back({LogLevel::info, std::move(line), ""});
         return outcome;
       },
       [this](SyncOutcome outcome) {
@@ -928,7 +936,8 @@ void DaemonImpl::sync_sources() {
         if (sources_stale_)
           rebuild_sources();  // a reload during the sync: the next sync uses the new sources
         for (const auto& line : outcome.log)
-          log_line(line.level, line.message, {{"source", line.source}});
+          log_line(line.level, line.message,
+                   line.source.empty() ? LogFields{} : LogFields{{"source", line.source}});
         for (const auto& [source, listed] : outcome.listed)
           metrics_.registry_synced(source, listed, clock_.now());
         syncing_ = false;

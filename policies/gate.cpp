@@ -2,7 +2,9 @@
 
 namespace reverify {
 
-GateDecision decide_gate(const GateFacts& facts, std::int64_t max_age_s, UnixSeconds now) {
+namespace {
+
+GateDecision decide(const GateFacts& facts, std::int64_t max_age_s, UnixSeconds now) {
   GateDecision decision;
   if (!facts.listed) {
     decision.reason =
@@ -12,6 +14,15 @@ GateDecision decide_gate(const GateFacts& facts, std::int64_t max_age_s, UnixSec
   decision.status = GateStatus::not_verified;
   if (facts.manifest_error) {
     decision.reason = "the manifest no longer validates: " + *facts.manifest_error;
+    return decision;
+  }
+  if (!facts.conclusive && facts.at_release) {
+    decision.status = GateStatus::queued;
+    decision.expected_at = facts.at_release->expected_at;
+    decision.reason =
+        "queued: a new release, not verified yet; its verification at release is "
+        "expected to start at " +
+        rfc3339(facts.at_release->expected_at) + " (" + facts.at_release->reason + ")";
     return decision;
   }
   if (!facts.conclusive) {
@@ -55,6 +66,15 @@ GateDecision decide_gate(const GateFacts& facts, std::int64_t max_age_s, UnixSec
   }
   decision.status = GateStatus::fresh;
   decision.reason = "passed verification " + id + " at " + rfc3339(verdict.finished_at);
+  return decision;
+}
+
+}  // namespace
+
+GateDecision decide_gate(const GateFacts& facts, std::int64_t max_age_s, UnixSeconds now) {
+  GateDecision decision = decide(facts, max_age_s, now);
+  if (facts.mode && decision.status != GateStatus::unknown)
+    decision.reason = std::string(to_string(*facts.mode)) + " mode: " + decision.reason;
   return decision;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/unix_time.hpp"
 #include "policies/cron.hpp"
 #include "policies/number_text.hpp"
 
@@ -31,7 +32,8 @@ std::string id_of(const std::string& model, const std::string& version) {
 
 struct Record {
   std::optional<sys_seconds> last_verified;
-  std::size_t steps_since_full = 0;  // completed steps verifications after the last full one
+  std::size_t steps_since_full = 0;  // completed verifications in another mode since the last full
+  std::map<RebuildMode, sys_seconds> last_by_mode;  // the last completed verification per mode
 };
 
 std::map<std::string, Record> records(const std::vector<HistoryItem>& history, sys_seconds now) {
@@ -46,7 +48,8 @@ std::map<std::string, Record> records(const std::vector<HistoryItem>& history, s
   for (const auto* h : done) {
     auto& r = out[id_of(h->model, h->version)];
     r.last_verified = h->finished_at;
-    r.steps_since_full = h->steps_mode ? r.steps_since_full + 1 : 0;
+    r.steps_since_full = h->mode == RebuildMode::full ? 0 : r.steps_since_full + 1;
+    r.last_by_mode[h->mode] = h->finished_at;
   }
   return out;
 }
@@ -56,8 +59,11 @@ struct Candidate {
   Record record;
 };
 
-// Never verified first, then least recently verified, then criticality, newer release, name.
+// Releases the at-release budget left waiting first, then never verified, then least recently
+// verified, then criticality, newer release, name.
 bool before(const Candidate& a, const Candidate& b) {
+  if (a.item->awaiting_release != b.item->awaiting_release)
+    return a.item->awaiting_release;
   const auto& ra = a.record.last_verified;
   const auto& rb = b.record.last_verified;
   if (ra.has_value() != rb.has_value())
@@ -75,22 +81,71 @@ bool before(const Candidate& a, const Candidate& b) {
   return std::tie(a.item->model, a.item->version) < std::tie(b.item->model, b.item->version);
 }
 
-// Large models: steps mode, a full rebuild every Nth verification.
-std::pair<bool, std::string> choose_mode(const InventoryItem& item, const Record& record,
-                                         std::size_t every_n) {
+std::vector<ModeDue> modes_due(const InventoryItem& item, const Record& record,
+                               sys_seconds cycle_start) {
+  std::vector<ModeDue> modes;
+  for (const auto& [mode, every] : item.cadence_s) {
+    ModeDue due{mode, every, item.gpu_hours(mode), std::nullopt, cycle_start};
+    if (auto last = record.last_by_mode.find(mode); last != record.last_by_mode.end()) {
+      due.last_completed = last->second;
+      due.next_due = last->second + seconds(every);
+    }
+    modes.push_back(due);
+  }
+  return modes;
+}
+
+struct ModeChoice {
+  RebuildMode mode = RebuildMode::full;
+  bool due = true;  // false: the cadence has no mode due before the cycle ends
+  std::string text;
+};
+
+// A cadence: the due mode (due before the cycle ends) with the longest period, else (nothing due)
+// the mode due first. Without one, large models: steps mode, a full rebuild every Nth
+// verification.
+ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::size_t every_n,
+                       sys_seconds cycle_start, sys_seconds cycle_end) {
+  if (!item.cadence_s.empty()) {
+    const auto modes = modes_due(item, record, cycle_start);
+    const ModeDue* pick = nullptr;
+    for (const auto& m : modes) {
+      if (m.next_due < cycle_end && (!pick || m.every_s > pick->every_s))
+        pick = &m;
+    }
+    const auto describe = [](const ModeDue& m) {
+      return std::string(to_string(m.mode)) + " every " + duration_text(m.every_s) +
+             (m.last_completed
+                  ? ", last " + date_text(*m.last_completed) + ", due " + date_text(m.next_due)
+                  : std::string(", never verified in this mode"));
+    };
+    if (pick)
+      return {pick->mode, true, "cadence: " + describe(*pick)};
+    const ModeDue* first = &modes.front();
+    std::string text = "cadence: nothing due before " + date_text(cycle_end);
+    for (const auto& m : modes) {
+      text += "; " + describe(m);
+      if (m.next_due < first->next_due)
+        first = &m;
+    }
+    return {first->mode, false, text};
+  }
   if (!item.large)
-    return {false, "full rebuild"};
+    return {RebuildMode::full, true, "full rebuild"};
   if (record.steps_since_full + 1 >= every_n)
-    return {false, "full rebuild (large model: every " + std::to_string(every_n) +
-                       "th verification is full)"};
-  return {true, "steps mode (large model; full rebuild after " +
-                    std::to_string(every_n - 1 - record.steps_since_full) +
-                    " more steps verification(s))"};
+    return {
+        RebuildMode::full, true,
+        "full rebuild (large model: every " + std::to_string(every_n) + "th verification is full)"};
+  return {RebuildMode::steps, true,
+          "steps mode (large model; full rebuild after " +
+              std::to_string(every_n - 1 - record.steps_since_full) +
+              " more steps verification(s))"};
 }
 
 std::string priority_text(const Candidate& c, sys_seconds now) {
   std::string why =
-      c.record.last_verified
+      c.item->awaiting_release ? "new release the at-release budget left waiting: first pick"
+      : c.record.last_verified
           ? "last verified " + date_text(*c.record.last_verified) + " (" +
                 std::to_string(duration_cast<days>(now - *c.record.last_verified).count()) +
                 " days ago)"
@@ -164,15 +219,14 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
           {t->model, t->version, "manual trigger for a model version not in the inventory"});
       continue;
     }
-    const auto [policy_steps, mode_text] =
-        choose_mode(*it->second, record_of(id), config.full_every_n_cycles);
-    PlanEntry e{t->model, t->version, t->steps_mode.value_or(policy_steps), true, 0, 0, ""};
-    e.gpu_hours = e.steps_mode ? it->second->steps_gpu_hours : it->second->full_gpu_hours;
-    e.reason =
-        "manual trigger" + (t->requested_by.empty() ? std::string() : " by " + t->requested_by) +
-        " at " + date_text(t->requested_at) + "; " +
-        (t->steps_mode ? std::string(e.steps_mode ? "steps mode" : "full rebuild") + " as requested"
-                       : mode_text);
+    const auto choice = choose_mode(*it->second, record_of(id), config.full_every_n_cycles,
+                                    plan.cycle_start, plan.cycle_end);
+    PlanEntry e{t->model, t->version, t->mode.value_or(choice.mode), true, 0, 0, ""};
+    e.gpu_hours = it->second->gpu_hours(e.mode);
+    e.reason = "manual trigger" +
+               (t->requested_by.empty() ? std::string() : " by " + t->requested_by) + " at " +
+               date_text(t->requested_at) + "; " +
+               (t->mode ? std::string(to_string(e.mode)) + " mode as requested" : choice.text);
     plan.gpu_hours_planned += e.gpu_hours;
     plan.entries.push_back(std::move(e));
   }
@@ -183,6 +237,11 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
     const auto record = record_of(id);
     if (planned.count(id))
       continue;
+    if (item.at_release) {
+      plan.skipped.push_back(
+          {item.model, item.version, SkipReason::at_release, item.at_release_reason});
+      continue;
+    }
     if (record.last_verified && *record.last_verified >= plan.cycle_start) {
       plan.skipped.push_back({item.model, item.version, SkipReason::verified_this_cycle,
                               "verified " + date_text(*record.last_verified) +
@@ -195,8 +254,13 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
   std::stable_sort(due.begin(), due.end(), before);
   std::size_t scheduled = 0;
   for (const auto& c : due) {
-    const auto [steps, mode_text] = choose_mode(*c.item, c.record, config.full_every_n_cycles);
-    const double cost = steps ? c.item->steps_gpu_hours : c.item->full_gpu_hours;
+    const auto choice = choose_mode(*c.item, c.record, config.full_every_n_cycles, plan.cycle_start,
+                                    plan.cycle_end);
+    if (!choice.due) {
+      plan.skipped.push_back({c.item->model, c.item->version, SkipReason::not_due, choice.text});
+      continue;
+    }
+    const double cost = c.item->gpu_hours(choice.mode);
     const std::string why = priority_text(c, now);
     if (scheduled >= config.per_cycle) {
       plan.deferred.push_back(
@@ -216,10 +280,16 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
     ++scheduled;
     plan.gpu_hours_planned += cost;
     plan.entries.push_back(
-        {c.item->model, c.item->version, steps, false, cost, 0, why + "; " + mode_text});
+        {c.item->model, c.item->version, choice.mode, false, cost, 0, why + "; " + choice.text});
   }
   for (std::size_t i = 0; i < plan.entries.size(); ++i)
     plan.entries[i].wave = i / config.max_concurrent;
+  for (const auto& item : inventory) {
+    if (!item.cadence_s.empty())
+      plan.cadence.push_back(
+          {item.model, item.version,
+           modes_due(item, record_of(id_of(item.model, item.version)), plan.cycle_start)});
+  }
   return plan;
 }
 

@@ -9,12 +9,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/enum_names.hpp"
+#include "core/rebuild_mode.hpp"
 #include "core/result.hpp"
+#include "policies/release_plan.hpp"
 
 namespace reverify {
 
@@ -26,13 +29,31 @@ struct InventoryItem {
   bool large = false;          // steps mode by default, full every `full_every_n_cycles`
   double full_gpu_hours = 0;   // estimated cost of a full rebuild (accelerators x duration)
   double steps_gpu_hours = 0;  // estimated cost of a steps rebuild
+  // The model's cadence (config models.<name>.cadence): mode -> how often it runs, in seconds.
+  // Empty: the large-model rule (steps, full every full_every_n_cycles). Set: it replaces that
+  // rule; a mode is due when its last completed verification is older than its period by the
+  // cycle's end, and the cycle runs the due mode with the longest period.
+  std::map<RebuildMode, std::int64_t> cadence_s;
+  // A release first seen in an earlier cycle that the at-release budget never queued
+  // (policies/release_plan.hpp): the rotation's first pick, before every other due version.
+  bool awaiting_release = false;
+  // Verified at release instead: queued (or to be queued) by the at-release policy this cycle.
+  // The rotation skips it (SkipReason::at_release) with `at_release_reason`.
+  bool at_release = false;
+  std::string at_release_reason;
+
+  // A rebuild's estimated GPU-hours in `mode`: steps costs steps_gpu_hours; every other mode a
+  // full rebuild (the conservative estimate for a mode without one of its own).
+  double gpu_hours(RebuildMode mode) const {
+    return mode == RebuildMode::steps ? steps_gpu_hours : full_gpu_hours;
+  }
 };
 
 struct HistoryItem {
   std::string model;
   std::string version;
   std::chrono::sys_seconds finished_at;
-  bool steps_mode = false;
+  RebuildMode mode = RebuildMode::full;
   bool completed = true;  // false for error:* verifications: they do not count as verified
 };
 
@@ -40,8 +61,8 @@ struct ManualTrigger {
   std::string model;
   std::string version;
   std::chrono::sys_seconds requested_at;
-  std::optional<bool> steps_mode;  // absent: the policy's choice
-  std::string requested_by;        // free text for the reason ("api", "cli:alice")
+  std::optional<RebuildMode> mode;  // absent: the policy's choice
+  std::string requested_by;         // free text for the reason ("api", "cli:alice")
 };
 
 struct RotationConfig {
@@ -55,7 +76,7 @@ struct RotationConfig {
 struct PlanEntry {
   std::string model;
   std::string version;
-  bool steps_mode = false;
+  RebuildMode mode = RebuildMode::full;
   bool manual = false;
   double gpu_hours = 0;
   std::size_t wave = 0;  // position / max_concurrent: entries of one wave may run together
@@ -72,12 +93,16 @@ struct Deferred {
 enum class SkipReason {
   verified_this_cycle,  // a completed verification since the cycle started
   manifest_invalid,     // nothing to verify until its manifest validates
+  at_release,           // a new release: verified at release, on that policy's own budget
+  not_due,              // its model's cadence has no mode due before the cycle ends
 };
 template <>
 struct EnumNames<SkipReason> {
   static constexpr EnumName<SkipReason> table[] = {
       {SkipReason::verified_this_cycle, "verified-this-cycle"},
       {SkipReason::manifest_invalid, "manifest-invalid"},
+      {SkipReason::at_release, "at-release"},
+      {SkipReason::not_due, "not-due"},
   };
 };
 
@@ -99,6 +124,22 @@ struct PlannedCalibration {
   std::string reason;
 };
 
+// One mode of a version's cadence: how often, what it costs, when it last completed and when it
+// is next due (its last completion + its period; the cycle's start when never).
+struct ModeDue {
+  RebuildMode mode = RebuildMode::full;
+  std::int64_t every_s = 0;
+  double gpu_hours = 0;
+  std::optional<std::chrono::sys_seconds> last_completed;
+  std::chrono::sys_seconds next_due;
+};
+
+struct CadenceRow {
+  std::string model;
+  std::string version;
+  std::vector<ModeDue> modes;  // in RebuildMode order
+};
+
 struct Plan {
   std::chrono::sys_seconds cycle_start;
   std::chrono::sys_seconds cycle_end;            // exclusive: the next cycle's start
@@ -106,6 +147,11 @@ struct Plan {
   std::vector<Deferred> deferred;                // due but left out (per_cycle, budget), with why
   std::vector<Skipped> skipped;                  // not due (plan_cycle), or not verifiable
   std::vector<PlannedCalibration> calibrations;  // after the entries, in spare budget
+  // New releases verified at release, on their own budget (not counted in gpu_hours_planned):
+  // those queued (verification_id set) and those still to queue or waiting for the next cycle.
+  std::vector<ReleaseDecision> at_release;
+  // Every listed version whose model sets a cadence, with each mode's next due date.
+  std::vector<CadenceRow> cadence;
   double gpu_hours_planned = 0;
 };
 
@@ -114,7 +160,8 @@ Result<std::pair<std::chrono::sys_seconds, std::chrono::sys_seconds>> cycle_boun
     std::chrono::sys_seconds now, const RotationConfig& config);
 
 // Manual triggers first (in request order, always included), then items not verified in this
-// cycle: never verified first, then least recently verified, then higher criticality, then newer
+// cycle (nor left to the at-release policy): releases awaiting the rotation first, then never
+// verified, then least recently verified, then higher criticality, then newer
 // release, then name. Budget packing is first-fit in that order: an item that does not fit is
 // deferred and smaller later items may still run.
 Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,

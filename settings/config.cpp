@@ -128,6 +128,16 @@ void read_schedule(Section s, ScheduleConfig& schedule) {
   retry.at_least("max_attempts", schedule.retry_max_attempts, 1);
   retry.at_least<std::int64_t>("initial", schedule.retry_initial_s, 1);
   retry.reject_unknown();
+  auto release = s.section("at_release");
+  release.read("enabled", schedule.at_release.enabled);
+  release.read_enum("mode", schedule.at_release.mode);
+  release.read_duration("delay", schedule.at_release.delay_s);
+  release.read("per_day", schedule.at_release.per_day);
+  release.read_optional("gpu_budget_hours", schedule.at_release.gpu_budget_hours);
+  release.at_least<std::size_t>("per_day", schedule.at_release.per_day, 1);
+  if (schedule.at_release.gpu_budget_hours)
+    release.at_least("gpu_budget_hours", *schedule.at_release.gpu_budget_hours, 0.0);
+  release.reject_unknown();
   s.at_least<std::size_t>("per_cycle", schedule.per_cycle, 1);
   s.at_least<std::size_t>("max_concurrent", schedule.max_concurrent, 1);
   s.at_least<std::size_t>("full_every_n_cycles", schedule.full_every_n_cycles, 1);
@@ -172,6 +182,49 @@ void read_verdict(Section s, VerdictPolicy& policy) {
   s.reject_unknown();
 }
 
+// models.<name>.cadence: {<mode>: <duration>, ..., at_release: <mode>}, any mode RebuildMode
+// names. Given, it replaces the inherited cadence whole (at_release included).
+void read_cadence(Section& s, ModelPolicy& policy) {
+  auto cadence = s.get("cadence");
+  if (!cadence || cadence.IsNull())
+    return;
+  const std::string expected = "a map of mode (" + enum_names<RebuildMode>() +
+                               ") -> how often, and at_release: <mode> (e.g. {steps: 1mo, "
+                               "full: 3mo, at_release: full})";
+  if (!cadence.IsMap())
+    return s.fail(s.child_path("cadence"), "must be " + expected);
+  Section c(cadence, s.child_path("cadence"), s.errors());
+  policy.cadence_s.clear();
+  policy.at_release_mode.reset();
+  for (const auto& item : cadence) {
+    const auto key = item.first.as<std::string>();
+    if (key == "at_release") {
+      std::string text;
+      c.read("at_release", text);
+      if (auto mode = enum_from_string<RebuildMode>(text))
+        policy.at_release_mode = *mode;
+      else
+        c.fail(c.child_path("at_release"),
+               "expected one of " + enum_names<RebuildMode>() + ", got \"" + text + "\"");
+      continue;
+    }
+    const auto mode = enum_from_string<RebuildMode>(key);
+    if (!mode) {
+      c.fail_key(key, "unknown mode: expected " + expected);
+      continue;
+    }
+    std::int64_t every = 0;
+    const std::size_t errors_before = c.errors().size();
+    c.read_duration(key, every);
+    if (c.errors().size() != errors_before)
+      continue;
+    if (every <= 0)
+      c.fail(c.child_path(key), "must be a duration longer than 0s (e.g. 1mo, 90d)");
+    else
+      policy.cadence_s[*mode] = every;
+  }
+}
+
 void read_model_policy(Section s, ModelPolicy& policy) {
   s.read("criticality", policy.criticality);
   s.read_optional("large", policy.large);
@@ -190,6 +243,7 @@ void read_model_policy(Section s, ModelPolicy& policy) {
   } else if (detect && !detect.IsNull()) {
     s.fail(s.child_path("detect"), "must be a map of check key -> shift (e.g. {accuracy: 0.01})");
   }
+  read_cadence(s, policy);
   s.at_least<std::int64_t>("max_steps", policy.max_steps, 1);
   s.at_least<std::int64_t>("timeout", policy.timeout_s, 1);
   s.reject_unknown();

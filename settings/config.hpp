@@ -23,6 +23,7 @@
 #include "core/code_mirrors.hpp"
 #include "core/result.hpp"
 #include "pager/pager_config.hpp"
+#include "policies/release_plan.hpp"
 #include "policies/verdict.hpp"
 #include "runners/runner_config.hpp"
 
@@ -50,6 +51,12 @@ struct ModelPolicy {
   // tolerance.detect overrides (check key -> shift to catch with 80% probability), over the
   // manifest's and the stored calibration's
   std::map<std::string, double> detect;
+  // cadence: mode -> how often it runs ({steps: 1mo, full: 3mo}); empty = the large-model rule
+  // (schedule.full_every_n_cycles). A model's cadence replaces the default's whole.
+  std::map<RebuildMode, std::int64_t> cadence_s;
+  // cadence.at_release: the mode a new release of the model is verified in; absent =
+  // schedule.at_release.mode.
+  std::optional<RebuildMode> at_release_mode;
 };
 
 struct ScheduleConfig {
@@ -68,6 +75,10 @@ struct ScheduleConfig {
   // seed runs such a calibration may hold in all (calibrate --until-power --max-runs).
   std::size_t calibrations_per_cycle = 1;
   std::size_t calibration_max_runs = 100;
+  // schedule.at_release: a version first seen by a sync after its source's first listing is
+  // verified promptly, on this budget of its own (per UTC day), apart from per_cycle and
+  // gpu_budget_hours (policies/release_plan.hpp).
+  AtReleaseConfig at_release;
 };
 
 struct ApiConfig {

@@ -33,6 +33,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,15 +72,15 @@ struct ModelVersionRow {
 };
 
 // Why a verification was queued: the cycle's plan, a manual trigger (API, `reverify trigger`), the
-// retry of an error:* verdict, or `reverify run` in the foreground.
-enum class VerificationTrigger { schedule, manual, retry, cli };
+// retry of an error:* verdict, `reverify run` in the foreground, or a new release (the at-release
+// policy, policies/release_plan.hpp).
+enum class VerificationTrigger { schedule, manual, retry, cli, release };
 template <>
 struct EnumNames<VerificationTrigger> {
   static constexpr EnumName<VerificationTrigger> table[] = {
-      {VerificationTrigger::schedule, "schedule"},
-      {VerificationTrigger::manual, "manual"},
-      {VerificationTrigger::retry, "retry"},
-      {VerificationTrigger::cli, "cli"},
+      {VerificationTrigger::schedule, "schedule"}, {VerificationTrigger::manual, "manual"},
+      {VerificationTrigger::retry, "retry"},       {VerificationTrigger::cli, "cli"},
+      {VerificationTrigger::release, "release"},
   };
 };
 
@@ -302,12 +303,21 @@ class Store final : public Outbox {
                                                      const std::string& version, std::size_t limit);
   Result<std::vector<VerificationRow>> unfinished();  // queued or running, oldest first
   // Per model version, the latest done verification matching the filter.
-  Result<std::vector<VerdictBrief>> latest_verdicts(VerdictFilter filter);
+  // With per_mode, the latest per model version AND mode (the gate's `mode`, the pages' last pass
+  // per mode).
+  Result<std::vector<VerdictBrief>> latest_verdicts(VerdictFilter filter, bool per_mode = false);
   Result<VerificationStats> verification_stats();
   // The signed summaries of these verifications (those that have one), in id order.
   Result<std::vector<AttestationRow>> attestations(const std::vector<std::int64_t>& ids);
   // Every conclusive (not error:*) verdict, oldest first: the rotation policy's history.
   Result<std::vector<VerdictBrief>> history();
+  // The model versions that have a verification of any kind, in any state: a release with none
+  // is still to be verified at release.
+  Result<std::set<std::pair<std::string, std::string>>> versions_with_verifications();
+  // The verifications queued with `trigger` whose start time (not_before) is at or after `since`,
+  // in any state, oldest first: what the at-release budget already spent.
+  Result<std::vector<VerificationRow>> verifications_by_trigger(VerificationTrigger trigger,
+                                                                UnixSeconds since);
 
   // --- calibrations (reverify calibrate and the daemon's; the newest one counts) ---
   // `seeds`: the seed-only runs the spec holds in all; `note`: why it stopped, "" if unsaid.

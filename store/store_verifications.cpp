@@ -136,7 +136,8 @@ Result<std::int64_t> Store::enqueue_unless_active(const QueuedVerification& item
     // folded into the trigger: the same row runs now, as a manual one, instead of a 409 while
     // nothing runs (a retry's backoff is up to an hour).
     if (state == "queued" && (trigger == to_string(VerificationTrigger::retry) ||
-                              trigger == to_string(VerificationTrigger::schedule))) {
+                              trigger == to_string(VerificationTrigger::schedule) ||
+                              trigger == to_string(VerificationTrigger::release))) {
       Statement fold(db_,
                      "UPDATE verifications SET trigger = ?2, mode = ?3, not_before = ?4 "
                      "WHERE id = ?1 AND state = 'queued'");
@@ -295,14 +296,15 @@ Result<std::vector<VerificationRow>> Store::unfinished() {
   return collect_rows<VerificationRow>(s, read_verification);
 }
 
-Result<std::vector<VerdictBrief>> Store::latest_verdicts(VerdictFilter filter) {
+Result<std::vector<VerdictBrief>> Store::latest_verdicts(VerdictFilter filter, bool per_mode) {
   std::lock_guard lock(mutex_);
   const char* where = filter == VerdictFilter::passed       ? "class = 'passed'"
                       : filter == VerdictFilter::conclusive ? "class NOT LIKE 'error:%'"
                       : filter == VerdictFilter::decided
                           ? "(class = 'passed' OR class LIKE 'failed:%')"
                           : "1";
-  Statement s(db_, std::string(R"sql(
+  Statement s(db_,
+              std::string(R"sql(
 SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha256,
        COALESCE(json_extract(verdict_json, '$.underpowered'), 0),
        json_extract(verdict_json, '$.power.runs_needed'),
@@ -311,7 +313,8 @@ SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha25
         FROM json_each(verdict_json, '$.checks') AS c)
 FROM verifications
 WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
-                       where + " GROUP BY model, version)");
+                  where +
+                  (per_mode ? " GROUP BY model, version, mode)" : " GROUP BY model, version)"));
   return collect_rows<VerdictBrief>(s, read_brief);
 }
 
@@ -323,6 +326,29 @@ Result<std::vector<VerdictBrief>> Store::history() {
       "NULL "
       "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
   return collect_rows<VerdictBrief>(s, read_brief);
+}
+
+Result<std::set<std::pair<std::string, std::string>>> Store::versions_with_verifications() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT DISTINCT model, version FROM verifications");
+  std::set<std::pair<std::string, std::string>> out;
+  for (;;) {
+    auto more = s.step();
+    if (!more.ok())
+      return more.error();
+    if (!*more)
+      return out;
+    out.emplace(s.text(0), s.text(1));
+  }
+}
+
+Result<std::vector<VerificationRow>> Store::verifications_by_trigger(VerificationTrigger trigger,
+                                                                     UnixSeconds since) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, std::string("SELECT ") + kVerificationColumns +
+                       " FROM verifications WHERE trigger = ?1 AND not_before >= ?2 ORDER BY id");
+  s.bind(1, to_string(trigger)).bind(2, since);
+  return collect_rows<VerificationRow>(s, read_verification);
 }
 
 Result<VerificationStats> Store::verification_stats() {

@@ -14,6 +14,97 @@ std::chrono::sys_seconds to_sys(UnixSeconds t) {
 UnixSeconds from_sys(std::chrono::sys_seconds t) {
   return t.time_since_epoch().count();
 }
+
+// The new releases (plan_current_cycle's header) and the at-release verifications queued, marked
+// on the inventory for the rotation; returns the at-release list the plan shows.
+Result<std::vector<ReleaseDecision>> mark_releases(Store& store, const Config& config,
+                                                   const std::vector<ModelVersionRow>& rows,
+                                                   std::vector<InventoryItem>& inventory,
+                                                   UnixSeconds now, UnixSeconds cycle_start,
+                                                   UnixSeconds cycle_end) {
+  const AtReleaseConfig& policy = config.schedule.at_release;
+  if (!policy.enabled)
+    return std::vector<ReleaseDecision>();
+  auto verified = store.versions_with_verifications();
+  if (!verified.ok())
+    return verified.error();
+  const UnixSeconds today = now - ((now % 86'400) + 86'400) % 86'400;
+  auto spent_rows = store.verifications_by_trigger(VerificationTrigger::release, today);
+  if (!spent_rows.ok())
+    return spent_rows.error();
+  std::map<std::string, UnixSeconds> source_first_listing;
+  for (const auto& row : rows) {
+    auto [it, inserted] = source_first_listing.emplace(row.source, row.first_seen_at);
+    if (!inserted)
+      it->second = std::min(it->second, row.first_seen_at);
+  }
+  std::map<std::pair<std::string, std::string>, const ModelVersionRow*> row_of;
+  for (const auto& row : rows)
+    row_of[{row.model, row.version}] = &row;
+  std::map<std::pair<std::string, std::string>, InventoryItem*> item_of;
+  for (auto& item : inventory)
+    item_of[{item.model, item.version}] = &item;
+
+  std::vector<ReleaseSpent> spent;
+  for (const auto& v : *spent_rows) {
+    auto item = item_of.find({v.model, v.version});
+    spent.push_back(
+        {to_sys(v.not_before), item == item_of.end() ? 0 : item->second->gpu_hours(v.mode)});
+  }
+  // Every at-release verification not done yet, whatever day it was queued for: the rotation
+  // leaves its version alone, and the plan shows the queued ones.
+  auto unfinished = store.unfinished();
+  if (!unfinished.ok())
+    return unfinished.error();
+  std::vector<ReleaseDecision> shown;
+  for (const auto& v : *unfinished) {
+    auto item = item_of.find({v.model, v.version});
+    if (v.trigger != VerificationTrigger::release || item == item_of.end())
+      continue;
+    const double cost = item->second->gpu_hours(v.mode);
+    if (v.state != VerificationState::queued) {
+      item->second->at_release = true;
+      item->second->at_release_reason =
+          "verification " + std::to_string(v.id) + " at release is " + to_string(v.state);
+      continue;
+    }
+    ReleaseDecision queued{
+        v.model, v.version, v.mode, cost, to_sys(v.queued_at), to_sys(v.not_before), "", v.id};
+    if (auto row = row_of.find({v.model, v.version}); row != row_of.end())
+      queued.first_seen = to_sys(row->second->first_seen_at);
+    // A start on a later day than its delay ends: the days between had no budget left.
+    const UnixSeconds earliest = from_sys(queued.first_seen) + policy.delay_s;
+    const bool spilled = v.not_before / 86'400 > earliest / 86'400;
+    queued.reason = "first seen " + rfc3339(from_sys(queued.first_seen)) + "; verification " +
+                    std::to_string(v.id) + " (" + to_string(v.mode) + ") queued at release" +
+                    (spilled ? " (the at-release budget of the days before was spent)" : "");
+    item->second->at_release = true;
+    item->second->at_release_reason = queued.reason;
+    shown.push_back(std::move(queued));
+  }
+  std::vector<Release> releases;
+  for (auto& item : inventory) {
+    const ModelVersionRow& row = *row_of.at({item.model, item.version});
+    if (row.first_seen_at <= source_first_listing[row.source] ||
+        verified->count({item.model, item.version}))
+      continue;
+    if (row.first_seen_at < cycle_start) {
+      item.awaiting_release = true;  // the at-release budget of its cycle never queued it
+      continue;
+    }
+    // The model's cadence may name its own at-release mode.
+    const RebuildMode mode = config.model_policy(item.model).at_release_mode.value_or(policy.mode);
+    releases.push_back(
+        {item.model, item.version, to_sys(row.first_seen_at), mode, item.gpu_hours(mode)});
+  }
+  for (auto& d : plan_releases(std::move(releases), spent, to_sys(cycle_end), policy)) {
+    auto& item = *item_of.at({d.model, d.version});
+    item.at_release = true;
+    item.at_release_reason = d.reason;
+    shown.push_back(std::move(d));
+  }
+  return shown;
+}
 }  // namespace
 
 RotationConfig rotation_config(const ScheduleConfig& schedule) {
@@ -42,6 +133,7 @@ std::vector<InventoryItem> build_inventory(const std::vector<ModelVersionRow>& r
     item.full_gpu_hours = double(row.gpus) * row.duration_s.value_or(0) / 3600.0;
     item.steps_gpu_hours = item.full_gpu_hours * config.schedule.steps_cost_fraction;
     item.large = policy.large.value_or(item.full_gpu_hours >= config.schedule.large_gpu_hours);
+    item.cadence_s = policy.cadence_s;
     items.push_back(std::move(item));
   }
   return items;
@@ -51,8 +143,7 @@ std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts
   std::vector<HistoryItem> history;
   history.reserve(verdicts.size());
   for (const auto& v : verdicts) {
-    history.push_back({v.model, v.version, to_sys(v.finished_at), v.mode == RebuildMode::steps,
-                       !is_error(v.cls)});
+    history.push_back({v.model, v.version, to_sys(v.finished_at), v.mode, !is_error(v.cls)});
   }
   return history;
 }
@@ -109,11 +200,19 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   auto calibrations = store.latest_calibrations();
   if (!calibrations.ok())
     return calibrations.error();
-  const auto inventory = build_inventory(*rows, config);
-  auto plan = plan_cycle(inventory, build_history(*verdicts), {}, to_sys(now),
-                         rotation_config(config.schedule));
+  auto inventory = build_inventory(*rows, config);
+  const auto rotation = rotation_config(config.schedule);
+  auto bounds = cycle_bounds(to_sys(now), rotation);
+  if (!bounds.ok())
+    return bounds.error();
+  auto at_release = mark_releases(store, config, *rows, inventory, now, from_sys(bounds->first),
+                                  from_sys(bounds->second));
+  if (!at_release.ok())
+    return at_release.error();
+  auto plan = plan_cycle(inventory, build_history(*verdicts), {}, to_sys(now), rotation);
   if (!plan.ok())
     return plan;
+  plan->at_release = std::move(*at_release);
   for (const auto& row : *rows) {
     if (!row.removed && row.manifest_error) {
       plan->skipped.push_back({row.model, row.version, SkipReason::manifest_invalid,
@@ -129,12 +228,37 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   return plan;
 }
 
+Result<std::vector<std::string>> queue_releases(Store& store, const Config& config,
+                                                UnixSeconds now) {
+  std::vector<std::string> queued;
+  if (!config.schedule.at_release.enabled)
+    return queued;
+  auto plan = plan_current_cycle(store, config, now);
+  if (!plan.ok())
+    return plan.error();
+  for (const auto& d : plan->at_release) {
+    if (d.verification_id || !d.starts_at)
+      continue;
+    QueuedVerification item{d.model, d.version, d.mode, VerificationTrigger::release};
+    item.not_before = from_sys(*d.starts_at);
+    auto id = store.enqueue_unless_active(item);
+    if (!id.ok()) {
+      if (id.error().code == ErrorCode::conflict)
+        continue;  // a manual trigger queued it meanwhile
+      return id.error();
+    }
+    queued.push_back("at release: queued verification " + std::to_string(*id) + " of " + d.model +
+                     "@" + d.version + ": " + d.reason);
+  }
+  return queued;
+}
+
 nlohmann::json plan_to_json(const Plan& plan) {
   auto entries = nlohmann::json::array();
   for (const auto& e : plan.entries) {
     entries.push_back({{"model", e.model},
                        {"version", e.version},
-                       {"mode", to_string(e.steps_mode ? RebuildMode::steps : RebuildMode::full)},
+                       {"mode", to_string(e.mode)},
                        {"manual", e.manual},
                        {"gpu_hours", e.gpu_hours},
                        {"wave", e.wave},
@@ -153,6 +277,42 @@ nlohmann::json plan_to_json(const Plan& plan) {
                             {"gpu_hours", c.gpu_hours},
                             {"reason", c.reason}});
   }
+  auto at_release = nlohmann::json::array();
+  for (const auto& r : plan.at_release) {
+    at_release.push_back(
+        {{"model", r.model},
+         {"version", r.version},
+         {"mode", to_string(r.mode)},
+         {"gpu_hours", r.gpu_hours},
+         {"first_seen", rfc3339(from_sys(r.first_seen))},
+         {"state", r.verification_id ? "queued"
+                   : r.starts_at     ? "to-queue"
+                                     : "waiting"},
+         {"verification_id", r.verification_id ? nlohmann::json(*r.verification_id) : nullptr},
+         // When it is expected to start: its start time, else the next cycle's start.
+         {"expected_at", rfc3339(from_sys(r.starts_at.value_or(plan.cycle_end)))},
+         {"reason", r.reason}});
+  }
+  // The first kCadenceShown versions (a models.default cadence covers every version, and this
+  // JSON is rebuilt with every read model); cadence_total counts them all.
+  constexpr std::size_t kCadenceShown = 500;
+  auto cadence = nlohmann::json::array();
+  for (const auto& c : plan.cadence) {
+    if (cadence.size() >= kCadenceShown)
+      break;
+    auto modes = nlohmann::json::array();
+    for (const auto& m : c.modes) {
+      modes.push_back({{"mode", to_string(m.mode)},
+                       {"every", duration_text(m.every_s)},
+                       {"every_s", m.every_s},
+                       {"gpu_hours", m.gpu_hours},
+                       {"last_completed", m.last_completed
+                                              ? nlohmann::json(rfc3339(from_sys(*m.last_completed)))
+                                              : nlohmann::json(nullptr)},
+                       {"next_due", rfc3339(from_sys(m.next_due))}});
+    }
+    cadence.push_back({{"model", c.model}, {"version", c.version}, {"modes", std::move(modes)}});
+  }
   auto skipped = nlohmann::json::object();
   for (const auto& entry : EnumNames<SkipReason>::table)
     skipped[entry.name] = 0;
@@ -164,6 +324,9 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"entries", std::move(entries)},
           {"deferred", std::move(deferred)},
           {"calibrations", std::move(calibrations)},
+          {"at_release", std::move(at_release)},
+          {"cadence", std::move(cadence)},
+          {"cadence_total", plan.cadence.size()},
           {"skipped_counts", std::move(skipped)}};
 }
 
@@ -183,8 +346,7 @@ std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeco
   std::uniform_int_distribution<std::int64_t> jitter(0, std::max<std::int64_t>(jitter_s, 0));
   std::vector<QueuedVerification> queue;
   for (const auto& e : plan.entries) {
-    QueuedVerification item{e.model, e.version,
-                            e.steps_mode ? RebuildMode::steps : RebuildMode::full,
+    QueuedVerification item{e.model, e.version, e.mode,
                             e.manual ? VerificationTrigger::manual : VerificationTrigger::schedule};
     item.not_before = std::max(now, from_sys(plan.cycle_start)) + jitter(rng);
     queue.push_back(std::move(item));

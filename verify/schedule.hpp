@@ -39,12 +39,28 @@ std::vector<CalibrationCandidate> calibration_candidates(
 
 // Blocking (SQLite). The plan for the cycle containing `now`: its verifications, then the
 // calibrations of underpowered versions in the budget they leave (schedule.calibrations_per_cycle,
-// schedule.calibration_max_runs).
+// schedule.calibration_max_runs), and the new releases verified at release (schedule.at_release):
+// those queued and those still to queue or waiting, each with when and why.
+//
+// A NEW RELEASE is a version first seen by a registry sync after its source's first listing in
+// this store (the versions a source lists the first time it is synced are the inventory, not
+// releases, so a first start does not verify the whole registry at once), whose manifest
+// validates and that has no verification of any kind yet. One first seen in this cycle is left
+// to the at-release policy (the rotation skips it: SkipReason::at_release); one first seen in an
+// earlier cycle that was never queued is the rotation's first pick (awaiting_release).
 Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now);
+
+// Blocking (SQLite). Queues, as trigger `release` with not_before = its start time, each new
+// release of this cycle that the at-release budget has room for (plan_current_cycle's
+// `at_release` without a verification yet and with a start time). Returns one log line per
+// release queued. Nothing when schedule.at_release.enabled is false.
+Result<std::vector<std::string>> queue_releases(Store& store, const Config& config,
+                                                UnixSeconds now);
 
 // The plan as `reverify plan --json`, the status page and the cycle's record show it; the
 // skipped versions only as counts by reason ("skipped_counts": with 100,000 versions nearly all
-// are skipped, and this JSON is rebuilt with every read model).
+// are skipped, and this JSON is rebuilt with every read model), and the cadence of the first 500
+// versions whose model sets one ("cadence_total" counts them all).
 nlohmann::json plan_to_json(const Plan& plan);
 // The skipped versions one by one, with why ({"model","version","why","reason"}).
 nlohmann::json skipped_to_json(const Plan& plan);

@@ -171,6 +171,46 @@ TEST_CASE("gate: a later failure wins, a later system error does not, a changed 
   CHECK(answer_gate(*uncalibrated, "m", "1", 40 * kDay, kNow).status == 412);
 }
 
+TEST_CASE("gate ?mode=: only a pass in that mode counts; a release queued at release says so") {
+  Api api;
+  auto steps_pass = brief(8, VerdictClass::passed, kNow - kDay);
+  steps_pass.mode = RebuildMode::steps;
+  auto full_pass = brief(3, VerdictClass::passed, kNow - 50 * kDay);
+  api.model = model_with(steps_pass, steps_pass, steps_pass);
+  api.model->api = std::make_shared<const ApiConfig>(api.config);
+  auto& view = api.model->models["m"]["1"];
+  view.conclusive_by_mode = {{RebuildMode::steps, steps_pass}, {RebuildMode::full, full_pass}};
+
+  CHECK(api.get("/v1/gate/m/1").result() == http::status::ok);  // any mode: the steps pass
+  CHECK(api.get("/v1/gate/m/1?mode=steps").result() == http::status::ok);
+  // The full pass is 50 days old: not fresh at the default 40d, fresh at 60d.
+  auto full = api.get("/v1/gate/m/1?mode=full");
+  CHECK(full.result() == http::status::precondition_failed);
+  CHECK(body_of(full)["mode"] == "full");
+  CHECK(body_of(full)["verification_id"] == 3);
+  CHECK(body_of(full)["reason"].get<std::string>().rfind("full mode: verified 50d ago", 0) == 0);
+  CHECK_FALSE(body_of(full).contains("latest_error"));  // the newer steps pass is no error
+  CHECK(api.get("/v1/gate/m/1?mode=full&max_age=60d").result() == http::status::ok);
+  view.conclusive_by_mode.erase(RebuildMode::full);
+  auto never = body_of(api.get("/v1/gate/m/1?mode=full"));
+  CHECK(never["reason"] == "full mode: never verified");
+  CHECK(never["status"] == "not-verified");
+  auto bad = api.get("/v1/gate/m/1?mode=half");
+  CHECK(bad.result() == http::status::bad_request);
+  CHECK(body_of(bad)["error"].get<std::string>().rfind("mode: expected one of full, steps", 0) ==
+        0);
+
+  // A new release queued at release: "queued", when, and still not verified.
+  api.model = model_with(std::nullopt, std::nullopt, std::nullopt);
+  api.model->api = std::make_shared<const ApiConfig>(api.config);
+  api.model->models["m"]["1"].at_release = GateQueued{kNow + 3600, "first seen at release"};
+  auto queued = api.get("/v1/gate/m/1");
+  CHECK(queued.result() == http::status::precondition_failed);
+  CHECK(body_of(queued)["status"] == "queued");
+  CHECK(body_of(queued)["verified"] == false);
+  CHECK(body_of(queued)["expected_at"] == rfc3339(kNow + 3600));
+}
+
 TEST_CASE("names are validated and traversal is rejected before any lookup") {
   Api api;
   for (const char* target : {"/v1/gate/../etc/passwd", "/v1/gate/m/..", "/v1/gate/%2e%2e/1",

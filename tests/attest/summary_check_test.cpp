@@ -88,6 +88,12 @@ TEST_CASE("valid summaries that do not vouch for what was asked: one problem eac
         "level REVERIFY_BITWISE_V1 not verified (verifiedLevels: REVERIFY_EQUIVALENT_V1)");
   e.level = "REVERIFY_EQUIVALENT_V1";
   CHECK(accepted(envelope_for(sample_summary()), e).acceptable());
+  e = fresh();
+  e.mode = "steps";  // `reverify gate --mode steps --attestation`
+  CHECK(only_problem(accepted(envelope_for(sample_summary()), e)) ==
+        "another mode: the summary attests a full rebuild, expected steps");
+  e.mode = "full";
+  CHECK(accepted(envelope_for(sample_summary()), e).acceptable());
 }
 
 TEST_CASE("the artifact is matched by any accepted digest of any subject") {

@@ -231,6 +231,18 @@ TEST_CASE("manual trigger: 401 without or with a wrong token; with it, verified,
                 setup.temp.path)
             .exit_code == (gate["ok"] == true ? 0 : 1));
   CHECK(run_cli({"gate", "slow@9.9", "--url", setup.daemon.url()}, setup.temp.path).exit_code == 2);
+  // --mode counts only a verdict of that mode: the manual run was a full rebuild, no steps one.
+  CHECK(run_cli({"gate", "slow@" + manual, "--max-age", "1d", "--mode", "full", "--url",
+                 setup.daemon.url()},
+                setup.temp.path)
+            .exit_code == (gate["ok"] == true ? 0 : 1));
+  const Ran steps = run_cli(
+      {"gate", "slow@" + manual, "--mode", "steps", "--url", setup.daemon.url()}, setup.temp.path);
+  CHECK(steps.exit_code == 1);
+  CHECK(steps.out.find("NOT verified: steps mode: never verified") != std::string::npos);
+  CHECK(run_cli({"gate", "slow@" + manual, "--mode", "half", "--url", setup.daemon.url()},
+                setup.temp.path)
+            .exit_code == 2);
 
   // Every verdict recorded a page (resolve for a pass, trigger otherwise) for the file sink.
   for (int i = 0; i < 50 && s->delivery_counts()->pending > 0; ++i) {

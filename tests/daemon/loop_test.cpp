@@ -272,3 +272,119 @@ TEST_CASE("loop: an exception on any of the daemon's threads ends it with status
     CHECK(written.find(c.logged) != std::string::npos);
   }
 }
+
+namespace {
+
+Result<HttpResponse> get(const LoopHarness& h, const std::string& path) {
+  HttpRequest request;
+  request.url = "http://127.0.0.1:" + std::to_string(h.port) + path;
+  return http_request(request);
+}
+
+nlohmann::json gate_of(const LoopHarness& h, const std::string& version) {
+  auto answer = get(h, "/v1/gate/tiny/" + version);
+  REQUIRE(answer.ok());
+  return nlohmann::json::parse(answer->body);
+}
+
+// The harness's config with schedule.at_release set to `policy` (a YAML flow mapping).
+void set_at_release(LoopHarness& h, const std::string& policy) {
+  std::string text = read_file(h.config_path());
+  const std::string retry = "retry: {max_attempts: 1}}";
+  text.replace(text.find(retry), retry.size(),
+               "retry: {max_attempts: 1}, at_release: " + policy + "}");
+  write_file(h.config_path(), text);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "loop: a version released while the daemon runs is verified at release, and the gate "
+    "says queued until then") {
+  LoopHarness h;
+  set_at_release(h, "{delay: 10m}");
+  h.release("1");
+  h.start();
+  // The first sync of the empty store: its version is the inventory, verified by the cycle.
+  REQUIRE(h.events.wait_for([&] { return h.runner.waiting(job(1)); }));
+  CHECK(h.row(1).trigger == VerificationTrigger::schedule);
+  h.runner.release(job(1));
+  REQUIRE(h.events.wait_for([&] { return h.pager.paged(1); }));
+  const auto march = h.open_store().last_cycle_period();
+
+  // tiny@2 is released; the next registry sync (an hour on) sees it and queues it at release.
+  h.release("2");
+  h.clock.advance(std::chrono::hours(1));
+  nlohmann::json gate;
+  REQUIRE(h.advance_until(
+      [&] {
+        gate = gate_of(h, "2");
+        return gate.value("status", "") == "queued";
+      },
+      milliseconds(0)));
+  auto seen = h.open_store().model_version("tiny", "2");
+  REQUIRE(seen.ok());
+  REQUIRE(seen->has_value());
+  const UnixSeconds expected = (*seen)->first_seen_at + 600;
+  CHECK(gate["ok"] == false);
+  CHECK(gate["verified"] == false);
+  CHECK(gate["expected_at"] == rfc3339(expected));
+  CHECK(gate["reason"].get<std::string>().rfind("queued: a new release", 0) == 0);
+  const VerificationRow queued = h.row(2);
+  CHECK(queued.trigger == VerificationTrigger::release);
+  CHECK(queued.state == VerificationState::queued);
+  CHECK(queued.not_before == expected);
+  CHECK(queued.mode == RebuildMode::full);
+  // The status page's plan says what is queued at release, and when.
+  auto page = get(h, "/");
+  REQUIRE(page.ok());
+  CHECK(page->body.find("id=\"at-release\"") != std::string::npos);
+  CHECK(page->body.find(rfc3339(expected)) != std::string::npos);
+  {
+    std::lock_guard lock(h.events.mutex);
+    CHECK_FALSE(h.runner.waiting(job(2)));  // its delay is not over
+  }
+
+  // Ten minutes on it runs, in the same cycle: no waiting for the next period.
+  REQUIRE(h.advance_until([&] { return h.runner.waiting(job(2)); }, seconds(30)));
+  h.runner.release(job(2));
+  REQUIRE(h.events.wait_for([&] { return h.pager.paged(2); }));
+  const VerificationRow done = h.row(2);
+  CHECK(done.state == VerificationState::done);
+  CHECK(done.cls == VerdictClass::passed);
+  CHECK(h.open_store().last_cycle_period()->value() == march->value());
+  REQUIRE(h.advance_until([&] { return gate_of(h, "2").value("status", "") == "fresh"; },
+                          milliseconds(0)));
+  CHECK(h.stop() == 0);
+}
+
+TEST_CASE("loop: beyond the at-release budget a release waits for the next day, and says so") {
+  LoopHarness h;  // 2026-03-01T00:00:00Z
+  set_at_release(h, "{per_day: 1}");
+  h.release("1");
+  h.start();
+  REQUIRE(h.events.wait_for([&] { return h.runner.waiting(job(1)); }));
+  h.runner.release(job(1));
+  REQUIRE(h.events.wait_for([&] { return h.pager.paged(1); }));
+
+  h.release("2");
+  h.release("3");
+  h.clock.advance(std::chrono::hours(1));
+  REQUIRE(h.advance_until(
+      [&] {
+        return gate_of(h, "2").value("status", "") == "queued" &&
+               gate_of(h, "3").value("status", "") == "queued";
+      },
+      milliseconds(0)));
+  // tiny@2 took today's one at-release verification; tiny@3 is expected tomorrow.
+  const auto third = gate_of(h, "3");
+  CHECK(third["expected_at"] == "2026-03-02T00:00:00Z");
+  CHECK(third["reason"].get<std::string>().find(
+            "(the at-release budget of the days before was spent)") != std::string::npos);
+  CHECK(h.row(3).not_before == 1'772'409'600);  // queued now, to start tomorrow
+  REQUIRE(h.advance_until([&] { return h.runner.waiting(job(2)); }, seconds(5)));
+  h.runner.release(job(2));
+  REQUIRE(h.events.wait_for([&] { return h.pager.paged(2); }));
+  CHECK(h.row(2).trigger == VerificationTrigger::release);
+  CHECK(h.stop() == 0);
+}

@@ -28,6 +28,10 @@ example_test(examples_torch_traps torch_traps.sh 1200)
 # reverifyd on config/demo.yaml as shipped (code_mirrors, no flags) verifies the example.
 example_test(examples_daemon_demo daemon_demo.sh 600)
 
+# A release published into the registry of a running reverifyd is queued at release, the gate
+# says queued meanwhile, and it is verified after its delay in the same cycle (issue #23).
+example_test(examples_daemon_at_release daemon_at_release.sh 600)
+
 # Steps mode catches a hidden input (a file outside the snapshot that no hash covers) in the
 # first 20 steps of a digits variant released with exact same-seed steps bands.
 example_test(examples_steps_hidden_input steps_hidden_input.sh 600)

@@ -38,7 +38,8 @@ TEST_CASE("gate: each fact decides in order, with its reason") {
     GateStatus status;
     const char* reason;
   } cases[] = {
-      {"not listed", GateFacts{"m", "1", false, {}, "", verdict(VerdictClass::passed, kNow), {}},
+      {"not listed",
+       GateFacts{"m", "1", false, {}, "", verdict(VerdictClass::passed, kNow), {}, {}, {}},
        GateStatus::unknown, "unknown model version: no registry source lists m@1"},
       {"manifest invalid",
        [] {
@@ -56,6 +57,31 @@ TEST_CASE("gate: each fact decides in order, with its reason") {
          return f;
        }(),
        GateStatus::not_verified, "never verified; verification 9 is running"},
+      {"never verified, a new release queued at release",
+       [] {
+         auto f = listed(std::nullopt);
+         f.active = GateActive{9, VerificationState::queued};
+         f.at_release = GateQueued{kNow + 600, "first seen 2027-01-15T08:00:00Z"};
+         return f;
+       }(),
+       GateStatus::queued,
+       "queued: a new release, not verified yet; its verification at release is expected to "
+       "start at 2027-01-15T08:10:00Z (first seen 2027-01-15T08:00:00Z)"},
+      {"a verdict outranks the release's queue",
+       [] {
+         auto f = listed(verdict(VerdictClass::passed, kNow));
+         f.at_release = GateQueued{kNow + 600, "first seen"};
+         return f;
+       }(),
+       GateStatus::fresh, "passed verification 7 at 2027-01-15T08:00:00Z"},
+      {"an invalid manifest outranks the release's queue",
+       [] {
+         auto f = listed(std::nullopt);
+         f.manifest_error = "bad";
+         f.at_release = GateQueued{kNow + 600, "first seen"};
+         return f;
+       }(),
+       GateStatus::not_verified, "the manifest no longer validates: bad"},
       {"failed", listed(verdict(VerdictClass::failed_out_of_tolerance, kNow)),
        GateStatus::not_verified,
        "the latest verdict is failed:out-of-tolerance (verification 7): because"},
@@ -77,6 +103,7 @@ TEST_CASE("gate: each fact decides in order, with its reason") {
     CHECK(decision.verified() ==
           (c.status == GateStatus::fresh || c.status == GateStatus::not_fresh));
     CHECK(decision.age_s.has_value() == decision.verified());
+    CHECK(decision.expected_at.has_value() == (c.status == GateStatus::queued));
   }
 }
 
@@ -105,4 +132,18 @@ TEST_CASE("gate: an underpowered pass counts only when the policy does not requi
         "`reverify calibrate m@1 --until-power`, then verify again");
   facts.conclusive->underpowered = false;
   CHECK(decide_gate(facts, 40 * kDay, kNow).status == GateStatus::fresh);
+}
+
+TEST_CASE("gate: asked for a mode, the reason names it; an unknown version stays unknown") {
+  auto facts = listed(verdict(VerdictClass::passed, kNow));
+  facts.mode = RebuildMode::full;
+  auto decision = decide_gate(facts, 40 * kDay, kNow);
+  CHECK(decision.status == GateStatus::fresh);
+  CHECK(decision.reason == "full mode: passed verification 7 at 2027-01-15T08:00:00Z");
+  facts.conclusive.reset();  // no verdict in that mode
+  decision = decide_gate(facts, 40 * kDay, kNow);
+  CHECK(decision.status == GateStatus::not_verified);
+  CHECK(decision.reason == "full mode: never verified");
+  facts.listed = false;
+  CHECK(decide_gate(facts, 40 * kDay, kNow).reason.rfind("unknown model version", 0) == 0);
 }

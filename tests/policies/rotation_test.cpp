@@ -24,7 +24,7 @@ InventoryItem item(const std::string& model, int criticality = 0, double cost = 
 }
 
 HistoryItem done(const std::string& model, sys_seconds when, bool steps = false) {
-  return {model, "1", when, steps, true};
+  return {model, "1", when, steps ? RebuildMode::steps : RebuildMode::full, true};
 }
 
 std::vector<std::string> order(const Plan& p) {
@@ -93,6 +93,31 @@ TEST_CASE(
   CHECK(order(q) == std::vector<std::string>{"a"});
 }
 
+TEST_CASE("releases: a waiting release is the first pick; one verified at release is skipped") {
+  RotationConfig config;
+  config.per_cycle = 2;
+  auto waiting = item("waiting", /*criticality=*/0);
+  waiting.awaiting_release = true;
+  auto releasing = item("releasing", /*criticality=*/9);
+  releasing.at_release = true;
+  releasing.at_release_reason = "first seen 2026-11-03T00:00:00Z, at release (full)";
+  // "critical" is never verified and more critical, "old" least recently verified: the waiting
+  // release still goes first.
+  const auto p = plan({item("critical", 5), item("old", 1), waiting, releasing},
+                      {done("old", at(2026, 9, 1))}, {}, at(2026, 11, 4), config);
+  CHECK(order(p) == std::vector<std::string>{"waiting", "critical"});
+  CHECK(p.entries[0].reason.find("new release the at-release budget left waiting: first pick") ==
+        0);
+  REQUIRE(p.deferred.size() == 1);
+  CHECK(p.deferred[0].model == "old");
+  const auto skipped = std::find_if(p.skipped.begin(), p.skipped.end(),
+                                    [](const Skipped& s) { return s.model == "releasing"; });
+  REQUIRE(skipped != p.skipped.end());
+  CHECK(skipped->why == SkipReason::at_release);
+  CHECK(skipped->reason == releasing.at_release_reason);
+  CHECK(std::string(to_string(SkipReason::at_release)) == "at-release");
+}
+
 TEST_CASE("per_cycle limit defers the rest with a reason") {
   RotationConfig config;
   config.per_cycle = 2;
@@ -124,14 +149,15 @@ TEST_CASE("manual triggers run first, always, and use up budget") {
   config.per_cycle = 1;
   const auto now = at(2026, 11, 20);
   ManualTrigger t1{"late", "1", at(2026, 11, 19), std::nullopt, "cli:alice"};
-  ManualTrigger t0{"early", "1", at(2026, 11, 18), true, "api"};
+  ManualTrigger t0{"early", "1", at(2026, 11, 18), RebuildMode::steps, "api"};
   ManualTrigger unknown{"ghost", "1", at(2026, 11, 18), std::nullopt, "api"};
   const auto p = plan({item("a", 0, 1), item("late", 0, 4), item("early", 0, 10)},
                       {done("late", at(2026, 11, 2))}, {t1, t0, unknown}, now, config);
   REQUIRE(p.entries.size() >= 2);
   CHECK(p.entries[0].model == "early");
   CHECK(p.entries[0].manual);
-  CHECK(p.entries[0].steps_mode);  // as requested
+  CHECK(p.entries[0].mode == RebuildMode::steps);  // as requested
+  CHECK(p.entries[0].reason.find("steps mode as requested") != std::string::npos);
   CHECK(p.entries[0].reason.find("manual trigger by api") != std::string::npos);
   CHECK(p.entries[1].model == "late");  // verified this cycle already, still runs: a human asked
   // 1 + 4 = 5 GPU-hours of manual work leaves nothing for "a".
@@ -149,15 +175,82 @@ TEST_CASE("large models: steps mode, a full rebuild every Nth verification") {
   big.large = true;
   const auto now = at(2026, 11, 5);
   auto p = plan({big}, {}, {}, now, config);
-  CHECK(p.entries[0].steps_mode);
+  CHECK(p.entries[0].mode == RebuildMode::steps);
   CHECK(p.entries[0].gpu_hours == doctest::Approx(10));
   p = plan({big}, {done("big", at(2026, 9, 1), true), done("big", at(2026, 10, 1), true)}, {}, now,
            config);
-  CHECK_FALSE(p.entries[0].steps_mode);
+  CHECK(p.entries[0].mode == RebuildMode::full);
   CHECK(p.entries[0].reason.find("full rebuild") != std::string::npos);
   p = plan({big}, {done("big", at(2026, 9, 1), true), done("big", at(2026, 10, 1), false)}, {}, now,
            config);
-  CHECK(p.entries[0].steps_mode);
+  CHECK(p.entries[0].mode == RebuildMode::steps);
+}
+
+TEST_CASE("cadence: each mode due on its own period, the longest due one runs, costed per mode") {
+  RotationConfig config;
+  config.full_every_n_cycles = 2;    // replaced by the cadence for the models that set one
+  const auto now = at(2026, 11, 5);  // the cycle is November
+  auto big = item("big", 0, 100);    // full 100 GPU-hours, steps 10
+  big.large = true;
+  big.cadence_s = {{RebuildMode::steps, 30 * 86400}, {RebuildMode::full, 90 * 86400}};
+
+  // Never verified: both modes due; full has the longer period.
+  auto p = plan({big}, {}, {}, now, config);
+  REQUIRE(p.entries.size() == 1);
+  CHECK(p.entries[0].mode == RebuildMode::full);
+  CHECK(p.entries[0].gpu_hours == doctest::Approx(100));
+  CHECK(p.entries[0].reason.find("cadence: full every 90 d, never verified in this mode") !=
+        std::string::npos);
+
+  // Full in September (due again in December), steps in October (due 2026-11-30): steps runs,
+  // although the large-model rule (full every 2nd) would have chosen full.
+  const std::vector<HistoryItem> history = {done("big", at(2026, 9, 15)),
+                                            done("big", at(2026, 10, 31), true)};
+  p = plan({big}, history, {}, now, config);
+  REQUIRE(p.entries.size() == 1);
+  CHECK(p.entries[0].mode == RebuildMode::steps);
+  CHECK(p.entries[0].gpu_hours == doctest::Approx(10));
+  REQUIRE(p.cadence.size() == 1);
+  const auto& modes = p.cadence[0].modes;
+  REQUIRE(modes.size() == 2);
+  CHECK(modes[0].mode == RebuildMode::full);
+  CHECK(modes[0].next_due == at(2026, 12, 14));
+  CHECK(modes[0].last_completed == at(2026, 9, 15));
+  CHECK(modes[0].gpu_hours == doctest::Approx(100));
+  CHECK(modes[1].mode == RebuildMode::steps);
+  CHECK(modes[1].next_due == at(2026, 11, 30));
+  CHECK(modes[1].gpu_hours == doctest::Approx(10));
+
+  // Verified this cycle (in any mode): not again in it.
+  p = plan({big}, {done("big", at(2026, 9, 30)), done("big", at(2026, 11, 1, 1), true)}, {},
+           at(2026, 11, 20), config);
+  CHECK(p.entries.empty());
+  CHECK(p.skipped[0].why == SkipReason::verified_this_cycle);
+
+  // Periods longer than the cycle: in October nothing is due before the cycle ends.
+  auto slow = big;
+  slow.cadence_s = {{RebuildMode::steps, 60 * 86400}, {RebuildMode::full, 90 * 86400}};
+  const std::vector<HistoryItem> recent = {done("big", at(2026, 9, 15)),
+                                           done("big", at(2026, 9, 20), true)};
+  const auto quiet = plan({slow}, recent, {}, at(2026, 10, 10), config);
+  CHECK(quiet.entries.empty());
+  REQUIRE(quiet.skipped.size() == 1);
+  CHECK(quiet.skipped[0].why == SkipReason::not_due);
+  CHECK(quiet.skipped[0].reason.find("cadence: nothing due before 2026-11-01T00:00:00Z") == 0);
+  CHECK(quiet.skipped[0].reason.find("steps every 60 d, last 2026-09-20T00:00:00Z, due "
+                                     "2026-11-19T00:00:00Z") != std::string::npos);
+  // A manual trigger without a mode runs the mode due first (steps, 11-19, before full's 12-14).
+  const auto manual = plan({slow}, recent, {{"big", "1", at(2026, 10, 9), std::nullopt, "api"}},
+                           at(2026, 10, 10), config);
+  REQUIRE(manual.entries.size() == 1);
+  CHECK(manual.entries[0].mode == RebuildMode::steps);
+  // A failed-to-run verification does not count as done in its mode.
+  HistoryItem errored = done("big", at(2026, 10, 20));
+  errored.completed = false;
+  const auto after_error = plan({big}, {done("big", at(2026, 6, 1)), errored}, {}, now, config);
+  CHECK(after_error.entries[0].mode == RebuildMode::full);
+  // A model without a cadence lists none.
+  CHECK(plan({item("small")}, {}, {}, now, config).cadence.empty());
 }
 
 TEST_CASE("waves follow max_concurrent; invalid config is an error") {

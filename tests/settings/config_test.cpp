@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <regex>
 
@@ -107,6 +108,74 @@ TEST_CASE("type errors and bad durations name their path") {
   CHECK(error_of("sync_interval: 5 minutes").find("sync_interval:") != std::string::npos);
   CHECK(error_of("schedule: [1, 2]").find("schedule: must be a mapping") != std::string::npos);
   CHECK(error_of("key: [unclosed").find("not valid YAML") != std::string::npos);
+}
+
+TEST_CASE("schedule.at_release: its own mode, delay and budget, each error with its path") {
+  auto config = parse_config(kRequired +
+                                 "schedule: {at_release: {enabled: true, mode: steps, "
+                                 "delay: 15m, per_day: 3, gpu_budget_hours: 20}}\n",
+                             "/etc/reverify");
+  REQUIRE(config.ok());
+  const AtReleaseConfig& release = config->schedule.at_release;
+  CHECK(release.enabled);
+  CHECK(release.mode == RebuildMode::steps);
+  CHECK(release.delay_s == 900);
+  CHECK(release.per_day == 3);
+  CHECK(release.gpu_budget_hours == std::optional<double>(20));
+  const AtReleaseConfig defaults = parse_config(kRequired, "/etc/reverify")->schedule.at_release;
+  CHECK(defaults.enabled);
+  CHECK(defaults.mode == RebuildMode::full);
+  CHECK(defaults.delay_s == 0);
+  CHECK(defaults.per_day == 5);
+  CHECK_FALSE(defaults.gpu_budget_hours.has_value());
+
+  const auto message = error_of(
+      "schedule: {at_release: {enabled: maybe, mode: half, delay: 10, per_day: 0, "
+      "gpu_budget_hours: -1, when: now}}");
+  CHECK(message.find("schedule.at_release.enabled: expected true or false, got \"maybe\"") !=
+        std::string::npos);
+  CHECK(message.find("schedule.at_release.mode: expected one of full, steps") !=
+        std::string::npos);  // and any mode RebuildMode adds
+  CHECK(message.find("got \"half\"") != std::string::npos);
+  CHECK(message.find("schedule.at_release.delay: a duration needs its unit") != std::string::npos);
+  CHECK(message.find("schedule.at_release.per_day: must be >= 1, got 0") != std::string::npos);
+  CHECK(message.find("schedule.at_release.gpu_budget_hours: must be >= 0, got -1") !=
+        std::string::npos);
+  CHECK(message.find("schedule.at_release.when: unknown key") != std::string::npos);
+}
+
+TEST_CASE("models.<name>.cadence: mode -> how often, at_release; a model's replaces the default") {
+  auto config = parse_config(kRequired + R"(models:
+  default: {cadence: {steps: 1mo, full: 3mo, at_release: full}}
+  big: {cadence: {full: 90d, at_release: steps}}
+  plain: {criticality: 1}
+)",
+                             "/etc/reverify");
+  REQUIRE_MESSAGE(config.ok(), config.error().message);
+  const auto& defaults = config->model_policy("anything");
+  CHECK(defaults.cadence_s == std::map<RebuildMode, std::int64_t>{{RebuildMode::steps, 30 * 86400},
+                                                                  {RebuildMode::full, 90 * 86400}});
+  CHECK(defaults.at_release_mode == RebuildMode::full);
+  const auto& big = config->model_policy("big");
+  CHECK(big.cadence_s == std::map<RebuildMode, std::int64_t>{{RebuildMode::full, 90 * 86400}});
+  CHECK(big.at_release_mode == RebuildMode::steps);
+  CHECK(config->model_policy("plain").cadence_s == defaults.cadence_s);  // inherited
+  CHECK(parse_config(kRequired, "/etc/reverify")->model_defaults.cadence_s.empty());
+
+  const auto message = error_of(R"(models:
+  a: {cadence: {fast: 1d}}
+  b: {cadence: {steps: 30}}
+  c: {cadence: {full: 0s, at_release: half}}
+  d: {cadence: [steps, full]}
+)");
+  CHECK(message.find("models.a.cadence.fast: unknown mode: expected a map of mode (full, steps") !=
+        std::string::npos);
+  CHECK(message.find("models.b.cadence.steps: a duration needs its unit") != std::string::npos);
+  CHECK(message.find("models.c.cadence.full: must be a duration longer than 0s") !=
+        std::string::npos);
+  CHECK(message.find("models.c.cadence.at_release: expected one of full, steps") !=
+        std::string::npos);
+  CHECK(message.find("models.d.cadence: must be a map of mode") != std::string::npos);
 }
 
 TEST_CASE("secrets come only from *_file keys, are read at load and trimmed") {
@@ -244,6 +313,11 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.schedule.retry_initial_s == defaults.schedule.retry_initial_s);
   CHECK(p.schedule.retry_max_s == defaults.schedule.retry_max_s);
   CHECK(p.schedule.retry_max_attempts == defaults.schedule.retry_max_attempts);
+  CHECK(p.schedule.at_release.enabled == defaults.schedule.at_release.enabled);
+  CHECK(p.schedule.at_release.mode == defaults.schedule.at_release.mode);
+  CHECK(p.schedule.at_release.delay_s == defaults.schedule.at_release.delay_s);
+  CHECK(p.schedule.at_release.per_day == defaults.schedule.at_release.per_day);
+  CHECK(p.schedule.at_release.gpu_budget_hours == defaults.schedule.at_release.gpu_budget_hours);
   CHECK(p.verdict.false_page_rate == defaults.verdict.false_page_rate);
   CHECK(p.verdict.allow_fallback == defaults.verdict.allow_fallback);
   CHECK(p.verdict.fallback_tolerance == defaults.verdict.fallback_tolerance);
@@ -325,7 +399,7 @@ api: {zz: 1}
 sources:
   - {name: a, kind: directory, root: /tmp, zz: 1}
   - {name: b, kind: http-index, url: "http://x", zz: 1}
-schedule: {zz: 1, retry: {zz: 1}}
+schedule: {zz: 1, retry: {zz: 1}, at_release: {zz: 1}}
 verdict: {zz: 1}
 models: {default: {zz: 1}, m: {zz: 1}}
 runner:
@@ -441,6 +515,10 @@ TEST_CASE("durations and times") {
   CHECK(*parse_duration_s("40d") == 40 * 86400);
   CHECK(*parse_duration_s("2w") == 14 * 86400);
   CHECK(*parse_duration_s("90s") == 90);
+  CHECK(*parse_duration_s("3mo") == 90 * 86400);  // a cadence's month is 30 days
+  CHECK(*parse_duration_s("1m") == 60);           // m stays minutes
+  CHECK_FALSE(parse_duration_s("mo").ok());
+  CHECK_FALSE(parse_duration_s("1.5mo").ok());
   // A bare number is refused with the accepted forms, never read as seconds.
   const auto bare = parse_duration_s("40");
   REQUIRE_FALSE(bare.ok());

@@ -3,8 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <random>
+#include <set>
 
 #include <sqlite3.h>
 
@@ -415,6 +418,44 @@ TEST_CASE("calibrations round-trip and the newest wins; briefs pick the right ve
   CHECK(f.store->history()->size() == 2);
 }
 
+TEST_CASE("per mode: the latest verdict of each mode; what has verifications; by trigger") {
+  Fixture f;
+  f.add_version("m", "1");
+  f.add_version("m", "2");
+  const auto record = [&](RebuildMode mode, VerdictClass cls,
+                          VerificationTrigger trigger = VerificationTrigger::schedule) {
+    QueuedVerification item{"m", "1", mode, trigger};
+    item.not_before = f.now;
+    auto id = f.store->enqueue(item);
+    REQUIRE(id.ok());
+    REQUIRE(f.store->record_verdict(*id, verdict_of(cls), {}, "", {}).ok());
+    return *id;
+  };
+  const auto full_pass = record(RebuildMode::full, VerdictClass::passed);
+  const auto steps_pass = record(RebuildMode::steps, VerdictClass::passed);
+  const auto steps_failed = record(RebuildMode::steps, VerdictClass::failed_out_of_tolerance,
+                                   VerificationTrigger::release);
+  auto passed = f.store->latest_verdicts(VerdictFilter::passed, /*per_mode=*/true);
+  REQUIRE(passed->size() == 2);
+  std::map<RebuildMode, std::int64_t> ids;
+  for (const auto& b : *passed)
+    ids[b.mode] = b.id;
+  CHECK(ids == std::map<RebuildMode, std::int64_t>{{RebuildMode::full, full_pass},
+                                                   {RebuildMode::steps, steps_pass}});
+  auto conclusive = f.store->latest_verdicts(VerdictFilter::conclusive, /*per_mode=*/true);
+  REQUIRE(conclusive->size() == 2);
+  CHECK(std::any_of(conclusive->begin(), conclusive->end(),
+                    [&](const VerdictBrief& b) { return b.id == steps_failed; }));
+  CHECK(f.store->latest_verdicts(VerdictFilter::passed)->size() == 1);  // per version as before
+
+  CHECK(*f.store->versions_with_verifications() ==
+        std::set<std::pair<std::string, std::string>>{{"m", "1"}});
+  auto released = f.store->verifications_by_trigger(VerificationTrigger::release, f.now);
+  REQUIRE(released->size() == 1);
+  CHECK(released->front().id == steps_failed);
+  CHECK(f.store->verifications_by_trigger(VerificationTrigger::release, f.now + 1)->empty());
+}
+
 TEST_CASE("a brief says whether its verdict was judged against underpowered bands") {
   Fixture f;
   f.add_version("m", "1");
@@ -454,7 +495,7 @@ TEST_CASE("a state, class, mode or trigger the store does not know is an error n
   REQUIRE_FALSE(row.ok());
   CHECK(row.error().message == "verifications row " + std::to_string(id) +
                                    ": unknown trigger \"bogus\" (expected one of schedule, manual, "
-                                   "retry, cli)");
+                                   "retry, cli, release)");
   CHECK_FALSE(f.store->unfinished().ok());  // never silently queued
 
   raw("UPDATE verifications SET trigger = 'manual' WHERE id = " + std::to_string(id));

@@ -143,7 +143,7 @@ TEST_CASE("plan entries are queued with jitter inside [start, start + jitter]") 
     PlanEntry e;
     e.model = "m";
     e.version = std::to_string(i);
-    e.steps_mode = i % 2 == 0;
+    e.mode = i % 2 == 0 ? RebuildMode::steps : RebuildMode::full;
     plan.entries.push_back(e);
   }
   std::mt19937_64 rng(7);
