@@ -1,5 +1,7 @@
-// reverify diff A B [--json]: which inputs (data, code, config, environment, seeds), and which of
-// evaluation, weights, run, tolerance, identity, differ between two manifests, field by field.
+// reverify diff A B [--full] [--json]: which inputs (data, code, config, environment, seeds), and
+// which of evaluation, weights, run, tolerance, identity, differ between two manifests. By default
+// a summary that fits on one screen (policies/manifest_diff.hpp, `summarize`); --full lists every
+// field and array element; --json is the full diff.
 // Exit: 0 same, 1 different, 2 unreadable or invalid input.
 
 #include <iostream>
@@ -20,29 +22,45 @@ std::string show(const std::optional<nlohmann::json>& value) {
   return text.size() > 120 ? text.substr(0, 117) + "..." : text;
 }
 
-void print_diff(std::ostream& out, const ManifestDiff& diff) {
-  if (diff.empty()) {
-    out << "same: no field differs\n";
-    return;
-  }
-  const auto moved = diff.moved_inputs();
-  out << "inputs moved: ";
-  if (moved.empty())
+void print_names(std::ostream& out, const char* label, const std::vector<std::string>& names) {
+  out << label;
+  if (names.empty())
     out << "none";
-  for (std::size_t i = 0; i < moved.size(); ++i)
-    out << (i ? ", " : "") << moved[i];
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out << (i ? ", " : "") << names[i];
   out << "\n";
+}
+
+void print_full(std::ostream& out, const ManifestDiff& diff) {
+  print_names(out, "inputs moved: ", diff.moved_inputs());
   for (const auto& section : diff.sections) {
     out << "\n[" << section.section << "]\n";
     for (const auto& change : section.changes) {
       out << "  " << change.path << ": " << show(change.old_value) << " -> "
-          << show(change.new_value) << "\n";
+          << show(change.new_value) << (change.location_only ? "  (same content)" : "") << "\n";
     }
   }
 }
 
+void print_summary(std::ostream& out, const ManifestDiff& diff) {
+  const DiffSummary summary = summarize(diff);
+  print_names(out, "inputs moved: ", summary.inputs_moved);
+  if (!summary.also_differ.empty())
+    print_names(out, "also differ: ", summary.also_differ);
+  for (const auto& section : summary.sections) {
+    out << "[" << section.section << "]\n";
+    for (const auto& line : section.lines)
+      out << "  " << line.path << ": " << line.text << "\n";
+  }
+  if (!summary.relocated.empty()) {
+    print_names(out, "same content at another location (not a move): ", summary.relocated);
+  }
+  out << "(--full lists every field and element)\n";
+}
+
 struct DiffArguments {
   std::string a, b;
+  bool full = false;
   bool json = false;
 };
 
@@ -69,8 +87,12 @@ int run_diff(const DiffArguments& options) {
     out["a"] = a.location;
     out["b"] = b.location;
     std::cout << out.dump(2) << "\n";
+  } else if (diff.empty()) {
+    std::cout << "same: no field differs\n";
+  } else if (options.full) {
+    print_full(std::cout, diff);
   } else {
-    print_diff(std::cout, diff);
+    print_summary(std::cout, diff);
   }
   return diff.empty() ? 0 : 1;
 }
@@ -79,13 +101,15 @@ Action define_diff(CLI::App& app) {
   auto o = std::make_shared<DiffArguments>();
   app.add_option("A", o->a, "the first manifest: a file, or an http(s):// URL")->required();
   app.add_option("B", o->b, "the second manifest")->required();
+  app.add_flag("--full", o->full,
+               "every field and array element that differs, instead of the one-screen summary");
   add_json_flag(app, o->json);
   return [o] { return run_diff(*o); };
 }
 
-const Registrar kDiff{{"diff",
-                       "show which inputs and results differ between two manifests, field by field",
-                       define_diff}};
+const Registrar kDiff{
+    {"diff", "show which inputs and results differ between two manifests: a summary, or --full",
+     define_diff}};
 
 }  // namespace
 }  // namespace reverify::cli

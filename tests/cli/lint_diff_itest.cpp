@@ -148,6 +148,26 @@ TEST_CASE("diff: moved inputs are named, field by field, and the exit status is 
         json{{"path", "config.optimizer.lr"}, {"old", 0.001}, {"new", 0.002}});
 }
 
+TEST_CASE("diff: a summary by default, every element with --full, a relocated file no move") {
+  const auto path = write_variant("lists.json", [](json& d) {
+    d["tolerance"]["seed_runs"]["accuracy"][1] = 0.9623;
+    d["data"]["snapshot"]["uri"] = "/data/digits/2026-11";  // same sha256: the same bytes
+  });
+  auto r = cli({"diff", fixture("valid_full.json"), path});
+  CHECK(r.exit_code == 1);
+  CHECK(contains(r.out, "inputs moved: none\nalso differ: tolerance\n"));
+  CHECK(contains(r.out, "[tolerance]\n  tolerance.seed_runs.accuracy: 5 -> 5 runs, 1 changed\n"));
+  CHECK(contains(r.out, "same content at another location (not a move): data.snapshot.uri\n"));
+  CHECK_FALSE(contains(r.out, "[data]"));
+
+  auto full = cli({"diff", "--full", fixture("valid_full.json"), path});
+  CHECK(full.exit_code == 1);
+  CHECK(contains(full.out, "  tolerance.seed_runs.accuracy[1]: 0.9622 -> 0.9623\n"));
+  CHECK(contains(full.out,
+                 "  data.snapshot.uri: \"file:///data/digits/2026-11\" -> \"/data/digits/2026-11\""
+                 "  (same content)\n"));
+}
+
 TEST_CASE("diff: an invalid side exits 2 with its errors") {
   const auto path = write_variant("bad.json", [](json& d) { d.erase("model"); });
   auto r = cli({"diff", fixture("valid_full.json"), path});

@@ -114,3 +114,91 @@ TEST_CASE("a whole section present on one side only is one change") {
   auto j = reverify::to_json(diff);
   CHECK_FALSE(j["sections"][0]["changes"][0].contains("new"));
 }
+
+TEST_CASE("a uri spelt differently beside the same hash moves nothing") {
+  const Manifest a = fixture();
+  for (const std::string spelling :
+       {"../../data/digits/2026-11", "./data/digits/2026-11", "/data/digits/2026-11"}) {
+    CAPTURE(spelling);
+    Manifest b = a;
+    b.data->snapshot->uri = spelling;
+    b.evaluation.set->uri = "./" + spelling;
+    auto diff = reverify::diff_manifests(a, b);
+    REQUIRE(section_names(diff) == std::vector<std::string>{"data", "evaluation"});
+    CHECK(diff.moved_inputs().empty());
+    CHECK(diff.sections[0].changes[0].path == "data.snapshot.uri");
+    CHECK(diff.sections[0].changes[0].location_only);
+    CHECK_FALSE(diff.sections[0].moved());
+    auto summary = reverify::summarize(diff);
+    CHECK(summary.inputs_moved.empty());
+    CHECK(summary.also_differ.empty());
+    CHECK(summary.sections.empty());
+    CHECK(summary.relocated == std::vector<std::string>{"data.snapshot.uri", "evaluation.set.uri"});
+    CHECK(reverify::to_json(diff)["sections"][0]["changes"][0]["location_only"] == true);
+  }
+}
+
+TEST_CASE("a uri beside another hash is a move, and so is the hash") {
+  const Manifest a = fixture();
+  Manifest b = a;
+  b.data->snapshot->uri = "./data/digits/2026-12";
+  b.data->snapshot->sha256 = std::string(64, 'd');
+  b.weights->uri = "/models/model.safetensors";
+  b.weights->tensor_sha256 = std::string(64, 'f');
+  auto diff = reverify::diff_manifests(a, b);
+  REQUIRE(section_names(diff) == std::vector<std::string>{"data", "weights"});
+  CHECK(diff.moved_inputs() == std::vector<std::string>{"data"});
+  for (const auto& section : diff.sections) {
+    for (const auto& change : section.changes)
+      CHECK_FALSE(change.location_only);
+  }
+  auto summary = reverify::summarize(diff);
+  CHECK(summary.relocated.empty());
+  CHECK(summary.also_differ == std::vector<std::string>{"weights"});
+  REQUIRE(summary.sections.size() == 2);
+  CHECK(summary.sections[0].lines.size() == 2);  // data.snapshot.sha256 and data.snapshot.uri
+}
+
+TEST_CASE("the weights' uri beside the same tensor hash moves nothing") {
+  const Manifest a = fixture();
+  Manifest b = a;
+  b.weights->uri = "./model.safetensors";
+  auto diff = reverify::diff_manifests(a, b);
+  REQUIRE(section_names(diff) == std::vector<std::string>{"weights"});
+  CHECK(diff.sections[0].changes[0].location_only);
+  CHECK(reverify::summarize(diff).relocated == std::vector<std::string>{"weights.uri"});
+}
+
+TEST_CASE("the summary collapses arrays to counts and large groups to one line") {
+  const Manifest a = fixture();
+  Manifest b = a;
+  b.tolerance->seed_runs["accuracy"] = {0.9605, 0.9623, 0.9611, 0.9599, 0.9617, 0.96};
+  b.evaluation.steps->values = {2.3, 2.12, 1.97};
+  b.tolerance->steps_same_seed_runs[1][2] = 1.95;
+  for (const std::string segment : {"digit=1", "digit=2", "digit=3", "digit=4", "digit=5"})
+    b.evaluation.segments[segment]["accuracy"] = 0.9;
+  b.evaluation.primary.value = 0.95;
+  auto diff = reverify::diff_manifests(a, b);
+  // --full keeps every element
+  CHECK(diff.sections[0].changes.size() == 1 + 5 + 2);
+  auto summary = reverify::summarize(diff);
+  CHECK(summary.inputs_moved.empty());
+  CHECK(summary.also_differ == std::vector<std::string>{"evaluation", "tolerance"});
+  REQUIRE(summary.sections.size() == 2);
+  const auto& evaluation = summary.sections[0].lines;
+  REQUIRE(evaluation.size() == 3);
+  CHECK(evaluation[0].path == "evaluation.primary.value");
+  CHECK(evaluation[0].text == "0.9611 -> 0.95");
+  CHECK(evaluation[1].path == "evaluation.segments");
+  // segments new in B: each a whole object added
+  CHECK(evaluation[1].text ==
+        "5 fields changed: [\"digit=1\"], [\"digit=2\"], [\"digit=3\"], ...");
+  CHECK(evaluation[2].path == "evaluation.steps.values");
+  CHECK(evaluation[2].text == "3 -> 3 values, 2 changed");
+  const auto& tolerance = summary.sections[1].lines;
+  REQUIRE(tolerance.size() == 2);
+  CHECK(tolerance[0].path == "tolerance.seed_runs.accuracy");
+  CHECK(tolerance[0].text == "5 -> 6 runs, 3 changed");
+  CHECK(tolerance[1].path == "tolerance.steps_same_seed_runs");
+  CHECK(tolerance[1].text == "3 -> 3 runs, 1 changed");
+}
