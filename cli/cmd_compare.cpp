@@ -1,20 +1,30 @@
 // reverify compare ORIGINAL REBUILT: the distribution and paired checks on two prediction files,
-// for pipeline owners investigating a page.
+// for pipeline owners investigating a page. With --tolerances MANIFEST they are judged exactly as
+// a verification judges them (verify/pipeline.hpp `judge_rebuild`: the manifest's seed runs, the
+// stored calibration and detect of --config, the false-page rate split over every banded check
+// of the verification), so an owner reproduces a verdict's bounds and alpha. A file of bounds
+// alone has no other checks: its rate is split over its own statistics.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <thread>
 
 #include "cli/command.hpp"
+#include "cli/manifest_input.hpp"
 #include "core/hashing_pool.hpp"
 #include "core/predictions.hpp"
 #include "policies/bands.hpp"
 #include "policies/checks.hpp"
 #include "policies/stats.hpp"
+#include "policies/verdict.hpp"
+#include "settings/config.hpp"
+#include "store/store.hpp"
+#include "verify/pipeline.hpp"
 
 namespace {
 
@@ -24,11 +34,9 @@ using reverify::Error;
 using reverify::ErrorCode;
 using reverify::Result;
 
-constexpr double kFalsePageRate =
-    0.01;  // the daemon's default, split over the calibrated statistics
-
-// --tolerances FILE: {"ks": 0.05, "psi": [values...]} or {"distribution_seed_runs": {...}}, or a
-// manifest/calibration whose "tolerance" holds "distribution_seed_runs". A number is an explicit
+// --tolerances FILE (not a manifest): {"ks": 0.05, "psi": [values...]} or
+// {"distribution_seed_runs": {...}}, or a calibration whose "tolerance" holds
+// "distribution_seed_runs". A number is an explicit
 // upper bound; an array holds the statistic between ORIGINAL and each seed run's predictions (a
 // calibrated bound, policies/bands.hpp; >= 3 values).
 Result<DistributionBands> read_tolerances(const std::string& path) {
@@ -85,17 +93,20 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
                 static_cast<int>(reverify::stats::kQuantileLevels[k] * 100 + 0.5),
                 c.quantiles_original[k], c.quantiles_rebuilt[k]);
   }
-  std::printf("\n%-14s %-16s %-16s %s\n", "statistic", "value", "bound", "outcome");
+  std::printf("\n%-14s %-16s %-16s %-12s %s\n", "statistic", "value", "bound", "alpha", "outcome");
   for (const auto& [statistic, value] : reverify::stats::banded_statistics(c)) {
     const char* name = reverify::to_string(statistic);
     const std::string full = std::string("distribution:") + name;
     auto check =
         std::find_if(checks.begin(), checks.end(), [&](const auto& x) { return x.name == full; });
     const bool judged = check != checks.end() && check->band.has_value();
-    char bound[32] = "-";
-    if (judged)
+    char bound[32] = "-", alpha[32] = "-";
+    if (judged) {
       std::snprintf(bound, sizeof bound, "<= %.8g", check->band->upper);
-    std::printf("%-14s %-16.8g %-16s %s\n", name, value, bound,
+      if (auto a = check->evidence.find("alpha"); a != check->evidence.end())
+        std::snprintf(alpha, sizeof alpha, "%.3g", a->get<double>());
+    }
+    std::printf("%-14s %-16.8g %-16s %-12s %s\n", name, value, bound, alpha,
                 check == checks.end() ? "not judged" : reverify::to_string(check->outcome));
   }
   if (!c.paired)
@@ -109,17 +120,81 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
 
 struct CompareArguments {
   std::string original, rebuilt;
-  std::optional<std::string> tolerances;
-  double threshold = 0.5;
+  std::optional<std::string> tolerances, config;
+  std::optional<double> false_page_rate, threshold;
   bool json = false;
 };
+
+// --tolerances names a manifest when its JSON object has the manifest's "schema" key.
+bool names_manifest(const std::string& path) {
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() && j.contains("schema");
+}
+
+// The verdict policy of --config (or the daemon's defaults), with --false-page-rate and
+// --threshold over it.
+reverify::VerdictPolicy verdict_policy(const CompareArguments& options,
+                                       const reverify::Config* config) {
+  reverify::VerdictPolicy policy = config ? config->verdict : reverify::VerdictPolicy{};
+  if (options.false_page_rate)
+    policy.false_page_rate = *options.false_page_rate;
+  if (options.threshold)
+    policy.flip_threshold = *options.threshold;
+  return policy;
+}
+
+// What a verification of the manifest's model version would be judged with: the manifest, the
+// stored calibration and detect of --config (none without it, or before reverifyd has a store).
+Result<reverify::VerificationRequest> verification_request(const std::string& path,
+                                                           const reverify::Config* config) {
+  auto input = reverify::cli::read_manifest_input(path);
+  if (!input.manifest) {
+    reverify::cli::print_problems(std::cerr, "compare", input);
+    return reverify::make_error(ErrorCode::manifest_invalid, path + ": not a valid manifest");
+  }
+  reverify::VerificationRequest request;
+  request.manifest = std::move(*input.manifest);
+  request.manifest_location = input.location;
+  if (!config)
+    return request;
+  request.detect = config->model_policy(request.manifest.model).detect;
+  if (!std::filesystem::exists(config->db_path()))
+    return request;
+  auto store = reverify::Store::open(config->db_path(), reverify::system_now, /*read_only=*/true);
+  if (!store.ok())
+    return store.error();
+  auto calibration = (*store)->calibration(request.manifest.model, request.manifest.version);
+  if (!calibration.ok())
+    return calibration.error();
+  request.calibration = *calibration;
+  return request;
+}
+
+bool judged_here(const reverify::CheckResult& check) {
+  return check.kind == reverify::CheckKind::distribution ||
+         check.kind == reverify::CheckKind::parity;
+}
 
 int run_compare(const CompareArguments& options) {
   const auto& original_path = options.original;
   const auto& rebuilt_path = options.rebuilt;
-  const double threshold = options.threshold;
+  std::optional<reverify::Config> config;
+  if (options.config) {
+    auto loaded = reverify::load_config(*options.config);
+    if (!loaded.ok())
+      return reverify::cli::usage_error("compare", loaded.error().message);
+    config = std::move(loaded).value();
+  }
+  const auto policy = verdict_policy(options, config ? &*config : nullptr);
   std::optional<DistributionBands> bands;
-  if (options.tolerances) {
+  std::optional<reverify::VerificationRequest> request;
+  if (options.tolerances && names_manifest(*options.tolerances)) {
+    auto made = verification_request(*options.tolerances, config ? &*config : nullptr);
+    if (!made.ok())
+      return reverify::cli::usage_error("compare", made.error().message);
+    request = std::move(made).value();
+  } else if (options.tolerances) {
     auto read = read_tolerances(*options.tolerances);
     if (!read.ok())
       return reverify::cli::usage_error("compare", read.error().message);
@@ -137,14 +212,36 @@ int run_compare(const CompareArguments& options) {
     return reverify::cli::usage_error("compare", rebuilt->error().message);
   const auto& o = *original;
   const auto& r = **rebuilt;
+  const double threshold = policy.flip_threshold;
   const auto c = reverify::stats::compare(o.view(), r.view(), o.cols, r.cols, o.two_d && r.two_d,
                                           threshold, std::max(2u, reverify::usable_cores()));
 
   std::vector<reverify::CheckResult> checks;
   if (bands) {
-    bands->alpha = kFalsePageRate / static_cast<double>(std::max<std::size_t>(
-                                        1, reverify::banded_distribution_checks(c, *bands)));
+    const reverify::AlphaSplit alpha(
+        policy.false_page_rate, policy.alpha_shares,
+        {{reverify::CheckFamily::distribution, reverify::banded_distribution_checks(c, *bands)}});
+    bands->alpha = alpha.per_check(reverify::CheckFamily::distribution);
     checks = reverify::distribution_checks(c, *bands);
+  } else if (request) {
+    // The verification's own judgement of these predictions; only its distribution and parity
+    // checks are about them (the rebuild's metrics are not known here).
+    auto release = reverify::read_predictions(original_path);
+    auto rebuild = reverify::read_predictions(rebuilt_path);
+    if (!release.ok())
+      return reverify::cli::usage_error("compare", release.error().message);
+    if (!rebuild.ok())
+      return reverify::cli::usage_error("compare", rebuild.error().message);
+    reverify::RebuildObservation observation;
+    observation.predictions = &*rebuild;
+    observation.comparison = c;
+    const auto verdict = reverify::judge_rebuild(*request, observation, &*release, policy);
+    if (reverify::is_error(verdict.cls) ||
+        verdict.cls == reverify::VerdictClass::failed_input_drift) {
+      return reverify::cli::usage_error("compare", verdict.explanation);
+    }
+    std::copy_if(verdict.checks.begin(), verdict.checks.end(), std::back_inserter(checks),
+                 judged_here);
   }
   const bool failed = std::any_of(checks.begin(), checks.end(),
                                   [](const auto& x) { return x.outcome == CheckOutcome::failed; });
@@ -166,7 +263,9 @@ int run_compare(const CompareArguments& options) {
     out["checks"] = nlohmann::json::array();
     for (const auto& check : checks)
       out["checks"].push_back(reverify::to_json(check));
-    out["outcome"] = !bands ? "not judged" : failed ? "failed" : "passed";
+    out["false_page_rate"] = policy.false_page_rate;
+    out["judged_as"] = request ? "verification" : bands ? "bounds" : "not judged";
+    out["outcome"] = !options.tolerances ? "not judged" : failed ? "failed" : "passed";
     std::cout << out.dump(2) << "\n";
   } else {
     print_table(original_path, rebuilt_path, o, r, c, checks);
@@ -186,17 +285,33 @@ reverify::cli::Action define_compare(CLI::App& app) {
   app.add_option("REBUILT", o->rebuilt, "the rebuild's predictions, same formats and order")
       ->required();
   app.add_option("--tolerances", o->tolerances,
-                 "bounds to judge against: JSON with a number (upper bound) or an array of "
-                 "seed-run pair values per statistic (ks, psi, wasserstein, max_abs_diff, "
-                 "mean_abs_diff, flip_rate), or a manifest whose tolerance.distribution_pairs "
-                 "holds them; without it nothing is judged")
+                 "what to judge against: a manifest (judged as a verification of its model "
+                 "version judges them: the same bounds and alpha), or JSON with a number (upper "
+                 "bound) or an array of seed-run values per statistic (ks, psi, wasserstein, "
+                 "max_abs_diff, mean_abs_diff, flip_rate); without it nothing is judged")
       ->type_name("FILE");
+  app.add_option("--config", o->config,
+                 "the daemon's config: its verdict policy (false_page_rate, alpha shares, "
+                 "flip_threshold), the model's detect and the stored calibration of the "
+                 "manifest's version, as its verifications use them")
+      ->type_name("FILE");
+  app.add_option("--false-page-rate", o->false_page_rate,
+                 "the false-page rate to split over the checks, over the config's "
+                 "(verdict.false_page_rate; 0.01 without a config)")
+      ->type_name("RATE")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            const double rate = std::strtod(text.c_str(), nullptr);
+            return rate > 0 && rate < 1 ? std::string()
+                                        : "must be in (0, 1), e.g. 0.01, not " + text;
+          },
+          "in (0, 1)"));
   app.add_option("--threshold", o->threshold,
                  "1-D scores: a decision flips when one side is >= X and the other is not "
-                 "(2-D scores flip on the argmax)")
+                 "(2-D scores flip on the argmax); over the config's verdict.flip_threshold, "
+                 "0.5 without one")
       ->type_name("X")
-      ->check(reverify::finite_number())
-      ->capture_default_str();
+      ->check(reverify::finite_number());
   reverify::cli::add_json_flag(app, o->json);
   return [o] { return run_compare(*o); };
 }

@@ -84,6 +84,26 @@ std::variant<OwnScores, Verdict> score_both(const VerificationRequest& request,
   return own;
 }
 
+}  // namespace
+
+Verdict judge_rebuild(const VerificationRequest& request, RebuildObservation observation,
+                      const Predictions* original, const VerdictPolicy& policy) {
+  VerdictInputs inputs{request.manifest, std::move(observation), original,
+                       request.calibration ? &*request.calibration : nullptr, request.detect};
+  std::optional<OwnScores> own;
+  const Predictions* rebuilt = inputs.rebuild.predictions;
+  if (request.manifest.evaluation.scoring && original && rebuilt) {
+    auto scored = score_both(request, *original, *rebuilt);
+    if (auto* failure = std::get_if<Verdict>(&scored))
+      return std::move(*failure);
+    own = std::move(std::get<OwnScores>(scored));
+    inputs.scores = &*own;
+  }
+  return decide_verdict(inputs, policy);
+}
+
+namespace {
+
 // Hashes and reads the rebuilt outputs ourselves, then asks the verdict engine. What was
 // produced (hashes, differing tensors) goes into `produced`.
 Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out, PipelineDeps& deps,
@@ -135,17 +155,8 @@ Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out,
       produced["released_predictions"] = read.error().message;
     }
   }
-  VerdictInputs inputs{request.manifest, observation, original ? &*original : nullptr,
-                       request.calibration ? &*request.calibration : nullptr, request.detect};
-  std::optional<OwnScores> own;
-  if (request.manifest.evaluation.scoring && original && rebuilt) {
-    auto scored = score_both(request, *original, *rebuilt);
-    if (auto* failure = std::get_if<Verdict>(&scored))
-      return std::move(*failure);
-    own = std::move(std::get<OwnScores>(scored));
-    inputs.scores = &*own;
-  }
-  return decide_verdict(inputs, deps.policy);
+  return judge_rebuild(request, std::move(observation), original ? &*original : nullptr,
+                       deps.policy);
 }
 
 VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt attempt,

@@ -38,12 +38,12 @@
 
 #include "core/code_mirrors.hpp"
 #include "core/manifest.hpp"
+#include "core/predictions.hpp"
+#include "policies/verdict.hpp"
 #include "policies/verdict_model.hpp"
 #include "runners/runner.hpp"
 
 namespace reverify {
-
-struct VerdictPolicy;  // policies/verdict.hpp
 
 // The recorded file manifest of the dataset snapshot, beside manifest.json.
 inline constexpr const char* kSnapshotFileManifestName = "snapshot.sha256";
@@ -90,6 +90,15 @@ struct VerificationOutcome {
 // when it is local and present.
 std::optional<std::filesystem::path> released_file(const VerificationRequest& request,
                                                    const std::string& uri);
+
+// The verdict on what a rebuild produced (`observation`; its predictions not owned) against the
+// release's predictions `original` (null: not readable), with the request's calibration and
+// detect, reverify's own scores where the manifest has evaluation.scoring, and `policy`'s split
+// of the false-page rate. Every verification decides here, and so does `reverify compare
+// --tolerances MANIFEST`: an owner's bounds are the daemon's. The only files it reads are a
+// scoring spec's labels and segment keys.
+Verdict judge_rebuild(const VerificationRequest& request, RebuildObservation observation,
+                      const Predictions* original, const VerdictPolicy& policy);
 
 // Blocking. Never throws for expected failures: they are verdicts (error:* / failed:*).
 VerificationOutcome run_verification(const VerificationRequest& request, PipelineDeps& deps);

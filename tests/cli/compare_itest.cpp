@@ -66,7 +66,8 @@ TEST_CASE("json output holds every statistic, both sides' quantiles and the pair
   CHECK(j["outcome"] == "not judged");
   const auto table = compare({a, a});
   CHECK(table.exit_code == 0);
-  CHECK(table.out.find("ks             0                -                not judged\n") !=
+  CHECK(table.out.find(
+            "ks             0                -                -            not judged\n") !=
         std::string::npos);
   CHECK(table.out.find("\nnot judged: no bounds were given (--tolerances FILE)") !=
         std::string::npos);
@@ -93,6 +94,26 @@ TEST_CASE(
   CHECK(r.out.find("p99") != std::string::npos);
 }
 
+TEST_CASE("a file of bounds alone splits the false-page rate over its own banded statistics") {
+  const auto a = npy("alpha-a.npy", ramp(1000, 1, 0));
+  const auto near = npy("alpha-near.npy", ramp(1000, 1, 0.001));
+  const auto tol =
+      file("alpha.json", R"({"psi": [0.001, 0.002, 0.0015], "ks": [0.01, 0.02, 0.015]})");
+  auto alphas = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {a, near, "--json", "--tolerances", tol};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto j = nlohmann::json::parse(compare(args).out);
+    std::vector<double> out;
+    for (const auto& check : j["checks"]) {
+      if (check["evidence"].contains("alpha"))
+        out.push_back(check["evidence"]["alpha"].get<double>());
+    }
+    return out;
+  };
+  CHECK(alphas({}) == std::vector<double>{0.005, 0.005});  // 0.01 over 2 banded statistics
+  CHECK(alphas({"--false-page-rate", "0.02"}) == std::vector<double>{0.01, 0.01});
+}
+
 TEST_CASE("--threshold decides 1-D flips") {
   const auto a = npy("t1.npy", {0.2, 0.4, 0.6});
   const auto b = npy("t2.npy", {0.35, 0.4, 0.6});
@@ -114,6 +135,14 @@ TEST_CASE("usage and input errors exit 2 and say what is wrong") {
   r = compare({a, a, "--tolerances", file("bad.json", R"({"kolmogorov": 0.1})")});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("\"kolmogorov\" is not a statistic") != std::string::npos);
+  for (const char* rate : {"0", "1", "-0.1", "often"}) {
+    r = compare({a, a, "--false-page-rate", rate});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--false-page-rate") != std::string::npos);
+  }
+  r = compare({a, a, "--config", (temp.path / "missing.yaml").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("missing.yaml") != std::string::npos);
   r = compare({a, file("nan.csv", "0.1\nnan\n")});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("NaN") != std::string::npos);

@@ -43,3 +43,8 @@ example_test(examples_daemon_underpowered daemon_underpowered.sh 600)
 # `reverify bisect` on two digits releases built for it (code and data differ, only the data moves
 # the metric) names the data; --budget and a refused pair too.
 example_test(examples_bisect bisect.sh 600)
+
+# The owner tools agree with the daemon on the example: `reverify diff` of the release and a
+# patched variant fits on one screen and names only the code; `reverify compare --tolerances`
+# gives a verification's own bounds and alpha on the same predictions.
+example_test(examples_owner_tools owner_tools.sh 600)
