@@ -169,7 +169,11 @@ int run_calibrate(const CalibrateArguments& args) {
   if (!ctx->store_is_throwaway) {
     auto stored = ctx->store->put_calibration(
         m.model, m.version, *outcome.spec,
-        static_cast<int>(seed_run_count(*outcome.spec, m.evaluation.primary.name)));
+        static_cast<int>(seed_run_count(*outcome.spec, m.evaluation.primary.name)),
+        CalibrationEnd::complete, {},
+        outcome.leave_one_out ? std::optional(leave_one_out_finding(
+                                    *outcome.leave_one_out, ctx->config.verdict.false_page_rate))
+                              : std::nullopt);
     if (!stored.ok())
       return usage_error(kName, "storing the calibration: " + stored.error().message);
     out << "stored in " << ctx->config.db_path().string() << "; later verdicts use it\n";

@@ -1,7 +1,9 @@
 // reverify plan --config FILE: what the current cycle verifies, in which order and mode, and why;
 // what it defers and what it skips (verified this cycle, invalid manifest), each with why; the
 // new releases verified at release (queued, to queue, or waiting for the next cycle) with when
-// each is expected to start and why; computed like the daemon does from the store, read-only.
+// each is expected to start and why; the stored calibrations whose leave-one-out paged more
+// than alpha allows, with the checks to blame; computed like the daemon does from the store,
+// read-only.
 
 #include <iostream>
 #include <map>
@@ -111,6 +113,10 @@ int run_plan(const PlanArguments& options) {
               << r["state"].get<std::string>() << ", expected "
               << r["expected_at"].get<std::string>() << ": " << r["reason"].get<std::string>()
               << "\n";
+  }
+  for (const auto& w : plan->calibration_warnings) {
+    std::cout << "  WARNING " << w.model << "@" << w.version
+              << ": its calibration's leave-one-out: " << w.text << "\n";
   }
   // Each skipped version with why (new releases are listed above); past kSkippedShown of one
   // reason, how many more.

@@ -363,4 +363,65 @@ std::string excess_text(const LeaveOneOutExcess& excess, double false_page_rate)
          "tolerance.floor for the check";
 }
 
+std::optional<std::string> LeaveOneOutFinding::warning() const {
+  if (!excess)
+    return std::nullopt;
+  return excess_text(*excess, false_page_rate);
+}
+
+LeaveOneOutFinding leave_one_out_finding(const LeaveOneOut& loo, double false_page_rate) {
+  return {loo.runs.size(), loo.paged, false_page_rate, leave_one_out_excess(loo, false_page_rate)};
+}
+
+nlohmann::json to_json(const LeaveOneOutFinding& finding) {
+  nlohmann::json excess = nullptr;
+  if (finding.excess) {
+    nlohmann::json blamed = nlohmann::json::array();
+    for (const auto& [check, runs] : finding.excess->blamed)
+      blamed.push_back({{"check", check}, {"runs", runs}});
+    excess = {{"expected", finding.excess->expected},
+              {"tail", finding.excess->tail},
+              {"blamed", std::move(blamed)}};
+  }
+  const auto warning = finding.warning();
+  return {{"runs", finding.runs},
+          {"paged", finding.paged},
+          {"false_page_rate", finding.false_page_rate},
+          {"excess", std::move(excess)},
+          {"warning", warning ? nlohmann::json(*warning) : nlohmann::json(nullptr)}};
+}
+
+std::optional<LeaveOneOutFinding> leave_one_out_finding_from_json(const nlohmann::json& j) {
+  const auto count = [&j](const char* key) {
+    return j.contains(key) && j[key].is_number_unsigned();
+  };
+  if (!j.is_object() || !count("runs") || !count("paged") || !j.contains("false_page_rate") ||
+      !j["false_page_rate"].is_number() || !j.contains("excess"))
+    return std::nullopt;
+  LeaveOneOutFinding finding;
+  finding.runs = j["runs"].get<std::size_t>();
+  finding.paged = j["paged"].get<std::size_t>();
+  finding.false_page_rate = j["false_page_rate"].get<double>();
+  const auto& e = j["excess"];
+  if (e.is_null())
+    return finding;
+  if (!e.is_object() || !e.contains("expected") || !e["expected"].is_number() ||
+      !e.contains("tail") || !e["tail"].is_number() || !e.contains("blamed") ||
+      !e["blamed"].is_array())
+    return std::nullopt;
+  LeaveOneOutExcess excess;
+  excess.runs = finding.runs;
+  excess.paged = finding.paged;
+  excess.expected = e["expected"].get<double>();
+  excess.tail = e["tail"].get<double>();
+  for (const auto& b : e["blamed"]) {
+    if (!b.is_object() || !b.contains("check") || !b["check"].is_string() || !b.contains("runs") ||
+        !b["runs"].is_number_unsigned())
+      return std::nullopt;
+    excess.blamed.emplace_back(b["check"].get<std::string>(), b["runs"].get<std::size_t>());
+  }
+  finding.excess = std::move(excess);
+  return finding;
+}
+
 }  // namespace reverify

@@ -2,9 +2,12 @@
 // Calibration data (docs/design.md, "Verdict" -> tolerance), pure: seed-only reruns -> the
 // ToleranceSpec the verdict reads, and the leave-one-out estimate of how often honest reruns page.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
@@ -108,5 +111,24 @@ std::optional<LeaveOneOutExcess> leave_one_out_excess(const LeaveOneOut& loo,
 // "2 of 24 seed runs paged where 0.24 are expected ...; to blame: segment:radius=low:accuracy (2)
 // ...": the warning `reverify calibrate` prints.
 std::string excess_text(const LeaveOneOutExcess& excess, double false_page_rate);
+
+// What leave-one-out found, as a calibration keeps it (store/, `reverify plan`): the held-out
+// runs, how many paged at which false-page rate, and the excess with the checks to blame when
+// that is more than the rate allows.
+struct LeaveOneOutFinding {
+  std::size_t runs = 0;
+  std::size_t paged = 0;
+  double false_page_rate = 0;
+  std::optional<LeaveOneOutExcess> excess;
+
+  std::optional<std::string> warning() const;  // excess_text, when there is an excess
+};
+LeaveOneOutFinding leave_one_out_finding(const LeaveOneOut& loo, double false_page_rate);
+
+// {"runs", "paged", "false_page_rate", "excess": null | {"expected", "tail",
+//  "blamed": [{"check", "runs"}]}, "warning": null | text}; the reader ignores "warning" (it is
+// made again from the rest) and returns nullopt for anything else.
+nlohmann::json to_json(const LeaveOneOutFinding& finding);
+std::optional<LeaveOneOutFinding> leave_one_out_finding_from_json(const nlohmann::json& j);
 
 }  // namespace reverify

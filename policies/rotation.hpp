@@ -8,10 +8,12 @@
 // is passed in, never read from a clock.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/enum_names.hpp"
@@ -140,6 +142,16 @@ struct CadenceRow {
   std::vector<ModeDue> modes;  // in RebuildMode order
 };
 
+// A version whose stored calibration paged more often in leave-one-out than the false-page rate
+// allows (policies/calibration.hpp, LeaveOneOutExcess): its bands are narrower than its runs'
+// spread, and the checks to blame are named.
+struct CalibrationWarning {
+  std::string model;
+  std::string version;
+  std::string text;  // the warning as `reverify calibrate` printed it
+  std::vector<std::pair<std::string, std::size_t>> blamed;  // check, held-out runs it failed
+};
+
 struct Plan {
   std::chrono::sys_seconds cycle_start;
   std::chrono::sys_seconds cycle_end;            // exclusive: the next cycle's start
@@ -152,6 +164,7 @@ struct Plan {
   std::vector<ReleaseDecision> at_release;
   // Every listed version whose model sets a cadence, with each mode's next due date.
   std::vector<CadenceRow> cadence;
+  std::vector<CalibrationWarning> calibration_warnings;  // listed versions, by name
   double gpu_hours_planned = 0;
 };
 

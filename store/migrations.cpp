@@ -130,6 +130,13 @@ INSERT INTO store_identity (singleton, id) VALUES (1, lower(hex(randomblob(8))))
 ALTER TABLE pages ADD COLUMN store_id TEXT NOT NULL DEFAULT '';
 UPDATE pages SET store_id = (SELECT id FROM store_identity);
 )sql"},
+    {5, R"sql(
+-- What leave-one-out found when the calibration was made (policies/calibration.hpp,
+-- LeaveOneOutFinding as JSON): held-out runs, how many paged, and the checks to blame when that is
+-- more than the false-page rate allows, which `reverify plan` warns about. NULL: not measured
+-- (steps mode, a calibration still in progress, or one stored before this column).
+ALTER TABLE calibrations ADD COLUMN leave_one_out_json TEXT;
+)sql"},
 };
 
 }  // namespace

@@ -48,6 +48,7 @@
 #include "core/verification_state.hpp"
 #include "pager/notifier.hpp"
 #include "pager/pager_config.hpp"
+#include "policies/calibration.hpp"
 #include "policies/verdict_model.hpp"
 #include "runners/runner_kind.hpp"
 
@@ -184,6 +185,7 @@ struct CalibrationBrief {
   UnixSeconds created_at = 0;  // when it was last written
   CalibrationEnd end = CalibrationEnd::complete;
   std::string note;  // why it stopped ("every declared tolerance.detect is met with 45 ..."), or ""
+  std::optional<LeaveOneOutFinding> leave_one_out;  // absent: not measured
 };
 
 enum class VerdictFilter {
@@ -320,15 +322,17 @@ class Store final : public Outbox {
                                                                 UnixSeconds since);
 
   // --- calibrations (reverify calibrate and the daemon's; the newest one counts) ---
-  // `seeds`: the seed-only runs the spec holds in all; `note`: why it stopped, "" if unsaid.
+  // `seeds`: the seed-only runs the spec holds in all; `note`: why it stopped, "" if unsaid;
+  // `leave_one_out`: what leave-one-out found over its runs, absent if not measured.
   // Returns the new calibration's id.
-  Result<std::int64_t> put_calibration(const std::string& model, const std::string& version,
-                                       const ToleranceSpec& spec, int seeds,
-                                       CalibrationEnd end = CalibrationEnd::complete,
-                                       const std::string& note = {});
+  Result<std::int64_t> put_calibration(
+      const std::string& model, const std::string& version, const ToleranceSpec& spec, int seeds,
+      CalibrationEnd end = CalibrationEnd::complete, const std::string& note = {},
+      const std::optional<LeaveOneOutFinding>& leave_one_out = std::nullopt);
   // Rewrites calibration `id` as it stands now (a calibration stored run by run), its time too.
   Status update_calibration(std::int64_t id, const ToleranceSpec& spec, int seeds,
-                            CalibrationEnd end, const std::string& note);
+                            CalibrationEnd end, const std::string& note,
+                            const std::optional<LeaveOneOutFinding>& leave_one_out = std::nullopt);
   Result<std::optional<ToleranceSpec>> calibration(const std::string& model,
                                                    const std::string& version);
   // Per model version, its newest calibration (without the spec).

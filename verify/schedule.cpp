@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/text.hpp"
 
@@ -187,6 +188,22 @@ std::vector<CalibrationCandidate> calibration_candidates(
   return candidates;
 }
 
+std::vector<CalibrationWarning> calibration_warnings(
+    const std::vector<InventoryItem>& inventory,
+    const std::vector<CalibrationBrief>& latest_calibrations) {
+  std::set<std::pair<std::string, std::string>> listed;
+  for (const auto& item : inventory)
+    listed.insert({item.model, item.version});
+  std::vector<CalibrationWarning> warnings;
+  for (const auto& c : latest_calibrations) {  // ordered by model, version
+    if (!c.leave_one_out || !c.leave_one_out->excess || !listed.count({c.model, c.version}))
+      continue;
+    warnings.push_back(
+        {c.model, c.version, *c.leave_one_out->warning(), c.leave_one_out->excess->blamed});
+  }
+  return warnings;
+}
+
 Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now) {
   auto rows = store.model_versions();
   if (!rows.ok())
@@ -225,6 +242,7 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   plan->calibrations =
       plan_calibrations(calibration_candidates(inventory, std::move(latest).value(), *calibrations),
                         *plan, config.schedule.gpu_budget_hours, calibration);
+  plan->calibration_warnings = calibration_warnings(inventory, *calibrations);
   return plan;
 }
 
@@ -313,6 +331,16 @@ nlohmann::json plan_to_json(const Plan& plan) {
     }
     cadence.push_back({{"model", c.model}, {"version", c.version}, {"modes", std::move(modes)}});
   }
+  auto warnings = nlohmann::json::array();
+  for (const auto& w : plan.calibration_warnings) {
+    auto blamed = nlohmann::json::array();
+    for (const auto& [check, runs] : w.blamed)
+      blamed.push_back({{"check", check}, {"runs", runs}});
+    warnings.push_back({{"model", w.model},
+                        {"version", w.version},
+                        {"leave_one_out", w.text},
+                        {"blamed", std::move(blamed)}});
+  }
   auto skipped = nlohmann::json::object();
   for (const auto& entry : EnumNames<SkipReason>::table)
     skipped[entry.name] = 0;
@@ -327,6 +355,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"at_release", std::move(at_release)},
           {"cadence", std::move(cadence)},
           {"cadence_total", plan.cadence.size()},
+          {"calibration_warnings", std::move(warnings)},
           {"skipped_counts", std::move(skipped)}};
 }
 

@@ -37,10 +37,17 @@ std::vector<CalibrationCandidate> calibration_candidates(
     const std::vector<InventoryItem>& inventory, std::vector<VerdictBrief> latest_conclusive,
     const std::vector<CalibrationBrief>& latest_calibrations);
 
+// The listed versions (in `inventory`) whose newest calibration's leave-one-out paged more than
+// the false-page rate allows, by model and version.
+std::vector<CalibrationWarning> calibration_warnings(
+    const std::vector<InventoryItem>& inventory,
+    const std::vector<CalibrationBrief>& latest_calibrations);
+
 // Blocking (SQLite). The plan for the cycle containing `now`: its verifications, then the
 // calibrations of underpowered versions in the budget they leave (schedule.calibrations_per_cycle,
 // schedule.calibration_max_runs), and the new releases verified at release (schedule.at_release):
-// those queued and those still to queue or waiting, each with when and why.
+// those queued and those still to queue or waiting, each with when and why; and the warnings
+// of stored calibrations (calibration_warnings).
 //
 // A NEW RELEASE is a version first seen by a registry sync after its source's first listing in
 // this store (the versions a source lists the first time it is synced are the inventory, not

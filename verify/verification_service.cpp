@@ -208,12 +208,14 @@ Result<CalibrationOutcome> VerificationService::calibrate(const CalibrationJob& 
   const std::string& primary = request.base.manifest.evaluation.primary.name;
   std::optional<std::int64_t> row;
   std::optional<Error> store_error;
-  const auto store = [&](const ToleranceSpec& spec, CalibrationEnd end, const std::string& note) {
+  const auto store = [&](const ToleranceSpec& spec, CalibrationEnd end, const std::string& note,
+                         const std::optional<LeaveOneOutFinding>& leave_one_out) {
     const int seeds = static_cast<int>(seed_run_count(spec, primary));
     if (row) {
-      if (auto s = store_.update_calibration(*row, spec, seeds, end, note); !s.ok())
+      if (auto s = store_.update_calibration(*row, spec, seeds, end, note, leave_one_out); !s.ok())
         store_error = s.error();
-    } else if (auto id = store_.put_calibration(job.model, job.version, spec, seeds, end, note);
+    } else if (auto id = store_.put_calibration(job.model, job.version, spec, seeds, end, note,
+                                                leave_one_out);
                id.ok()) {
       row = *id;
     } else {
@@ -223,14 +225,18 @@ Result<CalibrationOutcome> VerificationService::calibrate(const CalibrationJob& 
   request.on_run = [&](const ToleranceSpec& so_far) {
     store(so_far, CalibrationEnd::interrupted,
           "in progress: " + std::to_string(seed_run_count(so_far, primary)) +
-              " seed runs stored; it resumes from them if it stops");
+              " seed runs stored; it resumes from them if it stops",
+          std::nullopt);
   };
   PipelineDeps deps{runner_, settings.policy, progress, {}, {}};
   CalibrationOutcome outcome = run_calibration(request, deps);
   if (outcome.spec && outcome.added > 0) {
     store(*outcome.spec,
           outcome.interrupted ? CalibrationEnd::interrupted : CalibrationEnd::complete,
-          outcome.failure ? "stopped: " + outcome.failure->explanation : outcome.stopped);
+          outcome.failure ? "stopped: " + outcome.failure->explanation : outcome.stopped,
+          outcome.leave_one_out ? std::optional(leave_one_out_finding(
+                                      *outcome.leave_one_out, settings.policy.false_page_rate))
+                                : std::nullopt);
   }
   if (store_error)
     return *store_error;

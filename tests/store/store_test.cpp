@@ -576,6 +576,58 @@ TEST_CASE(
         ErrorCode::not_found);
 }
 
+TEST_CASE("a calibration keeps what leave-one-out found, the checks to blame included") {
+  Fixture f;
+  f.add_version("m", "1");
+  ToleranceSpec spec;
+  spec.seed_runs["accuracy"] = {0.9, 0.91, 0.92};
+  LeaveOneOutFinding finding;
+  finding.runs = 24;
+  finding.paged = 2;
+  finding.false_page_rate = 0.01;
+  finding.excess = LeaveOneOutExcess{24, 2, 0.24, 0.0239, {{"segment:radius=low:accuracy", 2}}};
+  auto id = f.store->put_calibration("m", "1", spec, 24, CalibrationEnd::complete, "", finding);
+  REQUIRE(id.ok());
+  auto latest = f.store->latest_calibrations();
+  REQUIRE(latest.ok());
+  REQUIRE(latest->size() == 1);
+  const auto& stored = latest->front().leave_one_out;
+  REQUIRE(stored.has_value());
+  CHECK(stored->runs == 24);
+  CHECK(stored->paged == 2);
+  CHECK(stored->false_page_rate == 0.01);
+  REQUIRE(stored->excess.has_value());
+  CHECK(stored->excess->expected == 0.24);
+  CHECK(stored->excess->tail == 0.0239);
+  CHECK(stored->excess->blamed ==
+        std::vector<std::pair<std::string, std::size_t>>{{"segment:radius=low:accuracy", 2}});
+  CHECK(stored->warning() == finding.warning());
+  CHECK(stored->warning()->find("2 of 24 seed runs paged") == 0);
+
+  // Rewritten without an excess (the runs now agree with alpha), then as not measured.
+  finding.paged = 0;
+  finding.excess.reset();
+  REQUIRE(f.store->update_calibration(*id, spec, 24, CalibrationEnd::complete, "", finding).ok());
+  latest = f.store->latest_calibrations();
+  REQUIRE(latest->front().leave_one_out.has_value());
+  CHECK(latest->front().leave_one_out->paged == 0);
+  CHECK_FALSE(latest->front().leave_one_out->excess.has_value());
+  CHECK_FALSE(latest->front().leave_one_out->warning().has_value());
+  REQUIRE(f.store->update_calibration(*id, spec, 24, CalibrationEnd::complete, "").ok());
+  CHECK_FALSE(f.store->latest_calibrations()->front().leave_one_out.has_value());
+
+  // A stored value that is not a finding is an error naming the row, not a silent "none".
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((f.dir.path / "reverify.db").c_str(), &db) == SQLITE_OK);
+  CHECK(sqlite3_exec(db, "UPDATE calibrations SET leave_one_out_json = '{\"runs\": \"many\"}'",
+                     nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto bad = f.store->latest_calibrations();
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "calibration " + std::to_string(*id) +
+                                   ": stored leave_one_out_json is not a leave-one-out finding");
+}
+
 TEST_CASE("the newest calibration per version says how it ended; a brief, its seed runs") {
   Fixture f;
   f.add_version("m", "1");

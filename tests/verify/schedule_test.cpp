@@ -120,7 +120,7 @@ TEST_CASE("calibration candidates: underpowered and still verifiable, oldest ver
   // count when they are more than the verdict's.
   const auto stored = [](const std::string& model, UnixSeconds at, std::int64_t seeds,
                          CalibrationEnd end) {
-    return CalibrationBrief{model, "1", seeds, at, end, ""};
+    return CalibrationBrief{model, "1", seeds, at, end, "", {}};
   };
   auto after = calibration_candidates(inventory, latest,
                                       {stored("a", 200, 30, CalibrationEnd::complete),
