@@ -270,6 +270,12 @@ TEST_CASE("calibrate continues the stored calibration and stores how it ended") 
     CHECK(brief.seeds == 12);
     CHECK(brief.end == CalibrationEnd::complete);
     CHECK(brief.note.find("stopped at --max-runs 12") != std::string::npos);
+    // Its leave-one-out, kept for `reverify plan`: the same finding the outcome holds.
+    REQUIRE(outcome->leave_one_out.has_value());
+    REQUIRE(brief.leave_one_out.has_value());
+    CHECK(brief.leave_one_out->runs == outcome->leave_one_out->runs.size());
+    CHECK(brief.leave_one_out->paged == outcome->leave_one_out->paged);
+    CHECK(brief.leave_one_out->false_page_rate == h.settings.policy.false_page_rate);
     auto spec = h.store->calibration("tiny", "1");
     REQUIRE(spec.ok());
     REQUIRE(spec->has_value());
