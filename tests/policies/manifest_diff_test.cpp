@@ -191,8 +191,7 @@ TEST_CASE("the summary collapses arrays to counts and large groups to one line")
   CHECK(evaluation[0].text == "0.9611 -> 0.95");
   CHECK(evaluation[1].path == "evaluation.segments");
   // segments new in B: each a whole object added
-  CHECK(evaluation[1].text ==
-        "5 fields changed: [\"digit=1\"], [\"digit=2\"], [\"digit=3\"], ...");
+  CHECK(evaluation[1].text == "5 fields changed: [\"digit=1\"], [\"digit=2\"], [\"digit=3\"], ...");
   CHECK(evaluation[2].path == "evaluation.steps.values");
   CHECK(evaluation[2].text == "3 -> 3 values, 2 changed");
   const auto& tolerance = summary.sections[1].lines;
