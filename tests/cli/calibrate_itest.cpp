@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "store/store.hpp"
 #include "tests/support/digits_trainer.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/run_program.hpp"
@@ -66,6 +67,19 @@ TEST_CASE("calibrate --until-power: out of reach even at the low end of the spre
                  "primary:accuracy, even with a spread "));
   CHECK(contains(ran.out, "stopped at 43 seed runs"));
   CHECK(contains(ran.out, "stored in "));
+  // Stored with what leave-one-out found, for `reverify plan`: its warning exactly when printed.
+  {
+    auto store = reverify::Store::open(dir.path / "state/reverify.db", reverify::system_now,
+                                       /*read_only=*/true);
+    REQUIRE(store.ok());
+    auto latest = (*store)->latest_calibrations();
+    REQUIRE(latest.ok());
+    REQUIRE(latest->size() == 1);
+    const auto& found = latest->front().leave_one_out;
+    REQUIRE(found.has_value());
+    CHECK(found->runs == 43);
+    CHECK(found->excess.has_value() == contains(ran.out, "WARNING: leave-one-out: "));
+  }
 
   // No seed run uses the release's seed (42): it would copy the release, not measure a spread.
   CHECK(contains(ran.out, "\n  seed41: accuracy "));
