@@ -40,6 +40,7 @@ constexpr const char* kStyle =
     ".bad{color:var(--bad-fg);background:var(--bad-bg)}"
     ".err{color:var(--err-fg);background:var(--err-bg)}"
     ".warn{color:var(--warn-fg);background:var(--warn-bg)}"
+    ".note{color:var(--fg);background:var(--code);font-weight:400;font-style:italic}"
     "dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem 1rem}"
     "dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}"
     ".muted{color:var(--muted)}.summary{font-size:1.05rem}"

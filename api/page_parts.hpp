@@ -42,7 +42,13 @@ void version_status_header(std::ostream& out);
 void version_status_row(std::ostream& out, const ReadModel& model, const VersionStatus& status,
                         const VerificationRow* active, UnixSeconds now);
 
-// The checks of a stored verdict (to_json(Verdict)): observed, band (drawn), margin, why.
+// A verification's verdict as a person reads it first: its class, the headline (the cause in plain
+// words, policies/headline.hpp), the checks counted with notes apart, the full explanation folded
+// below.
+void verdict_headline_html(std::ostream& out, const ReadModel& model, const VerificationRow& row);
+
+// The checks of a stored verdict in reading order (failures first, notes tagged as notes):
+// observed, band (drawn), margin, why.
 void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verdict);
 
 // "?page=" navigation for lists of `total` rows shown `per_page` at a time.
