@@ -16,6 +16,15 @@ namespace {
 constexpr std::size_t kVersionsPerPage = 500;
 constexpr std::size_t kVerificationsPerPage = 100;
 
+// A duration as `--max-age` takes it, in its largest whole unit: "40d", "36h", "90s".
+std::string duration_argument(std::int64_t seconds) {
+  for (const auto& [unit, size] : {std::pair{"d", 86'400}, {"h", 3'600}, {"m", 60}}) {
+    if (seconds > 0 && seconds % size == 0)
+      return std::to_string(seconds / size) + unit;
+  }
+  return std::to_string(seconds) + "s";
+}
+
 void fact(std::ostream& out, const char* term, const std::string& html) {
   out << "<dt>" << term << "</dt><dd>" << html << "</dd>";
 }
@@ -139,8 +148,10 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
         << ", verified nothing and does not count against the gate: "
         << page_text(model, error->explanation) << "</p>";
   }
-  out << "<p class=\"muted\">Ask the gate: <code>reverify gate " << escape_html(id)
-      << " --max-age 40d</code> or <a href=\"/v1/gate/" << escape_html(row.model) << "/"
+  const std::string scope = model.api ? model.api->command_scope : std::string();
+  out << "<p class=\"muted\">Ask the gate: <code>reverify gate " << escape_html(id) << " --max-age "
+      << duration_argument(max_age) << (scope.empty() ? "" : " ") << page_text(model, scope)
+      << "</code> or <a href=\"/v1/gate/" << escape_html(row.model) << "/"
       << escape_html(row.version) << "\">/v1/gate/" << escape_html(row.model) << "/"
       << escape_html(row.version) << "</a>.</p></section>";
 
