@@ -51,7 +51,8 @@ constexpr const char* kStyle =
     "svg .band-area{fill:var(--band);stroke:var(--band-edge)}"
     "svg .reference{stroke:var(--band-edge)}svg .axis{stroke:var(--axis)}"
     "svg .inside{fill:var(--pass);stroke:var(--pass)}svg .outside{fill:var(--fail);"
-    "stroke:var(--fail)}svg circle.observed{stroke:var(--dot-edge)}"
+    "stroke:var(--fail)}svg .note{fill:var(--axis);stroke:var(--axis)}"
+    "svg circle.observed{stroke:var(--dot-edge)}"
     "svg .trend-line{stroke:var(--fg);fill:none}svg .trend-point{fill:var(--fg)}"
     "footer{border-top:1px solid var(--line);margin-top:2rem;padding-bottom:1rem;"
     "color:var(--muted)}";

@@ -101,6 +101,12 @@ std::string page_text(const ReadModel& model, const std::string& text) {
   return escape_html(redact(text, model.api->secrets));
 }
 
+std::string command_html(const ReadModel& model, const std::string& args) {
+  const std::string scope = model.api ? model.api->command_scope : std::string();
+  return "<code>reverify " + page_text(model, args + (scope.empty() ? "" : " " + scope)) +
+         "</code>";
+}
+
 std::string attention_html(Attention attention) {
   const char* css = "warn";
   const char* label = "";
@@ -252,7 +258,8 @@ void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verd
     }
     out << "</td><td class=\"chart\" data-label=\"Against the band\">";
     if (band && check->observed)
-      out << band_chart_svg(name, *check->observed, check->reference, *band);
+      out << band_chart_svg(name, *check->observed, check->reference, *band,
+                            reading_of(verdict, *check) == CheckReading::note);
     out << "</td>" << number_cell(check->margin, "Margin")
         << "<td class=\"why\" data-label=\"Explanation\">" << page_text(model, check->explanation)
         << "</td></tr>";

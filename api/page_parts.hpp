@@ -32,6 +32,10 @@ std::string string_field(const nlohmann::json& object, const char* key);
 // Store text made safe for a page: secrets redacted, then HTML-escaped.
 std::string page_text(const ReadModel& model, const std::string& text);
 
+// A command the pages suggest, as <code>, runnable as printed: "reverify <args>" then the
+// daemon's --config (ApiConfig::command_scope). `args` is escaped here.
+std::string command_html(const ReadModel& model, const std::string& args);
+
 // What a rank means to an operator, as a coloured label ("failed", "cannot verify", ...).
 std::string attention_html(Attention attention);
 // The same for a version: "underpowered" where its rank comes from an underpowered pass.

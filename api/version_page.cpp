@@ -148,12 +148,11 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
         << ", verified nothing and does not count against the gate: "
         << page_text(model, error->explanation) << "</p>";
   }
-  const std::string scope = model.api ? model.api->command_scope : std::string();
-  out << "<p class=\"muted\">Ask the gate: <code>reverify gate " << escape_html(id) << " --max-age "
-      << duration_argument(max_age) << (scope.empty() ? "" : " ") << page_text(model, scope)
-      << "</code> or <a href=\"/v1/gate/" << escape_html(row.model) << "/"
-      << escape_html(row.version) << "\">/v1/gate/" << escape_html(row.model) << "/"
-      << escape_html(row.version) << "</a>.</p></section>";
+  out << "<p class=\"muted\">Ask the gate: "
+      << command_html(model, "gate " + id + " --max-age " + duration_argument(max_age))
+      << " or <a href=\"/v1/gate/" << escape_html(row.model) << "/" << escape_html(row.version)
+      << "\">/v1/gate/" << escape_html(row.model) << "/" << escape_html(row.version)
+      << "</a>.</p></section>";
 
   out << "<section aria-labelledby=\"facts-h\"><h2 id=\"facts-h\">Release</h2><dl>";
   fact(out, "Owner", page_text(model, row.owner));

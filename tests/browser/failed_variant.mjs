@@ -50,6 +50,7 @@ try {
       reading: tr.dataset.reading,
       tag: tr.querySelector("td .tag")?.className ?? "",
       tagText: tr.querySelector("td .tag")?.textContent ?? "",
+      chart: tr.querySelector("svg.band circle.observed")?.getAttribute("class") ?? "",
       seen: visible(tr.querySelector("th")) && visible(tr.querySelector("td .tag")),
       numbersSeen: [...tr.querySelectorAll("td.num")].every((td) => visible(td)),
       why: tr.querySelector("td.why")?.innerText ?? "",
@@ -92,6 +93,8 @@ try {
     `every informational check is shown as a note (${notes.length} of ${storedNotes.length})`);
   check(notes.every((r) => /\bnote\b/.test(r.tag) && !/\bbad\b/.test(r.tag) && !/failed/.test(r.tagText)),
     "no note is styled or labelled as a failure");
+  check(notes.every((r) => r.chart === "" || /\bnote\b/.test(r.chart)),
+    `every note's band chart draws its value as a note, not in a failure's red (${notes.map((r) => r.chart)})`);
   const noteCount = storedNotes.length;
   check(view.counts.includes(`${failed.length} failed`) && view.counts.includes(`${noteCount} note`),
     `the counts keep failures and notes apart (${view.counts})`);
