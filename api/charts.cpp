@@ -84,7 +84,7 @@ std::string short_number(double value) {
 }
 
 std::string band_chart_svg(const std::string& check, double observed,
-                           std::optional<double> reference, const CheckBand& band) {
+                           std::optional<double> reference, const CheckBand& band, bool note) {
   // The band's row (y 3-23), then the value axis: its line, ticks and their labels, the unit.
   constexpr double kWidth = 240, kHeight = 58, kMargin = 12;
   constexpr double kBandTop = 3, kBandBottom = 23, kAxis = 28;
@@ -98,7 +98,7 @@ std::string band_chart_svg(const std::string& check, double observed,
     lo = std::min(lo, 0.0);
   const Scale x(lo, hi, kMargin, kWidth - kMargin);
   const bool inside = observed <= band.upper && (!band.lower || observed >= *band.lower);
-  const char* side = inside ? "inside" : "outside";
+  const std::string side = std::string(inside ? "inside" : "outside") + (note ? " note" : "");
   const std::string unit = unit_of(check);
   const std::string range =
       band.lower ? "[" + short_number(*band.lower) + ", " + short_number(band.upper) + "]"
@@ -145,7 +145,7 @@ std::string band_chart_svg(const std::string& check, double observed,
     edge = *band.lower;
   }
   const double margin = inside ? std::fabs(edge - observed) : -std::fabs(edge - observed);
-  const std::string colour = inside ? "#17803a" : "#c00000";
+  const std::string colour = note ? "#767676" : inside ? "#17803a" : "#c00000";
   svg += std::string("<line class=\"margin ") + side + "\" data-margin=\"" + full_number(margin) +
          "\" x1=\"" + px(x(observed)) + "\" x2=\"" + px(x(edge)) + "\" y1=\"" + px(mid) +
          "\" y2=\"" + px(mid) + "\" stroke=\"" + colour + "\" stroke-width=\"3\"><title>margin " +

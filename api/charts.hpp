@@ -20,9 +20,12 @@ namespace reverify {
 
 // The band (shaded), the reference (dashed, when given), the observed value (a dot: green inside
 // the band, red outside) and its margin (a bar from the dot to the nearest edge, or to the edge it
-// crossed), over a value axis. An upper bound only (band.lower absent) is drawn from 0.
+// crossed), over a value axis. An upper bound only (band.lower absent) is drawn from 0. A note
+// (policies/headline.hpp) is drawn in grey on either side: it decides nothing, so it is never a
+// failure's red.
 std::string band_chart_svg(const std::string& check, double observed,
-                           std::optional<double> reference, const CheckBand& band);
+                           std::optional<double> reference, const CheckBand& band,
+                           bool note = false);
 
 struct TrendPoint {
   std::int64_t verification_id = 0;

@@ -40,6 +40,7 @@ constexpr const char* kStyle =
     ".bad{color:var(--bad-fg);background:var(--bad-bg)}"
     ".err{color:var(--err-fg);background:var(--err-bg)}"
     ".warn{color:var(--warn-fg);background:var(--warn-bg)}"
+    ".note{color:var(--fg);background:var(--code);font-weight:400;font-style:italic}"
     "dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem 1rem}"
     "dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}"
     ".muted{color:var(--muted)}.summary{font-size:1.05rem}"
@@ -50,7 +51,8 @@ constexpr const char* kStyle =
     "svg .band-area{fill:var(--band);stroke:var(--band-edge)}"
     "svg .reference{stroke:var(--band-edge)}svg .axis{stroke:var(--axis)}"
     "svg .inside{fill:var(--pass);stroke:var(--pass)}svg .outside{fill:var(--fail);"
-    "stroke:var(--fail)}svg circle.observed{stroke:var(--dot-edge)}"
+    "stroke:var(--fail)}svg .note{fill:var(--axis);stroke:var(--axis)}"
+    "svg circle.observed{stroke:var(--dot-edge)}"
     "svg .trend-line{stroke:var(--fg);fill:none}svg .trend-point{fill:var(--fg)}"
     "footer{border-top:1px solid var(--line);margin-top:2rem;padding-bottom:1rem;"
     "color:var(--muted)}";

@@ -6,6 +6,7 @@
 #include "api/charts.hpp"
 #include "api/html.hpp"
 #include "core/redact.hpp"
+#include "policies/headline.hpp"
 #include "policies/verdict_model.hpp"
 
 namespace reverify {
@@ -100,6 +101,12 @@ std::string page_text(const ReadModel& model, const std::string& text) {
   return escape_html(redact(text, model.api->secrets));
 }
 
+std::string command_html(const ReadModel& model, const std::string& args) {
+  const std::string scope = model.api ? model.api->command_scope : std::string();
+  return "<code>reverify " + page_text(model, args + (scope.empty() ? "" : " " + scope)) +
+         "</code>";
+}
+
 std::string attention_html(Attention attention) {
   const char* css = "warn";
   const char* label = "";
@@ -156,7 +163,8 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
       << version_href(view.row.model, view.row.version) << "\">" << escape_html(id)
       << "</a></td><td data-label=\"Owner\">" << page_text(model, view.row.owner)
       << "</td><td class=\"why\" data-label=\"Gate\">" << attention_html(status) << " "
-      << page_text(model, status.gate.reason) << "</td><td data-label=\"Gate goes by\">";
+      << page_text(model, status.headline.empty() ? status.gate.reason : status.headline)
+      << "</td><td data-label=\"Gate goes by\">";
   if (view.conclusive) {
     out << verdict_html(view.conclusive->cls, view.conclusive->id) << " "
         << when_html(view.conclusive->finished_at, now);
@@ -186,6 +194,43 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
   out << "</td></tr>";
 }
 
+namespace {
+
+// A check's label as its verdict reads it: a note is never tagged as a failure.
+std::string reading_tag(const Verdict& verdict, const CheckResult& check) {
+  const CheckReading reading = reading_of(verdict, check);
+  switch (reading) {
+    case CheckReading::failure:
+      return "<span class=\"tag bad\">failed</span>";
+    case CheckReading::passed:
+      return "<span class=\"tag ok\">passed</span>";
+    case CheckReading::note:
+      return check.outcome == CheckOutcome::failed
+                 ? "<span class=\"tag note\">note: outside its band</span>"
+                 : "<span class=\"tag note\">note</span>";
+    default:
+      return std::string("<span class=\"tag warn\">") + to_string(check.outcome) + "</span>";
+  }
+}
+
+}  // namespace
+
+void verdict_headline_html(std::ostream& out, const ReadModel& model, const VerificationRow& row) {
+  out << "<p id=\"headline\" class=\"summary\">"
+      << (row.cls ? verdict_html(*row.cls, row.id) : std::string()) << " ";
+  if (row.verdict) {
+    out << "<strong>" << page_text(model, verdict_headline(*row.verdict)) << "</strong></p>";
+    if (!row.verdict->checks.empty()) {
+      out << "<p id=\"check-counts\">Checks: " << counts_text(count_checks(*row.verdict))
+          << ".</p>";
+    }
+    out << "<details id=\"explanation\"><summary>The verdict in full</summary><p>"
+        << page_text(model, row.explanation) << "</p></details>";
+  } else {
+    out << page_text(model, row.explanation) << "</p>";
+  }
+}
+
 void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verdict) {
   if (verdict.checks.empty()) {
     out << "<p>No checks were recorded (the verification ended before comparing anything).</p>";
@@ -197,17 +242,14 @@ void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verd
          "Reference</th><th scope=\"col\">Accepted band</th><th scope=\"col\">Observed against "
          "the band</th><th scope=\"col\">Margin</th><th scope=\"col\">Explanation</th></tr>"
          "</thead><tbody>";
-  for (const auto& check : verdict.checks) {
-    const std::string& name = check.name;
-    const char* css = check.outcome == CheckOutcome::passed   ? "ok"
-                      : check.outcome == CheckOutcome::failed ? "bad"
-                                                              : "warn";
-    out << "<tr data-check=\"" << escape_html(name) << "\"><th scope=\"row\">"
-        << breakable_name(name) << "</th><td data-label=\"Outcome\"><span class=\"tag " << css
-        << "\">" << to_string(check.outcome) << "</span></td>"
-        << number_cell(check.observed, "Observed") << number_cell(check.reference, "Reference")
+  for (const auto* check : reading_order(verdict)) {
+    const std::string& name = check->name;
+    out << "<tr data-check=\"" << escape_html(name) << "\" data-reading=\""
+        << to_string(reading_of(verdict, *check)) << "\"><th scope=\"row\">" << breakable_name(name)
+        << "</th><td data-label=\"Outcome\">" << reading_tag(verdict, *check) << "</td>"
+        << number_cell(check->observed, "Observed") << number_cell(check->reference, "Reference")
         << "<td class=\"num range\" data-label=\"Accepted band\">";
-    const auto& band = check.band;
+    const auto& band = check->band;
     if (band) {
       out << (band->lower ? "[" + short_number(*band->lower) + ", " : "[–, ")
           << short_number(band->upper) << "]";
@@ -215,10 +257,11 @@ void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verd
       out << "–";
     }
     out << "</td><td class=\"chart\" data-label=\"Against the band\">";
-    if (band && check.observed)
-      out << band_chart_svg(name, *check.observed, check.reference, *band);
-    out << "</td>" << number_cell(check.margin, "Margin")
-        << "<td class=\"why\" data-label=\"Explanation\">" << page_text(model, check.explanation)
+    if (band && check->observed)
+      out << band_chart_svg(name, *check->observed, check->reference, *band,
+                            reading_of(verdict, *check) == CheckReading::note);
+    out << "</td>" << number_cell(check->margin, "Margin")
+        << "<td class=\"why\" data-label=\"Explanation\">" << page_text(model, check->explanation)
         << "</td></tr>";
   }
   out << "</tbody></table></div>";

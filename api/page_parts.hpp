@@ -32,6 +32,10 @@ std::string string_field(const nlohmann::json& object, const char* key);
 // Store text made safe for a page: secrets redacted, then HTML-escaped.
 std::string page_text(const ReadModel& model, const std::string& text);
 
+// A command the pages suggest, as <code>, runnable as printed: "reverify <args>" then the
+// daemon's --config (ApiConfig::command_scope). `args` is escaped here.
+std::string command_html(const ReadModel& model, const std::string& args);
+
 // What a rank means to an operator, as a coloured label ("failed", "cannot verify", ...).
 std::string attention_html(Attention attention);
 // The same for a version: "underpowered" where its rank comes from an underpowered pass.
@@ -42,7 +46,13 @@ void version_status_header(std::ostream& out);
 void version_status_row(std::ostream& out, const ReadModel& model, const VersionStatus& status,
                         const VerificationRow* active, UnixSeconds now);
 
-// The checks of a stored verdict (to_json(Verdict)): observed, band (drawn), margin, why.
+// A verification's verdict as a person reads it first: its class, the headline (the cause in plain
+// words, policies/headline.hpp), the checks counted with notes apart, the full explanation folded
+// below.
+void verdict_headline_html(std::ostream& out, const ReadModel& model, const VerificationRow& row);
+
+// The checks of a stored verdict in reading order (failures first, notes tagged as notes):
+// observed, band (drawn), margin, why.
 void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verdict);
 
 // "?page=" navigation for lists of `total` rows shown `per_page` at a time.

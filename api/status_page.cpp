@@ -249,18 +249,18 @@ void plan_section(std::ostream& out, const ReadModel& model) {
   if (!plan.is_object() || !plan.contains("entries") || !plan["entries"].is_array())
     return;
   const auto& entries = plan["entries"];
+  const std::string command = command_html(model, "plan");
   out << "<section aria-labelledby=\"plan-h\"><h2 id=\"plan-h\">This cycle's plan</h2><p>Cycle "
       << escape_html(string_field(plan, "cycle_start")) << " to "
       << escape_html(string_field(plan, "cycle_end")) << ": " << entries.size()
       << " verification(s) planned by the rotation policy, least recently verified first; "
-         "<code>reverify plan</code> shows the same.</p>";
+      << command << " shows the same.</p>";
   if (!entries.empty()) {
     plan_table(out, model, "plan", "This cycle&#39;s plan table",
                {{"Mode", "mode"}, {"Why", "reason", true}}, entries);
   }
   if (const auto& deferred = array_at(plan, "deferred"); !deferred.empty()) {
-    out << "<p>Deferred to a later cycle: " << deferred.size()
-        << " (see <code>reverify plan</code>).</p>";
+    out << "<p>Deferred to a later cycle: " << deferred.size() << " (see " << command << ").</p>";
   }
   if (const auto& releases = array_at(plan, "at_release"); !releases.empty()) {
     out << "<h3 id=\"at-release-h\">New releases, verified at release</h3><p>On the at-release "

@@ -16,6 +16,15 @@ namespace {
 constexpr std::size_t kVersionsPerPage = 500;
 constexpr std::size_t kVerificationsPerPage = 100;
 
+// A duration as `--max-age` takes it, in its largest whole unit: "40d", "36h", "90s".
+std::string duration_argument(std::int64_t seconds) {
+  for (const auto& [unit, size] : {std::pair{"d", 86'400}, {"h", 3'600}, {"m", 60}}) {
+    if (seconds > 0 && seconds % size == 0)
+      return std::to_string(seconds / size) + unit;
+  }
+  return std::to_string(seconds) + "s";
+}
+
 void fact(std::ostream& out, const char* term, const std::string& html) {
   out << "<dt>" << term << "</dt><dd>" << html << "</dd>";
 }
@@ -53,6 +62,69 @@ void history_table(std::ostream& out, const ReadModel& model,
   out << "</tbody></table></div>";
 }
 
+// Up to kListed names of a JSON array as a list, and how many more there are.
+void name_list(std::ostream& out, const ReadModel& model, const nlohmann::json& names,
+               const char* suffix = "") {
+  constexpr std::size_t kListed = 50;
+  out << "<ul>";
+  std::size_t shown = 0;
+  for (const auto& name : names) {
+    if (!name.is_string())
+      continue;
+    if (shown++ == kListed) {
+      out << "<li>and " << names.size() - kListed << " more</li>";
+      break;
+    }
+    out << "<li><code>" << page_text(model, name.get<std::string>()) << "</code>" << suffix
+        << "</li>";
+  }
+  out << "</ul>";
+}
+
+// What the verdict's evidence names, on the page itself: the files of a moved input, the tensors
+// that differ from the released weights. The work folder they came from is gone by now.
+void evidence_section(std::ostream& out, const ReadModel& model, const VerificationRow& row) {
+  std::ostringstream body;
+  if (row.verdict) {
+    for (const auto& check : row.verdict->checks) {
+      const auto moved = check.evidence.find("moved");
+      if (check.kind != CheckKind::input || moved == check.evidence.end() || !moved->is_object())
+        continue;
+      body << "<h3>" << escape_html(check.name) << ": files that moved since release</h3>";
+      if (const auto why = string_field(*moved, "unavailable"); !why.empty())
+        body << "<p>Unknown: " << page_text(model, why) << "</p>";
+      for (const char* kind : {"changed", "added", "removed"}) {
+        const auto files = moved->find(kind);
+        if (files != moved->end() && files->is_array() && !files->empty()) {
+          body << "<p>" << kind << " (" << files->size() << "):</p>";
+          name_list(body, model, *files);
+        }
+      }
+    }
+  }
+  const nlohmann::json* outputs = row.evidence.is_object() && row.evidence.contains("outputs")
+                                      ? &row.evidence["outputs"]
+                                      : nullptr;
+  if (outputs && outputs->is_object() && outputs->contains("tensors_differing")) {
+    const auto& tensors = (*outputs)["tensors_differing"];
+    body << "<h3>Tensors that differ from the released weights</h3>";
+    if (row.mode == RebuildMode::steps) {
+      body << "<p>A steps rebuild stops before the release's last step, so its weights differ "
+              "as they must: steps mode judges the curve, not the tensors.</p>";
+    } else if (tensors.is_array()) {
+      body << "<p id=\"tensors-differing\">" << tensors.size()
+           << " tensor(s) differ (their bytes, or dtype, or present on one side only):</p>";
+      name_list(body, model, tensors);
+    } else if (tensors.is_string()) {
+      body << "<p>Not known: " << page_text(model, tensors.get<std::string>()) << "</p>";
+    }
+  }
+  if (body.tellp() <= 0)
+    return;
+  out << "<section aria-labelledby=\"evidence-h\"><h2 id=\"evidence-h\">Evidence</h2>" << body.str()
+      << "</section>";
+}
+
 }  // namespace
 
 std::string render_version_page(const PageFrame& frame, const ReadModel& model,
@@ -76,10 +148,11 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
         << ", verified nothing and does not count against the gate: "
         << page_text(model, error->explanation) << "</p>";
   }
-  out << "<p class=\"muted\">Ask the gate: <code>reverify gate " << escape_html(id)
-      << " --max-age 40d</code> or <a href=\"/v1/gate/" << escape_html(row.model) << "/"
-      << escape_html(row.version) << "\">/v1/gate/" << escape_html(row.model) << "/"
-      << escape_html(row.version) << "</a>.</p></section>";
+  out << "<p class=\"muted\">Ask the gate: "
+      << command_html(model, "gate " + id + " --max-age " + duration_argument(max_age))
+      << " or <a href=\"/v1/gate/" << escape_html(row.model) << "/" << escape_html(row.version)
+      << "\">/v1/gate/" << escape_html(row.model) << "/" << escape_html(row.version)
+      << "</a>.</p></section>";
 
   out << "<section aria-labelledby=\"facts-h\"><h2 id=\"facts-h\">Release</h2><dl>";
   fact(out, "Owner", page_text(model, row.owner));
@@ -133,10 +206,9 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
   }
   out << "<section aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Checks";
   if (shown) {
-    out << " of verification " << shown->id << "</h2><p>"
-        << (shown->cls ? verdict_html(*shown->cls, shown->id) : std::string()) << " "
-        << (shown->finished_at ? when_html(*shown->finished_at, now) : std::string()) << ": "
-        << page_text(model, shown->explanation) << "</p>";
+    out << " of verification " << shown->id << ", "
+        << (shown->finished_at ? when_html(*shown->finished_at, now) : std::string()) << "</h2>";
+    verdict_headline_html(out, model, *shown);
     checks_table(out, model, *shown->verdict);
   } else {
     out << "</h2><p>No verdict with checks among the recent verifications.</p>";
@@ -176,10 +248,22 @@ std::string render_verification_page(const PageFrame& frame, const ReadModel& mo
   open_page(out, frame,
             "Verification " + std::to_string(row.id) + ": " + row.model + "@" + row.version,
             "/v1/verifications/" + std::to_string(row.id));
-  out << "<section aria-labelledby=\"verdict-h\"><h2 id=\"verdict-h\">Verdict</h2><p>"
-      << (row.cls ? verdict_html(*row.cls)
-                  : "<span class=\"tag warn\">" + std::string(to_string(row.state)) + "</span>")
-      << " " << page_text(model, row.explanation) << "</p><dl>";
+  out << "<section aria-labelledby=\"verdict-h\"><h2 id=\"verdict-h\">Verdict</h2>";
+  if (row.cls) {
+    verdict_headline_html(out, model, row);
+  } else {
+    out << "<p><span class=\"tag warn\">" << to_string(row.state) << "</span> "
+        << page_text(model, row.explanation) << "</p>";
+  }
+  out << "</section><section aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Checks</h2>";
+  if (row.verdict) {
+    checks_table(out, model, *row.verdict);
+  } else {
+    out << "<p>No verdict yet.</p>";
+  }
+  out << "</section>";
+  evidence_section(out, model, row);
+  out << "<section aria-labelledby=\"run-h\"><h2 id=\"run-h\">The run</h2><dl>";
   fact(out, "Model version",
        "<a href=\"" + version_href(row.model, row.version) + "\">" +
            escape_html(row.model + "@" + row.version) + "</a>");
@@ -199,13 +283,7 @@ std::string render_verification_page(const PageFrame& frame, const ReadModel& mo
     if (row.started_at)
       fact(out, "Took", duration_text(*row.finished_at - *row.started_at));
   }
-  out << "</dl></section><section aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Checks</h2>";
-  if (row.verdict) {
-    checks_table(out, model, *row.verdict);
-  } else {
-    out << "<p>No verdict yet.</p>";
-  }
-  out << "</section>";
+  out << "</dl></section>";
   if (!row.log_tail.empty()) {
     out << "<section aria-labelledby=\"log-h\"><h2 id=\"log-h\">End of the job's log</h2><pre "
            "tabindex=\"0\">"

@@ -1,5 +1,7 @@
 #include "api/version_status.hpp"
 
+#include "policies/headline.hpp"
+
 namespace reverify {
 
 bool gate_requires_power(const ReadModel& model) {
@@ -60,8 +62,11 @@ VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
   if (conclusive) {
     facts.conclusive = conclusive->cls;
     facts.underpowered = conclusive->underpowered;  // the brief reads it from the stored verdict
-    if (const auto* row = recent.find(conclusive->id); row && row->verdict)
+    if (const auto* row = recent.find(conclusive->id); row && row->verdict) {
       facts.underpowered = facts.underpowered || !row->verdict->power.underpowered.empty();
+      if (conclusive->cls != VerdictClass::passed)
+        status.headline = verdict_headline(*row->verdict);
+    }
   }
   status.underpowered = facts.underpowered;
   status.attention = rank_attention(facts);

@@ -27,6 +27,9 @@ struct VersionStatus {
   // The newest verdict when it is error:* and newer than the conclusive one (else null): shown
   // beside the answer, never counted.
   const VerdictBrief* newer_error = nullptr;
+  // The conclusive verdict's headline (policies/headline.hpp) when it is not a pass and among the
+  // recent verifications: the status page's short why, in place of the gate's full reason.
+  std::string headline;
 };
 
 // The recent verifications by id (ReadModel::find_verification scans; a page over 100,000

@@ -17,6 +17,7 @@
 #include "cli/run_pages.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
+#include "core/text.hpp"
 #include "policies/verdict.hpp"
 #include "policies/verdict_model.hpp"
 #include "verify/pipeline.hpp"
@@ -188,7 +189,9 @@ int run_run(const RunCommandArguments& args) {
         summary.is_object()) {
       std::cout << "signed summary: " << summary.value("result", "") << ", key "
                 << summary.value("key_id", "").substr(0, 16) << "…; export it with `reverify "
-                << "attest export " << request.manifest.id() << " --config FILE`\n";
+                << "attest export " << request.manifest.id() << " --config "
+                << shell_word(std::filesystem::absolute(args.run.config.value_or("")).string())
+                << "`\n";
     }
   }
   if (args.seed_override) {

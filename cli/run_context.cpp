@@ -8,6 +8,7 @@
 
 #include "core/manifest_parse.hpp"
 #include "core/names.hpp"
+#include "core/text.hpp"
 #include "core/unix_time.hpp"
 #include "policies/calibration.hpp"
 #include "runners/runner_factory.hpp"
@@ -45,15 +46,21 @@ Result<fs::path> find_manifest(const RunArguments& args, const Config& config,
                                               (roots.size() > 1 ? " or the other registries" : ""));
 }
 
-// "URL=PATH" items added to `mirrors`, over the config's (a relative PATH is made absolute).
+// A "URL=PATH" item as URL and PATH, a relative PATH made absolute.
+std::pair<std::string, std::string> mirror_pair(const std::string& item) {
+  const std::size_t eq = item.find('=');
+  std::string target = item.substr(eq + 1);
+  std::error_code ec;
+  if (target.find("://") == std::string::npos)
+    target = fs::absolute(target, ec).string();
+  return {item.substr(0, eq), target};
+}
+
+// "URL=PATH" items added to `mirrors`, over the config's.
 void add_mirrors(const std::vector<std::string>& items, CodeMirrors& mirrors) {
   for (const auto& item : items) {
-    const std::size_t eq = item.find('=');
-    std::string target = item.substr(eq + 1);
-    std::error_code ec;
-    if (target.find("://") == std::string::npos)
-      target = fs::absolute(target, ec).string();
-    mirrors[item.substr(0, eq)] = target;
+    auto [url, target] = mirror_pair(item);
+    mirrors[url] = target;
   }
 }
 
@@ -66,6 +73,30 @@ CLI::Validator mirror_item() {
         return {};
       },
       "");
+}
+
+// VerdictPolicy::command_scope of this command: the --config, --registry, --manifest, --runner
+// and --code-mirror it was given (paths made absolute), so a command its verdict suggests finds
+// the same manifest, code, runner and state.
+std::string command_scope(const RunArguments& args) {
+  std::string scope;
+  auto add = [&](const char* flag, const std::string& value) {
+    scope += (scope.empty() ? "" : " ") + std::string(flag) + " " + shell_word(value);
+  };
+  std::error_code ec;
+  if (args.config)
+    add("--config", fs::absolute(*args.config, ec).string());
+  if (args.registry)
+    add("--registry", fs::absolute(*args.registry, ec).string());
+  if (args.manifest)
+    add("--manifest", fs::absolute(*args.manifest, ec).string());
+  if (args.runner)
+    add("--runner", *args.runner);
+  for (const auto& item : args.code_mirrors) {
+    const auto [url, target] = mirror_pair(item);
+    add("--code-mirror", url + "=" + target);
+  }
+  return scope;
 }
 
 Status apply_options(const RunArguments& args, VerificationRequest& request) {
@@ -212,6 +243,7 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   }
   if (auto kind = args.runner)
     ctx.config.runner.kind = *enum_from_string<RunnerKind>(*kind);  // checked by one_of()
+  ctx.config.verdict.command_scope = command_scope(args);
 
   auto release = load_release(args, ctx.config, args.target);
   if (!release.ok())

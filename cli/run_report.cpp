@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "policies/headline.hpp"
+
 namespace reverify::cli {
 namespace {
 
@@ -20,18 +22,19 @@ std::string number(const std::optional<double>& value, bool signed_value = false
   return buffer;
 }
 
-const char* mark(const CheckResult& check) {
-  if (check.informational)
-    return "note";
-  switch (check.outcome) {
-    case CheckOutcome::passed:
+// A note (informational, or of a level that enforces nothing) is never marked as a failure.
+const char* mark(const Verdict& verdict, const CheckResult& check) {
+  switch (reading_of(verdict, check)) {
+    case CheckReading::passed:
       return "PASS";
-    case CheckOutcome::failed:
+    case CheckReading::failure:
       return "FAIL";
-    case CheckOutcome::uncalibrated:
+    case CheckReading::uncalibrated:
       return "UNCAL";
-    case CheckOutcome::not_judged:
+    case CheckReading::not_judged:
       return "n/j";
+    case CheckReading::note:
+      return "note";
   }
   return "?";
 }
@@ -54,8 +57,8 @@ std::string band_column(const std::optional<CheckBand>& band) {
                      : "≤ " + number(band->upper);
 }
 
-void print_check(std::ostream& out, const CheckResult& check) {
-  out << "  " << pad(mark(check), 6) << pad(check.name, 34);
+void print_check(std::ostream& out, const Verdict& verdict, const CheckResult& check) {
+  out << "  " << pad(mark(verdict, check), 6) << pad(check.name, 34);
   if (check.kind != CheckKind::input) {
     out << pad(number(check.observed), 11) << pad(number(check.reference), 11)
         << pad(band_column(check.band), 22) << pad(number(check.margin, true), 11);
@@ -67,15 +70,15 @@ void print_check(std::ostream& out, const CheckResult& check) {
 
 }  // namespace
 
-void print_checks(std::ostream& out, const std::vector<CheckResult>& checks) {
+void print_checks(std::ostream& out, const Verdict& verdict) {
   bool header = false;
-  for (const auto& check : checks) {
-    if (check.kind != CheckKind::input && !header) {
+  for (const auto* check : reading_order(verdict)) {
+    if (check->kind != CheckKind::input && !header) {
       out << "\n  " << pad("", 6) << pad("check", 34) << pad("observed", 11) << pad("reference", 11)
           << pad("band", 22) << pad("margin", 11) << "\n";
       header = true;
     }
-    print_check(out, check);
+    print_check(out, verdict, *check);
   }
 }
 
@@ -115,7 +118,7 @@ void print_report(std::ostream& out, const VerificationRequest& request, RunnerK
   if (request.mode == RebuildMode::steps)
     out << ", first " << request.max_steps << " steps";
   out << ")\n";
-  print_checks(out, outcome.verdict.checks);
+  print_checks(out, outcome.verdict);
   const auto& unverified = outcome.evidence.value("inputs", nlohmann::json::object())
                                .value("unverified", nlohmann::json::array());
   for (const auto& note : unverified)
@@ -144,9 +147,12 @@ void print_report(std::ostream& out, const VerificationRequest& request, RunnerK
     }
     out << "\n";
   }
-  out << "\nverdict: " << to_string(outcome.verdict.cls) << "\n";
-  if (!outcome.verdict.explanation.empty())
-    out << "  " << outcome.verdict.explanation << "\n";
+  const Verdict& verdict = outcome.verdict;
+  out << "\nverdict: " << to_string(verdict.cls) << ": " << verdict_headline(verdict) << "\n";
+  if (!verdict.checks.empty())
+    out << "  checks: " << counts_text(count_checks(verdict)) << "\n";
+  if (!verdict.explanation.empty())
+    out << "  " << verdict.explanation << "\n";
 }
 
 int exit_status(VerdictClass cls) {

@@ -1,6 +1,7 @@
 #pragma once
 // The human report of one verification (`reverify run`): every check with observed value,
-// reference, tolerance and margin, then the verdict and what to do about it; and a calibration's
+// reference, tolerance and margin, failures first, then the verdict's headline, its checks
+// counted (notes apart) and its full explanation; and a calibration's
 // bands as `reverify calibrate` prints them.
 
 #include <functional>
@@ -14,9 +15,10 @@ namespace reverify::cli {
 void print_report(std::ostream& out, const VerificationRequest& request, RunnerKind runner_kind,
                   const VerificationOutcome& outcome);
 
-// Checks as the report prints them: mark, name, observed, reference, band, margin, then the
+// A verdict's checks as the report prints them, failures first (policies/headline.hpp): mark (a
+// note is marked "note", never FAIL), name, observed, reference, band, margin, then the
 // explanation.
-void print_checks(std::ostream& out, const std::vector<CheckResult>& checks);
+void print_checks(std::ostream& out, const Verdict& verdict);
 
 // A calibration's bands (`reverify calibrate`): nothing was judged, so no outcome, observation or
 // margin: name, seed mean, band, the shift it catches with 80% probability, the declared detect

@@ -1,5 +1,8 @@
 #include "core/text.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace reverify {
 
 std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
@@ -34,6 +37,19 @@ std::string one_line(std::string_view text, std::size_t max_bytes) {
     line += c;
   }
   return truncate_utf8(line, max_bytes);
+}
+
+std::string shell_word(std::string_view word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_./@=:,+-").find(c) != std::string_view::npos;
+  });
+  if (plain)
+    return std::string(word);
+  std::string quoted = "'";
+  for (char c : word)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 }  // namespace reverify

@@ -15,4 +15,8 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
 // one space, at most max_bytes (cut as truncate_utf8 cuts). "" for an empty text.
 std::string one_line(std::string_view text, std::size_t max_bytes);
 
+// `word` as one shell word: as it is when it holds only [A-Za-z0-9_./@=:,+-] (and is not empty),
+// else in single quotes ('it'\''s'), so a command built with it runs as printed.
+std::string shell_word(std::string_view word);
+
 }  // namespace reverify

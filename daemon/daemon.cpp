@@ -360,6 +360,11 @@ Status DaemonImpl::init() {
   if (!bound.ok())
     return bound.error();
   log_info("listening on " + bound->address().to_string() + ":" + std::to_string(bound->port()));
+  if (config_->pager.public_url_is_default && bound->address().is_loopback()) {
+    log_notice("pager.public_url is not set: pages link " + config_->pager.public_url +
+               ", this daemon's own address, which only this machine can open; set "
+               "pager.public_url to the address people reach the status page at");
+  }
   if (options_.on_listening)
     options_.on_listening(bound->port());
   return Status::success();

@@ -1,8 +1,11 @@
 #include "pager/page_builder.hpp"
 
 #include <cstdio>
+#include <utility>
 
 #include "core/page_links.hpp"
+#include "policies/bands.hpp"
+#include "policies/headline.hpp"
 #include "policies/power.hpp"
 
 namespace reverify {
@@ -58,26 +61,21 @@ std::string tail_utf8(const std::string& text, std::size_t max_bytes) {
   return "[…truncated…]" + text.substr(start);
 }
 
-std::vector<const CheckResult*> checks_with(const Verdict& verdict, CheckOutcome outcome) {
-  std::vector<const CheckResult*> out;
-  for (const auto& check : verdict.checks) {
-    if (check.outcome == outcome)
-      out.push_back(&check);
-  }
-  return out;
-}
-
-std::string failure_reasons(const PageInput& input) {
+// What moved, for a failure: each moved input with its changed files (the headline names only
+// the input), then each failed check after the first with its numbers (the headline has the
+// first's), in reading order. Notes are not failures and are not listed.
+std::string failure_details(const PageInput& input) {
   std::vector<std::string> reasons;
   for (const auto& moved : input.moved_inputs)
     reasons.push_back(describe_moved(moved));
-  for (const auto* check : checks_with(input.verdict, CheckOutcome::failed)) {
-    if (check->kind == CheckKind::input && !input.moved_inputs.empty())
+  bool first = true;
+  for (const auto* check : reading_order(input.verdict)) {
+    if (reading_of(input.verdict, *check) != CheckReading::failure)
       continue;
-    reasons.push_back(describe_check(*check));
-  }
-  if (reasons.empty() && !input.verdict.explanation.empty()) {
-    reasons.push_back(input.verdict.explanation);
+    if (check->kind == CheckKind::input)
+      continue;  // the moved inputs above, or the headline, name it
+    if (!std::exchange(first, false))
+      reasons.push_back(describe_check(*check));
   }
   std::string text;
   for (const auto& reason : reasons)
@@ -98,36 +96,25 @@ std::string power_note(const Verdict& verdict) {
          "]";
 }
 
+// "<id> <class> — <headline> Checks: <counted, notes apart>." and what a reader acts on: the
+// moved inputs and further failures, the calibrate command, the power note; for an error, whose
+// fault it is and the explanation.
 std::string build_summary(const PageInput& input) {
   const std::string id = input.model + "@" + input.version;
-  const VerdictClass cls = input.verdict.cls;
-  const std::size_t total = input.verdict.checks.size();
-  if (cls == VerdictClass::passed) {
-    const std::size_t passed = checks_with(input.verdict, CheckOutcome::passed).size();
-    return id + " verified: " + std::to_string(passed) + "/" + std::to_string(total) +
-           " checks inside tolerance" + power_note(input.verdict);
+  const Verdict& verdict = input.verdict;
+  const VerdictClass cls = verdict.cls;
+  std::string text = id + " " + to_string(cls) + " — " + verdict_headline(verdict);
+  if (is_error(cls))
+    return text + " " + verdict.explanation;  // error:job's ends with the job's last lines
+  if (!verdict.checks.empty())
+    text += " Checks: " + counts_text(count_checks(verdict)) + ".";
+  if (cls == VerdictClass::uncalibrated)
+    return text + " To judge it, " + how_to_calibrate(id, input.command_scope) + ".";
+  if (is_failure(cls)) {
+    if (const std::string details = failure_details(input); !details.empty())
+      text += " " + details + ".";
   }
-  if (cls == VerdictClass::uncalibrated) {
-    const std::size_t missing = checks_with(input.verdict, CheckOutcome::uncalibrated).size();
-    return id + " uncalibrated: " + std::to_string(missing) + " of " + std::to_string(total) +
-           " checks have no measured seed spread, so no pass/fail verdict; run `reverify "
-           "calibrate " +
-           id + " --seeds 5`";
-  }
-  std::string text = id + " " + to_string(cls) + " — ";
-  if (input.verdict.job_exit_status) {
-    // The job exited non-zero by itself: evidence about the build, not reverify's fault; the
-    // explanation carries its last log lines.
-    return text + input.verdict.explanation;
-  }
-  if (is_failure(cls))
-    text += "the model's inputs or numbers moved: ";
-  else if (cls == VerdictClass::error_infra)
-    text += "the platform failed under the job (its disk, memory or host), not the model: ";
-  else
-    text += "reverify or its infrastructure failed, not the model: ";
-  text += failure_reasons(input);
-  return text + power_note(input.verdict);
+  return text + power_note(verdict);
 }
 
 std::vector<PageLink> build_links(const PageInput& input) {
@@ -147,8 +134,9 @@ std::vector<PageLink> build_links(const PageInput& input) {
 
 nlohmann::json build_details(const PageInput& input) {
   nlohmann::json failed = nlohmann::json::array();
-  for (const auto* check : checks_with(input.verdict, CheckOutcome::failed)) {
-    failed.push_back(to_json(*check));
+  for (const auto* check : reading_order(input.verdict)) {
+    if (reading_of(input.verdict, *check) == CheckReading::failure)
+      failed.push_back(to_json(*check));
   }
   nlohmann::json moved = nlohmann::json::array();
   for (const auto& m : input.moved_inputs) {

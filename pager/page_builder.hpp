@@ -47,7 +47,8 @@ struct PageInput {
   std::string log_tail;                  // the job's last output; trimmed to its end
   std::string public_url;            // base of links ("https://reverify.example"); "" = no links
   std::int64_t verification_id = 0;  // 0 = unknown (no link to the verification)
-  std::string created_at;            // RFC 3339 UTC
+  std::string command_scope;  // VerdictPolicy::command_scope: the suggested commands carry it
+  std::string created_at;     // RFC 3339 UTC
 };
 
 // "reverify/<model>/<version>" (names are validated, so it always fits in 255 chars).

@@ -85,7 +85,10 @@ struct PagerConfig {
   std::map<std::string, SenderConfig> senders;  // by name
   std::vector<RouteConfig> routes;              // first route naming the owner wins
   RetryPolicy retry;
-  std::string public_url;  // base of links to the API and status page; "" = no links
+  // Base of the links to the HTML pages. Unset in the config: the daemon's own API address
+  // (settings/), and public_url_is_default says so; "" only where that is not known either.
+  std::string public_url;
+  bool public_url_is_default = false;
 };
 
 // An owner with neither its own route nor a "*" route is a config error, reported when the

@@ -551,10 +551,15 @@ std::optional<std::size_t> upper_bound_runs_for(std::span<const double> values,
   });
 }
 
-std::string how_to_calibrate(const std::string& model_version) {
-  return "calibrate with `reverify calibrate " + model_version +
-         " --seeds 10` (seed-only reruns; at least 3 are needed for a band, `--until-power` "
-         "adds runs until every declared tolerance.detect is met)";
+std::string suggested_command(const std::string& args, const std::string& scope) {
+  return "`reverify " + args + (scope.empty() ? "" : " " + scope) + "`";
+}
+
+std::string how_to_calibrate(const std::string& model_version, const std::string& scope) {
+  return "calibrate with " +
+         suggested_command("calibrate " + model_version + " --seeds 10", scope) +
+         " (seed-only reruns; at least 3 are needed for a band, --until-power adds runs until "
+         "every declared tolerance.detect is met)";
 }
 
 }  // namespace reverify

@@ -215,8 +215,13 @@ UpperBoundResult upper_bound(std::span<const double> values, const UpperBoundSpe
 std::optional<std::size_t> upper_bound_runs_for(std::span<const double> values,
                                                 const UpperBoundSpec& spec, double detect);
 
-// The text every uncalibrated check carries.
-std::string how_to_calibrate(const std::string& model_version);
+// A `reverify` command a verdict suggests, in backticks and runnable as printed: "reverify ",
+// `args`, then `scope` (how a command finds this installation's registry and state,
+// VerdictPolicy::command_scope) when it is not empty.
+std::string suggested_command(const std::string& args, const std::string& scope);
+
+// The text every uncalibrated check carries, with its command (suggested_command).
+std::string how_to_calibrate(const std::string& model_version, const std::string& scope);
 
 }  // namespace reverify
 

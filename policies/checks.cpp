@@ -335,19 +335,24 @@ StepsBand steps_band(const StepsCheckSpec& spec, std::size_t n) {
   }
   band.runs = spec.same_seed_runs.size();
   if (spec.same_seed_runs.size() < kMinSeedRuns) {
-    band.no_band_reason = std::to_string(spec.same_seed_runs.size()) +
-                          " same-seed rerun(s) recorded, " + std::to_string(kMinSeedRuns) +
-                          " needed (`reverify calibrate " + spec.model_version +
-                          " --mode steps --max-steps " + std::to_string(n) + " --seeds 3`)";
+    band.no_band_reason =
+        std::to_string(spec.same_seed_runs.size()) + " same-seed rerun(s) recorded, " +
+        std::to_string(kMinSeedRuns) + " needed (" +
+        suggested_command("calibrate " + spec.model_version + " --mode steps --max-steps " +
+                              std::to_string(n) + " --seeds 3",
+                          spec.command_scope) +
+        ")";
     return band;
   }
   std::vector<double> deviations;
   for (const auto& run : spec.same_seed_runs) {
     if (run.size() < n) {
-      band.no_band_reason =
-          "a same-seed rerun recorded only " + std::to_string(run.size()) + " of the " +
-          std::to_string(n) + " steps compared (recalibrate with `reverify calibrate " +
-          spec.model_version + " --mode steps --max-steps " + std::to_string(n) + "`)";
+      band.no_band_reason = "a same-seed rerun recorded only " + std::to_string(run.size()) +
+                            " of the " + std::to_string(n) + " steps compared (recalibrate with " +
+                            suggested_command("calibrate " + spec.model_version +
+                                                  " --mode steps --max-steps " + std::to_string(n),
+                                              spec.command_scope) +
+                            ")";
       return band;
     }
     deviations.push_back(std::max(deviation(run, recorded, n).value, noise));
@@ -454,7 +459,7 @@ CheckResult check_weights(const std::optional<std::string>& recorded,
                             ? "weights: tensor hash identical (" + recorded->substr(0, 12) + "…)"
                             : "weights: tensor hash differs: rebuilt " + rebuilt->substr(0, 12) +
                                   "… vs recorded " + recorded->substr(0, 12) +
-                                  "… (`reverify diff` names the tensors)";
+                                  "… (the verification lists the tensors that differ)";
   }
   return check;
 }

@@ -107,6 +107,7 @@ struct StepsCheckSpec {
   std::optional<double> detect;
   bool informational = false;  // a full rebuild: a note, never a failure (docs/design.md)
   std::string model_version;   // MODEL@VERSION, for the command that records the reruns
+  std::string command_scope;   // VerdictPolicy::command_scope, for the same command
 };
 
 // REQUIRES: spec.recorded != nullptr.

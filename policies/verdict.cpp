@@ -292,6 +292,7 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
     steps.informational = !rb.steps_mode;
     steps.alpha = policy.false_page_rate;  // a note's band; steps mode sets its share below
     steps.model_version = in.manifest.id();
+    steps.command_scope = policy.command_scope;
     plan.steps = steps;
   }
   return plan;
@@ -443,7 +444,7 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
     drop.insert(drop.end(), copies.of_other_runs.begin(), copies.of_other_runs.end());
     tol = without_runs(std::move(tol), primary_name, drop);
   }
-  const std::string how_to = how_to_calibrate(in.manifest.id());
+  const std::string how_to = how_to_calibrate(in.manifest.id(), policy.command_scope);
   Plan plan = plan_checks(in, tol, policy, how_to);
   const AlphaSplit alpha(policy.false_page_rate, policy.alpha_shares, plan.banded());
 

@@ -41,6 +41,10 @@ struct VerdictPolicy {
   // metrics). Statistics without an entry stay informational when fallback is allowed.
   std::map<std::string, double> fallback_tolerance{{"psi", 0.1}};
   double flip_threshold = 0.5;  // 1-D scores: decision = score >= threshold
+  // Appended to every command a verdict suggests, so that it runs as printed against the same
+  // registry and state: "--config /etc/reverify/reverify.yaml" (settings/ sets it from the
+  // config file's path; `reverify run` without one, its --registry or --manifest). "" = none.
+  std::string command_scope;
 };
 
 // What a rebuild produced (result.json + the files it named, already read and hashed).

@@ -1,5 +1,6 @@
 #include "settings/config.hpp"
 
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "core/names.hpp"
+#include "core/text.hpp"
 #include "policies/cron.hpp"
 #include "runners/job_log.hpp"
 #include "settings/pager_section.hpp"
@@ -443,6 +445,22 @@ void read_code_mirrors(Section s, const std::filesystem::path& base, CodeMirrors
   }
 }
 
+// pager.public_url unset: the daemon's own API address, so every page still links its
+// verification page. An address that listens on every interface is named by the host's name.
+void default_public_url(const ApiConfig& api, PagerConfig& pager) {
+  if (!pager.public_url.empty() || api.port == 0)
+    return;
+  std::string host = api.address;
+  if (host == "0.0.0.0" || host == "::") {
+    char name[256] = {};
+    host = ::gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "localhost";
+  } else if (host.find(':') != std::string::npos) {
+    host = "[" + host + "]";
+  }
+  pager.public_url = "http://" + host + ":" + std::to_string(api.port);
+  pager.public_url_is_default = true;
+}
+
 void read_root(const YAML::Node& root, const std::filesystem::path& base, ConfigReading& reading) {
   std::vector<std::string>& errors = reading.errors;
   Config& config = reading.config;
@@ -470,6 +488,7 @@ void read_root(const YAML::Node& root, const std::filesystem::path& base, Config
   s.read_duration("stop_timeout", config.stop_timeout_s);
   read_attestation(s.section("attestation"), base, config.attestation);
   read_pager(s.section("pager"), base, config.pager);
+  default_public_url(config.api, config.pager);
   s.reject_unknown();
   // Where state lives is never a default: a config that does not name it (an empty file, a
   // truncated write) must not start writing to /var/lib/reverify.
@@ -556,7 +575,13 @@ ConfigReading read_config_file(const std::filesystem::path& path) {
   }
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return read_config_text(buffer.str(), std::filesystem::absolute(path).parent_path());
+  ConfigReading reading =
+      read_config_text(buffer.str(), std::filesystem::absolute(path).parent_path());
+  // Every command a verdict or page suggests names this file, so it runs as printed.
+  const std::string scope = "--config " + shell_word(std::filesystem::absolute(path).string());
+  reading.config.verdict.command_scope = scope;
+  reading.config.api.command_scope = scope;
+  return reading;
 }
 
 ConfigReading read_daemon_config_file(const std::filesystem::path& path) {

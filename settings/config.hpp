@@ -93,6 +93,8 @@ struct ApiConfig {
   // gate.require_power: a pass judged against a band that cannot catch its declared
   // tolerance.detect (underpowered) does not count as verified.
   bool gate_require_power = false;
+  // "--config <this file>" (VerdictPolicy::command_scope): the pages' suggested commands carry it.
+  std::string command_scope;
   // Every token this config read (the API's and the sources'): redacted from every response.
   std::vector<std::string> secrets;
 };

@@ -291,6 +291,7 @@ Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
     input.evidence = outcome.evidence;
     input.log_tail = outcome.log_tail;
     input.public_url = settings.pager.public_url;
+    input.command_scope = settings.policy.command_scope;
     input.verification_id = row.id;
     input.created_at = rfc3339(store_.now());
     auto event = build_page(input);

@@ -18,18 +18,8 @@ src="${REVERIFY_SOURCE_DIR:?run through ctest}"
 build="${REVERIFY_BUILD_DIR:?run through ctest}"
 cli="${REVERIFY_CLI:?run through ctest}"
 source "$src/tests/services/lib.sh"
-for tool in chromium node npm; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool is missing (scripts/setup.sh installs it)" >&2; exit 1; }
-done
-
-node_dir="$build/browser-node"  # reinstalled only when the lockfile changes
-mkdir -p "$node_dir"
-if ! cmp -s "$src/tests/browser/package-lock.json" "$node_dir/package-lock.json" ||
-  [[ ! -d "$node_dir/node_modules/puppeteer-core" ]]; then
-  cp "$src/tests/browser/package.json" "$src/tests/browser/package-lock.json" "$node_dir/"
-  (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
-fi
-cp "$src/tests/browser/status_page.mjs" "$node_dir/"
+source "$src/tests/browser/node_setup.sh"
+browser_node_setup status_page.mjs
 
 out="$build/browser-test"
 rm -rf "$out" && mkdir -p "$out"

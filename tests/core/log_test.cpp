@@ -61,3 +61,13 @@ TEST_CASE("one_line: the first sentence of the first line, spaces folded, cut on
   // "é" is two bytes: a cut never splits it.
   CHECK(truncate_utf8("aééé", 5) == "a…");
 }
+
+TEST_CASE("shell_word: a plain word as it is, anything else single-quoted so it runs as printed") {
+  CHECK(shell_word("/etc/reverify/reverify.yaml") == "/etc/reverify/reverify.yaml");
+  CHECK(shell_word("https://git.example/a.git=/srv/mirror") ==
+        "https://git.example/a.git=/srv/mirror");
+  CHECK(shell_word("/tmp/my config.yaml") == "'/tmp/my config.yaml'");
+  CHECK(shell_word("it's") == "'it'\\''s'");
+  CHECK(shell_word("$HOME") == "'$HOME'");
+  CHECK(shell_word("") == "''");
+}

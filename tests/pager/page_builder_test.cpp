@@ -43,8 +43,9 @@ TEST_CASE("a failed verdict triggers a page that names the model's fault and the
   CHECK(event.dedup_key == "reverify/digits-mlp/2026.11.1");
   CHECK(event.cls == VerdictClass::failed_out_of_tolerance);
   CHECK(event.summary ==
-        "digits-mlp@2026.11.1 failed:out-of-tolerance — the model's inputs or numbers moved: "
-        "primary:accuracy 0.9412 vs 0.9611 band [0.958, 0.9642] (margin -0.0168)");
+        "digits-mlp@2026.11.1 failed:out-of-tolerance — The rebuilt model's accuracy is 0.9412, "
+        "outside its accepted band [0.958, 0.9642] (reference 0.9611). Checks: 1 failed, 1 "
+        "passed.");
   CHECK(event.details["fault"] == "model");
   CHECK(event.fault == PageFault::model);
   REQUIRE(event.details["failed_checks"].size() == 1);
@@ -74,9 +75,9 @@ TEST_CASE("input drift names the moved input and the changed files") {
                       {"shard-1.csv", "shard-2.csv", "shard-3.csv", "shard-4.csv"}}};
   PageEvent event = build_page(in);
   CHECK(event.summary ==
-        "digits-mlp@2026.11.1 failed:input-drift — the model's inputs or numbers moved: dataset "
-        "moved: recorded aaaaaaaaaaaa…, now bbbbbbbbbbbb…; changed shard-1.csv, shard-2.csv, "
-        "shard-3.csv +1 more");
+        "digits-mlp@2026.11.1 failed:input-drift — An input moved since release (dataset), so "
+        "nothing was rebuilt. Checks: 1 failed. dataset moved: recorded aaaaaaaaaaaa…, now "
+        "bbbbbbbbbbbb…; changed shard-1.csv, shard-2.csv, shard-3.csv +1 more.");
   CHECK(event.details["moved_inputs"][0]["changed"].size() == 4);
 }
 
@@ -89,8 +90,8 @@ TEST_CASE("an error verdict is the system's fault") {
   CHECK(event.action == PageAction::trigger);
   CHECK(event.details["fault"] == "system");
   CHECK(event.summary ==
-        "digits-mlp@2026.11.1 error:job — reverify or its infrastructure failed, not the model: "
-        "the job exited with status 137 (killed: out of memory?)");
+        "digits-mlp@2026.11.1 error:job — The job did not finish (killed or timed out), so the "
+        "model was not judged. the job exited with status 137 (killed: out of memory?)");
 }
 
 TEST_CASE(
@@ -105,8 +106,8 @@ TEST_CASE(
   CHECK(event.action == PageAction::trigger);
   CHECK(event.details["fault"] == "system");
   CHECK(event.details["class"] == "error:infra");
-  CHECK(event.summary.find("error:infra — the platform failed under the job (its disk, memory or "
-                           "host), not the model: the platform failed") != std::string::npos);
+  CHECK(event.summary.find("error:infra — The platform failed under the job (its disk, memory or "
+                           "host), not the model. the platform failed") != std::string::npos);
   // Its own pids or memory bound: the recorded job failed to rerun, never "not the model".
   in.verdict.cls = VerdictClass::error_job;
   in.verdict.job_exit_status = 137;
@@ -124,7 +125,9 @@ TEST_CASE("a pass resolves and says how many checks held") {
   in.verdict.checks[0].outcome = CheckOutcome::passed;
   PageEvent event = build_page(in);
   CHECK(event.action == PageAction::resolve);
-  CHECK(event.summary == "digits-mlp@2026.11.1 verified: 2/2 checks inside tolerance");
+  CHECK(event.summary ==
+        "digits-mlp@2026.11.1 passed — Verified: all 2 deciding checks are inside their bands. "
+        "Checks: 2 passed.");
   CHECK(event.details["fault"] == "none");
   CHECK(event.fault == PageFault::none);
 }
@@ -133,11 +136,34 @@ TEST_CASE("uncalibrated is a notice that says how to calibrate") {
   PageInput in = failing_input();
   in.verdict.cls = VerdictClass::uncalibrated;
   in.verdict.checks[0].outcome = CheckOutcome::uncalibrated;
+  in.command_scope = "--config /etc/reverify/reverify.yaml";
   PageEvent event = build_page(in);
   CHECK(event.action == PageAction::notice);
-  CHECK(event.summary.find("1 of 2 checks have no measured seed spread") != std::string::npos);
-  CHECK(event.summary.find("reverify calibrate digits-mlp@2026.11.1 --seeds 5") !=
+  CHECK(event.summary.find("Not judged yet: 1 of 2 deciding checks have no measured seed spread") !=
         std::string::npos);
+  CHECK(event.summary.find("`reverify calibrate digits-mlp@2026.11.1 --seeds 10 --config "
+                           "/etc/reverify/reverify.yaml`") != std::string::npos);
+}
+
+TEST_CASE("a note is counted as a note and never listed as a failure") {
+  PageInput in = failing_input();
+  CheckResult weights;
+  weights.name = "weights:tensor_sha256";
+  weights.kind = CheckKind::weights;
+  weights.outcome = CheckOutcome::failed;
+  weights.evidence["rebuilt"] = std::string(64, 'b');
+  CheckResult steps = check("steps:loss", CheckOutcome::failed, 0.3, 0.2, 0.01);
+  steps.kind = CheckKind::steps;
+  steps.informational = true;
+  in.verdict.checks = {steps, in.verdict.checks[1], weights};
+  PageEvent event = build_page(in);
+  CHECK(event.summary ==
+        "digits-mlp@2026.11.1 failed:out-of-tolerance — The rebuilt weights differ from the "
+        "released ones, and level bitwise asks for identical tensors. A note, which decides "
+        "nothing: steps:loss is outside its band. Checks: 1 failed, 1 passed, 1 note (1 outside "
+        "its band).");
+  REQUIRE(event.details["failed_checks"].size() == 1);
+  CHECK(event.details["failed_checks"][0]["name"] == "weights:tensor_sha256");
 }
 
 TEST_CASE("the summary stays one phone-sized line, the log tail keeps its end") {

@@ -220,5 +220,8 @@ TEST_CASE("alpha split: shares over the families present, Bonferroni within") {
 }
 
 TEST_CASE("how to calibrate names the command") {
-  CHECK(how_to_calibrate("m@1").find("reverify calibrate m@1 --seeds 10") != std::string::npos);
+  CHECK(how_to_calibrate("m@1", "").find("`reverify calibrate m@1 --seeds 10`") !=
+        std::string::npos);
+  CHECK(how_to_calibrate("m@1", "--config /etc/r.yaml")
+            .find("`reverify calibrate m@1 --seeds 10 --config /etc/r.yaml`") != std::string::npos);
 }

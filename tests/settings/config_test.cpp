@@ -632,3 +632,33 @@ TEST_CASE("a reload may not change state_dir, work_dir, the listen address or th
   CHECK(changes(kRequired + "runner: {kind: docker}\n") == Keys{"runner"});
   CHECK(changes(kRequired + "runner: {process: {path_env: /opt/bin}}\n") == Keys{"runner"});
 }
+
+TEST_CASE("pager.public_url unset: the daemon's own api address, marked as the default") {
+  auto loopback = parse_config(kRequired + "api: {address: 127.0.0.1, port: 9000}\n", "/etc/r");
+  REQUIRE(loopback.ok());
+  CHECK(loopback->pager.public_url == "http://127.0.0.1:9000");
+  CHECK(loopback->pager.public_url_is_default);
+  auto v6 = parse_config(kRequired + "api: {address: '::1', port: 9000}\n", "/etc/r");
+  REQUIRE(v6.ok());
+  CHECK(v6->pager.public_url == "http://[::1]:9000");
+  auto every = parse_config(kRequired + "api: {address: 0.0.0.0, port: 9000}\n", "/etc/r");
+  REQUIRE(every.ok());
+  CHECK(every->pager.public_url.find("0.0.0.0") == std::string::npos);  // the host's name
+  CHECK(every->pager.public_url.ends_with(":9000"));
+  auto set =
+      parse_config(kRequired + "pager: {public_url: 'https://reverify.example'}\n", "/etc/r");
+  REQUIRE(set.ok());
+  CHECK(set->pager.public_url == "https://reverify.example");
+  CHECK_FALSE(set->pager.public_url_is_default);
+}
+
+TEST_CASE("a config file read from disk makes every suggested command name it") {
+  TempDir dir;
+  const fs::path path = dir.path / "my config.yaml";
+  test::write_file(path, kRequired);
+  auto reading = read_config_file(path);
+  REQUIRE(reading.errors.empty());
+  const std::string scope = "--config '" + path.string() + "'";
+  CHECK(reading.config.verdict.command_scope == scope);
+  CHECK(reading.config.api.command_scope == scope);
+}

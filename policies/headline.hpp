@@ -1,0 +1,64 @@
+#pragma once
+// How a verdict reads to a person: its headline sentence, the order its checks are shown in, and
+// how many of them are failures and how many only notes. Every place that shows a verdict (the
+// verification and version pages, the status page, `reverify run`'s report, a page's summary)
+// goes through here, so they lead with the same cause and count notes the same way. Pure.
+//
+// Reading order: the checks that failed the verdict first, by what they mean (inputs, then the
+// model's numbers: primary, segments, the job's own figures, steps, weights; then its
+// predictions: parity, distribution), the worst relative to its band first within a kind; then
+// the uncalibrated ones, the notes outside their band, the passed, the not judged and last the
+// notes inside their band. A note (an informational check, or any check of a level that enforces
+// none) never comes before a failure and is never counted as one.
+//
+// The headline is one sentence in plain words from the failures in that order: no hashes, no
+// commands, no Markdown. "An input moved" is said only when an input check failed. The full
+// explanation and the evidence stay beside it, where each place shows them.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/enum_names.hpp"
+#include "policies/verdict_model.hpp"
+
+namespace reverify {
+
+// What a check is to a reader of its verdict.
+enum class CheckReading { failure, uncalibrated, note, passed, not_judged };
+template <>
+struct EnumNames<CheckReading> {
+  static constexpr EnumName<CheckReading> table[] = {
+      {CheckReading::failure, "failure"},
+      {CheckReading::uncalibrated, "uncalibrated"},
+      {CheckReading::note, "note"},
+      {CheckReading::passed, "passed"},
+      {CheckReading::not_judged, "not-judged"},
+  };
+};
+
+// A note: informational, or a check of a verdict whose level enforces none (a passed verdict
+// with a failed deciding check). Otherwise the check's outcome.
+CheckReading reading_of(const Verdict& verdict, const CheckResult& check);
+
+// The checks in reading order (pointers into verdict.checks).
+std::vector<const CheckResult*> reading_order(const Verdict& verdict);
+
+struct CheckCounts {
+  std::size_t failed = 0;
+  std::size_t uncalibrated = 0;
+  std::size_t passed = 0;
+  std::size_t not_judged = 0;
+  std::size_t notes = 0;
+  std::size_t notes_outside = 0;  // notes whose value is outside their band
+
+  std::size_t deciding() const { return failed + uncalibrated + passed; }
+};
+CheckCounts count_checks(const Verdict& verdict);
+// "1 failed, 20 passed, 1 note (outside its band)": only the non-zero parts.
+std::string counts_text(const CheckCounts& counts);
+
+// The verdict's headline, one sentence ending in a full stop.
+std::string verdict_headline(const Verdict& verdict);
+
+}  // namespace reverify
