@@ -51,8 +51,9 @@ std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts
   std::vector<HistoryItem> history;
   history.reserve(verdicts.size());
   for (const auto& v : verdicts) {
-    history.push_back({v.model, v.version, to_sys(v.finished_at), v.mode == RebuildMode::steps,
-                       !is_error(v.cls)});
+    // A subsample rebuild is scoped like steps mode: it never resets "full every Nth".
+    history.push_back(
+        {v.model, v.version, to_sys(v.finished_at), v.mode != RebuildMode::full, !is_error(v.cls)});
   }
   return history;
 }

@@ -189,3 +189,15 @@ TEST_CASE("error verdicts retry with capped, doubling backoff; failures and bad 
   CHECK_FALSE(retry_for(row, VerdictClass::error_manifest_invalid, settings, 100).has_value());
   CHECK_FALSE(retry_for(row, VerdictClass::passed, settings, 100).has_value());
 }
+
+TEST_CASE("a subsample rebuild is scoped like steps mode: it never counts as the full rebuild") {
+  std::vector<VerdictBrief> verdicts(3);
+  verdicts[0].mode = RebuildMode::full;
+  verdicts[1].mode = RebuildMode::steps;
+  verdicts[2].mode = RebuildMode::subsample;
+  const auto history = build_history(verdicts);
+  REQUIRE(history.size() == 3);
+  CHECK_FALSE(history[0].steps_mode);
+  CHECK(history[1].steps_mode);
+  CHECK(history[2].steps_mode);
+}
