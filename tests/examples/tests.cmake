@@ -35,3 +35,8 @@ example_test(examples_steps_hidden_input steps_hidden_input.sh 600)
 # The underpowered flag through reverifyd: a config detect the example's bands cannot meet, the
 # gate's JSON and page say so, and gate.require_power refuses the pass.
 example_test(examples_daemon_underpowered daemon_underpowered.sh 600)
+
+# Subsample mode on the digits example: a subsample rebuild of the release passes, a backfilled
+# shard fails preflight, the hidden-input variant fails its subsample rebuild, and a version
+# without a subsample reference is refused with the reason.
+example_test(examples_subsample_digits subsample_digits.sh 600)
