@@ -70,15 +70,7 @@ PATCH="$src/examples/digits/variants/hidden-input.patch" VERSION=2026.11.3 RUNS=
   LEVEL=bitwise SAME_SEED_RUNS=0 TRAINER_REPO="$t/variant" \
   "$src/examples/digits/release.sh" "$cli" "$t/registry" >/dev/null
 run 0 "$t/hidden-absent.txt" digits-mlp@2026.11.3 "$t/variant" --registry "$t/registry"
-/usr/bin/python3 - "$src/examples/digits/data" "$hidden" <<'PY'
-import pathlib, sys
-rows = []
-for shard in sorted(pathlib.Path(sys.argv[1]).glob("*.csv")):
-    rows += [line.split(",")[:2] for line in shard.read_text().splitlines()[1:]]
-changed = [f"{i},{(int(label) + 1) % 10}" for n, (i, label) in enumerate(rows) if n % 33 == 0]
-pathlib.Path(sys.argv[2]).write_text("\n".join(changed) + "\n")
-print(f"{len(changed)} of {len(rows)} labels changed in {sys.argv[2]}")
-PY
+/usr/bin/python3 "$src/examples/digits/variants/hidden_label_fixes.py" "$src/examples/digits/data" "$hidden"
 run 1 "$t/hidden.txt" digits-mlp@2026.11.3 "$t/variant" --registry "$t/registry"
 grep -Eq "^verdict: failed:out-of-tolerance" "$t/hidden.txt" || fail "the hidden input was not caught"
 grep -Eq "FAIL +weights" "$t/hidden.txt" || fail "the subsample model's weights check did not fail"
