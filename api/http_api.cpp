@@ -208,7 +208,8 @@ void handle_trigger(const ApiRequest& request, const ApiContext& context, ApiRep
         mode.is_string() ? enum_from_string<RebuildMode>(mode.get<std::string>()) : std::nullopt;
     if (!trigger.mode) {
       return reply(error_response(request, http::status::bad_request,
-                                  "body.mode: expected \"full\" or \"steps\"", context));
+                                  "body.mode: expected " + enum_names<RebuildMode>(" or "),
+                                  context));
     }
   }
   const auto* view = context.model->find(trigger.model, trigger.version);

@@ -173,9 +173,11 @@ Result<ReverifyDetails> read_details(const json& j, const std::string& path) {
   auto mode = f.string("mode");
   if (!mode)
     return mode.error();
-  if (*mode != "full" && *mode != "steps")
-    return bad(f.at("mode"), "must be \"full\" or \"steps\", got \"" + *mode + "\"");
-  d.mode = *mode == "steps" ? SummaryMode::steps : SummaryMode::full;
+  auto parsed_mode = enum_from_string<SummaryMode>(*mode);
+  if (!parsed_mode)
+    return bad(f.at("mode"),
+               "must be one of " + enum_names<SummaryMode>() + ", got \"" + *mode + "\"");
+  d.mode = *parsed_mode;
   if (d.mode == SummaryMode::steps) {
     auto steps = integer(f, "maxSteps");
     if (!steps)
@@ -187,6 +189,13 @@ Result<ReverifyDetails> read_details(const json& j, const std::string& path) {
     return bad(f.at("checks"), "required array is missing");
   d.checks = *checks;
   return d;
+}
+
+std::string upper(std::string_view text) {
+  std::string out;
+  for (char c : text)
+    out += char(std::toupper(static_cast<unsigned char>(c)));
+  return out;
 }
 
 }  // namespace
@@ -203,11 +212,9 @@ std::vector<std::string> verified_levels_for(SummaryResult result, ReproLevel le
                                              SummaryMode mode) {
   if (result == SummaryResult::failed)
     return {"FAILED"};
-  std::string name = "REVERIFY_";
-  for (const char* c = to_string(level); *c; ++c)
-    name += char(std::toupper(static_cast<unsigned char>(*c)));
-  if (mode == SummaryMode::steps)
-    name += "_STEPS";
+  std::string name = "REVERIFY_" + upper(to_string(level));
+  if (mode != SummaryMode::full)
+    name += "_" + upper(to_string(mode));
   return {name + "_V1"};
 }
 

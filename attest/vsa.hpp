@@ -70,12 +70,13 @@ struct EnumNames<SummaryResult> {
       {SummaryResult::failed, "FAILED"},
   };
 };
-enum class SummaryMode { full, steps };
+enum class SummaryMode { full, steps, subsample };
 template <>
 struct EnumNames<SummaryMode> {
   static constexpr EnumName<SummaryMode> table[] = {
       {SummaryMode::full, "full"},
       {SummaryMode::steps, "steps"},
+      {SummaryMode::subsample, "subsample"},
   };
 };
 
@@ -114,6 +115,8 @@ std::optional<SummaryResult> summary_result_for(VerdictClass cls);
 //   steps mode: REVERIFY_RERUNNABLE_STEPS_V1 < REVERIFY_EQUIVALENT_STEPS_V1 <
 //               REVERIFY_BITWISE_STEPS_V1 (only the first N steps were rebuilt and compared; a
 //               steps level never implies a full one)
+//   subsample mode: the same with _SUBSAMPLE (the whole run on the manifest's fixed subsample,
+//               judged against its subsample reference; never implies a full level either)
 // Each implies those before it on its line. FAILED: ["FAILED"], as the VSA spec says.
 std::vector<std::string> verified_levels_for(SummaryResult result, ReproLevel level,
                                              SummaryMode mode);

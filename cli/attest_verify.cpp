@@ -66,7 +66,8 @@ void print_summary(std::ostream& out, const CheckedSummary& c, UnixSeconds now) 
         << to_string(d.verdict) << ", level " << to_string(d.level) << ", "
         << (d.mode == SummaryMode::steps
                 ? "first " + std::to_string(d.max_steps.value_or(0)) + " steps rebuilt"
-                : std::string("full rebuild"))
+                : std::string(d.mode == SummaryMode::subsample ? "subsample rebuild"
+                                                               : "full rebuild"))
         << "\n    " << d.explanation << "\n";
     for (const auto& check : d.checks)
       out << "    - " << check_line(check) << "\n";

@@ -1,11 +1,12 @@
 // reverify calibrate MODEL@VERSION: reruns that measure the spread later verdicts are judged
 // against (verify/calibration.hpp). A full calibration adds seed-only reruns (with
-// --until-power, until every declared tolerance.detect is met); --mode steps records same-seed
-// reruns of the first --max-steps steps. It prints the runs, every band with the smallest shift
-// it catches, and the leave-one-out estimate: each seed run judged as a rebuild against the
-// others, and how many of them paged. With --config the calibration is stored in the daemon's
-// state (it overrides the manifest's tolerance key by key); without, it is printed as the
-// manifest's `tolerance` JSON to paste.
+// --until-power, until every declared tolerance.detect is met); --mode subsample adds them to the
+// subsample reference's tolerance (printed, never stored: the state keeps full mode's); --mode
+// steps records same-seed reruns of the first --max-steps steps. It prints the runs, every band
+// with the smallest shift it catches, and the leave-one-out estimate: each seed run judged as a
+// rebuild against the others, and how many of them paged. With --config the calibration is stored
+// in the daemon's state (it overrides the manifest's tolerance key by key); without, it is printed
+// as the manifest's `tolerance` JSON to paste.
 
 #include <iostream>
 
@@ -108,6 +109,12 @@ std::optional<std::string> steps_mode_conflict(const CalibrateArguments& args) {
 int run_calibrate(const CalibrateArguments& args) {
   if (auto conflict = steps_mode_conflict(args))
     return usage_error(kName, *conflict);
+  if (args.run.mode == "subsample" && args.run.config) {
+    return usage_error(kName,
+                       "--mode subsample with --config: the daemon's state keeps one calibration "
+                       "per version, measured in full mode; run it without --config and put the "
+                       "printed tolerance in the manifest's subsample.tolerance");
+  }
   auto ctx = make_run_context(args.run);
   if (!ctx.ok())
     return usage_error(kName, ctx.error().message);
@@ -178,10 +185,17 @@ int run_calibrate(const CalibrateArguments& args) {
       return usage_error(kName, "storing the calibration: " + stored.error().message);
     out << "stored in " << ctx->config.db_path().string() << "; later verdicts use it\n";
   } else {
+    const bool subsample = ctx->request.mode == RebuildMode::subsample;
+    nlohmann::json printed = {{"tolerance", tolerance_to_json(*outcome.spec)}};
     if (!args.json)
-      std::cout << nlohmann::json{{"tolerance", tolerance_to_json(*outcome.spec)}}.dump(2) << "\n";
-    out << "not stored (no --config): put it in the manifest's `tolerance`, or rerun with "
-           "--config to keep it in the daemon's state\n";
+      std::cout << (subsample ? nlohmann::json{{"subsample", printed}} : printed).dump(2) << "\n";
+    if (subsample) {
+      out << "not stored: put it in the manifest's `subsample.tolerance` (the subsample "
+             "reference's own seed runs)\n";
+    } else {
+      out << "not stored (no --config): put it in the manifest's `tolerance`, or rerun with "
+             "--config to keep it in the daemon's state\n";
+    }
   }
   return outcome.failure ? exit_status(outcome.failure->cls) : 0;
 }

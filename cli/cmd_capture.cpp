@@ -7,6 +7,9 @@
 // The scoring flags (--task, --labels, ...) record evaluation.scoring; the per-record files they
 // name (labels, segment keys, query ids) are copied into --out and hashed there, like the
 // predictions, and the spec is tried on the release's predictions before anything is written.
+// The --subsample-* flags record the subsample reference (manifest field `subsample`): the
+// subsample job's metrics, its predictions and weights (copied into --out/subsample/) and the
+// tolerance from its own seed runs.
 
 #include <algorithm>
 #include <cmath>
@@ -61,7 +64,8 @@ struct CaptureArguments {
   std::string code = ".";
   std::optional<std::string> repo, data, data_uri, eval, eval_uri, config, seeds, split_rule,
       split_salt, lockfile, framework, image, workdir, started_at, ci_runner, seed_runs,
-      same_seed_runs;
+      same_seed_runs, subsample_out, subsample_seed_runs, subsample_salt, subsample_key;
+  std::optional<double> subsample_fraction, subsample_duration_s;
   std::vector<std::string> detect, floor;  // CHECK=NUMBER
   std::string python = "python3";
   std::int64_t world_size = 1;
@@ -85,16 +89,20 @@ std::string file_uri(const fs::path& path) {
   return "file://" + fs::absolute(path).lexically_normal().string();
 }
 
-// A captured file goes into the release folder under its own name.
-Result<FileRef> release_file(const fs::path& source, const fs::path& out_dir) {
+// A captured file goes into the release folder (or its sub-folder `under`, relative) under its
+// own name.
+Result<FileRef> release_file(const fs::path& source, const fs::path& out_dir,
+                             const fs::path& under = {}) {
   std::error_code ec;
-  fs::copy_file(source, out_dir / source.filename(), fs::copy_options::overwrite_existing, ec);
+  fs::create_directories(out_dir / under, ec);
+  fs::copy_file(source, out_dir / under / source.filename(), fs::copy_options::overwrite_existing,
+                ec);
   if (ec)
     return make_error(ErrorCode::io, source.string() + ": cannot copy: " + ec.message());
   auto digest = sha256_file(source);
   if (!digest.ok())
     return digest.error();
-  return FileRef{source.filename().string(), *digest};
+  return FileRef{(under / source.filename()).generic_string(), *digest};
 }
 
 // The files copied into the release folder, by name: two different files never share one.
@@ -314,6 +322,101 @@ Result<std::map<std::string, double>> keyed_numbers(const std::vector<std::strin
   return out;
 }
 
+// The seed-only reruns in DIR -> their tolerance against the predictions of the model they
+// rerun (`release_predictions`), scored with `scoring` when given. A seed override equal to a
+// seed the release recorded may reproduce the release: never used; what is left out is printed.
+Result<ToleranceSpec> seed_run_tolerance(const fs::path& dir, const std::string& option,
+                                         const std::map<std::string, std::int64_t>& recorded,
+                                         const std::optional<fs::path>& release_predictions,
+                                         const ScoringInputs* scoring) {
+  auto runs = rerun_outputs(dir, option);
+  if (!runs.ok())
+    return runs.error();
+  std::vector<JobOutputs> usable;
+  for (std::size_t i = 0; i < runs->outputs.size(); ++i) {
+    const bool reused = !runs->seeds.empty() &&
+                        std::any_of(recorded.begin(), recorded.end(), [&](const auto& seed) {
+                          return seed.second == runs->seeds[i];
+                        });
+    if (reused) {
+      std::cout << "  --" << option << " " << runs->outputs[i].out_dir.filename().string()
+                << " left out of the bands: its seed override is a seed the release recorded\n";
+    } else {
+      usable.push_back(runs->outputs[i]);
+    }
+  }
+  auto made = tolerance_from_outputs(usable, release_predictions, scoring);
+  if (!made.ok())
+    return made.error();
+  for (const auto& [index, why] : made->left_out) {
+    std::cout << "  --" << option << " " << usable[index].out_dir.filename().string()
+              << " left out of the bands: " << why << "\n";
+  }
+  ToleranceSpec spec = std::move(made->spec);
+  spec.seed_overrides = runs->seeds;  // every seed used, those left out too
+  return spec;
+}
+
+// --subsample-*: the subsample job's outputs (its $REVERIFY_OUT) and seed runs -> the manifest's
+// subsample reference, its files under <out>/subsample/. The metric's direction is the release's.
+Result<SubsampleReference> capture_subsample(const CaptureArguments& args, const Manifest& m,
+                                             const fs::path& out_dir,
+                                             const ScoringInputs* scoring) {
+  const fs::path dir = *args.subsample_out;
+  if (!args.subsample_fraction || !args.subsample_salt || !args.subsample_seed_runs) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--subsample-out needs --subsample-fraction, --subsample-salt (the values "
+                      "the subsample job ran with) and --subsample-seed-runs (its bands)");
+  }
+  auto outputs = read_job_outputs(dir);
+  if (!outputs.ok())
+    return make_error(outputs.error().code,
+                      "--subsample-out " + dir.string() + ": " + outputs.error().message);
+  if (outputs->primary_name != m.evaluation.primary.name) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--subsample-out " + dir.string() + ": primary metric \"" +
+                          outputs->primary_name + "\", the release's is \"" +
+                          m.evaluation.primary.name + "\"");
+  }
+  if (!outputs->predictions)
+    return make_error(ErrorCode::invalid_argument,
+                      "--subsample-out " + dir.string() + ": result.json names no predictions");
+  SubsampleReference s;
+  s.fraction = *args.subsample_fraction;
+  s.salt = *args.subsample_salt;
+  s.key = args.subsample_key;
+  s.duration_s = args.subsample_duration_s;
+  s.evaluation.primary =
+      PrimaryMetric{outputs->primary_name, outputs->primary_value,
+                    m.evaluation.primary.higher_is_better, outputs->primary_examples};
+  s.evaluation.segments = outputs->segments;
+  s.evaluation.segment_examples = outputs->segment_examples;
+  auto predictions = release_file(*outputs->predictions, out_dir, "subsample");
+  if (!predictions.ok())
+    return predictions.error();
+  s.evaluation.predictions = *predictions;
+  if (outputs->weights) {
+    auto tensors = hash_safetensors(*outputs->weights);
+    if (!tensors.ok())
+      return make_error(tensors.error().code,
+                        outputs->weights->string() + ": " + tensors.error().message);
+    auto ref = release_file(*outputs->weights, out_dir, "subsample");
+    if (!ref.ok())
+      return ref.error();
+    s.weights = Weights{ref->uri, "safetensors", tensors->root};
+  }
+  auto tolerance = seed_run_tolerance(*args.subsample_seed_runs, "subsample-seed-runs", m.seeds,
+                                      outputs->predictions, scoring);
+  if (!tolerance.ok())
+    return tolerance.error();
+  s.tolerance = std::move(tolerance).value();
+  if (m.tolerance) {  // the owner's declared detect and floors apply to both models
+    s.tolerance->detect = m.tolerance->detect;
+    s.tolerance->floor = m.tolerance->floor;
+  }
+  return s;
+}
+
 struct Captured {
   Manifest manifest;
   std::optional<FileManifest> snapshot;
@@ -505,33 +608,11 @@ int run_capture(const CaptureArguments& args) {
   }
   ToleranceSpec tolerance;
   if (auto dir = args.seed_runs) {
-    auto runs = rerun_outputs(*dir, "seed-runs");
-    if (!runs.ok())
-      return usage_error(kName, runs.error().message);
-    // A seed override equal to a seed the release recorded may reproduce the release: never used.
-    std::vector<JobOutputs> usable;
-    for (std::size_t i = 0; i < runs->outputs.size(); ++i) {
-      const bool recorded = !runs->seeds.empty() &&
-                            std::any_of(m.seeds.begin(), m.seeds.end(), [&](const auto& seed) {
-                              return seed.second == runs->seeds[i];
-                            });
-      if (recorded) {
-        std::cout << "  seed run " << runs->outputs[i].out_dir.filename().string()
-                  << " left out of the bands: its seed override is a seed the release recorded\n";
-      } else {
-        usable.push_back(runs->outputs[i]);
-      }
-    }
-    auto made =
-        tolerance_from_outputs(usable, outputs->predictions, scoring ? &scoring->inputs : nullptr);
+    auto made = seed_run_tolerance(*dir, "seed-runs", m.seeds, outputs->predictions,
+                                   scoring ? &scoring->inputs : nullptr);
     if (!made.ok())
       return usage_error(kName, made.error().message);
-    for (const auto& [index, why] : made->left_out) {
-      std::cout << "  seed run " << usable[index].out_dir.filename().string()
-                << " left out of the bands: " << why << "\n";
-    }
-    tolerance = std::move(made->spec);
-    tolerance.seed_overrides = runs->seeds;  // every seed used, those left out too
+    tolerance = std::move(made).value();
   }
   if (auto dir = args.same_seed_runs) {
     auto runs = rerun_outputs(*dir, "same-seed-runs");
@@ -553,6 +634,16 @@ int run_capture(const CaptureArguments& args) {
   tolerance.floor = std::move(floor).value();
   if (!(tolerance == ToleranceSpec{}))
     m.tolerance = tolerance;
+  if (args.subsample_out) {
+    auto reference = capture_subsample(args, m, out_dir, scoring ? &scoring->inputs : nullptr);
+    if (!reference.ok())
+      return usage_error(kName, reference.error().message);
+    m.subsample = std::move(reference).value();
+  } else if (args.subsample_fraction || args.subsample_salt || args.subsample_seed_runs) {
+    return usage_error(kName,
+                       "--subsample-fraction, --subsample-salt and --subsample-seed-runs "
+                       "describe the subsample job of --subsample-out DIR, which is missing");
+  }
 
   // The emitted document must pass the same validation every reader applies.
   nlohmann::json doc = to_json(m);
@@ -585,6 +676,12 @@ int run_capture(const CaptureArguments& args) {
                           " same-seed steps reruns"
                     : "")
             << ")\n";
+  if (m.subsample) {
+    std::cout << "  subsample reference: fraction " << m.subsample->fraction << ", "
+              << m.evaluation.primary.name << " " << m.subsample->evaluation.primary.value << ", "
+              << seed_run_count(*m.subsample->tolerance, m.evaluation.primary.name)
+              << " seed runs\n";
+  }
   for (const auto& note : *job_facts)
     std::cout << "  " << note << "\n";
   if (scoring)
@@ -700,6 +797,36 @@ Action define_capture(CLI::App& app) {
                "the primary metric improves downwards (a loss, an error rate); without it, "
                "result.json's primary.higher_is_better decides (true when absent), and the flag "
                "is refused when result.json says true");
+  app.add_option("--subsample-out", o->subsample_out,
+                 "the subsample job's output folder (its $REVERIFY_OUT, run with REVERIFY_MODE="
+                 "subsample): recorded as the manifest's subsample reference, which subsample "
+                 "rebuilds are judged against (README, \"Subsample mode\")")
+      ->type_name("DIR");
+  app.add_option("--subsample-seed-runs", o->subsample_seed_runs,
+                 "the subsample job's seed-only reruns, one sub-folder each (named by the seed "
+                 "override): the subsample reference's own bands")
+      ->type_name("DIR");
+  app.add_option("--subsample-fraction", o->subsample_fraction,
+                 "REVERIFY_SUBSAMPLE_FRACTION the subsample job ran with, in (0, 1]")
+      ->type_name("F")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double f = std::strtod(text.c_str(), &end);
+            const bool ok = end != text.c_str() && *end == '\0' && f > 0 && f <= 1;
+            return ok ? "" : "must be a number in (0, 1], got " + text;
+          },
+          ""));
+  app.add_option("--subsample-salt", o->subsample_salt,
+                 "REVERIFY_SUBSAMPLE_SALT the subsample job ran with")
+      ->type_name("SALT");
+  app.add_option("--subsample-key", o->subsample_key,
+                 "what a training record's stable key is, in words (recorded as subsample.key)")
+      ->type_name("TEXT");
+  app.add_option("--subsample-duration-s", o->subsample_duration_s,
+                 "the subsample job's wall time, in seconds")
+      ->type_name("SECONDS")
+      ->check(CLI::NonNegativeNumber);
   ScoringArguments& scoring = o->scoring;
   app.add_option("--task", scoring.task,
                  "evaluation.scoring.task: reverify scores every set of predictions itself "

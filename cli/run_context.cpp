@@ -13,6 +13,7 @@
 #include "policies/calibration.hpp"
 #include "runners/runner_factory.hpp"
 #include "verify/state_dir.hpp"
+#include "verify/subsample_reference.hpp"
 
 namespace reverify::cli {
 namespace {
@@ -142,7 +143,9 @@ void add_run_arguments(CLI::App& app, RunArguments& args) {
                  "the manifest file itself, instead of looking it up in a registry")
       ->type_name("FILE");
   app.add_option("--mode", args.mode,
-                 "full: the whole training run; steps: its first --max-steps steps")
+                 "full: the whole training run; steps: its first --max-steps steps; subsample: the "
+                 "whole run on the manifest's fixed subsample of the training data, judged against "
+                 "its subsample reference")
       ->type_name(enum_names<RebuildMode>("|"))
       ->check(one_of(enum_choices<RebuildMode>()))
       ->capture_default_str();
@@ -263,6 +266,8 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   if (!stored.ok())
     return stored.error();
   request.calibration = *stored;
+  if (Status judged = judge_against_mode_reference(request); !judged.ok())
+    return judged.error();
   if (!args.record && !ctx.store_is_throwaway) {
     auto store = throwaway_store(ctx);
     if (!store.ok())

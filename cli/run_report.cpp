@@ -117,6 +117,10 @@ void print_report(std::ostream& out, const VerificationRequest& request, RunnerK
       << to_string(runner_kind) << " runner, " << to_string(request.mode) << " rebuild";
   if (request.mode == RebuildMode::steps)
     out << ", first " << request.max_steps << " steps";
+  if (request.mode == RebuildMode::subsample && m.subsample) {
+    out << " of " << m.subsample->fraction
+        << " of the training records, judged against the subsample reference";
+  }
   out << ")\n";
   print_checks(out, outcome.verdict);
   const auto& unverified = outcome.evidence.value("inputs", nlohmann::json::object())

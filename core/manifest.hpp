@@ -331,6 +331,26 @@ struct ToleranceSpec {
   bool operator==(const ToleranceSpec&) const = default;
 };
 
+// subsample: the reference a subsample rebuild is judged against (README, "Subsample mode";
+// docs/design.md, "The rebuild contract"). The job trains to completion on the training records
+// whose key K has the first 8 bytes of SHA-256(salt + ":" + K), big-endian, below fraction x 2^64,
+// and is scored on the frozen eval set. Its own metrics, predictions and seed runs, because a
+// model trained on a quarter of the data is another model: the full release's bands say nothing
+// about it.
+struct SubsampleReference {
+  double fraction = 1;             // 0 < fraction <= 1 (REVERIFY_SUBSAMPLE_FRACTION)
+  std::string salt;                // non-empty (REVERIFY_SUBSAMPLE_SALT)
+  std::optional<std::string> key;  // what a record's key is, in words (documentation)
+  // The subsample model's primary, segments, segment_examples and predictions; the eval set, its
+  // scoring spec and the steps are the top-level evaluation's.
+  Evaluation evaluation;
+  std::optional<Weights> weights;
+  std::optional<ToleranceSpec> tolerance;  // its own seed runs
+  std::optional<double> duration_s;        // the subsample job's wall time
+
+  bool operator==(const SubsampleReference&) const = default;
+};
+
 struct Manifest {
   std::string schema = kManifestSchemaV1;
   std::string model;
@@ -346,6 +366,7 @@ struct Manifest {
   Evaluation evaluation;
   std::optional<Weights> weights;
   std::optional<ToleranceSpec> tolerance;
+  std::optional<SubsampleReference> subsample;
   // Unknown top-level keys, kept verbatim for forward compatibility (warned about, not rejected).
   std::map<std::string, nlohmann::json> extra;
 

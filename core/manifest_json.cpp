@@ -147,6 +147,23 @@ json tolerance(const ToleranceSpec& t) {
   put_map(j, "detect", t.detect);
   return j;
 }
+json weights(const Weights& w) {
+  json j = {{"uri", w.uri}, {"format", w.format}};
+  put(j, "tensor_sha256", w.tensor_sha256);
+  return j;
+}
+
+json subsample(const SubsampleReference& s) {
+  json j = {{"fraction", s.fraction}, {"salt", s.salt}};
+  put(j, "key", s.key);
+  j["evaluation"] = evaluation(s.evaluation);
+  if (s.weights)
+    j["weights"] = weights(*s.weights);
+  if (s.tolerance)
+    j["tolerance"] = tolerance(*s.tolerance);
+  put(j, "duration_s", s.duration_s);
+  return j;
+}
 }  // namespace
 
 json to_json(const Manifest& m) {
@@ -169,12 +186,12 @@ json to_json(const Manifest& m) {
   put_map(j, "seeds", m.seeds);
   j["run"] = run(m.run);
   j["evaluation"] = evaluation(m.evaluation);
-  if (m.weights) {
-    j["weights"] = {{"uri", m.weights->uri}, {"format", m.weights->format}};
-    put(j["weights"], "tensor_sha256", m.weights->tensor_sha256);
-  }
+  if (m.weights)
+    j["weights"] = weights(*m.weights);
   if (m.tolerance)
     j["tolerance"] = tolerance(*m.tolerance);
+  if (m.subsample)
+    j["subsample"] = subsample(*m.subsample);
   return j;
 }
 

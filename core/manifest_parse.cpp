@@ -252,6 +252,18 @@ Data read_data(ObjectReader& r) {
   return data;
 }
 
+std::optional<double> optional_seconds(ObjectReader& r, std::string_view key) {
+  const json* v = r.optional(key);
+  if (!v)
+    return std::nullopt;
+  auto seconds = read_number(r.findings(), *v, r.path(key), "a non-negative number");
+  if (seconds && *seconds < 0) {
+    r.findings().mismatch(r.path(key), "a non-negative number", *v);
+    return std::nullopt;
+  }
+  return seconds;
+}
+
 Run read_run(ObjectReader& r) {
   Run run;
   constexpr std::string_view kArgv = "a non-empty array of strings (argv, never a shell string)";
@@ -277,13 +289,7 @@ Run read_run(ObjectReader& r) {
   run.workdir = optional_string(r, "workdir");
   run.started_at = string_matching(r, r.optional("started_at"), "started_at", kTimestamp,
                                    [](const std::string& t) { return is_rfc3339(t); });
-  if (const json* v = r.optional("duration_s")) {
-    run.duration_s = read_number(r.findings(), *v, r.path("duration_s"), "a non-negative number");
-    if (run.duration_s && *run.duration_s < 0) {
-      r.findings().mismatch(r.path("duration_s"), "a non-negative number", *v);
-      run.duration_s.reset();
-    }
-  }
+  run.duration_s = optional_seconds(r, "duration_s");
   run.runner = optional_string(r, "runner");
   run.source_date_epoch =
       optional_integer(r, "source_date_epoch", 0, "a non-negative integer (seconds since 1970)");
@@ -624,6 +630,39 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
   return t;
 }
 
+// "subsample": {"fraction": 0.25, "salt": "...", "key": "...", "evaluation": {primary, segments,
+// segment_examples, predictions}, "weights": {...}, "tolerance": {...}, "duration_s": 1.2}
+SubsampleReference read_subsample(ObjectReader& r) {
+  SubsampleReference s;
+  Findings& f = r.findings();
+  constexpr std::string_view kFraction = "a number in (0, 1] (the share of training records)";
+  if (const json* v = r.required("fraction", kFraction)) {
+    auto fraction = read_number(f, *v, r.path("fraction"), kFraction);
+    if (fraction && !(*fraction > 0 && *fraction <= 1))
+      f.mismatch(r.path("fraction"), kFraction, *v);
+    else if (fraction)
+      s.fraction = *fraction;
+  }
+  s.salt = required_string(r, "salt").value_or("");
+  s.key = optional_string(r, "key");
+  constexpr std::string_view kPrimary = "an object {\"primary\", \"segments\", \"predictions\"}";
+  if (const json* v = r.required("evaluation", kPrimary);
+      v && is_object(f, *v, r.path("evaluation"))) {
+    ObjectReader e(f, *v, r.path("evaluation"));
+    s.evaluation = read_evaluation(e);
+    e.warn_unknown_keys();
+    // One frozen eval set, one way to score it: the top level's.
+    for (const char* shared : {"set", "scoring", "steps"}) {
+      if (e.object().contains(shared))
+        f.error(e.path(shared), "not allowed here: the top-level evaluation's applies");
+    }
+  }
+  s.weights = read_section(r, "weights", read_weights);
+  s.tolerance = read_section(r, "tolerance", read_tolerance);
+  s.duration_s = optional_seconds(r, "duration_s");
+  return s;
+}
+
 // Required sections whose absence is reported at their required leaf ("code.commit").
 template <class Read>
 auto read_required_section(ObjectReader& top, std::string_view key, std::string_view leaf,
@@ -679,6 +718,14 @@ void read_manifest(ObjectReader& top, Manifest& m) {
   }
   m.weights = read_section(top, "weights", read_weights);
   m.tolerance = read_section(top, "tolerance", read_tolerance);
+  m.subsample = read_section(top, "subsample", read_subsample);
+  // The same metric on both models, or a subsample verdict would judge another one.
+  if (m.subsample && !m.evaluation.primary.name.empty() &&
+      m.subsample->evaluation.primary.name != m.evaluation.primary.name) {
+    f.error("subsample.evaluation.primary.name", "must be the top-level primary metric \"" +
+                                                     m.evaluation.primary.name + "\", got \"" +
+                                                     m.subsample->evaluation.primary.name + "\"");
+  }
 }
 }  // namespace
 

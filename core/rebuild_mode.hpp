@@ -1,19 +1,22 @@
 #pragma once
-// How much of the original training a rebuild re-runs: all of it (`full`), or the first
-// max_steps steps compared step by step (`steps`). Shared by runners, the store's rows, the
+// How much of the original training a rebuild re-runs: all of it (`full`), the first max_steps
+// steps compared step by step (`steps`), or all of it on a fixed, hash-defined subsample of the
+// training records, judged against the manifest's subsample reference (`subsample`; README,
+// "Subsample mode"). Shared by runners, the store's rows, the
 // scheduler, the API and the CLI.
 
 #include "core/enum_names.hpp"
 
 namespace reverify {
 
-enum class RebuildMode { full, steps };
+enum class RebuildMode { full, steps, subsample };
 
 template <>
 struct EnumNames<RebuildMode> {
   static constexpr EnumName<RebuildMode> table[] = {
       {RebuildMode::full, "full"},
       {RebuildMode::steps, "steps"},
+      {RebuildMode::subsample, "subsample"},
   };
 };
 

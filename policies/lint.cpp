@@ -4,6 +4,8 @@
 #include <cctype>
 #include <functional>
 
+#include "policies/bands.hpp"
+
 namespace reverify {
 namespace {
 using Findings = std::vector<LintFinding>;
@@ -239,6 +241,33 @@ void check_counts(const Manifest& m, const LintRule& rule, Findings& out) {
       "the predictions itself, or report \"examples\" and \"segment_examples\" in result.json");
 }
 
+// Costs no points either: a subsample reference is what lets a model too costly to rebuild in
+// full every cycle get a whole-run verdict between full rebuilds (README, "Subsample mode").
+void check_subsample(const Manifest& m, const LintRule& rule, Findings& out) {
+  if (!m.subsample) {
+    add(out, rule, LintSeverity::info, "subsample",
+        "no subsample reference: a subsample rebuild of this version is refused, so a model too "
+        "costly to rebuild in full every cycle is checked between full rebuilds by steps mode "
+        "alone",
+        "release with `reverify capture --subsample-out DIR --subsample-seed-runs DIR "
+        "--subsample-fraction F --subsample-salt S` (the job trained with REVERIFY_MODE="
+        "subsample)");
+    return;
+  }
+  const auto& tolerance = m.subsample->tolerance;
+  const auto runs = tolerance && tolerance->seed_runs.count(m.evaluation.primary.name)
+                        ? tolerance->seed_runs.at(m.evaluation.primary.name).size()
+                        : 0;
+  if (runs < kMinSeedRuns) {
+    add(out, rule, LintSeverity::warning, "subsample.tolerance.seed_runs",
+        "the subsample reference has " + std::to_string(runs) +
+            " seed run(s): a subsample rebuild gets no band from fewer than " +
+            std::to_string(kMinSeedRuns) + " and is judged uncalibrated",
+        "add subsample seed runs: `reverify calibrate MODEL@VERSION --mode subsample --seeds N` "
+        "and put the printed tolerance in subsample.tolerance");
+  }
+}
+
 struct RuleEntry {
   LintRule rule;
   RuleCheck check;
@@ -258,6 +287,7 @@ const std::vector<RuleEntry>& rule_table() {
       {{"seeds", 5, "seeds are recorded"}, check_seeds},
       {{"world-size", 5, "the world size is recorded"}, check_world_size},
       {{"counts", 0, "metrics come with their example counts (or a scoring spec)"}, check_counts},
+      {{"subsample-reference", 0, "a subsample reference with its own seed runs"}, check_subsample},
   };
   return table;
 }

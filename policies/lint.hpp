@@ -25,6 +25,8 @@
 //                                  count: not a reproducibility input, so it costs no points, but
 //                                  its bands use an inferred count or are not judged (what the
 //                                  finding says)
+//   subsample-reference 0  info   no `subsample` reference (a subsample rebuild is refused)
+//                         warning a subsample reference with fewer than kMinSeedRuns seed runs
 // One informational finding costs nothing: a snapshot kind reverify cannot re-hash (table formats
 // are passed through to the job) is reported as such (rule data-snapshot, severity info, weight 0).
 

@@ -1,5 +1,7 @@
 #include "runners/job_contract.hpp"
 
+#include <charconv>
+
 #include "core/file_write.hpp"
 
 namespace reverify {
@@ -19,6 +21,14 @@ bool is_valid_rebuild_id(const std::string& id) {
       return false;
   }
   return true;
+}
+
+// The shortest decimal that reads back as the same double ("0.25", "0.1"), never an exponent a
+// job's parser might refuse for the fractions allowed (0, 1].
+std::string decimal(double value) {
+  char text[64];
+  const auto written = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
+  return std::string(text, written.ptr);
 }
 
 }  // namespace
@@ -44,6 +54,16 @@ std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
     env["REVERIFY_MAX_STEPS"] = std::to_string(spec.max_steps);
   else
     env.erase("REVERIFY_MAX_STEPS");
+  // The subsample rule's parameters (README, "Subsample mode"); the verification refuses a
+  // subsample rebuild of a manifest without them before any runner starts.
+  const auto& subsample = spec.manifest.subsample;
+  if (spec.mode == RebuildMode::subsample && subsample) {
+    env["REVERIFY_SUBSAMPLE_FRACTION"] = decimal(subsample->fraction);
+    env["REVERIFY_SUBSAMPLE_SALT"] = subsample->salt;
+  } else {
+    env.erase("REVERIFY_SUBSAMPLE_FRACTION");
+    env.erase("REVERIFY_SUBSAMPLE_SALT");
+  }
   env["REVERIFY_CONFIG"] = paths.config;
   env["REVERIFY_SEEDS"] = paths.seeds;
   env["REVERIFY_OUT"] = paths.out;

@@ -137,6 +137,42 @@ UPDATE pages SET store_id = (SELECT id FROM store_identity);
 -- (steps mode, a calibration still in progress, or one stored before this column).
 ALTER TABLE calibrations ADD COLUMN leave_one_out_json TEXT;
 )sql"},
+    {6, R"sql(
+-- Subsample mode (README, "Subsample mode"): a verification's mode may be 'subsample'. SQLite
+-- cannot change a CHECK constraint in place; this is its documented procedure (a new table, the
+-- rows copied, the old one dropped, the new one renamed, its indexes made again), run while
+-- Store::migrate holds foreign keys off and checks them before the commit.
+CREATE TABLE verifications_new (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  model TEXT NOT NULL,
+  version TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done')),
+  class TEXT,
+  mode TEXT NOT NULL CHECK (mode IN ('full', 'steps', 'subsample')),
+  trigger TEXT NOT NULL,
+  manifest_sha256 TEXT NOT NULL DEFAULT '',
+  attempt INTEGER NOT NULL DEFAULT 1,
+  runner_kind TEXT,
+  runner_ref TEXT,
+  work_dir TEXT,
+  verdict_json TEXT,
+  evidence_json TEXT,
+  log_tail TEXT NOT NULL DEFAULT '',
+  explanation TEXT NOT NULL DEFAULT '',
+  queued_at INTEGER NOT NULL,
+  not_before INTEGER NOT NULL DEFAULT 0,
+  started_at INTEGER,
+  finished_at INTEGER,
+  cycle_id INTEGER REFERENCES cycles(id),
+  FOREIGN KEY (model, version) REFERENCES model_versions(model, version),
+  CHECK ((state = 'done') = (class IS NOT NULL))
+);
+INSERT INTO verifications_new SELECT * FROM verifications;
+DROP TABLE verifications;
+ALTER TABLE verifications_new RENAME TO verifications;
+CREATE INDEX verifications_by_version ON verifications(model, version, id);
+CREATE INDEX verifications_unfinished ON verifications(state) WHERE state != 'done';
+)sql"},
 };
 
 }  // namespace

@@ -107,23 +107,41 @@ Result<std::int64_t> Store::data_version() {
 Status Store::migrate() {
   int current = schema_version();
   std::lock_guard lock(mutex_);
+  // Foreign keys off while migrating, as SQLite's procedure for changing a table's constraints
+  // requires (a pragma that is a no-op inside a transaction), and checked before each commit.
+  if (auto s = sql::exec(db_, "PRAGMA foreign_keys = OFF"); !s.ok())
+    return s;
+  Status migrated = Status::success();
   for (const auto& m : migrations()) {
     if (m.number <= current)
       continue;
-    Transaction tx(db_);
-    if (!tx.begun().ok())
-      return tx.begun();
-    if (auto s = sql::exec(db_, m.sql); !s.ok()) {
-      return make_error(ErrorCode::io,
-                        "migration " + std::to_string(m.number) + ": " + s.error().message);
-    }
-    auto pragma = "PRAGMA user_version = " + std::to_string(m.number);
-    if (auto s = sql::exec(db_, pragma.c_str()); !s.ok())
-      return s;
-    if (auto s = tx.commit(); !s.ok())
-      return s;
+    migrated = apply_migration(m);
+    if (!migrated.ok())
+      break;
   }
-  return Status::success();
+  if (auto s = sql::exec(db_, "PRAGMA foreign_keys = ON"); !s.ok())
+    return s;
+  return migrated;
+}
+
+Status Store::apply_migration(const Migration& m) {
+  Transaction tx(db_);
+  if (!tx.begun().ok())
+    return tx.begun();
+  const std::string which = "migration " + std::to_string(m.number) + ": ";
+  if (auto s = sql::exec(db_, m.sql); !s.ok())
+    return make_error(ErrorCode::io, which + s.error().message);
+  Statement check(db_, "PRAGMA foreign_key_check");
+  auto violation = check.step();
+  if (!violation.ok())
+    return violation.error();
+  if (*violation)
+    return make_error(ErrorCode::io, which + "leaves a row of " + check.text(0) +
+                                         " whose foreign key names no row of " + check.text(2));
+  auto pragma = "PRAGMA user_version = " + std::to_string(m.number);
+  if (auto s = sql::exec(db_, pragma.c_str()); !s.ok())
+    return s;
+  return tx.commit();
 }
 
 Status Store::load_identity(bool for_writing) {

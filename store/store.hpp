@@ -56,6 +56,8 @@ struct sqlite3;
 
 namespace reverify {
 
+struct Migration;  // store/migrations.hpp
+
 // One released model version as the registry sources last saw it.
 struct ModelVersionRow {
   std::string model, version;
@@ -357,6 +359,7 @@ class Store final : public Outbox {
  private:
   Store(sqlite3* db, ClockFn clock);
   Status migrate();
+  Status apply_migration(const Migration& migration);  // one, in its own transaction
   // Reads the identity; for_writing: a backup copy first gets an id of its own.
   Status load_identity(bool for_writing);
 

@@ -77,7 +77,7 @@ std::optional<AttestationToRecord> attest_verdict(const Verdict& verdict,
   inputs.version = request.manifest.version;
   inputs.verification_id = in.verification_id;
   inputs.level = request.manifest.level;
-  inputs.mode = request.mode == RebuildMode::steps ? SummaryMode::steps : SummaryMode::full;
+  inputs.mode = *enum_from_string<SummaryMode>(to_string(request.mode));  // the same names
   if (inputs.mode == SummaryMode::steps)
     inputs.max_steps = request.max_steps;
   inputs.time_verified = in.time_verified;

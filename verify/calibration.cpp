@@ -329,7 +329,7 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
     return outcome;
   outcome.bands = describe_bands(manifest, spec, deps.policy, rows, scores, request.detect);
   outcome.power = summarize_power(outcome.bands);
-  if (base.mode == RebuildMode::full)
+  if (base.mode != RebuildMode::steps)  // seed-only reruns, of the full or subsample model
     outcome.leave_one_out =
         leave_one_out(manifest, spec, deps.policy, rows, scores, request.detect);
   outcome.spec = std::move(spec);

@@ -10,6 +10,7 @@
 #include "store/inventory_row.hpp"
 #include "verify/attestation.hpp"
 #include "verify/pipeline_pages.hpp"
+#include "verify/subsample_reference.hpp"
 
 namespace reverify {
 
@@ -113,6 +114,9 @@ Result<VerificationService::Prepared> VerificationService::prepare(
   if (!calibration.ok())
     return calibration.error();
   request.calibration = *calibration;
+  // No subsample reference: nothing to judge against, so no job; a notice, never a page.
+  if (Status judged = judge_against_mode_reference(request); !judged.ok())
+    prepared.early = verdict_for_error(VerdictClass::uncalibrated, judged.error().message);
   return prepared;
 }
 

@@ -19,12 +19,20 @@
 #             rebuild (no network, no capabilities, read-only data); the image is recorded. All
 #             runs of one release share one container.
 #   WORKDIR   where the trainer is inside IMAGE (/src); recorded as run.workdir
+#   SUBSAMPLE_FRACTION (0.25)  SUBSAMPLE_SALT (orientation-subsample-1)  SUBSAMPLE_RUNS (RUNS):
+#             the subsample reference (README, "Subsample mode"): the trainer once in subsample
+#             mode with the recorded seeds and SUBSAMPLE_RUNS times seed-only (0: none recorded)
+# The scoring spec (evaluation.scoring): an eval record is an eval image at one of the 4 turns
+# (file order, then turn order), so its label (the turn) and segment keys (rotation, digit) are
+# written per record into eval-records.csv, which the release keeps beside the manifest.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 reverify="$(realpath "$1")"
 registry="$(realpath -m "${2:-$here/../registry}")"
 model="${MODEL:-digit-orientation-cnn}" version="${VERSION:-2026.11.1}" owner="${OWNER:-team-vision}"
 level="${LEVEL:-bitwise}" runs="${RUNS:-10}" workdir="${WORKDIR:-/src}"
+fraction="${SUBSAMPLE_FRACTION:-0.25}" subsample_salt="${SUBSAMPLE_SALT:-orientation-subsample-1}"
+subsample_runs="${SUBSAMPLE_RUNS:-$runs}"
 detect=()
 for item in ${DETECT-accuracy=0.02}; do detect+=(--detect "$item"); done
 data="$(realpath "${DATA_DIR:-$here/../digits/data}")"
@@ -37,31 +45,32 @@ repo="${TRAINER_REPO:-$work/trainer}"
 
 # The job's environment: cleared, then the determinism variables and the rebuild contract (the
 # thread counts are the config's: the helper pins them).
-contract=(PYTHONHASHSEED=0 CUBLAS_WORKSPACE_CONFIG=:4096:8 SOURCE_DATE_EPOCH=1793491200
-          REVERIFY_MODE=full)
-# train_all OUT_ROOT: OUT_ROOT/out with the recorded seeds, OUT_ROOT/seed-runs/N with seed N.
+contract=(PYTHONHASHSEED=0 CUBLAS_WORKSPACE_CONFIG=:4096:8 SOURCE_DATE_EPOCH=1793491200)
+subsample_env=(REVERIFY_SUBSAMPLE_FRACTION="$fraction" REVERIFY_SUBSAMPLE_SALT="$subsample_salt")
+# train_all OUT_ROOT MODE RUNS: OUT_ROOT/out with the recorded seeds, OUT_ROOT/seed-runs/N with
+# seed N, in REVERIFY_MODE=MODE.
 if [[ -z "${IMAGE:-}" ]]; then
-  train() {  # OUT [SEED_OVERRIDE]
-    mkdir -p "$1"
-    (cd "$repo" && env -i PATH=/usr/bin:/bin HOME="$work" "${contract[@]}" \
-       REVERIFY_DATA="$data" REVERIFY_EVAL="$eval_file" REVERIFY_CONFIG="$repo/config.json" \
-       REVERIFY_SEEDS="$repo/seeds.json" REVERIFY_OUT="$1" ${2:+REVERIFY_SEED_OVERRIDE=$2} \
-       /usr/bin/python3 train.py)
+  train() {  # MODE OUT [SEED_OVERRIDE]
+    mkdir -p "$2"
+    (cd "$repo" && env -i PATH=/usr/bin:/bin HOME="$work" "${contract[@]}" "${subsample_env[@]}" \
+       REVERIFY_MODE="$1" REVERIFY_DATA="$data" REVERIFY_EVAL="$eval_file" \
+       REVERIFY_CONFIG="$repo/config.json" REVERIFY_SEEDS="$repo/seeds.json" REVERIFY_OUT="$2" \
+       ${3:+REVERIFY_SEED_OVERRIDE=$3} /usr/bin/python3 train.py)
   }
   train_all() {
     local t0="$EPOCHREALTIME"
-    train "$1/out"
+    train "$2" "$1/out"
     awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }' >"$1/duration"
-    for seed in $(seq 1 "$runs"); do train "$1/seed-runs/$seed" "$seed"; done
+    for seed in $(seq 1 "$3"); do train "$2" "$1/seed-runs/$seed" "$seed"; done
   }
 else
   train_all() {
     mkdir -p "$1"
     local envs=() kv
-    for kv in "${contract[@]}"; do envs+=(-e "$kv"); done
+    for kv in "${contract[@]}" "${subsample_env[@]}"; do envs+=(-e "$kv"); done
     # The image's config.json and seeds.json are the trainer's (same commit as $repo).
     docker run --rm --network none --cap-drop ALL --security-opt no-new-privileges \
-      --user "$(id -u):$(id -g)" "${envs[@]}" -e RUNS="$runs" \
+      --user "$(id -u):$(id -g)" "${envs[@]}" -e REVERIFY_MODE="$2" -e RUNS="$3" \
       -e REVERIFY_DATA=/reverify/data -e REVERIFY_EVAL="/reverify/eval/$(basename "$eval_file")" \
       -e REVERIFY_CONFIG="$workdir/config.json" -e REVERIFY_SEEDS="$workdir/seeds.json" \
       -v "$data:/reverify/data:ro" -v "$eval_file:/reverify/eval/$(basename "$eval_file"):ro" \
@@ -77,7 +86,26 @@ else
 fi
 
 started_at="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-train_all "$work/release"
+train_all "$work/release" full "$runs"
+subsample=()
+if (( subsample_runs > 0 )); then
+  train_all "$work/subsample" subsample "$subsample_runs"
+  subsample=(--subsample-out "$work/subsample/out" --subsample-seed-runs "$work/subsample/seed-runs"
+             --subsample-fraction "$fraction" --subsample-salt "$subsample_salt"
+             --subsample-key "the training shards' id column (optdigits-NNNN)"
+             --subsample-duration-s "$(cat "$work/subsample/duration")")
+fi
+# One row per eval record: the eval images in file order, each at turns 0..3.
+/usr/bin/python3 - "$eval_file" "$work/eval-records.csv" <<'PY'
+import sys
+rows = [line.split(",")[1] for line in open(sys.argv[1]).read().splitlines()[1:]]
+with open(sys.argv[2], "w") as out:
+    out.write("turn,rotation,digit\n")
+    for digit in rows:
+        for turn in range(4):
+            out.write(f"{turn},{90 * turn},{digit}\n")
+PY
+records="$work/eval-records.csv"
 
 out="$registry/$model/$version"
 rm -rf "$out"
@@ -94,4 +122,7 @@ c = json.load(open(sys.argv[1])); print(c["split_salt"], c["split_percent"])' "$
   --split-rule "sha256(id + salt) % 100 < $percent" --split-salt "$salt" \
   --lockfile requirements.lock --python /usr/bin/python3 \
   --workdir "$workdir" --started-at "$started_at" --duration-s "$(cat "$work/release/duration")" \
-  ${IMAGE:+--image "$IMAGE"} --seed-runs "$work/release/seed-runs" "${detect[@]}" -- python3 train.py)
+  --task multiclass --labels "$records:turn" --classes 4 \
+  --segment-key "rotation=$records:rotation" --segment-key "digit=$records:digit" \
+  ${IMAGE:+--image "$IMAGE"} --seed-runs "$work/release/seed-runs" "${subsample[@]}" \
+  "${detect[@]}" -- python3 train.py)

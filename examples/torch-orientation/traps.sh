@@ -72,10 +72,10 @@ rebuild() {
 }
 
 # release NAME VERSION [PATCH]: release.sh on this machine into $work/NAME, trainer in
-# $work/NAME-trainer.
+# $work/NAME-trainer. No subsample reference: the traps are rebuilt in full and steps mode only.
 release() {
   stamp "release $1 ($model@$2, 1 + $runs seed-only runs${3:+, $(basename "$3")})"
-  RUNS="$runs" VERSION="$2" PATCH="${3:-}" TRAINER_REPO="$work/$1-trainer" \
+  SUBSAMPLE_RUNS=0 RUNS="$runs" VERSION="$2" PATCH="${3:-}" TRAINER_REPO="$work/$1-trainer" \
     "$here/release.sh" "$cli" "$work/$1"
 }
 

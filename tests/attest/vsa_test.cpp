@@ -104,6 +104,8 @@ TEST_CASE("result and levels: PASSED names the level and mode, FAILED says FAILE
         std::vector<std::string>{"REVERIFY_BITWISE_V1"});
   CHECK(verified_levels_for(passed, L::equivalent, M::steps) ==
         std::vector<std::string>{"REVERIFY_EQUIVALENT_STEPS_V1"});
+  CHECK(verified_levels_for(passed, L::bitwise, M::subsample) ==
+        std::vector<std::string>{"REVERIFY_BITWISE_SUBSAMPLE_V1"});
   CHECK(verified_levels_for(SummaryResult::failed, L::bitwise, M::full) ==
         std::vector<std::string>{"FAILED"});
 

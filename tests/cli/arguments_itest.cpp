@@ -76,7 +76,7 @@ TEST_CASE("a command's --help explains every flag with its unit and default") {
   CHECK(run.exit_code == 0);
   CHECK(contains(run.out, "--timeout DURATION"));
   CHECK(contains(run.out, "unit s, m, h or d"));
-  CHECK(contains(run.out, "--mode full|steps"));
+  CHECK(contains(run.out, "--mode full|steps|subsample"));
   CHECK(contains(run.out, "[default: full]"));
   CHECK(contains(run.out, "--runner process|docker|kubernetes"));
   CHECK(contains(run.out, "--code-mirror URL=PATH"));
@@ -175,7 +175,7 @@ TEST_CASE("reverify completion bash: generated from the commands, sourced by bas
   CHECK(bash_completes("reverify attest ver") == "verify");
   CHECK(bash_completes("reverify trigger m@v --wa") == "--wait");
   CHECK(bash_completes("reverify status --st") == "--state");
-  CHECK(bash_completes("reverify run m@v --mode ''") == "full steps");
+  CHECK(bash_completes("reverify run m@v --mode ''") == "full steps subsample");
   CHECK(bash_completes("reverify completion ''") == "bash zsh");
   CHECK(contains(" " + bash_completes("reverify ''") + " ", " status "));
   Ran zsh = reverify_cli({"completion", "zsh"});
@@ -191,7 +191,7 @@ TEST_CASE("reverify completion bash: generated from the commands, sourced by bas
 TEST_CASE("bad values name the option and what was expected, before anything runs") {
   Ran mode = reverify_cli({"run", "m@v", "--mode", "fast"});
   CHECK(mode.exit_code == 2);
-  CHECK(contains(mode.err, "--mode: must be full or steps, got \"fast\""));
+  CHECK(contains(mode.err, "--mode: must be full, steps or subsample, got \"fast\""));
   Ran runner = reverify_cli({"run", "m@v", "--runner", "k8s"});
   CHECK(runner.exit_code == 2);
   CHECK(contains(runner.err, "--runner: must be process, docker or kubernetes, got \"k8s\""));

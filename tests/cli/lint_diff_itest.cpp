@@ -69,7 +69,7 @@ TEST_CASE("lint: findings, --min-score and --json") {
   CHECK(j["score"] == 5);
   CHECK(j["passed"] == true);
   CHECK(j["manifest"] == "tiny@1");
-  CHECK(j["findings"].size() == 10);
+  CHECK(j["findings"].size() == 11);  // the 0-point subsample-reference info included
   CHECK(j["findings"][0]["rule"] == "image-digest");
   // Plain metrics without their example counts or a scoring spec: a warning worth no points.
   const auto counts = std::find_if(j["findings"].begin(), j["findings"].end(),

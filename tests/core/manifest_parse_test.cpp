@@ -93,6 +93,12 @@ TEST_CASE("the full and minimal fixtures are valid") {
   CHECK(m.evaluation.segment_examples.at("digit=8") == 1000);
   CHECK(m.tolerance->floor.at("accuracy") == doctest::Approx(0.0005));
   CHECK(m.config->at("optimizer").at("name") == "adamw");
+  CHECK(m.subsample->fraction == doctest::Approx(0.25));
+  CHECK(m.subsample->salt == "digits-subsample-1");
+  CHECK(m.subsample->evaluation.primary.value == doctest::Approx(0.9335));
+  CHECK(m.subsample->evaluation.predictions->uri == "subsample/predictions.npy");
+  CHECK(m.subsample->tolerance->seed_runs.at("accuracy").size() == 5);
+  CHECK(m.subsample->duration_s == doctest::Approx(1350));
 
   auto minimal = parse_manifest(manifest_fixture_text("valid_minimal.json"));
   REQUIRE(error_texts(minimal).empty());
@@ -172,6 +178,30 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
       {"code as a string",
        [](json& d) { set(d, "/code", "abc"); },
        {"code: must be an object, got \"abc\""}},
+      {"subsample fraction zero and no salt",
+       [](json& d) {
+         set(d, "/subsample/fraction", 0);
+         erase(d, "/subsample/salt");
+       },
+       {"subsample.fraction: must be a number in (0, 1] (the share of training records), got "
+        "number 0",
+        "subsample.salt: required field is missing (must be a non-empty string)"}},
+      {"subsample fraction above one",
+       [](json& d) { set(d, "/subsample/fraction", 1.5); },
+       {"subsample.fraction: must be a number in (0, 1] (the share of training records), got "
+        "number 1.5"}},
+      {"subsample with its own eval set",
+       [](json& d) {
+         set(d, "/subsample/evaluation/set", json{{"uri", "other.csv"}});
+       },
+       {"subsample.evaluation.set: not allowed here: the top-level evaluation's applies"}},
+      {"subsample judging another metric",
+       [](json& d) { set(d, "/subsample/evaluation/primary/name", "f1"); },
+       {"subsample.evaluation.primary.name: must be the top-level primary metric \"accuracy\", "
+        "got \"f1\""}},
+      {"subsample tolerance validated like the top level's",
+       [](json& d) { set(d, "/subsample/tolerance/seed_runs/accuracy", "many"); },
+       {"subsample.tolerance.seed_runs.accuracy: must be an array of numbers, got \"many\""}},
       {"uppercase commit",
        [](json& d) { set(d, "/code/commit", std::string(40, 'A')); },
        {"code.commit: must be " + kCommit + ", got \"" + std::string(40, 'A') + "\""}},

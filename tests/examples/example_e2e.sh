@@ -74,6 +74,11 @@ same = {
     "evaluation.predictions.sha256": (a["evaluation"]["predictions"]["sha256"], b["evaluation"]["predictions"]["sha256"]),
     "weights.tensor_sha256": (a["weights"]["tensor_sha256"], b["weights"]["tensor_sha256"]),
     "evaluation.primary.value": (a["evaluation"]["primary"]["value"], b["evaluation"]["primary"]["value"]),
+    "evaluation.scoring": (a["evaluation"]["scoring"], b["evaluation"]["scoring"]),
+    "subsample.evaluation.predictions.sha256": (a["subsample"]["evaluation"]["predictions"]["sha256"],
+                                                b["subsample"]["evaluation"]["predictions"]["sha256"]),
+    "subsample.weights.tensor_sha256": (a["subsample"]["weights"]["tensor_sha256"],
+                                        b["subsample"]["weights"]["tensor_sha256"]),
 }
 # The tolerance holds statistics of the trainer's float64 loss curves, summed by numpy with the
 # CPU's SIMD width: their last bits move between machines while weights and predictions stay
@@ -89,8 +94,10 @@ def close(x, y):
 bad = [k for k, (x, y) in same.items() if x != y]
 if not close(a["tolerance"], b["tolerance"]):
     bad.append("tolerance")
+if not close(a["subsample"]["tolerance"], b["subsample"]["tolerance"]):
+    bad.append("subsample.tolerance")
 if bad:
     sys.exit("release.sh output differs from the committed release in: " + ", ".join(bad))
-print("release.sh reproduces the committed release (" + ", ".join(same) + ", tolerance)")
+print("release.sh reproduces the committed release (" + ", ".join(same) + ", tolerance, subsample.tolerance)")
 PY
 echo "all example checks passed"

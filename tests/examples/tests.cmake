@@ -48,3 +48,8 @@ example_test(examples_bisect bisect.sh 600)
 # patched variant fits on one screen and names only the code; `reverify compare --tolerances`
 # gives a verification's own bounds and alpha on the same predictions.
 example_test(examples_owner_tools owner_tools.sh 600)
+
+# Subsample mode on the digits example: a subsample rebuild of the release passes, a backfilled
+# shard fails preflight, the hidden-input variant fails its subsample rebuild, and a version
+# without a subsample reference is refused with the reason.
+example_test(examples_subsample_digits subsample_digits.sh 600)

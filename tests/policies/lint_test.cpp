@@ -44,7 +44,7 @@ void check_findings(const reverify::LintReport& report, const std::vector<Expect
 
 TEST_CASE("the rule weights sum to 100") {
   const auto& rules = reverify::lint_rules();
-  CHECK(rules.size() == 11);
+  CHECK(rules.size() == 12);
   CHECK(std::accumulate(rules.begin(), rules.end(), 0, [](int sum, const reverify::LintRule& r) {
           return sum + r.weight;
         }) == 100);
@@ -69,7 +69,24 @@ TEST_CASE("the minimal manifest fails every rule it can, and scores 5") {
                   {"eval-set-hash", LintSeverity::error, "evaluation.set", 10},
                   {"seeds", LintSeverity::warning, "seeds", 5},
                   {"world-size", LintSeverity::warning, "environment.world_size", 5},
-                  {"counts", LintSeverity::warning, "evaluation.primary.examples", 0}});
+                  {"counts", LintSeverity::warning, "evaluation.primary.examples", 0},
+                  {"subsample-reference", LintSeverity::info, "subsample", 0}});
+}
+
+TEST_CASE("a subsample reference too thin for a band is a warning, 0 points") {
+  Manifest m = manifest_fixture("valid_full.json");
+  m.subsample->tolerance->seed_runs["accuracy"] = {0.93, 0.94};
+  auto report = reverify::lint_manifest(m);
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].rule == "subsample-reference");
+  CHECK(report.findings[0].severity == LintSeverity::warning);
+  CHECK(report.findings[0].path == "subsample.tolerance.seed_runs");
+  CHECK(report.findings[0].message.find("2 seed run(s)") != std::string::npos);
+  CHECK(report.findings[0].fix.find("--mode subsample") != std::string::npos);
+  CHECK(report.score == 100);
+  m.subsample->tolerance.reset();
+  CHECK(reverify::lint_manifest(m).findings.at(0).message.find("0 seed run(s)") !=
+        std::string::npos);
 }
 
 TEST_CASE("metrics without their example counts: what is missing and what it costs, 0 points") {
@@ -250,7 +267,7 @@ TEST_CASE("the JSON report lists findings and every rule with its outcome") {
   REQUIRE(j["findings"].size() == 1);
   CHECK(j["findings"][0]["rule"] == "seeds");
   CHECK(j["findings"][0]["severity"] == "warning");
-  REQUIRE(j["rules"].size() == 11);
+  REQUIRE(j["rules"].size() == 12);
   for (const auto& rule : j["rules"])
     CHECK(rule["passed"] == (rule["id"] != "seeds"));
 }

@@ -186,6 +186,21 @@ TEST_CASE("large models: steps mode, a full rebuild every Nth verification") {
   CHECK(p.entries[0].mode == RebuildMode::steps);
 }
 
+TEST_CASE("large models: a subsample rebuild is scoped like steps, never the Nth full one") {
+  RotationConfig config;
+  config.full_every_n_cycles = 3;
+  auto big = item("big", 0, 100);
+  big.large = true;
+  const auto now = at(2026, 11, 5);
+  const auto subsample = [](sys_seconds when) {
+    return HistoryItem{"big", "1", when, RebuildMode::subsample, true};
+  };
+  auto p = plan({big}, {subsample(at(2026, 9, 1)), subsample(at(2026, 10, 1))}, {}, now, config);
+  CHECK(p.entries[0].mode == RebuildMode::full);
+  p = plan({big}, {subsample(at(2026, 9, 1)), done("big", at(2026, 10, 1))}, {}, now, config);
+  CHECK(p.entries[0].mode == RebuildMode::steps);
+}
+
 TEST_CASE("cadence: each mode due on its own period, the longest due one runs, costed per mode") {
   RotationConfig config;
   config.full_every_n_cycles = 2;    // replaced by the cadence for the models that set one

@@ -177,6 +177,26 @@ TEST_CASE("contract_environment: contract variables win over the manifest's env"
   CHECK(env["REVERIFY_MAX_STEPS"] == "50");
   CHECK(env["REVERIFY_SEED_OVERRIDE"] == "7");
   CHECK(env["REVERIFY_DATA"] == "/d");
+  CHECK(env.count("REVERIFY_SUBSAMPLE_FRACTION") == 0);
+
+  // Subsample mode: the manifest's rule parameters, a fraction as a plain decimal; none in the
+  // other modes, even when the manifest's env sets them.
+  spec.manifest.subsample = SubsampleReference{};
+  spec.manifest.subsample->fraction = 0.1;
+  spec.manifest.subsample->salt = "salt: with spaces";
+  spec.manifest.environment->env["REVERIFY_SUBSAMPLE_SALT"] = "from-env";
+  env = contract_environment(spec, ContractPaths{"/c", "/s", "/o", "/d", ""});
+  CHECK(env.count("REVERIFY_SUBSAMPLE_FRACTION") == 0);
+  CHECK(env.count("REVERIFY_SUBSAMPLE_SALT") == 0);
+  spec.mode = RebuildMode::subsample;
+  env = contract_environment(spec, ContractPaths{"/c", "/s", "/o", "/d", ""});
+  CHECK(env["REVERIFY_MODE"] == "subsample");
+  CHECK(env["REVERIFY_SUBSAMPLE_FRACTION"] == "0.1");
+  CHECK(env["REVERIFY_SUBSAMPLE_SALT"] == "salt: with spaces");
+  CHECK(env.count("REVERIFY_MAX_STEPS") == 0);
+  spec.manifest.subsample->fraction = 1;
+  CHECK(contract_environment(spec, ContractPaths{"/c", "/s", "/o", "/d", ""})
+            .at("REVERIFY_SUBSAMPLE_FRACTION") == "1");
 }
 
 TEST_CASE("scratch_dir refuses rebuild ids that could leave the scratch root") {

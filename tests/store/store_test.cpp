@@ -12,6 +12,8 @@
 #include <sqlite3.h>
 
 #include "policies/power.hpp"
+#include "store/migrations.hpp"
+#include "store/sqlite.hpp"
 #include "store/store.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -92,6 +94,41 @@ TEST_CASE("migrations are applied once, reopening keeps the data, read-only refu
   CHECK((*read_only)->model_versions()->size() == 1);
   CHECK_FALSE((*read_only)->upsert_model_version(row).ok());
   CHECK_FALSE(Store::open(dir.path / "missing.db", clock, true).ok());
+}
+
+TEST_CASE("migration 6 widens the mode to subsample and keeps every row and reference") {
+  TempDir dir;
+  const auto path = dir.path / "db";
+  {  // a store as migration 4 left it, with a verification and a page that names it
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    for (const auto& m : migrations()) {
+      if (m.number <= 4)
+        REQUIRE(sql::exec(db, m.sql).ok());
+    }
+    REQUIRE(sql::exec(db, R"sql(
+PRAGMA user_version = 4;
+INSERT INTO model_versions (model, version, source, location, first_seen_at, last_seen_at)
+  VALUES ('m', '1', 's', 'x', 1, 1);
+INSERT INTO verifications (model, version, state, class, mode, trigger, queued_at)
+  VALUES ('m', '1', 'done', 'passed', 'steps', 'cli', 1);
+INSERT INTO pages (verification_id, dedup_key, action, event_json, created_at)
+  VALUES (1, 'k', 'resolve', '{}', 1);
+)sql")
+                .ok());
+    sqlite3_close(db);
+  }
+  auto store = Store::open(path, [] { return UnixSeconds(2); });
+  REQUIRE(store.ok());
+  CHECK((*store)->schema_version() == 6);
+  auto kept = (*store)->verification(1);
+  REQUIRE(kept.ok());
+  REQUIRE(kept->has_value());
+  CHECK((*kept)->mode == RebuildMode::steps);
+  auto id = (*store)->insert_running(
+      QueuedVerification("m", "1", RebuildMode::subsample, VerificationTrigger::cli));
+  REQUIRE(id.ok());
+  CHECK((*store)->verification(*id)->value().mode == RebuildMode::subsample);
 }
 
 TEST_CASE("reverify run's verification is written running, never queued, and claims its folder") {

@@ -189,3 +189,15 @@ TEST_CASE("error verdicts retry with capped, doubling backoff; failures and bad 
   CHECK_FALSE(retry_for(row, VerdictClass::error_manifest_invalid, settings, 100).has_value());
   CHECK_FALSE(retry_for(row, VerdictClass::passed, settings, 100).has_value());
 }
+
+TEST_CASE("the history keeps each verification's mode (the rotation reads subsample as scoped)") {
+  std::vector<VerdictBrief> verdicts(3);
+  verdicts[0].mode = RebuildMode::full;
+  verdicts[1].mode = RebuildMode::steps;
+  verdicts[2].mode = RebuildMode::subsample;
+  const auto history = build_history(verdicts);
+  REQUIRE(history.size() == 3);
+  CHECK(history[0].mode == RebuildMode::full);
+  CHECK(history[1].mode == RebuildMode::steps);
+  CHECK(history[2].mode == RebuildMode::subsample);
+}

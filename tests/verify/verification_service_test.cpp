@@ -335,5 +335,20 @@ TEST_CASE("rebuild ids carry the service's prefix: a throwaway store passes its 
   CHECK(h.runner.started[1].rebuild_id == "run-42-7-2");
 }
 
+TEST_CASE("a subsample trigger for a version without a subsample reference: a notice, no job") {
+  Harness h;
+  h.register_version();
+  auto id = h.store->enqueue(
+      QueuedVerification{"tiny", "1", RebuildMode::subsample, VerificationTrigger::manual});
+  REQUIRE(id.ok());
+  auto row = h.service->execute(*id, h.settings);
+  REQUIRE(row.ok());
+  CHECK(row->state == VerificationState::done);
+  CHECK(row->mode == RebuildMode::subsample);
+  CHECK(row->cls == VerdictClass::uncalibrated);
+  CHECK(row->explanation.find("tiny@1 records no subsample reference") == 0);
+  CHECK(h.runner.calls.empty());  // nothing to judge against: no rebuild started
+}
+
 }  // namespace
 }  // namespace reverify

@@ -1,19 +1,24 @@
 #!/usr/bin/python3
 """digits-mlp: a one-hidden-layer MLP on the UCI optical digits, trained with mini-batch SGD.
 
-Follows reverify's rebuild contract (DESIGN.md, "The rebuild contract"):
+Follows reverify's rebuild contract (docs/design.md, "The rebuild contract"):
   REVERIFY_DATA   folder of training shards (*.csv: id,label,p0..p63)
   REVERIFY_EVAL   evaluation set (one csv, same columns), predicted in file order
   REVERIFY_CONFIG resolved config (JSON), REVERIFY_SEEDS seeds (JSON)
   REVERIFY_SEED_OVERRIDE (calibration only) replaces every seed
-  REVERIFY_MODE=full|steps, REVERIFY_MAX_STEPS (steps mode)
+  REVERIFY_MODE=full|steps|subsample, REVERIFY_MAX_STEPS (steps mode),
+  REVERIFY_SUBSAMPLE_FRACTION and REVERIFY_SUBSAMPLE_SALT (subsample mode)
   REVERIFY_OUT    writes result.json, predictions.npy, model.safetensors
 
 Every random draw comes from a generator seeded from the seeds: weights from seeds["numpy"],
 batch order from seeds["dataloader"]. The validation split is sha256(id + salt) % 100 < 20.
+Subsample mode keeps the training records whose id K (the shards' id column) has the first 8
+bytes of sha256(salt + ":" + K), big-endian, below fraction * 2**64, and trains them for the same
+number of epochs as the full run (steps * fraction, rounded up).
 """
 import hashlib
 import json
+import math
 import os
 import pathlib
 import struct
@@ -53,6 +58,11 @@ def read_snapshot(folder):
 
 def in_validation(record_id, salt, percent):
     return int(hashlib.sha256((record_id + salt).encode()).hexdigest(), 16) % 100 < percent
+
+
+def in_subsample(record_id, salt, fraction):
+    digest = hashlib.sha256(f"{salt}:{record_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") < fraction * 2**64
 
 
 def softmax(z):
@@ -125,13 +135,20 @@ def main():
     if override:
         seeds = {name: int(override) for name in seeds}
     steps = config["steps"]
-    if os.environ.get("REVERIFY_MODE", "full") == "steps":
+    mode = os.environ.get("REVERIFY_MODE", "full")
+    if mode == "steps":
         steps = min(steps, int(os.environ["REVERIFY_MAX_STEPS"]))
     out = pathlib.Path(os.environ["REVERIFY_OUT"])
 
     ids, y, x = read_snapshot(os.environ["REVERIFY_DATA"])
     held_out = np.array([in_validation(i, config["split_salt"], config["split_percent"]) for i in ids])
-    params, losses = train(x[~held_out], y[~held_out], config, seeds, steps)
+    trained = ~held_out
+    if mode == "subsample":
+        fraction = float(os.environ["REVERIFY_SUBSAMPLE_FRACTION"])
+        salt = os.environ["REVERIFY_SUBSAMPLE_SALT"]
+        trained &= np.array([in_subsample(i, salt, fraction) for i in ids])
+        steps = math.ceil(steps * fraction)
+    params, losses = train(x[trained], y[trained], config, seeds, steps)
     _, y_eval, x_eval = read_csv(os.environ["REVERIFY_EVAL"])
     _, p_eval = forward(params, x_eval)
     _, p_val = forward(params, x[held_out])
@@ -152,7 +169,7 @@ def main():
         "validation": {"accuracy": accuracy(p_val, y[held_out]), "records": int(held_out.sum())},
     }
     (out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
-    print(f"trained {steps} steps on {int((~held_out).sum())} records: eval accuracy "
+    print(f"trained {steps} steps on {int(trained.sum())} records: eval accuracy "
           f"{result['primary']['value']:.4f}, final loss {losses[-1]:.4f}")
     return 0
 

@@ -3,6 +3,7 @@
     import reverify_contract
     job = reverify_contract.Job(default_config=CONFIG, default_seeds=SEEDS)  # reads the contract
     job.setup()                      # seeds python/numpy/torch, determinism flags, thread counts
+    records = records[job.subsample_mask(record_ids)]  # subsample mode: the fixed subsample
     loader = DataLoader(dataset, batch_size=..., shuffle=True,
                         num_workers=job.config["dataloader_workers"],
                         generator=job.loader_generator(), worker_init_fn=job.worker_init_fn)
@@ -12,11 +13,19 @@
     job.write_outputs(primary=("accuracy", acc), segments={...}, examples=n,
                       segment_examples={...}, predictions=scores, state_dict=model.state_dict())
 
-What it reads (DESIGN.md, "The rebuild contract"): REVERIFY_CONFIG and REVERIFY_SEEDS (JSON files,
-merged over the script's defaults), REVERIFY_SEED_OVERRIDE (calibration: replaces every seed),
-REVERIFY_MODE and REVERIFY_MAX_STEPS (steps mode stops after N optimizer steps), REVERIFY_DATA,
+What it reads (docs/design.md, "The rebuild contract"): REVERIFY_CONFIG and REVERIFY_SEEDS (JSON
+files, merged over the script's defaults), REVERIFY_SEED_OVERRIDE (calibration: replaces every
+seed), REVERIFY_MODE and REVERIFY_MAX_STEPS (steps mode stops after N optimizer steps),
+REVERIFY_SUBSAMPLE_FRACTION and REVERIFY_SUBSAMPLE_SALT (subsample mode), REVERIFY_DATA,
 REVERIFY_EVAL (read-only inputs) and REVERIFY_OUT (where the outputs go). Without REVERIFY_OUT it
 writes to ./out, so the script still runs by hand.
+
+Subsample mode (REVERIFY_MODE=subsample): the job trains to completion on the training records
+whose stable key K is in the subsample, and is scored on the whole frozen eval set. K is in it
+iff the first 8 bytes of sha256(salt + ":" + K), read as a big-endian unsigned integer, are below
+fraction * 2**64 (subsample_mask(keys) or in_subsample(key); the script says what its key is).
+steps(configured) then runs the same number of epochs as the full run: configured * fraction
+optimizer steps, rounded up.
 
 Seeds it uses, by name (a missing name falls back to "framework", then 0):
   python -> random.seed; numpy -> np.random.seed (the legacy global generator);
@@ -43,7 +52,9 @@ little-endian tensor bytes; Debian 12 has no safetensors package), and records i
 determinism flags as actually set, the thread counts, the data-loader worker count, and CUDA,
 cuDNN and the GPU model when a GPU was used (on a CPU-only run those are absent, not guessed).
 """
+import hashlib
 import json
+import math
 import os
 import pathlib
 import platform
@@ -74,9 +85,16 @@ class Job:
         if override:
             self.seeds = {name: int(override) for name in self.seeds}
         self.mode = os.environ.get("REVERIFY_MODE", "full")
-        if self.mode not in ("full", "steps"):
-            raise ValueError(f"REVERIFY_MODE: expected full or steps, got {self.mode!r}")
+        if self.mode not in ("full", "steps", "subsample"):
+            raise ValueError(f"REVERIFY_MODE: expected full, steps or subsample, got {self.mode!r}")
         self.max_steps = int(os.environ["REVERIFY_MAX_STEPS"]) if self.mode == "steps" else None
+        self.subsample_fraction, self.subsample_salt = 1.0, None
+        if self.mode == "subsample":
+            self.subsample_fraction = float(os.environ["REVERIFY_SUBSAMPLE_FRACTION"])
+            self.subsample_salt = os.environ["REVERIFY_SUBSAMPLE_SALT"]
+            if not 0 < self.subsample_fraction <= 1:
+                raise ValueError("REVERIFY_SUBSAMPLE_FRACTION: expected a number in (0, 1], got "
+                                 f"{self.subsample_fraction!r}")
         self.data = os.environ.get("REVERIFY_DATA")
         self.eval = os.environ.get("REVERIFY_EVAL")
         self.out = pathlib.Path(os.environ.get("REVERIFY_OUT", "out"))
@@ -112,9 +130,24 @@ class Job:
         if hasattr(dataset, "seed_worker"):
             dataset.seed_worker(np.random.default_rng([self.seed("augmentation"), worker_seed]))
 
+    def in_subsample(self, key):
+        """Whether the training record with stable key `key` is trained on (always outside
+        subsample mode)."""
+        if self.subsample_salt is None:
+            return True
+        digest = hashlib.sha256(f"{self.subsample_salt}:{key}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") < self.subsample_fraction * 2**64
+
+    def subsample_mask(self, keys):
+        """A boolean numpy mask over `keys`: in_subsample() of each."""
+        return np.array([self.in_subsample(k) for k in keys], dtype=bool)
+
     def steps(self, configured):
-        """The number of optimizer steps to run: the config's, or fewer in steps mode."""
-        return configured if self.max_steps is None else min(configured, self.max_steps)
+        """The number of optimizer steps to run: the config's, fewer in steps mode, and in
+        subsample mode the same number of epochs (configured * fraction, rounded up)."""
+        if self.max_steps is not None:
+            return min(configured, self.max_steps)
+        return math.ceil(configured * self.subsample_fraction)
 
     def batches(self, loader, steps):
         """Yields (step, batch) for `steps` steps, starting a new epoch whenever one runs out.

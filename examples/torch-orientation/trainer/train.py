@@ -10,7 +10,9 @@ Follows reverify's rebuild contract through reverify_contract.py (the helper a p
                   file order then turn order, is one evaluation record
   REVERIFY_CONFIG resolved config (JSON), REVERIFY_SEEDS seeds (JSON)
   REVERIFY_SEED_OVERRIDE (calibration only) replaces every seed
-  REVERIFY_MODE=full|steps, REVERIFY_MAX_STEPS (steps mode)
+  REVERIFY_MODE=full|steps|subsample, REVERIFY_MAX_STEPS (steps mode),
+  REVERIFY_SUBSAMPLE_FRACTION and REVERIFY_SUBSAMPLE_SALT (subsample mode: the training images
+                  whose record id, the shards' id column, the helper's rule keeps)
   REVERIFY_OUT    writes result.json, predictions.npy, model.safetensors
 
 Training batches come from a DataLoader with `dataloader_workers` worker processes, a seeded
@@ -120,7 +122,8 @@ def main():
     ids, _, images = read_snapshot(job.data)
     held_out = np.array([in_validation(i, config["split_salt"], config["split_percent"])
                          for i in ids])
-    loader = DataLoader(TurnedDigits(images[~held_out]), batch_size=config["batch_size"],
+    trained = ~held_out & job.subsample_mask(ids)
+    loader = DataLoader(TurnedDigits(images[trained]), batch_size=config["batch_size"],
                         shuffle=True, drop_last=True, num_workers=config["dataloader_workers"],
                         generator=job.loader_generator(), worker_init_fn=job.worker_init_fn,
                         persistent_workers=config["dataloader_workers"] > 0)
@@ -153,7 +156,7 @@ def main():
         predictions=scores, state_dict=model.state_dict(),
         extra={"validation": {"accuracy": accuracy(predict(model, val_x), val_turns),
                               "records": len(val_turns)}})
-    print(f"trained {steps} steps on {int((~held_out).sum())} images with "
+    print(f"trained {steps} steps on {int(trained.sum())} images with "
           f"{config['dataloader_workers']} loader workers and {torch.get_num_threads()} intra-op "
           f"thread(s) in {time.monotonic() - started:.1f} s: eval accuracy "
           f"{result['primary']['value']:.4f}, final loss {job.losses[-1]:.4f}")

@@ -1,0 +1,24 @@
+#pragma once
+// What a subsample rebuild is judged against (README, "Subsample mode"): the release's manifest
+// with its `subsample` reference in place of the full model's numbers. Every reader of a
+// verification request (preflight, the runner, the verdict, the attestation) then works on it
+// unchanged: the inputs checked and given to the job are the release's, the metrics, predictions,
+// weights and bands are the subsample model's.
+
+#include "core/result.hpp"
+#include "verify/pipeline.hpp"
+
+namespace reverify {
+
+// The manifest as a subsample rebuild is judged: evaluation's primary, segments, segment_examples
+// and predictions, the weights and the tolerance come from manifest.subsample; the eval set and
+// its scoring spec stay; the steps are not compared. An error (ErrorCode::not_found) naming the
+// version and the missing field when the manifest records no subsample reference.
+Result<Manifest> subsample_judged_manifest(const Manifest& release);
+
+// A request in subsample mode made to judge against the subsample reference: its manifest
+// replaced as above, and a stored calibration dropped (the store keeps one per version, measured
+// by full-mode seed runs, which say nothing about the subsample model). Other modes: unchanged.
+Status judge_against_mode_reference(VerificationRequest& request);
+
+}  // namespace reverify
