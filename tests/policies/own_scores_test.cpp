@@ -143,7 +143,7 @@ TEST_CASE("parity: records that changed side in a segment, judged against the se
     CHECK(contains(a->explanation,
                    "8 of segment group=a's 100 records changed side against the "
                    "release at threshold 0.5 (8 became wrong, 0 became right)"));
-    CHECK(contains(a->explanation, "the seed runs' own crossings allow"));
+    CHECK(contains(a->explanation, "the seed runs' own changes allow"));
     CHECK(a->evidence["allowed"].get<int>() < 8);
     CHECK(a->seed_runs == 20u);
     CHECK(find(v, "parity:threshold=0.5")->outcome == CheckOutcome::passed);
