@@ -17,7 +17,7 @@ std::string scope_suffix(const std::string& segment) {
   return segment.empty() ? std::string() : ":segment:" + segment;
 }
 
-// "of the eval set's 200 records", "of segment group=a's 100 records", "of class 3's 50 records"
+// "of the eval set's 200 records", "of segment group=a's 100 records", "... 80 queries"
 std::string of_scope(const std::string& segment, std::size_t count, const std::string& unit) {
   return (segment.empty() ? "of the eval set's " : "of segment " + segment + "'s ") +
          std::to_string(count) + " " + unit;
@@ -51,8 +51,8 @@ void class_statistics(const std::vector<scoring::ClassShift>& classes, const std
     stat.count = row.changed;
     stat.of = row.members;
     stat.what = std::to_string(row.changed) + " of class " + std::to_string(row.cls) + "'s " +
-                std::to_string(row.members) + " records changed predicted class against the " +
-                "release" + at;
+                std::to_string(row.members) +
+                " records changed predicted class against the release" + at;
     if (row.changed > 0) {
       stat.what += ": " + moved_text(row) + right_and_wrong(row.became_wrong, row.became_correct);
     }
@@ -142,36 +142,40 @@ struct ParityBound {
   nlohmann::json evidence = nlohmann::json::object();
 };
 
-ParityBound parity_bound(const ParityStatistic& stat, std::span<const double> seeds, double alpha) {
+// What both band models give a parity check: the upper edge, the runs, the power.
+template <class Band>
+ParityBound parity_bound_of(const std::optional<Band>& band, const std::string& no_band_reason) {
   ParityBound out;
+  if (!band) {
+    out.no_band_reason = no_band_reason;
+    return out;
+  }
+  out.upper = band->upper;
+  out.n = band->n;
+  out.power_shift = band->power_shift;
+  return out;
+}
+
+ParityBound parity_bound(const ParityStatistic& stat, std::span<const double> seeds, double alpha) {
   if (stat.count) {
     MetricBandSpec spec;
     spec.alpha = std::min(2 * alpha, 0.5);
     spec.examples = static_cast<std::int64_t>(stat.of);
     const auto made = metric_band(seeds, spec);
-    if (!made.band) {
-      out.no_band_reason = made.no_band_reason;
-      return out;
+    ParityBound out = parity_bound_of(made.band, made.no_band_reason);
+    if (made.band) {
+      out.evidence["mean"] = made.band->center;
+      out.evidence["whole_record_allowance"] = made.band->discrete_applied;
     }
-    out.upper = made.band->upper;
-    out.n = made.band->n;
-    out.power_shift = made.band->power_shift;
-    out.evidence["mean"] = made.band->center;
-    out.evidence["whole_record_allowance"] = made.band->discrete_applied;
     return out;
   }
   UpperBoundSpec spec;
   spec.alpha = alpha;
   spec.resolution = stat.resolution;
   const auto made = upper_bound(seeds, spec);
-  if (!made.bound) {
-    out.no_band_reason = made.no_band_reason;
-    return out;
-  }
-  out.upper = made.bound->upper;
-  out.n = made.bound->n;
-  out.power_shift = made.bound->power_shift;
-  out.evidence["typical"] = made.bound->typical;
+  ParityBound out = parity_bound_of(made.bound, made.no_band_reason);
+  if (made.bound)
+    out.evidence["typical"] = made.bound->typical;
   return out;
 }
 

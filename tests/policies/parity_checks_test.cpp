@@ -11,20 +11,15 @@
 
 #include "policies/calibration.hpp"
 #include "policies/verdict.hpp"
+#include "tests/support/check_fixture.hpp"
 
 using namespace reverify;
+using reverify::test::find_check;
 
 namespace {
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-const CheckResult* find(const Verdict& v, const std::string& name) {
-  for (const auto& c : v.checks)
-    if (c.name == name)
-      return &c;
-  return nullptr;
 }
 
 std::vector<std::string> failed(const Verdict& v) {
@@ -191,7 +186,7 @@ TEST_CASE("ranking parity: seed noise passes, a top-k order that moves fails and
       CHECK(failed(v).empty());
       CHECK(v.cls == VerdictClass::passed);
       for (const char* name : {"parity:top-k-set", "parity:top-k-order", "parity:tau-distance"}) {
-        const auto* c = find(v, name);
+        const auto* c = find_check(v, name);
         REQUIRE(c);
         CHECK(c->kind == CheckKind::parity);
         CHECK(c->outcome == CheckOutcome::passed);
@@ -204,16 +199,16 @@ TEST_CASE("ranking parity: seed noise passes, a top-k order that moves fails and
   SUBCASE("the top two swapped in 12 of 80 queries: the order check fails, the set check not") {
     const Predictions rebuilt = top_two_swapped(release, 12);
     const Verdict v = judge(w, m, release, rebuilt);
-    const auto* order = find(v, "parity:top-k-order");
+    const auto* order = find_check(v, "parity:top-k-order");
     REQUIRE(order);
     CHECK(order->outcome == CheckOutcome::failed);
     CHECK(contains(order->explanation,
                    "12 of the eval set's 80 queries have another top-k order than the release's"));
     CHECK(contains(order->explanation, "the seed runs' own changes allow"));
     CHECK(order->evidence["allowed"].get<int>() < 12);
-    CHECK(find(v, "parity:top-k-set")->outcome == CheckOutcome::passed);
+    CHECK(find_check(v, "parity:top-k-set")->outcome == CheckOutcome::passed);
     // the ranking metric cannot see it: the top 3 are equally relevant, ndcg@3 does not move
-    const auto* ndcg = find(v, "primary:ndcg@k");
+    const auto* ndcg = find_check(v, "primary:ndcg@k");
     REQUIRE(ndcg);
     CHECK(ndcg->outcome != CheckOutcome::failed);
     CHECK(*ndcg->observed == doctest::Approx(1.0));
@@ -226,15 +221,15 @@ TEST_CASE("ranking parity: seed noise passes, a top-k order that moves fails and
       std::reverse(rebuilt.values.begin() + static_cast<std::ptrdiff_t>(q * 8 + 3),
                    rebuilt.values.begin() + static_cast<std::ptrdiff_t>(q * 8 + 8));
     const Verdict v = judge(w, m, release, rebuilt);
-    const auto* tau = find(v, "parity:tau-distance");
+    const auto* tau = find_check(v, "parity:tau-distance");
     REQUIRE(tau);
     CAPTURE(tau->explanation);
     CHECK(tau->outcome == CheckOutcome::failed);
     CHECK(contains(tau->explanation, "the mean Kendall tau-b against the release's scores"));
     CHECK(contains(tau->explanation, "the seed runs' own allow 1 - tau <= "));
     // below the top 3 nothing a top-k metric sees moved
-    CHECK(find(v, "parity:top-k-set")->outcome == CheckOutcome::passed);
-    CHECK(find(v, "parity:top-k-order")->outcome == CheckOutcome::passed);
+    CHECK(find_check(v, "parity:top-k-set")->outcome == CheckOutcome::passed);
+    CHECK(find_check(v, "parity:top-k-order")->outcome == CheckOutcome::passed);
   }
 }
 
@@ -244,7 +239,7 @@ TEST_CASE("ranking parity without recorded seed values informs and never decides
   Manifest m = manifest_for(w, "ndcg@k", release, seed_runs(w, 100, 5));
   m.tolerance->parity_seed_runs.clear();  // a calibration from before the ranking checks
   const Verdict v = judge(w, m, release, top_two_swapped(release, 12));
-  const auto* order = find(v, "parity:top-k-order");
+  const auto* order = find_check(v, "parity:top-k-order");
   REQUIRE(order);
   CHECK(order->outcome == CheckOutcome::uncalibrated);
   CHECK(order->informational);
@@ -266,7 +261,7 @@ TEST_CASE("confusion shift: a class moved into another fails naming the classes 
       CAPTURE(seed);
       CHECK(failed(v).empty());
       CHECK(v.cls == VerdictClass::passed);
-      const auto* c = find(v, "parity:class=3");
+      const auto* c = find_check(v, "parity:class=3");
       REQUIRE(c);
       CHECK(c->outcome == CheckOutcome::passed);
       REQUIRE(c->band);
@@ -275,10 +270,10 @@ TEST_CASE("confusion shift: a class moved into another fails naming the classes 
   SUBCASE("8 of class 3's 60 records moved to class 8, accuracy inside its band") {
     const Predictions rebuilt = moved(release, w, 3, 8, 8);
     const Verdict v = judge(w, m, release, rebuilt);
-    const auto* primary = find(v, "primary:accuracy");
+    const auto* primary = find_check(v, "primary:accuracy");
     REQUIRE(primary);
     CHECK(primary->outcome == CheckOutcome::passed);  // 8 of 600 is inside the seed spread
-    const auto* three = find(v, "parity:class=3");
+    const auto* three = find_check(v, "parity:class=3");
     REQUIRE(three);
     CAPTURE(three->explanation);
     CAPTURE(primary->explanation);
@@ -289,7 +284,7 @@ TEST_CASE("confusion shift: a class moved into another fails naming the classes 
     CHECK(three->evidence["changed"] == 8);
     CHECK(three->evidence["of"] == 60);
     for (int c : {0, 1, 2, 4, 5, 6, 7, 8, 9})
-      CHECK(find(v, "parity:class=" + std::to_string(c))->outcome == CheckOutcome::passed);
+      CHECK(find_check(v, "parity:class=" + std::to_string(c))->outcome == CheckOutcome::passed);
     CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
     CHECK(contains(v.explanation, "parity:class=3"));
   }
