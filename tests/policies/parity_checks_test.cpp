@@ -350,3 +350,35 @@ TEST_CASE("parity statistics: a class without records and a scope without querie
         "became wrong, 0 became right)");
   CHECK(stats[2].what == "0 of class 1's 1 records changed predicted class against the release");
 }
+
+TEST_CASE("ranking parity statistics per segment: names, counts and the tau resolution") {
+  ScoringSpec spec;
+  spec.task = ScoringTask::ranking;
+  spec.k = 1;
+  ScoringInputs in = scoring_settings(spec);
+  in.labels = {1, 0, 1, 0, 0, 1, 0};
+  in.queries = intern_keys({"a", "a", "b", "b", "b", "c", "c"});
+  in.segment_keys.push_back(
+      SegmentKey{"lang", intern_keys({"de", "de", "en", "en", "en", "en", "en"})});
+  // a keeps its order; b's top record changes; c's order reverses
+  const auto p = scoring::parity(in, one_d({0.9, 0.1, 0.9, 0.5, 0.1, 0.8, 0.2}),
+                                 one_d({0.9, 0.1, 0.5, 0.9, 0.1, 0.2, 0.8}))
+                     .value();
+  std::map<std::string, ParityStatistic> stats;
+  for (auto& s : parity_statistics(p))
+    stats[s.name] = s;
+  REQUIRE(stats.count("parity:top-k-order:segment:lang=en"));
+  const auto& en = stats.at("parity:top-k-set:segment:lang=en");
+  CHECK(*en.count == 2);
+  CHECK(en.of == 2);
+  CHECK(en.what == "2 of segment lang=en's 2 queries have another top-k set than the release's");
+  CHECK(*stats.at("parity:top-k-order:segment:lang=de").count == 0);
+  CHECK(*stats.at("parity:top-k-order").count == 2);
+  CHECK(stats.at("parity:top-k-order").of == 3);
+  const auto& tau = stats.at("parity:tau-distance");
+  CHECK_FALSE(tau.count.has_value());
+  // taus: a 1, b 1/3 (one of three pairs discordant), c -1: mean 1/9
+  CHECK(tau.value == doctest::Approx(1 - 1.0 / 9));
+  CHECK(tau.of == 3);
+  CHECK(tau.resolution == doctest::Approx(4.0 / (3 * 2) / 3));  // one pair of the largest query
+}
