@@ -61,7 +61,19 @@ void class_statistics(const std::vector<scoring::ClassShift>& classes, const std
   }
 }
 
-void scope_statistics(const scoring::ScopeParity& s, std::vector<ParityStatistic>& out) {
+// Whether the segment's records are exactly one true class's members (a segment keyed by the
+// label): its changes are that class's check's, and a second check would only split alpha.
+bool is_one_class(const scoring::ScopeParity& segment, const scoring::ScopeParity& overall) {
+  for (std::size_t c = 0; c < segment.classes.size() && c < overall.classes.size(); ++c) {
+    if (segment.classes[c].members > 0)
+      return segment.classes[c].members == segment.records &&
+             overall.classes[c].members == segment.records;
+  }
+  return false;
+}
+
+void scope_statistics(const scoring::ScopeParity& s, const scoring::ScopeParity& overall,
+                      std::vector<ParityStatistic>& out) {
   if (s.records == 0)
     return;
   const std::string suffix = scope_suffix(s.segment);
@@ -85,7 +97,7 @@ void scope_statistics(const scoring::ScopeParity& s, std::vector<ParityStatistic
     if (s.segment.empty())
       class_statistics(c.classes, name + ":", at, out);
   }
-  if (s.argmax_changed) {
+  if (s.argmax_changed && (s.segment.empty() || !is_one_class(s, overall))) {
     std::size_t wrong = 0, right = 0;
     for (const auto& row : s.classes) {
       wrong += row.became_wrong;
@@ -241,9 +253,9 @@ std::string changed_side_text(const scoring::Parity& parity, const std::string& 
 
 std::vector<ParityStatistic> parity_statistics(const scoring::Parity& parity) {
   std::vector<ParityStatistic> out;
-  scope_statistics(parity.overall, out);
+  scope_statistics(parity.overall, parity.overall, out);
   for (const auto& s : parity.segments)
-    scope_statistics(s, out);
+    scope_statistics(s, parity.overall, out);
   return out;
 }
 

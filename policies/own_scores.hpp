@@ -30,7 +30,8 @@
 //     release: 10 to class 8, 2 to class 5"). Not per segment: classes times segments would
 //     spend alpha on thin cells, and a segment by true class is such a check already;
 //   - "parity:argmax[:segment:<scope>]" (multiclass): the share of the scope's records whose
-//     argmax class changed;
+//     argmax class changed; not for a segment whose records are exactly one class's (a segment
+//     keyed by the label), which "parity:class=<c>" judges already;
 //   - ranking, per scope: "parity:top-k-set" and "parity:top-k-order", the share of the scope's
 //     queries (of 2 records or more) whose top k, as a set / as an ordered list, differs from
 //     the release's, and "parity:tau-distance", 1 - the mean Kendall tau-b of the two score

@@ -382,3 +382,25 @@ TEST_CASE("ranking parity statistics per segment: names, counts and the tau reso
   CHECK(tau.of == 3);
   CHECK(tau.resolution == doctest::Approx(4.0 / (3 * 2) / 3));  // one pair of the largest query
 }
+
+TEST_CASE("a segment keyed by the label is judged by its class's check, not twice") {
+  ScoringSpec spec;
+  spec.task = ScoringTask::multiclass;
+  spec.classes = 2;
+  ScoringInputs in = scoring_settings(spec);
+  in.labels = {0, 0, 1, 1};
+  in.segment_keys.push_back(SegmentKey{"digit", intern_keys({"0", "0", "1", "1"})});
+  in.segment_keys.push_back(SegmentKey{"half", intern_keys({"a", "b", "a", "b"})});
+  Predictions a, b;
+  a.rows = b.rows = 4;
+  a.cols = b.cols = 2;
+  a.two_d = b.two_d = true;
+  a.values = {1, 0, 1, 0, 0, 1, 0, 1};
+  b.values = {0, 1, 1, 0, 0, 1, 0, 1};
+  std::vector<std::string> names;
+  for (const auto& s : parity_statistics(scoring::parity(in, a, b).value()))
+    names.push_back(s.name);
+  CHECK(names == std::vector<std::string>{"parity:argmax", "parity:class=0", "parity:class=1",
+                                          "parity:argmax:segment:half=a",
+                                          "parity:argmax:segment:half=b"});
+}
