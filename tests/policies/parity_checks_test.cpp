@@ -12,9 +12,12 @@
 #include "policies/calibration.hpp"
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
+#include "tests/support/predictions_fixture.hpp"
 
 using namespace reverify;
 using reverify::test::find_check;
+using reverify::test::one_d;
+using reverify::test::two_d;
 
 namespace {
 
@@ -28,13 +31,6 @@ std::vector<std::string> failed(const Verdict& v) {
     if (c.outcome == CheckOutcome::failed)
       names.push_back(c.name);
   return names;
-}
-
-Predictions one_d(std::vector<double> values) {
-  Predictions p;
-  p.rows = values.size();
-  p.values = std::move(values);
-  return p;
 }
 
 // A model world: `truth` per record and a seed's noise around it; draw(seed) is one training run.
@@ -331,13 +327,9 @@ TEST_CASE("parity statistics: a class without records and a scope without querie
   spec.metrics = {ScoringMetric::accuracy};
   ScoringInputs in = scoring_settings(spec);
   in.labels = {0, 0, 1};  // no record of class 2
-  Predictions a, b;
-  a.rows = b.rows = 3;
-  a.cols = b.cols = 3;
-  a.two_d = b.two_d = true;
-  a.values = {1, 0, 0, 1, 0, 0, 0, 1, 0};
-  b.values = {0, 0, 1, 1, 0, 0, 0, 1, 0};
-  const auto stats = parity_statistics(scoring::parity(in, a, b).value());
+  const auto stats = parity_statistics(scoring::parity(in, two_d(3, {1, 0, 0, 1, 0, 0, 0, 1, 0}),
+                                                       two_d(3, {0, 0, 1, 1, 0, 0, 0, 1, 0}))
+                                           .value());
   std::vector<std::string> names;
   for (const auto& s : stats)
     names.push_back(s.name);
@@ -391,14 +383,10 @@ TEST_CASE("a segment keyed by the label is judged by its class's check, not twic
   in.labels = {0, 0, 1, 1};
   in.segment_keys.push_back(SegmentKey{"digit", intern_keys({"0", "0", "1", "1"})});
   in.segment_keys.push_back(SegmentKey{"half", intern_keys({"a", "b", "a", "b"})});
-  Predictions a, b;
-  a.rows = b.rows = 4;
-  a.cols = b.cols = 2;
-  a.two_d = b.two_d = true;
-  a.values = {1, 0, 1, 0, 0, 1, 0, 1};
-  b.values = {0, 1, 1, 0, 0, 1, 0, 1};
+  const auto p =
+      scoring::parity(in, two_d(2, {1, 0, 1, 0, 0, 1, 0, 1}), two_d(2, {0, 1, 1, 0, 0, 1, 0, 1}));
   std::vector<std::string> names;
-  for (const auto& s : parity_statistics(scoring::parity(in, a, b).value()))
+  for (const auto& s : parity_statistics(p.value()))
     names.push_back(s.name);
   CHECK(names == std::vector<std::string>{"parity:argmax", "parity:class=0", "parity:class=1",
                                           "parity:argmax:segment:half=a",

@@ -7,27 +7,14 @@
 #include <random>
 
 #include "policies/scoring.hpp"
+#include "tests/support/predictions_fixture.hpp"
 
 using namespace reverify;
+using reverify::test::one_d;
+using reverify::test::two_d;
 using scoring::MetricScore;
 
 namespace {
-
-Predictions one_d(std::vector<double> values) {
-  Predictions p;
-  p.rows = values.size();
-  p.values = std::move(values);
-  return p;
-}
-
-Predictions two_d(std::size_t cols, std::vector<double> values) {
-  Predictions p;
-  p.rows = values.size() / cols;
-  p.cols = cols;
-  p.two_d = true;
-  p.values = std::move(values);
-  return p;
-}
 
 ScoringInputs inputs(ScoringTask task, std::vector<double> labels, std::size_t classes = 0) {
   ScoringSpec spec;

@@ -2,9 +2,11 @@
 
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
+#include "tests/support/predictions_fixture.hpp"
 
 using namespace reverify;
 using reverify::test::find_check;
+using reverify::test::one_d;
 
 namespace {
 
@@ -19,13 +21,6 @@ Manifest base_manifest() {
   t.seed_runs["accuracy"] = {0.9605, 0.9622, 0.9611, 0.9598, 0.9617};
   m.tolerance = t;
   return m;
-}
-
-Predictions scores(std::vector<double> values) {
-  Predictions p;
-  p.rows = values.size();
-  p.values = std::move(values);
-  return p;
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -249,11 +244,11 @@ TEST_CASE("distribution: bounds from the release vs each seed run pass honest, c
   std::vector<double> base(1000);
   for (std::size_t i = 0; i < base.size(); ++i)
     base[i] = static_cast<double>(i) / 1000;
-  const auto original = scores(base);
+  const auto original = one_d(base);
   auto near = base;
   for (auto& x : near)
     x += 0.001;
-  const auto honest = scores(near);
+  const auto honest = one_d(near);
   auto in = inputs(m);
   in.rebuild.primary = 0.961;
   in.original_predictions = &original;
@@ -273,7 +268,7 @@ TEST_CASE("distribution: bounds from the release vs each seed run pass honest, c
   auto far = base;
   for (auto& x : far)
     x = x * 0.5 + 0.5;
-  const auto shifted = scores(far);
+  const auto shifted = one_d(far);
   in.rebuild.predictions = &shifted;
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_distribution_shift);
@@ -288,7 +283,7 @@ TEST_CASE("distribution uncalibrated: uncalibrated verdict, or the PSI fallback 
   std::vector<double> base(500);
   for (std::size_t i = 0; i < base.size(); ++i)
     base[i] = static_cast<double>(i % 97) / 97;
-  const auto original = scores(base);
+  const auto original = one_d(base);
   auto in = inputs(m);
   in.rebuild.primary = 0.961;
   in.original_predictions = &original;
@@ -481,10 +476,10 @@ TEST_CASE("a distribution bound above the statistic's range cannot fail, and say
   std::vector<double> base(200);
   for (std::size_t i = 0; i < base.size(); ++i)
     base[i] = i % 2 ? 0.02 + 0.001 * static_cast<double>(i % 7) : 0.97;
-  const auto original = scores(base);
+  const auto original = one_d(base);
   auto nudged = base;
   nudged[0] = 0.5;
-  const auto rebuilt = scores(nudged);
+  const auto rebuilt = one_d(nudged);
   m.tolerance->distribution_seed_runs = {{"ks", {0.01, 0.012, 0.011, 0.3, 0.009}},
                                          {"psi", {0.01, 0.012, 0.011, 0.3, 0.009}},
                                          {"wasserstein", {0.001, 0.0012, 0.0011, 0.4, 0.0009}},
@@ -522,9 +517,9 @@ TEST_CASE("a distribution bound above the statistic's range cannot fail, and say
   std::vector<double> logits(base);
   for (auto& x : logits)
     x = x * 8 - 4;
-  const auto original_logits = scores(logits);
+  const auto original_logits = one_d(logits);
   logits[0] += 1;
-  const auto rebuilt_logits = scores(logits);
+  const auto rebuilt_logits = one_d(logits);
   in.original_predictions = &original_logits;
   in.rebuild.predictions = &rebuilt_logits;
   v = decide_verdict(in);
