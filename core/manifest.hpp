@@ -315,9 +315,10 @@ struct ToleranceSpec {
   // "flip_rate") -> its value between the release's predictions and each seed run's, one per run
   // (the distribution a rebuild's statistic against the release is drawn from)
   std::map<std::string, std::vector<double>> distribution_seed_runs;
-  // parity check ("parity:threshold=0.5", "parity:threshold=0.5:segment:group=a") -> the share
-  // of the scope's records whose decision at that threshold differs between the release's
-  // predictions and each seed run's (evaluation.scoring; policies/own_scores.hpp)
+  // parity check ("parity:threshold=0.5", "parity:threshold=0.5:segment:group=a",
+  // "parity:class=3", "parity:top-k-order", ...) -> its statistic between the release's
+  // predictions and each seed run's: the share of the scope's records (a class's members, the
+  // queries) that changed, or the tau distance (evaluation.scoring; policies/own_scores.hpp)
   std::map<std::string, std::vector<double>> parity_seed_runs;
   // Same-seed reruns (the release's own seeds, the platform's nondeterminism only): each one's
   // step values, compared with evaluation.steps (the steps-mode band).

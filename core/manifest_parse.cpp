@@ -120,6 +120,39 @@ bool all_digits(std::string_view text) {
   return true;
 }
 
+// Whether `name` names a parity check (policies/own_scores.hpp): "parity:<statistic>", optionally
+// scoped to a segment; the per-class ones are made for the whole eval set only.
+bool is_parity_check(std::string_view name) {
+  auto consume = [&name](std::string_view prefix) {
+    if (!name.starts_with(prefix))
+      return false;
+    name.remove_prefix(prefix.size());
+    return true;
+  };
+  auto is_class = [](std::string_view c) { return !c.empty() && all_digits(c); };
+  if (!consume("parity:"))
+    return false;
+  if (const auto scope = name.find(":segment:"); scope != std::string_view::npos) {
+    const std::string_view segment = name.substr(scope + 9);
+    const auto eq = segment.find('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == segment.size())
+      return false;
+    name = name.substr(0, scope);
+    if (name.find(":class=") != std::string_view::npos || name.starts_with("class="))
+      return false;
+  }
+  if (name == "argmax" || name == "top-k-set" || name == "top-k-order" || name == "tau-distance")
+    return true;
+  if (consume("class="))
+    return is_class(name);
+  if (!consume("threshold="))
+    return false;
+  const auto cls = name.find(":class=");
+  if (cls != std::string_view::npos && !is_class(name.substr(cls + 7)))
+    return false;
+  return cls != 0 && !name.empty();
+}
+
 int number_at(std::string_view text, std::size_t pos, std::size_t length) {
   int n = 0;
   for (std::size_t i = pos; i < pos + length; ++i)
@@ -590,10 +623,12 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
       r, "parity_seed_runs",
       [&f, &runs](const json& v, const std::string& at) { return runs(v, at); });
   for (const auto& [check, values] : t.parity_seed_runs) {
-    if (check.rfind("parity:threshold=", 0) != 0) {
+    if (!is_parity_check(check)) {
       f.error(json_path_key(r.path("parity_seed_runs"), check),
-              "not a parity check (expected \"parity:threshold=<t>\" or "
-              "\"parity:threshold=<t>:segment:<key>=<value>\")");
+              "not a parity check (expected \"parity:<statistic>\" or "
+              "\"parity:<statistic>:segment:<key>=<value>\", the statistic one of "
+              "threshold=<t>, threshold=<t>:class=<c>, argmax, class=<c>, top-k-set, "
+              "top-k-order, tau-distance)");
     }
   }
   if (const json* v = r.optional("steps_same_seed_runs")) {

@@ -13,23 +13,126 @@ bool same_number(double job, double own) {
   return std::abs(job - own) <= kJobAgreement * std::max(std::abs(job), std::abs(own));
 }
 
-std::string parity_name(double threshold, const std::string& segment) {
-  return "parity:threshold=" + number_text(threshold) +
-         (segment.empty() ? std::string() : ":segment:" + segment);
+std::string scope_suffix(const std::string& segment) {
+  return segment.empty() ? std::string() : ":segment:" + segment;
 }
 
-// Calls f(name, scope, crossings) for every threshold of every scope with records.
-template <class F>
-void each_crossing(const scoring::Parity& parity, F f) {
-  auto scope = [&](const scoring::ScopeParity& s) {
-    if (s.records == 0)
-      return;
-    for (const auto& c : s.crossings)
-      f(parity_name(c.threshold, s.segment), s, c);
+// "of the eval set's 200 records", "of segment group=a's 100 records", "... 80 queries"
+std::string of_scope(const std::string& segment, std::size_t count, const std::string& unit) {
+  return (segment.empty() ? "of the eval set's " : "of segment " + segment + "'s ") +
+         std::to_string(count) + " " + unit;
+}
+
+std::string right_and_wrong(std::size_t wrong, std::size_t right) {
+  return " (" + std::to_string(wrong) + " became wrong, " + std::to_string(right) +
+         " became right)";
+}
+
+// "10 to class 8, 2 to class 5": where a class's changed records went, most first.
+std::string moved_text(const scoring::ClassShift& row) {
+  std::vector<std::pair<std::size_t, std::size_t>> moved(row.moved_to.begin(), row.moved_to.end());
+  std::stable_sort(moved.begin(), moved.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [cls, n] : moved)
+    text += (text.empty() ? "" : ", ") + std::to_string(n) + " to class " + std::to_string(cls);
+  return text;
+}
+
+// The per-class checks of one confusion matrix (overall scope only: per segment they would
+// multiply the checks by the classes, and segments by true class are these checks already).
+void class_statistics(const std::vector<scoring::ClassShift>& classes, const std::string& prefix,
+                      const std::string& at, std::vector<ParityStatistic>& out) {
+  for (const auto& row : classes) {
+    if (row.members == 0)
+      continue;
+    ParityStatistic stat;
+    stat.name = prefix + "class=" + std::to_string(row.cls);
+    stat.count = row.changed;
+    stat.of = row.members;
+    stat.what = std::to_string(row.changed) + " of class " + std::to_string(row.cls) + "'s " +
+                std::to_string(row.members) +
+                " records changed predicted class against the release" + at;
+    if (row.changed > 0) {
+      stat.what += ": " + moved_text(row) + right_and_wrong(row.became_wrong, row.became_correct);
+    }
+    stat.value = static_cast<double>(row.changed) / static_cast<double>(row.members);
+    out.push_back(std::move(stat));
+  }
+}
+
+// Whether the segment's records are exactly one true class's members (a segment keyed by the
+// label): its changes are that class's check's, and a second check would only split alpha.
+bool is_one_class(const scoring::ScopeParity& segment, const scoring::ScopeParity& overall) {
+  for (std::size_t c = 0; c < segment.classes.size() && c < overall.classes.size(); ++c) {
+    if (segment.classes[c].members > 0)
+      return segment.classes[c].members == segment.records &&
+             overall.classes[c].members == segment.records;
+  }
+  return false;
+}
+
+void scope_statistics(const scoring::ScopeParity& s, const scoring::ScopeParity& overall,
+                      std::vector<ParityStatistic>& out) {
+  if (s.records == 0)
+    return;
+  const std::string suffix = scope_suffix(s.segment);
+  auto proportion = [&](std::string name, std::size_t count, std::size_t of, std::string what) {
+    ParityStatistic stat;
+    stat.name = std::move(name);
+    stat.count = count;
+    stat.of = of;
+    stat.value = static_cast<double>(count) / static_cast<double>(of);
+    stat.what = std::move(what);
+    out.push_back(std::move(stat));
   };
-  scope(parity.overall);
-  for (const auto& s : parity.segments)
-    scope(s);
+  for (const auto& c : s.crossings) {
+    const std::string at = " at threshold " + number_text(c.threshold);
+    std::string what = std::to_string(c.changed) + " " + of_scope(s.segment, s.records, "records") +
+                       " changed side against the release" + at;
+    if (c.became_wrong && c.became_correct)
+      what += right_and_wrong(*c.became_wrong, *c.became_correct);
+    const std::string name = "parity:threshold=" + number_text(c.threshold);
+    proportion(name + suffix, c.changed, s.records, std::move(what));
+    if (s.segment.empty())
+      class_statistics(c.classes, name + ":", at, out);
+  }
+  if (s.argmax_changed && (s.segment.empty() || !is_one_class(s, overall))) {
+    std::size_t wrong = 0, right = 0;
+    for (const auto& row : s.classes) {
+      wrong += row.became_wrong;
+      right += row.became_correct;
+    }
+    proportion("parity:argmax" + suffix, *s.argmax_changed, s.records,
+               std::to_string(*s.argmax_changed) + " " + of_scope(s.segment, s.records, "records") +
+                   " changed predicted class against the release" + right_and_wrong(wrong, right));
+    if (s.segment.empty())
+      class_statistics(s.classes, "parity:", "", out);
+  }
+  if (const auto& r = s.ranking; r && r->queries > 0) {
+    const std::string queries = of_scope(s.segment, r->queries, "queries");
+    proportion("parity:top-k-set" + suffix, r->top_k_changed, r->queries,
+               std::to_string(r->top_k_changed) + " " + queries +
+                   " have another top-k set than the release's");
+    proportion("parity:top-k-order" + suffix, r->top_k_order_changed, r->queries,
+               std::to_string(r->top_k_order_changed) + " " + queries +
+                   " have another top-k order than the release's");
+    if (r->mean_tau) {
+      ParityStatistic stat;
+      stat.name = "parity:tau-distance" + suffix;
+      stat.value = 1 - *r->mean_tau;
+      stat.of = r->tau_queries;
+      // one swapped pair in the largest query: tau-b moves by about 2 / its pairs
+      const auto n = static_cast<double>(r->largest_tau_query);
+      stat.resolution = 4 / (n * (n - 1)) / static_cast<double>(r->tau_queries);
+      stat.what = "the mean Kendall tau-b against the release's scores is " +
+                  number_text(*r->mean_tau) + " (1 - tau = " + number_text(stat.value) +
+                  ") over the " + std::to_string(r->tau_queries) + " queries " +
+                  (s.segment.empty() ? "of the eval set" : "of segment " + s.segment) +
+                  " where it is defined";
+      out.push_back(std::move(stat));
+    }
+  }
 }
 
 std::span<const double> seed_values(const ToleranceSpec& tol, const std::string& name) {
@@ -38,14 +141,54 @@ std::span<const double> seed_values(const ToleranceSpec& tol, const std::string&
                                           : std::span<const double>(it->second);
 }
 
-// The crossings are a count of the scope's records: banded as a proportion over them (the
-// primary metric's model, policies/bands.hpp), of which only the upper edge judges; the
-// two-sided band at 2 alpha has alpha above it.
-MetricBandSpec parity_band_spec(const scoring::ScopeParity& scope, double alpha) {
-  MetricBandSpec spec;
-  spec.alpha = std::min(2 * alpha, 0.5);
-  spec.examples = static_cast<std::int64_t>(scope.records);
-  return spec;
+// A check's bound from the seed runs' own values, at one-sided `alpha`, in one shape for both
+// models: a count (records, members, queries) as a proportion over the scope (the primary
+// metric's model, policies/bands.hpp), of which only the upper edge judges, the two-sided band
+// at 2 alpha having alpha above it; the tau distance as a distance's upper bound, with its
+// resolution (seed runs that all reproduce the order give 0, which a log scale cannot take).
+struct ParityBound {
+  std::optional<double> upper;
+  std::string no_band_reason;
+  std::size_t n = 0;
+  std::optional<double> power_shift;
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+// What both band models give a parity check: the upper edge, the runs, the power.
+template <class Band>
+ParityBound parity_bound_of(const std::optional<Band>& band, const std::string& no_band_reason) {
+  ParityBound out;
+  if (!band) {
+    out.no_band_reason = no_band_reason;
+    return out;
+  }
+  out.upper = band->upper;
+  out.n = band->n;
+  out.power_shift = band->power_shift;
+  return out;
+}
+
+ParityBound parity_bound(const ParityStatistic& stat, std::span<const double> seeds, double alpha) {
+  if (stat.count) {
+    MetricBandSpec spec;
+    spec.alpha = std::min(2 * alpha, 0.5);
+    spec.examples = static_cast<std::int64_t>(stat.of);
+    const auto made = metric_band(seeds, spec);
+    ParityBound out = parity_bound_of(made.band, made.no_band_reason);
+    if (made.band) {
+      out.evidence["mean"] = made.band->center;
+      out.evidence["whole_record_allowance"] = made.band->discrete_applied;
+    }
+    return out;
+  }
+  UpperBoundSpec spec;
+  spec.alpha = alpha;
+  spec.resolution = stat.resolution;
+  const auto made = upper_bound(seeds, spec);
+  ParityBound out = parity_bound_of(made.bound, made.no_band_reason);
+  if (made.bound)
+    out.evidence["typical"] = made.bound->typical;
+  return out;
 }
 
 struct Disagreement {
@@ -108,71 +251,69 @@ std::string changed_side_text(const scoring::Parity& parity, const std::string& 
   return text;
 }
 
+std::vector<ParityStatistic> parity_statistics(const scoring::Parity& parity) {
+  std::vector<ParityStatistic> out;
+  scope_statistics(parity.overall, parity.overall, out);
+  for (const auto& s : parity.segments)
+    scope_statistics(s, parity.overall, out);
+  return out;
+}
+
 std::map<std::string, double> parity_values(const scoring::Parity& parity) {
   std::map<std::string, double> out;
-  each_crossing(parity, [&](const std::string& name, const scoring::ScopeParity& scope,
-                            const scoring::Crossings& c) {
-    out[name] = static_cast<double>(c.changed) / static_cast<double>(scope.records);
-  });
+  for (const auto& stat : parity_statistics(parity))
+    out[stat.name] = stat.value;
   return out;
 }
 
 std::size_t banded_parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol) {
   std::size_t m = 0;
-  each_crossing(parity, [&](const std::string& name, const scoring::ScopeParity& scope,
-                            const scoring::Crossings&) {
-    m += metric_band(seed_values(tol, name), parity_band_spec(scope, 0.01)).band.has_value();
-  });
+  for (const auto& stat : parity_statistics(parity))
+    m += parity_bound(stat, seed_values(tol, stat.name), 0.01).upper.has_value();
   return m;
 }
 
 std::vector<CheckResult> parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol,
                                        double alpha, const std::string& how_to_calibrate) {
   std::vector<CheckResult> out;
-  each_crossing(parity, [&](const std::string& name, const scoring::ScopeParity& scope,
-                            const scoring::Crossings& c) {
+  for (const auto& stat : parity_statistics(parity)) {
     CheckResult check;
-    check.name = name;
+    check.name = stat.name;
     check.kind = CheckKind::parity;
-    check.reference = 0;  // the release against itself: nothing changes side
-    const double records = static_cast<double>(scope.records);
-    check.observed = static_cast<double>(c.changed) / records;
-    const std::string where =
-        scope.segment.empty() ? "of the eval set's " : "of segment " + scope.segment + "'s ";
-    std::string changed = std::to_string(c.changed) + " " + where + std::to_string(scope.records) +
-                          " records changed side against the release at threshold " +
-                          number_text(c.threshold);
-    if (c.became_wrong && c.became_correct) {
-      changed += " (" + std::to_string(*c.became_wrong) + " became wrong, " +
-                 std::to_string(*c.became_correct) + " became right)";
-    }
-    check.evidence["changed"] = c.changed;
-    check.evidence["records"] = scope.records;
-    const auto made = metric_band(seed_values(tol, name), parity_band_spec(scope, alpha));
-    if (!made.band) {
+    check.reference = 0;  // the release against itself: nothing changes
+    check.observed = stat.value;
+    if (stat.count)
+      check.evidence["changed"] = *stat.count;
+    check.evidence["of"] = stat.of;
+    const auto bound = parity_bound(stat, seed_values(tol, stat.name), alpha);
+    if (!bound.upper) {
       check.outcome = CheckOutcome::uncalibrated;
       check.informational = true;
-      check.explanation = name + ": " + changed + "; uncalibrated, " + made.no_band_reason +
+      check.explanation = stat.name + ": " + stat.what + "; uncalibrated, " + bound.no_band_reason +
                           " (informational); " + how_to_calibrate;
       out.push_back(std::move(check));
-      return;
+      continue;
     }
-    const MetricBand& bound = *made.band;
-    const auto allowed = static_cast<std::size_t>(std::floor(bound.upper * records + 1e-9));
-    check.band = CheckBand{std::nullopt, bound.upper};
-    check.margin = bound.upper - *check.observed;
+    check.band = CheckBand{std::nullopt, *bound.upper};
+    check.margin = *bound.upper - stat.value;
     check.outcome = *check.margin >= 0 ? CheckOutcome::passed : CheckOutcome::failed;
-    check.explanation = name + ": " + changed + "; the seed runs' own crossings allow " +
-                        std::to_string(allowed) + " (" + std::to_string(bound.n) +
-                        " seed runs, α=" + number_text(alpha) + ")";
+    std::string allowed;
+    if (stat.count) {
+      const auto whole =
+          static_cast<std::size_t>(std::floor(*bound.upper * static_cast<double>(stat.of) + 1e-9));
+      check.evidence["allowed"] = whole;
+      allowed = "the seed runs' own changes allow " + std::to_string(whole);
+    } else {
+      allowed = "the seed runs' own allow 1 - tau <= " + number_text(*bound.upper);
+    }
+    check.explanation = stat.name + ": " + stat.what + "; " + allowed + " (" +
+                        std::to_string(bound.n) + " seed runs, α=" + number_text(alpha) + ")";
     check.seed_runs = bound.n;
     check.power = CheckPower{bound.power_shift, std::nullopt, false, std::nullopt};
-    check.evidence["allowed"] = allowed;
-    check.evidence["mean"] = bound.center;
+    check.evidence.update(bound.evidence);
     check.evidence["alpha"] = alpha;
-    check.evidence["whole_record_allowance"] = bound.discrete_applied;
     out.push_back(std::move(check));
-  });
+  }
   return out;
 }
 

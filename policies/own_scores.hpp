@@ -17,15 +17,33 @@
 //   predictions' ("the job's evaluation code and its predictions disagree").
 // - a failed metric check of a scored scope says how many of the scope's records changed side
 //   against the release (changed_side_text).
-// - parity checks, "parity:threshold=<t>" and "parity:threshold=<t>:segment:<scope>" (binary and
-//   regression with thresholds): the share of the scope's records whose decision at t differs
-//   from the release's, against the upper edge of a band from the same share in each seed run
-//   (parity_seed_runs), made as a proportion's over the scope's records (policies/bands.hpp: the
-//   angular t interval joined with the rare-change allowance in whole records; two-sided at
-//   2 alpha, so alpha above it; the flip rate's log-normal bound is far wider at few crossings).
-//   They spend the distribution family's alpha (they compare predictions with the release's) but
-//   fail as out-of-tolerance. Without recorded seed values they are informational (uncalibrated,
-//   never deciding): a calibration from before them must not turn every verdict uncalibrated.
+// - parity checks (policies/own_scores.cpp parity_statistics), each the rebuild's change against
+//   the release in one scope, judged against the upper edge of a band from the same statistic in
+//   each seed run (parity_seed_runs), so that the seed runs' own changes are the null
+//   distribution:
+//   - "parity:threshold=<t>[:segment:<scope>]" (binary and regression with thresholds): the share
+//     of the scope's records whose decision at t differs from the release's;
+//   - the confusion shift, per true class c of the whole eval set: "parity:class=<c>"
+//     (multiclass, the argmax) and "parity:threshold=<t>:class=<c>" (binary, c = 0 or 1): the
+//     share of class c's records whose predicted class changed; a failure names the classes they
+//     moved into and how many ("12 of class 3's 50 records changed predicted class against the
+//     release: 10 to class 8, 2 to class 5"). Not per segment: classes times segments would
+//     spend alpha on thin cells, and a segment by true class is such a check already;
+//   - "parity:argmax[:segment:<scope>]" (multiclass): the share of the scope's records whose
+//     argmax class changed; not for a segment whose records are exactly one class's (a segment
+//     keyed by the label), which "parity:class=<c>" judges already;
+//   - ranking, per scope: "parity:top-k-set" and "parity:top-k-order", the share of the scope's
+//     queries (of 2 records or more) whose top k, as a set / as an ordered list, differs from
+//     the release's, and "parity:tau-distance", 1 - the mean Kendall tau-b of the two score
+//     lists over the queries where it is defined.
+//   Counts (every statistic but the tau distance) are banded as a proportion over the scope's
+//   records, members or queries (policies/bands.hpp: the angular t interval joined with the
+//   rare-change allowance in whole counts; two-sided at 2 alpha, so alpha above it; the flip
+//   rate's log-normal bound is far wider at few changes); the tau distance, continuous, gets a
+//   distance's upper bound at alpha. They spend the distribution family's alpha (they compare
+//   predictions with the release's) but fail as out-of-tolerance. Without recorded seed values
+//   they are informational (uncalibrated, never deciding): a calibration from before them must
+//   not turn every verdict uncalibrated.
 // Seed runs: the calibration scores each seed run's predictions the same way (reported_form
 // below), so bands are built from reverify's numbers too; a stored calibration from before keeps
 // the job's seed values, judged with the exact count.
@@ -53,8 +71,8 @@ struct OwnScores {
 
 // What changed side in a scope, for the explanation of its failed metric check: at each
 // threshold "N of its R records changed side at threshold t (B became wrong, C became right)",
-// or the records whose argmax class changed; "" when parity has nothing for the scope. The
-// crossings are described, not yet judged against the seed runs' own (the rest of #22 item 3).
+// or the records whose argmax class changed; "" when parity has nothing for the scope. (The
+// parity checks judge those changes against the seed runs' own.)
 std::string changed_side_text(const scoring::Parity& parity, const std::string& segment);
 
 // A run's scores in the shape a job reports its metrics in: the judged overall value of
@@ -71,11 +89,19 @@ ReportedForm reported_form(const scoring::Scores& scores, const std::string& pri
 std::vector<std::string> scope_metrics(const scoring::ScopeScores& release_scope,
                                        const Evaluation& evaluation);
 
-// The "job:metric-agrees" check: the job's reported primary value and segment values against
-// reverify's scores of the same rebuilt predictions. Not judged when the job reports nothing
-// that scoring computes.
-// Parity check name -> the share of its scope's records whose decision changed: one per threshold
-// for the whole set and every segment of at least one record.
+// One parity check's statistic, the rebuild's (or a seed run's) against the release.
+struct ParityStatistic {
+  std::string name;                  // "parity:class=3", "parity:top-k-order:segment:lang=de"
+  double value = 0;                  // the share changed; the tau distance
+  std::optional<std::size_t> count;  // a share: value = count / of; absent for the tau distance
+  std::size_t of = 0;                // the scope's records, the class's members, the queries
+  double resolution = 0;             // the tau distance's smallest step (one pair swapped)
+  std::string what;                  // what changed, in one clause, for the explanation
+};
+// Every parity statistic of the whole set and every segment of at least one record.
+std::vector<ParityStatistic> parity_statistics(const scoring::Parity& parity);
+
+// Parity check name -> its statistic's value (what a seed run records in parity_seed_runs).
 std::map<std::string, double> parity_values(const scoring::Parity& parity);
 
 // The parity checks of a rebuild, at one-sided `alpha` each; `banded` counts those with a bound
@@ -84,6 +110,9 @@ std::vector<CheckResult> parity_checks(const scoring::Parity& parity, const Tole
                                        double alpha, const std::string& how_to_calibrate);
 std::size_t banded_parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol);
 
+// The "job:metric-agrees" check: the job's reported primary value and segment values against
+// reverify's scores of the same rebuilt predictions. Not judged when the job reports nothing
+// that scoring computes.
 CheckResult job_agreement_check(const std::optional<double>& job_primary,
                                 const std::string& primary_name, const SegmentMetrics& job_segments,
                                 const scoring::Scores& rebuild);

@@ -91,15 +91,19 @@
 //   and wrong;
 // - multiclass: the records whose argmax class differs and, per class, the records each run
 //   predicts as that class, those that left it and entered it, and the records of that true class
-//   whose prediction became correct and wrong (the confusion matrix's shift, per class);
+//   whose prediction changed, became correct and became wrong, with the classes they moved into
+//   (the confusion matrix's shift, per class); binary: the same per true class at each threshold,
+//   the decision being the predicted class;
 // - ranking, per query of at least 2 records: the top-k overlap (records in both top min(k, n_q)
-//   sets / min(k, n_q); each top k ordered by score descending, then by eval-set order) and
-//   Kendall's tau-b of the two score lists (scipy.stats.kendalltau; undefined, and left out, when
-//   either run's scores in the query are all equal); summarised per scope as the mean overlap,
-//   the queries whose top-k set changed and the mean tau. Parity::queries has every query of the
-//   whole set.
+//   sets / min(k, n_q); each top k ordered by score descending, then by eval-set order), whether
+//   the top k as an ordered list changed (a set change, or the same records in another order),
+//   and Kendall's tau-b of the two score lists (scipy.stats.kendalltau; undefined, and left out,
+//   when either run's scores in the query are all equal); summarised per scope as the mean
+//   overlap, the queries whose top-k set changed, those whose top-k order changed and the mean
+//   tau. Parity::queries has every query of the whole set.
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -162,6 +166,24 @@ Status check_predictions(const ScoringInputs& in, const Predictions& predictions
 
 Result<Scores> score(const ScoringInputs& in, const Predictions& predictions);
 
+// One class's row of the confusion matrix and how it shifted between the release's predictions
+// and the other run's (multiclass: the argmax; binary: the decision at one threshold, class 1
+// positive).
+struct ClassShift {
+  std::size_t cls = 0;
+  std::size_t release = 0;         // records the release predicts as cls
+  std::size_t other = 0;           // records the other run predicts as cls
+  std::size_t left = 0;            // predicted cls by the release, not by the other run
+  std::size_t entered = 0;         // predicted cls by the other run, not by the release
+  std::size_t members = 0;         // records of true class cls
+  std::size_t changed = 0;         // records of true class cls whose predicted class changed
+  std::size_t became_correct = 0;  // records of true class cls now predicted right
+  std::size_t became_wrong = 0;    // records of true class cls no longer predicted right
+  // the changed records of true class cls by the class the other run predicts (the confusion
+  // matrix cells they moved into); sparse: only classes some record moved into
+  std::map<std::size_t, std::size_t> moved_to;
+};
+
 struct Crossings {
   double threshold = 0;
   std::size_t changed = 0;  // decision differs
@@ -169,24 +191,17 @@ struct Crossings {
   std::size_t became_negative = 0;
   std::optional<std::size_t> became_correct;  // binary (regression labels are not decisions)
   std::optional<std::size_t> became_wrong;
-};
-
-struct ClassShift {
-  std::size_t cls = 0;
-  std::size_t release = 0;         // records the release predicts as cls
-  std::size_t other = 0;           // records the other run predicts as cls
-  std::size_t left = 0;            // predicted cls by the release, not by the other run
-  std::size_t entered = 0;         // predicted cls by the other run, not by the release
-  std::size_t became_correct = 0;  // records of true class cls now predicted right
-  std::size_t became_wrong = 0;    // records of true class cls no longer predicted right
+  std::vector<ClassShift> classes;  // binary: true classes 0 and 1; regression: none
 };
 
 struct RankingParity {
-  std::size_t queries = 0;             // of at least 2 records
-  std::size_t top_k_changed = 0;       // whose top-k set differs
-  std::optional<double> mean_overlap;  // absent when no query has 2 records
-  std::size_t tau_queries = 0;         // where tau is defined
-  std::optional<double> mean_tau;      // absent when it is defined for none
+  std::size_t queries = 0;              // of at least 2 records
+  std::size_t top_k_changed = 0;        // whose top-k set differs
+  std::size_t top_k_order_changed = 0;  // whose top k, in order, differs (a changed set included)
+  std::optional<double> mean_overlap;   // absent when no query has 2 records
+  std::size_t tau_queries = 0;          // where tau is defined
+  std::size_t largest_tau_query = 0;    // the most records of a query where tau is defined
+  std::optional<double> mean_tau;       // absent when it is defined for none
 };
 
 struct ScopeParity {
@@ -203,6 +218,7 @@ struct QueryParity {
   std::size_t records = 0;
   double overlap = 1;
   bool top_k_changed = false;
+  bool top_k_order_changed = false;
   std::optional<double> tau;
 };
 

@@ -9,6 +9,32 @@ namespace {
 
 using detail::Scope;
 
+// Counts one record into the class shifts: its true class, and the class each run predicts.
+void count_shift(std::vector<ClassShift>& classes, std::size_t truth, std::size_t before,
+                 std::size_t after) {
+  ++classes[before].release;
+  ++classes[after].other;
+  ++classes[truth].members;
+  if (before == after)
+    return;
+  ++classes[before].left;
+  ++classes[after].entered;
+  ClassShift& row = classes[truth];
+  ++row.changed;
+  ++row.moved_to[after];
+  if (after == truth)
+    ++row.became_correct;
+  else if (before == truth)
+    ++row.became_wrong;
+}
+
+std::vector<ClassShift> empty_shifts(std::size_t classes) {
+  std::vector<ClassShift> out(classes);
+  for (std::size_t c = 0; c < classes; ++c)
+    out[c].cls = c;
+  return out;
+}
+
 std::vector<Crossings> threshold_crossings(const ScoringInputs& in, std::span<const double> release,
                                            std::span<const double> other, const Scope& scope) {
   const bool binary = in.task == ScoringTask::binary;
@@ -16,45 +42,34 @@ std::vector<Crossings> threshold_crossings(const ScoringInputs& in, std::span<co
   for (double threshold : in.thresholds) {
     Crossings c;
     c.threshold = threshold;
-    std::size_t became_correct = 0, became_wrong = 0;
+    if (binary)
+      c.classes = empty_shifts(2);
     for (std::uint32_t i : scope.records) {
       const bool before = release[i] >= threshold, after = other[i] >= threshold;
+      if (binary)
+        count_shift(c.classes, in.labels[i] == 1, before, after);
       if (before == after)
         continue;
       ++c.changed;
       ++(after ? c.became_positive : c.became_negative);
-      // A changed binary decision is right on exactly one side.
-      ++(after == (in.labels[i] == 1) ? became_correct : became_wrong);
     }
     if (binary) {
-      c.became_correct = became_correct;
-      c.became_wrong = became_wrong;
+      // A changed binary decision is right on exactly one side.
+      c.became_correct = c.classes[0].became_correct + c.classes[1].became_correct;
+      c.became_wrong = c.classes[0].became_wrong + c.classes[1].became_wrong;
     }
-    out.push_back(c);
+    out.push_back(std::move(c));
   }
   return out;
 }
 
 void class_shifts(const ScoringInputs& in, std::span<const std::uint32_t> release,
                   std::span<const std::uint32_t> other, const Scope& scope, ScopeParity& out) {
-  out.classes.resize(in.classes);
-  for (std::size_t c = 0; c < in.classes; ++c)
-    out.classes[c].cls = c;
+  out.classes = empty_shifts(in.classes);
   std::size_t changed = 0;
   for (std::uint32_t i : scope.records) {
-    const std::uint32_t before = release[i], after = other[i];
-    ++out.classes[before].release;
-    ++out.classes[after].other;
-    if (before == after)
-      continue;
-    ++changed;
-    ++out.classes[before].left;
-    ++out.classes[after].entered;
-    const auto truth = static_cast<std::size_t>(in.labels[i]);
-    if (after == truth)
-      ++out.classes[truth].became_correct;
-    else if (before == truth)
-      ++out.classes[truth].became_wrong;
+    count_shift(out.classes, static_cast<std::size_t>(in.labels[i]), release[i], other[i]);
+    changed += release[i] != other[i];
   }
   out.argmax_changed = changed;
 }

@@ -177,7 +177,7 @@ std::optional<double> kendall_tau_b(std::vector<std::pair<double, double>> xy) {
   return std::clamp(tau, -1.0, 1.0);
 }
 
-// The top min(k, n) records of a query: by score descending, then eval-set order.
+// The top min(k, n) records of a query, in rank order: by score descending, then eval-set order.
 std::vector<std::uint32_t> top_k(std::span<const double> scores,
                                  std::span<const std::uint32_t> records, std::size_t k) {
   std::vector<std::uint32_t> order(records.begin(), records.end());
@@ -187,7 +187,6 @@ std::vector<std::uint32_t> top_k(std::span<const double> scores,
                       return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
                     });
   order.resize(cut);
-  std::sort(order.begin(), order.end());
   return order;
 }
 
@@ -249,11 +248,14 @@ RankingParity ranking_parity(const ScoringInputs& in, std::span<const double> re
   for (const Query& query : queries_of(scope.records, *in.queries, storage)) {
     if (query.records.size() < 2)
       continue;
-    const std::vector<std::uint32_t> a = top_k(release, query.records, in.k);
-    const std::vector<std::uint32_t> b = top_k(other, query.records, in.k);
+    std::vector<std::uint32_t> a = top_k(release, query.records, in.k);
+    std::vector<std::uint32_t> b = top_k(other, query.records, in.k);
+    QueryParity q;
+    q.top_k_order_changed = a != b;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
     std::vector<std::uint32_t> shared;
     std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(shared));
-    QueryParity q;
     q.query = in.queries->values[query.code];
     q.records = query.records.size();
     q.overlap = static_cast<double>(shared.size()) / static_cast<double>(a.size());
@@ -265,9 +267,11 @@ RankingParity ranking_parity(const ScoringInputs& in, std::span<const double> re
     q.tau = kendall_tau_b(std::move(xy));
     ++out.queries;
     out.top_k_changed += q.top_k_changed ? 1 : 0;
+    out.top_k_order_changed += q.top_k_order_changed ? 1 : 0;
     overlap_sum += q.overlap;
     if (q.tau) {
       ++out.tau_queries;
+      out.largest_tau_query = std::max(out.largest_tau_query, query.records.size());
       tau_sum += *q.tau;
     }
     if (queries)

@@ -22,6 +22,8 @@
 #   PATCH     a patch applied to the trainer (the demo's variant), TRAINER_REPO where to build it
 #   REPO_URL  recorded as code.repo (https://git.example/vision/digits-trainer.git)
 #   IMAGE     the training image (name@sha256:...) when the job ran in a container
+#   CAPTURE_FLAGS  more `reverify capture` flags, space-separated (e.g. a scoring spec:
+#             "--task multiclass --labels label --classes 10 --segment-key digit=label")
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 reverify="$(realpath "$1")"
@@ -89,4 +91,4 @@ salt="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))
   --lockfile requirements.lock --python /usr/bin/python3 --framework numpy \
   --workdir /src --started-at "$started_at" --duration-s "$duration" \
   ${IMAGE:+--image "$IMAGE"} --seed-runs "$work/seed-runs" \
-  "${same_seed[@]}" "${subsample[@]}" "${detect[@]}" -- python3 train.py)
+  "${same_seed[@]}" "${subsample[@]}" "${detect[@]}" ${CAPTURE_FLAGS:-} -- python3 train.py)

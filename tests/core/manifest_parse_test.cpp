@@ -371,6 +371,12 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
        [](json& d) { set(d, "/tolerance/distribution_seed_runs/kolmogorov", json::array({0.1})); },
        {"tolerance.distribution_seed_runs.kolmogorov: unknown statistic (must be one of ks, psi, "
         "wasserstein, max_abs_diff, mean_abs_diff, flip_rate)"}},
+      {"parity check of no known statistic",
+       [](json& d) { set(d, "/tolerance/parity_seed_runs/parity:top-3", json::array({0.1})); },
+       {"tolerance.parity_seed_runs[\"parity:top-3\"]: not a parity check (expected "
+        "\"parity:<statistic>\" or \"parity:<statistic>:segment:<key>=<value>\", the statistic "
+        "one of threshold=<t>, threshold=<t>:class=<c>, argmax, class=<c>, top-k-set, "
+        "top-k-order, tau-distance)"}},
       {"detect not positive",
        [](json& d) { set(d, "/tolerance/detect/accuracy", 0); },
        {"tolerance.detect.accuracy: must be a positive number, got number 0"}},
@@ -560,4 +566,28 @@ TEST_CASE("an environment reported by a job is validated on its own, under its o
         std::vector<std::string>{
             "result.json: environment.threads.intra_op: must be an integer >= 1, got \"1\""});
   CHECK(reverify::parse_environment(json::array(), "env").errors.size() == 1);
+}
+
+TEST_CASE("tolerance.parity_seed_runs: every parity check's name is accepted, nothing else") {
+  auto errors_for = [](const std::string& name) {
+    json doc = full();
+    set(doc, "/tolerance/parity_seed_runs", json::object({{name, json::array({0.01, 0.02})}}));
+    return error_texts(parse_manifest(doc.dump()));
+  };
+  for (const char* name :
+       {"parity:threshold=0.5", "parity:threshold=0.5:segment:group=a",
+        "parity:threshold=0.5:class=1", "parity:argmax", "parity:argmax:segment:digit=8",
+        "parity:class=3", "parity:top-k-set", "parity:top-k-order:segment:lang=de",
+        "parity:tau-distance", "parity:tau-distance:segment:lang=en:us"}) {
+    CAPTURE(name);
+    CHECK(errors_for(name).empty());
+  }
+  for (const char* name :
+       {"parity:", "threshold=0.5", "parity:threshold=", "parity:class=", "parity:class=x",
+        "parity:class=3:segment:digit=3", "parity:threshold=0.5:class=1:segment:g=a",
+        "parity:argmax:segment:", "parity:argmax:segment:digit", "parity:argmax:segment:=8",
+        "parity:top-k", "parity:threshold=0.5:class="}) {
+    CAPTURE(name);
+    CHECK(errors_for(name).size() == 1);
+  }
 }

@@ -6,20 +6,15 @@
 #include <doctest/doctest.h>
 
 #include "policies/verdict.hpp"
+#include "tests/support/check_fixture.hpp"
 
 using namespace reverify;
+using reverify::test::find_check;
 
 namespace {
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-const CheckResult* find(const Verdict& v, const std::string& name) {
-  for (const auto& c : v.checks)
-    if (c.name == name)
-      return &c;
-  return nullptr;
 }
 
 // 200 binary records, labels alternating; segment group=a is records 0..99, group=b 100..199.
@@ -103,22 +98,22 @@ TEST_CASE("with a scoring spec the primary and segment checks judge reverify's e
   // the job reports the figure its predictions give: they agree
   const Verdict v = j.judge(kReleaseWrong, 0.95);
   CHECK(v.cls == VerdictClass::passed);
-  const auto* primary = find(v, "primary:accuracy");
+  const auto* primary = find_check(v, "primary:accuracy");
   REQUIRE(primary);
   CHECK(*primary->observed == doctest::Approx(0.95));
   CHECK(primary->evidence["examples"] == 200);  // the scope's denominator, not inferred
   CHECK(!primary->evidence.contains("examples_inferred"));
-  const auto* a = find(v, "segment:group=a:accuracy");
+  const auto* a = find_check(v, "segment:group=a:accuracy");
   REQUIRE(a);
   CHECK(a->outcome == CheckOutcome::passed);
   CHECK(a->evidence["examples"] == 100);
   REQUIRE(a->band);
   CHECK(a->band->upper > a->band->lower);  // every seed run scored 95/100: never a +-0 band
-  const auto* agrees = find(v, "job:metric-agrees");
+  const auto* agrees = find_check(v, "job:metric-agrees");
   REQUIRE(agrees);
   CHECK(agrees->outcome == CheckOutcome::passed);
   // no seed-run crossings recorded: the parity checks report, never decide
-  const auto* parity = find(v, "parity:threshold=0.5:segment:group=a");
+  const auto* parity = find_check(v, "parity:threshold=0.5:segment:group=a");
   REQUIRE(parity);
   CHECK(parity->outcome == CheckOutcome::uncalibrated);
   CHECK(parity->informational);
@@ -136,23 +131,23 @@ TEST_CASE("parity: records that changed side in a segment, judged against the se
   parity["parity:threshold=0.5:segment:group=b"] = {0.03, 0.04, 0.05, 0.06, 0.02, 0.05, 0.04};
   SUBCASE("8 of group a's records crossed: failed, naming the segment and the count") {
     const Verdict v = j.judge(group_a_crossed(), 0.91);
-    const auto* a = find(v, "parity:threshold=0.5:segment:group=a");
+    const auto* a = find_check(v, "parity:threshold=0.5:segment:group=a");
     REQUIRE(a);
     CHECK(a->outcome == CheckOutcome::failed);
     CHECK(a->kind == CheckKind::parity);
     CHECK(contains(a->explanation,
                    "8 of segment group=a's 100 records changed side against the "
                    "release at threshold 0.5 (8 became wrong, 0 became right)"));
-    CHECK(contains(a->explanation, "the seed runs' own crossings allow"));
+    CHECK(contains(a->explanation, "the seed runs' own changes allow"));
     CHECK(a->evidence["allowed"].get<int>() < 8);
     CHECK(a->seed_runs == 20u);
-    CHECK(find(v, "parity:threshold=0.5")->outcome == CheckOutcome::passed);
-    CHECK(find(v, "parity:threshold=0.5:segment:group=b")->outcome == CheckOutcome::passed);
+    CHECK(find_check(v, "parity:threshold=0.5")->outcome == CheckOutcome::passed);
+    CHECK(find_check(v, "parity:threshold=0.5:segment:group=b")->outcome == CheckOutcome::passed);
     CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
   }
   SUBCASE("as many crossings as the seed runs made pass") {
     const Verdict v = j.judge({0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 2}, 0.945);
-    CHECK(find(v, "parity:threshold=0.5:segment:group=a")->outcome == CheckOutcome::passed);
+    CHECK(find_check(v, "parity:threshold=0.5:segment:group=a")->outcome == CheckOutcome::passed);
     CHECK(v.cls == VerdictClass::passed);
   }
 }
@@ -161,15 +156,15 @@ TEST_CASE("a segment whose decisions crossed the threshold fails, naming it and 
   Judged j;
   // the wide aggregate band still holds 182/200
   const Verdict v = j.judge(group_a_crossed(), 0.91);
-  const auto* primary = find(v, "primary:accuracy");
+  const auto* primary = find_check(v, "primary:accuracy");
   REQUIRE(primary);
   CHECK(primary->outcome == CheckOutcome::passed);
-  const auto* a = find(v, "segment:group=a:accuracy");
+  const auto* a = find_check(v, "segment:group=a:accuracy");
   REQUIRE(a);
   CHECK(a->outcome == CheckOutcome::failed);
   CHECK(contains(a->explanation, "8 of its 100 records changed side at threshold 0.5"));
   CHECK(contains(a->explanation, "8 became wrong, 0 became right"));
-  CHECK(find(v, "segment:group=b:accuracy")->outcome == CheckOutcome::passed);
+  CHECK(find_check(v, "segment:group=b:accuracy")->outcome == CheckOutcome::passed);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
   CHECK(contains(v.explanation, "segment:group=a:accuracy"));
 }
@@ -179,7 +174,7 @@ TEST_CASE("a job reporting a metric its predictions do not give is named") {
   SUBCASE("the primary metric") {
     // the predictions score 0.95; the job's evaluation code says 0.97
     const Verdict v = j.judge(kReleaseWrong, 0.97);
-    const auto* agrees = find(v, "job:metric-agrees");
+    const auto* agrees = find_check(v, "job:metric-agrees");
     REQUIRE(agrees);
     CHECK(agrees->outcome == CheckOutcome::failed);
     CHECK(contains(agrees->explanation,
@@ -187,22 +182,22 @@ TEST_CASE("a job reporting a metric its predictions do not give is named") {
                    "accuracy 0.97, its predictions score 0.95"));
     CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
     // the verdict is judged on the predictions' figure, not the job's
-    CHECK(*find(v, "primary:accuracy")->observed == doctest::Approx(0.95));
+    CHECK(*find_check(v, "primary:accuracy")->observed == doctest::Approx(0.95));
   }
   SUBCASE("a segment metric") {
     const Verdict v = j.judge(kReleaseWrong, 0.95, {{"group=a", {{"accuracy", 0.9}}}});
-    const auto* agrees = find(v, "job:metric-agrees");
+    const auto* agrees = find_check(v, "job:metric-agrees");
     REQUIRE(agrees);
     CHECK(agrees->outcome == CheckOutcome::failed);
     CHECK(contains(agrees->explanation, "segment group=a accuracy 0.9"));
   }
   SUBCASE("float noise is no disagreement") {
     const Verdict v = j.judge(kReleaseWrong, 0.95 * (1 + 1e-9));
-    CHECK(find(v, "job:metric-agrees")->outcome == CheckOutcome::passed);
+    CHECK(find_check(v, "job:metric-agrees")->outcome == CheckOutcome::passed);
   }
   SUBCASE("a job that reports nothing scoring computes cannot be cross-checked") {
     const Verdict v = j.judge(kReleaseWrong, std::nullopt);
-    CHECK(find(v, "job:metric-agrees")->outcome == CheckOutcome::not_judged);
+    CHECK(find_check(v, "job:metric-agrees")->outcome == CheckOutcome::not_judged);
   }
 }
 

@@ -7,27 +7,14 @@
 #include <random>
 
 #include "policies/scoring.hpp"
+#include "tests/support/predictions_fixture.hpp"
 
 using namespace reverify;
+using reverify::test::one_d;
+using reverify::test::two_d;
 using scoring::MetricScore;
 
 namespace {
-
-Predictions one_d(std::vector<double> values) {
-  Predictions p;
-  p.rows = values.size();
-  p.values = std::move(values);
-  return p;
-}
-
-Predictions two_d(std::size_t cols, std::vector<double> values) {
-  Predictions p;
-  p.rows = values.size() / cols;
-  p.cols = cols;
-  p.two_d = true;
-  p.values = std::move(values);
-  return p;
-}
 
 ScoringInputs inputs(ScoringTask task, std::vector<double> labels, std::size_t classes = 0) {
   ScoringSpec spec;
@@ -362,6 +349,23 @@ TEST_CASE("parity: threshold crossings, class shifts and top-k overlap on hand-m
     CHECK(p->queries[1].overlap == 1);
     CHECK(*p->queries[1].tau == doctest::Approx(1.0));
     CHECK(p->overall.ranking->tau_queries == 1);
+    CHECK(p->overall.ranking->largest_tau_query == 2);
+  }
+  SUBCASE("ranking: the top-k order changes with the same set") {
+    auto in = inputs(ScoringTask::ranking, {1, 1, 0, 1, 1, 0});  // k = 2
+    in.queries = intern_keys({"a", "a", "a", "b", "b", "b"});
+    // a: the top two swap places; b: the second and third swap, across the cut-off
+    auto p = scoring::parity(in, one_d({0.9, 0.8, 0.1, 0.9, 0.5, 0.4}),
+                             one_d({0.8, 0.9, 0.1, 0.9, 0.4, 0.5}));
+    REQUIRE(p.ok());
+    CHECK(p->queries[0].top_k_order_changed);
+    CHECK_FALSE(p->queries[0].top_k_changed);
+    CHECK(p->queries[0].overlap == 1);
+    CHECK(p->queries[1].top_k_changed);
+    CHECK(p->queries[1].top_k_order_changed);  // a changed set is a changed order too
+    CHECK(p->queries[1].overlap == doctest::Approx(0.5));
+    CHECK(p->overall.ranking->top_k_changed == 1);
+    CHECK(p->overall.ranking->top_k_order_changed == 2);
   }
   SUBCASE("different shapes are refused") {
     const auto in = inputs(ScoringTask::binary, {0, 1});

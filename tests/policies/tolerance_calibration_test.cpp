@@ -4,17 +4,12 @@
 
 #include "policies/calibration.hpp"
 #include "policies/power.hpp"
+#include "tests/support/predictions_fixture.hpp"
 
 using namespace reverify;
+using reverify::test::one_d;
 
 namespace {
-
-Predictions scores(std::vector<double> values) {
-  Predictions p;
-  p.rows = values.size();
-  p.values = std::move(values);
-  return p;
-}
 
 Manifest manifest_with(const ToleranceSpec& tolerance) {
   Manifest m;
@@ -31,8 +26,8 @@ Manifest manifest_with(const ToleranceSpec& tolerance) {
 }  // namespace
 
 TEST_CASE("seed runs -> values per metric, statistics against the release per run") {
-  const auto release = scores({0.1, 0.4, 0.7, 0.9});
-  const auto a = scores({0.2, 0.4, 0.6, 0.9}), b = scores({0.1, 0.5, 0.7, 0.8});
+  const auto release = one_d({0.1, 0.4, 0.7, 0.9});
+  const auto a = one_d({0.2, 0.4, 0.6, 0.9}), b = one_d({0.1, 0.5, 0.7, 0.8});
   std::vector<SeedRun> runs(2);
   runs[0].primary = 0.96;
   runs[0].segments["digit=8"]["accuracy"] = 0.93;

@@ -10,7 +10,10 @@
 // n = 3, 5, 10, 20 seed runs. Each row asserts "false-page rate <= alpha + 3 binomial standard
 // errors" and prints the rates and detection figures (ctest -V shows them; the README quotes
 // them). A last case simulates whole verifications (primary + 10 segments + 6 statistics, the
-// false-page rate split as the verdict does) against the per-verification alpha.
+// false-page rate split as the verdict does) against the per-verification alpha. The parity
+// checks (policies/own_scores.hpp: ranking top-k set and order, tau distance; multiclass
+// confusion shift per class and argmax) are measured on simulated rankings and classifiers, the
+// release against fresh-seed runs, with reverify's own scoring::parity.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -22,6 +25,8 @@
 #include "core/manifest.hpp"
 #include "policies/bands.hpp"
 #include "policies/checks.hpp"
+#include "policies/own_scores.hpp"
+#include "policies/scoring.hpp"
 #include "policies/stats.hpp"
 #include "policies/verdict.hpp"
 
@@ -502,5 +507,127 @@ TEST_CASE("property 1 for whole verifications: primary, 10 segments and 6 statis
       CAPTURE(world_name);
       CAPTURE(n);
       CHECK(rate <= limit);
+    }
+}
+
+// ---- parity checks ------------------------------------------------------------------------------
+
+namespace {
+
+// A model's outputs on a fixed eval set, for scoring::parity: a ranking (queries of 8 documents,
+// k = 3, true scores drawn per world so that some queries hold near ties) or a multiclass
+// classifier (ScoreWorld's softmax rows); a seed run adds noise.
+struct ParityWorld {
+  const char* name;
+  ScoringInputs in;
+  ScoreWorld classifier;      // multiclass
+  std::vector<double> truth;  // ranking
+
+  void draw_truth(Rng& rng) {
+    if (in.task == ScoringTask::multiclass) {
+      classifier.draw_truth(rng);
+      in.labels.assign(classifier.rows, 0);
+      for (std::size_t i = 0; i < classifier.rows; ++i) {
+        const double* row = &classifier.logits[i * classifier.classes];
+        in.labels[i] = static_cast<double>(std::max_element(row, row + classifier.classes) - row);
+      }
+      return;
+    }
+    std::normal_distribution<double> z(0, 1);
+    for (auto& t : truth)
+      t = z(rng);
+  }
+
+  Predictions run(Rng& rng) const {
+    Predictions p;
+    if (in.task == ScoringTask::multiclass) {
+      p.values = classifier.run(rng);
+      p.rows = classifier.rows;
+      p.cols = classifier.classes;
+      p.two_d = true;
+      return p;
+    }
+    std::normal_distribution<double> eps(0, 0.15);
+    p.rows = truth.size();
+    for (double t : truth)
+      p.values.push_back(t + eps(rng));
+    return p;
+  }
+};
+
+ParityWorld ranking_parity_world(std::size_t queries) {
+  ScoringSpec spec;
+  spec.task = ScoringTask::ranking;
+  spec.k = 3;
+  ParityWorld w{"ranking 3 of 8", scoring_settings(spec), {}, {}};
+  std::vector<std::string> ids;
+  for (std::size_t q = 0; q < queries; ++q)
+    for (int d = 0; d < 8; ++d) {
+      ids.push_back(std::to_string(q));
+      w.in.labels.push_back(d < 2 ? 1 : 0);
+    }
+  w.in.queries = intern_keys(ids);
+  w.truth.assign(w.in.labels.size(), 0);
+  return w;
+}
+
+ParityWorld multiclass_parity_world() {
+  ScoringSpec spec;
+  spec.task = ScoringTask::multiclass;
+  spec.classes = 4;
+  ParityWorld w{"4-class softmax", scoring_settings(spec), ScoreWorld{}, {}};
+  w.classifier.rows = 400;
+  w.classifier.separation = 2.5;
+  return w;
+}
+
+// "parity:class=3" -> "parity:class=*", "parity:top-k-order" as is: the families a table prints.
+std::string parity_family(const std::string& name) {
+  const auto eq = name.find("class=");
+  return eq == std::string::npos ? name : name.substr(0, eq) + "class=*";
+}
+
+}  // namespace
+
+TEST_CASE("property 1, parity checks: ranking top-k and tau, multiclass confusion shift") {
+  std::printf("\n-- parity checks, alpha = %.2f per check (fresh-seed rebuilds) --\n", kAlpha);
+  std::uint64_t seed = 9000;
+  for (ParityWorld world : {ranking_parity_world(60), multiclass_parity_world()})
+    for (int n : {5, 10, 20}) {
+      Rng rng(seed++);
+      std::map<std::string, Rates> rates;
+      for (int w = 0; w < 100; ++w) {
+        world.draw_truth(rng);
+        const Predictions release = world.run(rng);
+        ToleranceSpec tol;
+        for (int i = 0; i < n; ++i) {
+          const auto parity = scoring::parity(world.in, release, world.run(rng));
+          REQUIRE(parity.ok());
+          for (const auto& [name, v] : parity_values(*parity))
+            tol.parity_seed_runs[name].push_back(v);
+        }
+        for (int b = 0; b < 20; ++b) {
+          const auto parity = scoring::parity(world.in, release, world.run(rng));
+          REQUIRE(parity.ok());
+          for (const auto& check : parity_checks(*parity, tol, kAlpha, "")) {
+            auto& r = rates[parity_family(check.name)];
+            if (!check.band) {
+              ++r.not_judged;
+              continue;
+            }
+            ++r.trials;
+            r.pages += check.outcome == CheckOutcome::failed;
+          }
+        }
+      }
+      for (const auto& [family, r] : rates) {
+        const double limit = kAlpha + binomial_slack(kAlpha, std::max(r.trials, 1));
+        std::printf("%-16s n=%-3d %-22s %5d checks: %.4f paged (limit %.4f), %d unbanded\n",
+                    world.name, n, family.c_str(), r.trials, r.rate(), limit, r.not_judged);
+        CAPTURE(world.name);
+        CAPTURE(n);
+        CAPTURE(family);
+        CHECK(r.rate() <= limit);
+      }
     }
 }

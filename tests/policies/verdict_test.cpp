@@ -1,8 +1,12 @@
 #include <doctest/doctest.h>
 
 #include "policies/verdict.hpp"
+#include "tests/support/check_fixture.hpp"
+#include "tests/support/predictions_fixture.hpp"
 
 using namespace reverify;
+using reverify::test::find_check;
+using reverify::test::one_d;
 
 namespace {
 
@@ -17,20 +21,6 @@ Manifest base_manifest() {
   t.seed_runs["accuracy"] = {0.9605, 0.9622, 0.9611, 0.9598, 0.9617};
   m.tolerance = t;
   return m;
-}
-
-Predictions scores(std::vector<double> values) {
-  Predictions p;
-  p.rows = values.size();
-  p.values = std::move(values);
-  return p;
-}
-
-const CheckResult* find(const Verdict& v, const std::string& name) {
-  for (const auto& c : v.checks)
-    if (c.name == name)
-      return &c;
-  return nullptr;
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -49,7 +39,7 @@ TEST_CASE("primary within the seed band passes and says from how many seed runs"
   in.rebuild.primary = 0.9609;
   const auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  const auto* c = find(v, "primary:accuracy");
+  const auto* c = find_check(v, "primary:accuracy");
   REQUIRE(c);
   CHECK(c->outcome == CheckOutcome::passed);
   CHECK(*c->margin > 0);
@@ -77,7 +67,7 @@ TEST_CASE("primary out of band fails in either direction, naming the direction")
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
   CHECK(contains(v.explanation, "regressed"));
-  CHECK(*find(v, "primary:accuracy")->margin < 0);
+  CHECK(*find_check(v, "primary:accuracy")->margin < 0);
   in.rebuild.primary = 0.9700;
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
@@ -92,7 +82,7 @@ TEST_CASE("lower-is-better metrics flip the direction") {
   in.rebuild.primary = 0.50;
   const auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
-  CHECK(find(v, "primary:loss")->evidence["direction"] == "regressed");
+  CHECK(find_check(v, "primary:loss")->evidence["direction"] == "regressed");
 }
 
 TEST_CASE(
@@ -111,7 +101,7 @@ TEST_CASE(
   v = decide_verdict(in, policy);
   CHECK(v.cls == VerdictClass::passed);
   CHECK(contains(v.explanation, "fallback"));
-  CHECK(find(v, "primary:accuracy")->fallback == "policy fallback");
+  CHECK(find_check(v, "primary:accuracy")->fallback == "policy fallback");
 }
 
 TEST_CASE("seed runs that all agree, with no count to give the grain: no band unless a floor") {
@@ -122,12 +112,13 @@ TEST_CASE("seed runs that all agree, with no count to give the grain: no band un
   in.rebuild.primary = 0.9712345678;
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::uncalibrated);
-  CHECK(contains(find(v, "primary:accuracy")->explanation, "all 3 seed runs scored 0.971235"));
+  CHECK(
+      contains(find_check(v, "primary:accuracy")->explanation, "all 3 seed runs scored 0.971235"));
   m.tolerance->floor["accuracy"] = 0.005;
   auto floored = inputs(m);
   floored.rebuild.primary = 0.9712345678;
   v = decide_verdict(floored);
-  CHECK(find(v, "primary:accuracy")->band->lower == doctest::Approx(0.9662345678));
+  CHECK(find_check(v, "primary:accuracy")->band->lower == doctest::Approx(0.9662345678));
 }
 
 TEST_CASE("a segment that every seed run scored alike, without a count: inferred or not judged") {
@@ -144,12 +135,12 @@ TEST_CASE("a segment that every seed run scored alike, without a count: inferred
   in.rebuild.segments["radius=low"]["accuracy"] = 41.0 / 43;  // one more example wrong
   in.rebuild.segments["radius=high"]["accuracy"] = 0.9;
   const auto v = decide_verdict(in);
-  const auto* low = find(v, "segment:radius=low:accuracy");
+  const auto* low = find_check(v, "segment:radius=low:accuracy");
   REQUIRE(low);
   CHECK(low->outcome == CheckOutcome::passed);
   CHECK(low->band->lower.value() < 42.0 / 43);
   CHECK(contains(low->explanation, "inferred from the values"));
-  const auto* high = find(v, "segment:radius=high:accuracy");
+  const auto* high = find_check(v, "segment:radius=high:accuracy");
   REQUIRE(high);
   CHECK(high->outcome == CheckOutcome::not_judged);
   CHECK_FALSE(high->decides());
@@ -172,7 +163,7 @@ TEST_CASE("a seed run that reproduced the release, or copied another run, is lef
   auto in = inputs(m);
   in.rebuild.primary = 0.961;
   const auto v = decide_verdict(in);
-  CHECK(find(v, "primary:accuracy")->seed_runs == 4u);
+  CHECK(find_check(v, "primary:accuracy")->seed_runs == 4u);
   CHECK(contains(v.explanation,
                  "1 seed run(s) left out of the bands: their predictions are the "
                  "release's own"));
@@ -189,7 +180,7 @@ TEST_CASE("a stored calibration overrides the manifest's seed runs") {
   in.rebuild.primary = 0.965;
   const auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  CHECK(find(v, "primary:accuracy")->seed_runs == 3u);
+  CHECK(find_check(v, "primary:accuracy")->seed_runs == 3u);
 }
 
 TEST_CASE("merged tolerance: the stored calibration's seed list, when it has one, is the list") {
@@ -225,11 +216,11 @@ TEST_CASE("segments: proportions over their examples; the rate split over the fa
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
   // primary 0.5 and segments 0.25 of the rate, over the families present (no distribution).
-  CHECK(find(v, "primary:accuracy")->evidence["alpha"].get<double>() ==
+  CHECK(find_check(v, "primary:accuracy")->evidence["alpha"].get<double>() ==
         doctest::Approx(0.01 * 0.5 / 0.75));
-  CHECK(find(v, "segment:digit=8:accuracy")->evidence["alpha"].get<double>() ==
+  CHECK(find_check(v, "segment:digit=8:accuracy")->evidence["alpha"].get<double>() ==
         doctest::Approx(0.01 * 0.25 / 0.75 / 2));
-  const auto* agreed = find(v, "segment:digit=9:accuracy");
+  const auto* agreed = find_check(v, "segment:digit=9:accuracy");
   CHECK(agreed->evidence["model"] == "proportion");
   CHECK(agreed->evidence["examples"] == 40);
   CHECK(*agreed->band->lower < 1.0);  // never +-0: one more wrong example does not page
@@ -239,10 +230,10 @@ TEST_CASE("segments: proportions over their examples; the rate split over the fa
   in.rebuild.segments["digit=7"]["accuracy"] = 0.9;
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
-  CHECK(find(v, "segment:digit=9:accuracy")->outcome == CheckOutcome::failed);
-  CHECK(contains(find(v, "segment:digit=9:accuracy")->explanation, "missing"));
-  CHECK(find(v, "segment:digit=7:accuracy")->outcome == CheckOutcome::failed);
-  CHECK(contains(find(v, "segment:digit=7:accuracy")->explanation, "extra segment"));
+  CHECK(find_check(v, "segment:digit=9:accuracy")->outcome == CheckOutcome::failed);
+  CHECK(contains(find_check(v, "segment:digit=9:accuracy")->explanation, "missing"));
+  CHECK(find_check(v, "segment:digit=7:accuracy")->outcome == CheckOutcome::failed);
+  CHECK(contains(find_check(v, "segment:digit=7:accuracy")->explanation, "extra segment"));
 }
 
 TEST_CASE("distribution: bounds from the release vs each seed run pass honest, catch a shift") {
@@ -253,31 +244,31 @@ TEST_CASE("distribution: bounds from the release vs each seed run pass honest, c
   std::vector<double> base(1000);
   for (std::size_t i = 0; i < base.size(); ++i)
     base[i] = static_cast<double>(i) / 1000;
-  const auto original = scores(base);
+  const auto original = one_d(base);
   auto near = base;
   for (auto& x : near)
     x += 0.001;
-  const auto honest = scores(near);
+  const auto honest = one_d(near);
   auto in = inputs(m);
   in.rebuild.primary = 0.961;
   in.original_predictions = &original;
   in.rebuild.predictions = &honest;
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  const auto* ks = find(v, "distribution:ks");
+  const auto* ks = find_check(v, "distribution:ks");
   REQUIRE(ks);
   CHECK(ks->outcome == CheckOutcome::passed);
   CHECK_FALSE(ks->band->lower.has_value());  // one-sided
   CHECK(ks->evidence["quantiles"]["original"].contains("p99"));
-  CHECK(find(v, "primary:accuracy")->evidence["alpha"].get<double>() ==
+  CHECK(find_check(v, "primary:accuracy")->evidence["alpha"].get<double>() ==
         doctest::Approx(0.01 * 0.5 / 0.75));
-  CHECK(find(v, "distribution:psi")->evidence["alpha"].get<double>() ==
+  CHECK(find_check(v, "distribution:psi")->evidence["alpha"].get<double>() ==
         doctest::Approx(0.01 * 0.25 / 0.75 / 6));
 
   auto far = base;
   for (auto& x : far)
     x = x * 0.5 + 0.5;
-  const auto shifted = scores(far);
+  const auto shifted = one_d(far);
   in.rebuild.predictions = &shifted;
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_distribution_shift);
@@ -292,23 +283,23 @@ TEST_CASE("distribution uncalibrated: uncalibrated verdict, or the PSI fallback 
   std::vector<double> base(500);
   for (std::size_t i = 0; i < base.size(); ++i)
     base[i] = static_cast<double>(i % 97) / 97;
-  const auto original = scores(base);
+  const auto original = one_d(base);
   auto in = inputs(m);
   in.rebuild.primary = 0.961;
   in.original_predictions = &original;
   in.rebuild.predictions = &original;
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::uncalibrated);
-  CHECK(find(v, "distribution:psi")->outcome == CheckOutcome::uncalibrated);
+  CHECK(find_check(v, "distribution:psi")->outcome == CheckOutcome::uncalibrated);
 
   VerdictPolicy policy;
   policy.allow_fallback = true;
   v = decide_verdict(in, policy);
   CHECK(v.cls == VerdictClass::passed);
-  CHECK(find(v, "distribution:psi")->outcome == CheckOutcome::passed);
-  CHECK(find(v, "distribution:psi")->band->upper == 0.1);
-  CHECK(find(v, "distribution:ks")->informational);  // a typed flag, not evidence
-  CHECK_FALSE(find(v, "distribution:ks")->evidence.contains("informational"));
+  CHECK(find_check(v, "distribution:psi")->outcome == CheckOutcome::passed);
+  CHECK(find_check(v, "distribution:psi")->band->upper == 0.1);
+  CHECK(find_check(v, "distribution:ks")->informational);  // a typed flag, not evidence
+  CHECK_FALSE(find_check(v, "distribution:ks")->evidence.contains("informational"));
   CHECK(contains(v.explanation, "fallback"));
 }
 
@@ -335,7 +326,7 @@ TEST_CASE("underpowered: a band that cannot catch the declared shift says so, wi
   in.rebuild.primary = 0.9609;
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  const auto* c = find(v, "primary:accuracy");
+  const auto* c = find_check(v, "primary:accuracy");
   REQUIRE(c->power.has_value());
   CHECK(c->power->underpowered);
   CHECK(c->power->detect == 0.0005);
@@ -347,8 +338,8 @@ TEST_CASE("underpowered: a band that cannot catch the declared shift says so, wi
   // A shift the band does catch: not underpowered; the config's override wins.
   in.detect["accuracy"] = 0.05;
   v = decide_verdict(in);
-  CHECK_FALSE(find(v, "primary:accuracy")->power->underpowered);
-  CHECK(contains(find(v, "primary:accuracy")->explanation, "catches shifts of ≤ 0.05"));
+  CHECK_FALSE(find_check(v, "primary:accuracy")->power->underpowered);
+  CHECK(contains(find_check(v, "primary:accuracy")->explanation, "catches shifts of ≤ 0.05"));
   CHECK(to_json(v)["underpowered"] == false);
 }
 
@@ -383,21 +374,21 @@ TEST_CASE("bitwise: tensor hash equality and exact steps") {
   in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
   auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  CHECK(find(v, "steps:loss")->band->upper < 1e-10);
+  CHECK(find_check(v, "steps:loss")->band->upper < 1e-10);
 
   in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.9600000001};
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
-  CHECK(find(v, "steps:loss")->evidence["worst_step"] == 2);
+  CHECK(find_check(v, "steps:loss")->evidence["worst_step"] == 2);
 
   in.rebuild.steps_mode = false;
   in.rebuild.steps = std::vector<double>{2.30, 2.11, 1.96};
   v = decide_verdict(in);
-  CHECK(find(v, "weights:tensor_sha256")->outcome == CheckOutcome::passed);
+  CHECK(find_check(v, "weights:tensor_sha256")->outcome == CheckOutcome::passed);
   in.rebuild.tensor_sha256 = std::string(64, 'b');
   v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
-  CHECK(find(v, "weights:tensor_sha256")->outcome == CheckOutcome::failed);
+  CHECK(find_check(v, "weights:tensor_sha256")->outcome == CheckOutcome::failed);
 }
 
 TEST_CASE("steps mode: a same-seed comparison; exact when the reruns reproduced the curve") {
@@ -468,7 +459,7 @@ TEST_CASE("a full rebuild's step curve is a note: it never fails the verdict") {
   in.rebuild.steps = std::vector<double>{2.40, 2.20, 2.00};
   const auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  const auto* steps = find(v, "steps:loss");
+  const auto* steps = find_check(v, "steps:loss");
   CHECK(steps->informational);
   CHECK(steps->outcome == CheckOutcome::failed);
   CHECK(contains(steps->explanation, "a note"));
@@ -485,10 +476,10 @@ TEST_CASE("a distribution bound above the statistic's range cannot fail, and say
   std::vector<double> base(200);
   for (std::size_t i = 0; i < base.size(); ++i)
     base[i] = i % 2 ? 0.02 + 0.001 * static_cast<double>(i % 7) : 0.97;
-  const auto original = scores(base);
+  const auto original = one_d(base);
   auto nudged = base;
   nudged[0] = 0.5;
-  const auto rebuilt = scores(nudged);
+  const auto rebuilt = one_d(nudged);
   m.tolerance->distribution_seed_runs = {{"ks", {0.01, 0.012, 0.011, 0.3, 0.009}},
                                          {"psi", {0.01, 0.012, 0.011, 0.3, 0.009}},
                                          {"wasserstein", {0.001, 0.0012, 0.0011, 0.4, 0.0009}},
@@ -504,7 +495,7 @@ TEST_CASE("a distribution bound above the statistic's range cannot fail, and say
   for (const char* name : {"distribution:ks", "distribution:flip_rate", "distribution:wasserstein",
                            "distribution:max_abs_diff"}) {
     INFO(name);
-    const auto* c = find(v, name);
+    const auto* c = find_check(v, name);
     REQUIRE(c);
     CHECK(c->cannot_fail);
     CHECK(c->band->upper == 1.0);  // shown at the statistic's largest value
@@ -512,27 +503,28 @@ TEST_CASE("a distribution bound above the statistic's range cannot fail, and say
     CHECK(contains(c->explanation, "it cannot fail: the bound from 5 seed runs is "));
     CHECK_FALSE(c->power->shift.has_value());  // it catches no shift
   }
-  CHECK_FALSE(find(v, "distribution:psi")->evidence.contains("cannot_fail"));  // no largest value
+  CHECK_FALSE(
+      find_check(v, "distribution:psi")->evidence.contains("cannot_fail"));  // no largest value
   CHECK(contains(v.explanation,
                  "cannot fail with these seed runs, their bound above the "
                  "statistic's range (distribution:"));
   // With a declared detect such a check is underpowered.
   m.tolerance->detect["distribution:ks"] = 0.2;
   v = decide_verdict(in);
-  CHECK(find(v, "distribution:ks")->power->underpowered);
+  CHECK(find_check(v, "distribution:ks")->power->underpowered);
 
   // Scores outside [0, 1] (logits): the distances have no largest value to compare with.
   std::vector<double> logits(base);
   for (auto& x : logits)
     x = x * 8 - 4;
-  const auto original_logits = scores(logits);
+  const auto original_logits = one_d(logits);
   logits[0] += 1;
-  const auto rebuilt_logits = scores(logits);
+  const auto rebuilt_logits = one_d(logits);
   in.original_predictions = &original_logits;
   in.rebuild.predictions = &rebuilt_logits;
   v = decide_verdict(in);
-  CHECK_FALSE(find(v, "distribution:wasserstein")->evidence.contains("cannot_fail"));
-  CHECK(find(v, "distribution:ks")->cannot_fail);  // always at most 1
+  CHECK_FALSE(find_check(v, "distribution:wasserstein")->evidence.contains("cannot_fail"));
+  CHECK(find_check(v, "distribution:ks")->cannot_fail);  // always at most 1
 }
 
 TEST_CASE("rerunnable: checks are reported, not enforced") {
@@ -542,7 +534,7 @@ TEST_CASE("rerunnable: checks are reported, not enforced") {
   in.rebuild.primary = 0.5;
   const auto v = decide_verdict(in);
   CHECK(v.cls == VerdictClass::passed);
-  CHECK(find(v, "primary:accuracy")->outcome == CheckOutcome::failed);
+  CHECK(find_check(v, "primary:accuracy")->outcome == CheckOutcome::failed);
   CHECK(contains(v.explanation, "not enforced"));
 }
 

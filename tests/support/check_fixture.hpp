@@ -1,6 +1,7 @@
 #pragma once
 // A check as the tests of the verdict's readers (API pages, store, signed summaries) build one:
-// its name, kind and outcome, the value observed, the reference and the band it is judged by.
+// its name, kind and outcome, the value observed, the reference and the band it is judged by;
+// and a verdict's check found by name, as the verdict engine's tests look one up.
 
 #include <optional>
 #include <string>
@@ -20,6 +21,14 @@ inline CheckResult banded_check(std::string name, CheckKind kind, CheckOutcome o
   check.reference = reference;
   check.band = band;
   return check;
+}
+
+// The verdict's check of that name; nullptr when it has none.
+inline const CheckResult* find_check(const Verdict& verdict, const std::string& name) {
+  for (const auto& check : verdict.checks)
+    if (check.name == name)
+      return &check;
+  return nullptr;
 }
 
 }  // namespace reverify::test
