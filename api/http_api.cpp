@@ -517,8 +517,9 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
 
 }  // namespace
 
-std::string server_header() {
-  return std::string("reverifyd/") + reverify_version();
+const std::string& server_header() {
+  static const std::string header = std::string("reverifyd/") + reverify_version();
+  return header;
 }
 
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token) {

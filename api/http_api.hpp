@@ -91,8 +91,8 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
 // Constant-time comparison of a presented bearer token with the configured one.
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token);
 
-// "reverifyd/0.1.0": the Server header of every response.
-std::string server_header();
+// "reverifyd/0.1.0": the Server header of every response (built once).
+const std::string& server_header();
 
 nlohmann::json verification_json(const VerificationRow& row);
 
