@@ -570,7 +570,7 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
   const GateDecision decision = decide_gate(facts, max_age_s, now);
   const bool listed = facts.listed;
   // The system's failure after the conclusive verdict is shown, never counted.
-  const auto conclusive = listed ? conclusive_in(*view, mode) : std::nullopt;
+  const VerdictBrief* conclusive = listed ? conclusive_in(*view, mode) : nullptr;
   const bool latest_error = listed && view->latest && is_error(view->latest->cls) &&
                             (!conclusive || view->latest->id != conclusive->id);
   const bool show_verdict = conclusive && !facts.manifest_error;
