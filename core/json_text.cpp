@@ -8,42 +8,42 @@ namespace {
 
 constexpr int kIndent = 2;  // dump(2)
 
-// The length of the valid UTF-8 sequence `text` starts with (RFC 3629: no overlong forms, no
-// surrogates, nothing above U+10FFFF), or 0.
-std::size_t utf8_sequence_length(std::string_view text) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80)
+}  // namespace
+
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b0 = byte(i);
+  if (b0 < 0x80)
     return 1;
-  std::size_t length = 0;
-  unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
+  std::size_t length;
+  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
     length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
     length = 3;
-    if (lead == 0xE0)
-      low = 0xA0;
-    if (lead == 0xED)
-      high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    if (b0 == 0xE0)
+      low = 0xA0;  // overlong
+    if (b0 == 0xED)
+      high = 0x9F;  // UTF-16 surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
     length = 4;
-    if (lead == 0xF0)
-      low = 0x90;
-    if (lead == 0xF4)
-      high = 0x8F;
+    if (b0 == 0xF0)
+      low = 0x90;  // overlong
+    if (b0 == 0xF4)
+      high = 0x8F;  // above U+10FFFF
   } else {
     return 0;
   }
-  if (text.size() < length || byte(1) < low || byte(1) > high)
+  if (i + length > text.size())
     return 0;
-  for (std::size_t i = 2; i < length; ++i) {
-    if (byte(i) < 0x80 || byte(i) > 0xBF)
+  if (byte(i + 1) < low || byte(i + 1) > high)
+    return 0;
+  for (std::size_t k = 2; k < length; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF)
       return 0;
   }
   return length;
 }
-
-}  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -79,7 +79,7 @@ void append_json_string(std::string& out, std::string_view text) {
           out.append(escape, sizeof escape);
         } else if (c < 0x80) {
           out += char(c);
-        } else if (const auto length = utf8_sequence_length(text); length > 0) {
+        } else if (const auto length = utf8_sequence_length(text, 0); length > 0) {
           out.append(text.data(), length);
           taken = length;
         } else {

@@ -32,6 +32,11 @@ class JsonTextWriter {
   bool empty_object_ = false;  // the innermost open object has no member yet
 };
 
+// The length of the valid UTF-8 sequence starting at text[i] (RFC 3629: no overlong form, no
+// surrogate, nothing above U+10FFFF), or 0 when it is invalid or cut short. REQUIRES: i < size.
+// JSON text must be UTF-8: the strict manifest reader checks with it too.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
+
 // `text` as a JSON string literal (quotes included), escaped as nlohmann's dump() escapes it.
 void append_json_string(std::string& out, std::string_view text);
 
