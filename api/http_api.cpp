@@ -2,6 +2,7 @@
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "api/metrics.hpp"
@@ -9,6 +10,7 @@
 #include "api/version_status.hpp"
 #include "attest/vsa.hpp"
 #include "core/hashing.hpp"
+#include "core/json_text.hpp"
 #include "core/manifest_strict_json.hpp"
 #include "core/names.hpp"
 #include "core/redact.hpp"
@@ -486,8 +488,8 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
       }
     }
     auto answer = answer_gate(model, std::string(parts[2]), std::string(parts[3]), max_age,
-                              context.now, mode);
-    return json_response(request, http::status(answer.status), answer.body, context);
+                              context.now, mode, context.api->secrets);
+    return respond(request, http::status(answer.status), std::move(answer.body), kJson);
   }
   if (parts[1] == "attestations" &&
       (parts.size() == 4 || (parts.size() == 5 && parts[4] == "policy"))) {
@@ -516,8 +518,9 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
 
 }  // namespace
 
-std::string server_header() {
-  return std::string("reverifyd/") + reverify_version();
+const std::string& server_header() {
+  static const std::string header = std::string("reverifyd/") + reverify_version();
+  return header;
 }
 
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token) {
@@ -556,7 +559,7 @@ nlohmann::json verification_json(const VerificationRow& row) {
 
 GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
                        const std::string& version, std::int64_t max_age_s, UnixSeconds now,
-                       std::optional<RebuildMode> mode) {
+                       std::optional<RebuildMode> mode, const std::vector<std::string>& secrets) {
   const auto* view = model.find(model_name, version);
   GateFacts facts;
   if (view)
@@ -566,41 +569,101 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
   facts.mode = mode;
   facts.require_power = gate_requires_power(model);
   const GateDecision decision = decide_gate(facts, max_age_s, now);
+  const bool listed = facts.listed;
+  // The system's failure after the conclusive verdict is shown, never counted.
+  const VerdictBrief* conclusive = listed ? conclusive_in(*view, mode) : nullptr;
+  const bool latest_error = listed && view->latest && is_error(view->latest->cls) &&
+                            (!conclusive || view->latest->id != conclusive->id);
+  const bool show_verdict = conclusive && !facts.manifest_error;
+
   GateAnswer answer;
   answer.status = gate_http_status(decision.status);
-  answer.body = {{"model", model_name},
-                 {"version", version},
-                 {"max_age_s", max_age_s},
-                 {"ok", decision.status == GateStatus::fresh},
-                 {"verified", decision.verified()},
-                 {"fresh", decision.status == GateStatus::fresh},
-                 {"status", to_string(decision.status)},
-                 {"reason", decision.reason}};
-  if (decision.expected_at)
-    answer.body["expected_at"] = rfc3339(*decision.expected_at);
-  if (mode)
-    answer.body["mode"] = to_string(*mode);
-  if (!facts.listed)
-    return answer;
-  // The system's failure after the conclusive verdict is shown, never counted.
-  const auto conclusive = conclusive_in(*view, mode);
-  if (view->latest && is_error(view->latest->cls) &&
-      (!conclusive || view->latest->id != conclusive->id))
-    answer.body["latest_error"] = brief_json(view->latest);
-  if (conclusive && !facts.manifest_error) {
-    answer.body["verification_id"] = conclusive->id;
-    answer.body["class"] = to_string(conclusive->cls);
-    answer.body["verified_at"] = rfc3339(conclusive->finished_at);
-    // A pass against bands that cannot catch the declared shift says so (docs/design.md property
-    // 2).
-    answer.body["underpowered"] = conclusive->underpowered;
-    if (conclusive->underpowered)
-      answer.body["runs_needed"] = conclusive->runs_needed
-                                       ? nlohmann::json(*conclusive->runs_needed)
-                                       : nlohmann::json(nullptr);
+  answer.body.reserve(512);
+  JsonTextWriter json(answer.body);
+  // Every string value is redacted, as json_response redacts a document's.
+  const auto text = [&](std::string_view value) {
+    const bool carries_secret = std::any_of(secrets.begin(), secrets.end(), [&](const auto& s) {
+      return !s.empty() && value.find(s) != std::string_view::npos;
+    });
+    if (carries_secret)
+      json.string(redact(std::string(value), secrets));
+    else
+      json.string(value);
+  };
+  const auto optional_integer = [&](const std::optional<std::int64_t>& number) {
+    number ? json.integer(*number) : json.null();
+  };
+  // Members in the order nlohmann's dump() prints them: keys sorted bytewise.
+  json.begin_object();
+  if (decision.age_s) {
+    json.key("age_s");
+    json.integer(*decision.age_s);
   }
-  if (decision.age_s)
-    answer.body["age_s"] = *decision.age_s;
+  if (show_verdict) {
+    json.key("class");
+    text(to_string(conclusive->cls));
+  }
+  if (decision.expected_at) {
+    json.key("expected_at");
+    text(rfc3339(*decision.expected_at));
+  }
+  json.key("fresh");
+  json.boolean(decision.status == GateStatus::fresh);
+  if (latest_error) {
+    const VerdictBrief& error = *view->latest;
+    json.key("latest_error");
+    json.begin_object();
+    json.key("class");
+    text(to_string(error.cls));
+    json.key("explanation");
+    text(error.explanation);
+    json.key("finished_at");
+    text(rfc3339(error.finished_at));
+    json.key("id");
+    json.integer(error.id);
+    json.key("mode");
+    text(to_string(error.mode));
+    json.key("runs_needed");
+    optional_integer(error.runs_needed);
+    json.key("underpowered");
+    json.boolean(error.underpowered);
+    json.end_object();
+  }
+  json.key("max_age_s");
+  json.integer(max_age_s);
+  if (mode) {
+    json.key("mode");
+    text(to_string(*mode));
+  }
+  json.key("model");
+  text(model_name);
+  json.key("ok");
+  json.boolean(decision.status == GateStatus::fresh);
+  json.key("reason");
+  text(decision.reason);
+  // A pass against bands that cannot catch the declared shift says so (docs/design.md property 2).
+  if (show_verdict && conclusive->underpowered) {
+    json.key("runs_needed");
+    optional_integer(conclusive->runs_needed);
+  }
+  json.key("status");
+  text(to_string(decision.status));
+  if (show_verdict) {
+    json.key("underpowered");
+    json.boolean(conclusive->underpowered);
+    json.key("verification_id");
+    json.integer(conclusive->id);
+  }
+  json.key("verified");
+  json.boolean(decision.verified());
+  if (show_verdict) {
+    json.key("verified_at");
+    text(rfc3339(conclusive->finished_at));
+  }
+  json.key("version");
+  text(version);
+  json.end_object();
+  answer.body += '\n';
   return answer;
 }
 

@@ -74,21 +74,25 @@ struct ApiContext {
 
 void handle_api_request(const ApiRequest& request, const ApiContext& context, ApiReply reply);
 
-// The gate decision, shared by the endpoint and `reverify gate` tests.
+// The gate's answer: its HTTP status and its body, the JSON document as json_response would print
+// it (dump(2), a newline, every string value redacted of `secrets`), written without building a
+// document: the gate is the endpoint CI pipelines poll. Worked out from the read model and `now` on
+// every call, so a fresh answer turns stale the second verified_at + max_age passes.
 struct GateAnswer {
   unsigned status = 404;  // 200, 412 or 404
-  nlohmann::json body;
+  std::string body;
 };
 // With `mode`, only a verdict of that mode counts (GET /v1/gate/...?mode=full).
 GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
                        const std::string& version, std::int64_t max_age_s, UnixSeconds now,
-                       std::optional<RebuildMode> mode = std::nullopt);
+                       std::optional<RebuildMode> mode = std::nullopt,
+                       const std::vector<std::string>& secrets = {});
 
 // Constant-time comparison of a presented bearer token with the configured one.
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token);
 
-// "reverifyd/0.1.0": the Server header of every response.
-std::string server_header();
+// "reverifyd/0.1.0": the Server header of every response (built once).
+const std::string& server_header();
 
 nlohmann::json verification_json(const VerificationRow& row);
 

@@ -20,12 +20,13 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // The status line, the fields and the body in one buffer, written with one send: cheaper than
-// Beast's serializer, which walks the fields as a chain of buffer views on every write.
-std::string serialize(const ApiResponse& response) {
+// Beast's serializer, which walks the fields as a chain of buffer views on every write. `out` is
+// the connection's buffer, reused: a keep-alive connection allocates it once.
+void serialize(const ApiResponse& response, std::string& out) {
   const auto append = [](std::string& to, beast::string_view text) {
     to.append(text.data(), text.size());
   };
-  std::string out;
+  out.clear();
   out.reserve(256 + response.body().size());
   out += response.version() == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
   out += std::to_string(response.result_int());
@@ -40,7 +41,6 @@ std::string serialize(const ApiResponse& response) {
   }
   out += "\r\n";
   out += response.body();
-  return out;
 }
 
 }  // namespace
@@ -147,7 +147,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void write(const ApiResponse& response) {
     keep_alive_ = response.keep_alive();
-    out_ = serialize(response);
+    serialize(response, out_);
     set_deadline();
     net::async_write(socket_, net::buffer(out_),
                      [self = shared_from_this()](beast::error_code ec, std::size_t) {

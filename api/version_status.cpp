@@ -8,12 +8,11 @@ bool gate_requires_power(const ReadModel& model) {
   return model.api && model.api->gate_require_power;
 }
 
-std::optional<VerdictBrief> conclusive_in(const VersionView& view,
-                                          std::optional<RebuildMode> mode) {
+const VerdictBrief* conclusive_in(const VersionView& view, std::optional<RebuildMode> mode) {
   if (!mode)
-    return view.conclusive;
+    return view.conclusive ? &*view.conclusive : nullptr;
   auto it = view.conclusive_by_mode.find(*mode);
-  return it == view.conclusive_by_mode.end() ? std::nullopt : std::optional(it->second);
+  return it == view.conclusive_by_mode.end() ? nullptr : &it->second;
 }
 
 GateFacts gate_facts(const VersionView& view, bool require_power, std::optional<RebuildMode> mode) {
@@ -25,7 +24,7 @@ GateFacts gate_facts(const VersionView& view, bool require_power, std::optional<
   facts.manifest_error = view.row.manifest_error;
   facts.manifest_sha256 = view.row.manifest_sha256;
   facts.mode = mode;
-  if (const auto c = conclusive_in(view, mode))
+  if (const auto* c = conclusive_in(view, mode))
     facts.conclusive = GateVerdict{
         c->id,           c->cls,        c->finished_at, c->explanation, c->manifest_sha256,
         c->underpowered, c->runs_needed};

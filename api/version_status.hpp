@@ -11,8 +11,9 @@
 
 namespace reverify {
 
-// The verdict the gate goes by: the latest conclusive one, or with `mode` that mode's.
-std::optional<VerdictBrief> conclusive_in(const VersionView& view, std::optional<RebuildMode> mode);
+// The verdict the gate goes by: the latest conclusive one, or with `mode` that mode's; null if
+// none. Points into `view` (no copy on the gate's path).
+const VerdictBrief* conclusive_in(const VersionView& view, std::optional<RebuildMode> mode);
 // The gate's facts about a listed version (listed = false for a removed one), under the config's
 // gate.require_power; with `mode`, only that mode's verdicts count (the gate's ?mode=).
 GateFacts gate_facts(const VersionView& view, bool require_power,

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json_text.hpp"
 #include "core/manifest_path.hpp"
 
 namespace reverify {
@@ -145,41 +146,6 @@ class StrictBuilder {
   std::optional<ValidationError> error_;
 };
 
-// Length of the UTF-8 sequence starting at text[i], or 0 when it is invalid.
-std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80)
-    return 1;
-  std::size_t length;
-  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    length = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    length = 3;
-    if (b0 == 0xE0)
-      low = 0xA0;  // overlong
-    if (b0 == 0xED)
-      high = 0x9F;  // UTF-16 surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    length = 4;
-    if (b0 == 0xF0)
-      low = 0x90;  // overlong
-    if (b0 == 0xF4)
-      high = 0x8F;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + length > text.size())
-    return 0;
-  if (byte(i + 1) < low || byte(i + 1) > high)
-    return 0;
-  for (std::size_t k = 2; k < length; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF)
-      return 0;
-  }
-  return length;
-}
 }  // namespace
 
 std::optional<std::size_t> find_invalid_utf8(std::string_view text) {

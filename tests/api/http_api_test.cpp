@@ -91,6 +91,17 @@ nlohmann::json body_of(const ApiResponse& response) {
   return nlohmann::json::parse(response.body());
 }
 
+// The gate's body, parsed. The gate writes its text itself: it must be byte for byte what
+// nlohmann's dump(2) prints for the same document (what every other endpoint answers).
+nlohmann::json gate_json(const std::string& body) {
+  auto parsed = nlohmann::json::parse(body);
+  CHECK(body == parsed.dump(2) + "\n");
+  return parsed;
+}
+nlohmann::json gate_json(const ApiResponse& response) {
+  return gate_json(response.body());
+}
+
 }  // namespace
 
 TEST_CASE("gate: fresh pass is 200, stale or failed or never verified is 412, unknown is 404") {
@@ -100,14 +111,14 @@ TEST_CASE("gate: fresh pass is 200, stale or failed or never verified is 412, un
                          brief(3, VerdictClass::passed, kNow - 10 * kDay));
   auto fresh = api.get("/v1/gate/m/1?max_age=40d");
   CHECK(fresh.result() == http::status::ok);
-  CHECK(body_of(fresh)["ok"] == true);
-  CHECK(body_of(fresh)["verification_id"] == 3);
+  CHECK(gate_json(fresh)["ok"] == true);
+  CHECK(gate_json(fresh)["verification_id"] == 3);
 
   auto stale = api.get("/v1/gate/m/1?max_age=5d");
   CHECK(stale.result() == http::status::precondition_failed);
-  CHECK(body_of(stale)["verified"] == true);
-  CHECK(body_of(stale)["fresh"] == false);
-  CHECK(body_of(stale)["reason"].get<std::string>().find("10d ago") != std::string::npos);
+  CHECK(gate_json(stale)["verified"] == true);
+  CHECK(gate_json(stale)["fresh"] == false);
+  CHECK(gate_json(stale)["reason"].get<std::string>().find("10d ago") != std::string::npos);
 
   // Default max_age from the config (40 days).
   CHECK(api.get("/v1/gate/m/1").result() == http::status::ok);
@@ -145,26 +156,27 @@ TEST_CASE("gate: a later failure wins, a later system error does not, a changed 
                            brief(3, VerdictClass::passed, kNow - 2 * kDay));
   auto answer = answer_gate(*failed, "m", "1", 40 * kDay, kNow);
   CHECK(answer.status == 412);
-  CHECK(answer.body["class"] == "failed:out-of-tolerance");
+  CHECK(gate_json(answer.body)["class"] == "failed:out-of-tolerance");
 
   auto system_error = model_with(brief(6, VerdictClass::error_provision, kNow - kDay),
                                  brief(3, VerdictClass::passed, kNow - 2 * kDay),
                                  brief(3, VerdictClass::passed, kNow - 2 * kDay));
   answer = answer_gate(*system_error, "m", "1", 40 * kDay, kNow);
   CHECK(answer.status == 200);
-  CHECK(answer.body["latest_error"]["class"] == "error:provision");
+  CHECK(gate_json(answer.body)["latest_error"]["class"] == "error:provision");
 
   auto never = model_with(std::nullopt, std::nullopt, std::nullopt);
   answer = answer_gate(*never, "m", "1", 40 * kDay, kNow);
   CHECK(answer.status == 412);
-  CHECK(answer.body["reason"] == "never verified");
+  CHECK(gate_json(answer.body)["reason"] == "never verified");
 
   auto changed = model_with(brief(3, VerdictClass::passed, kNow - kDay, "old"),
                             brief(3, VerdictClass::passed, kNow - kDay, "old"),
                             brief(3, VerdictClass::passed, kNow - kDay, "old"));
   answer = answer_gate(*changed, "m", "1", 40 * kDay, kNow);
   CHECK(answer.status == 412);
-  CHECK(answer.body["reason"].get<std::string>().find("manifest changed") != std::string::npos);
+  CHECK(gate_json(answer.body)["reason"].get<std::string>().find("manifest changed") !=
+        std::string::npos);
 
   auto uncalibrated = model_with(brief(4, VerdictClass::uncalibrated, kNow - kDay),
                                  brief(4, VerdictClass::uncalibrated, kNow - kDay), std::nullopt);
@@ -186,13 +198,13 @@ TEST_CASE("gate ?mode=: only a pass in that mode counts; a release queued at rel
   // The full pass is 50 days old: not fresh at the default 40d, fresh at 60d.
   auto full = api.get("/v1/gate/m/1?mode=full");
   CHECK(full.result() == http::status::precondition_failed);
-  CHECK(body_of(full)["mode"] == "full");
-  CHECK(body_of(full)["verification_id"] == 3);
-  CHECK(body_of(full)["reason"].get<std::string>().rfind("full mode: verified 50d ago", 0) == 0);
-  CHECK_FALSE(body_of(full).contains("latest_error"));  // the newer steps pass is no error
+  CHECK(gate_json(full)["mode"] == "full");
+  CHECK(gate_json(full)["verification_id"] == 3);
+  CHECK(gate_json(full)["reason"].get<std::string>().rfind("full mode: verified 50d ago", 0) == 0);
+  CHECK_FALSE(gate_json(full).contains("latest_error"));  // the newer steps pass is no error
   CHECK(api.get("/v1/gate/m/1?mode=full&max_age=60d").result() == http::status::ok);
   view.conclusive_by_mode.erase(RebuildMode::full);
-  auto never = body_of(api.get("/v1/gate/m/1?mode=full"));
+  auto never = gate_json(api.get("/v1/gate/m/1?mode=full"));
   CHECK(never["reason"] == "full mode: never verified");
   CHECK(never["status"] == "not-verified");
   auto bad = api.get("/v1/gate/m/1?mode=half");
@@ -206,9 +218,54 @@ TEST_CASE("gate ?mode=: only a pass in that mode counts; a release queued at rel
   api.model->models["m"]["1"].at_release = GateQueued{kNow + 3600, "first seen at release"};
   auto queued = api.get("/v1/gate/m/1");
   CHECK(queued.result() == http::status::precondition_failed);
-  CHECK(body_of(queued)["status"] == "queued");
-  CHECK(body_of(queued)["verified"] == false);
-  CHECK(body_of(queued)["expected_at"] == rfc3339(kNow + 3600));
+  CHECK(gate_json(queued)["status"] == "queued");
+  CHECK(gate_json(queued)["verified"] == false);
+  CHECK(gate_json(queued)["expected_at"] == rfc3339(kNow + 3600));
+}
+
+TEST_CASE("gate: every member in nlohmann's order and escaping, secrets redacted, stale on time") {
+  // A pass 10 days old, underpowered, then a system error whose explanation needs escaping and
+  // carries the API token.
+  auto pass = brief(3, VerdictClass::passed, kNow - 10 * kDay);
+  pass.underpowered = true;
+  pass.runs_needed = 12;
+  auto error = brief(6, VerdictClass::error_provision, kNow - kDay);
+  error.explanation = "pull \"img\" failed\\ \x01\t\n\x7f caf\xc3\xa9 token=sekrit-token";
+  auto model = model_with(error, pass, pass);
+  const std::vector<std::string> secrets = {"sekrit-token"};
+
+  auto answer = answer_gate(*model, "m", "1", 40 * kDay, kNow, std::nullopt, secrets);
+  CHECK(answer.status == 200);
+  auto body = gate_json(answer.body);
+  CHECK(body["status"] == "fresh");
+  CHECK(body["age_s"] == 10 * kDay);
+  CHECK(body["underpowered"] == true);
+  CHECK(body["runs_needed"] == 12);
+  CHECK(body["verified_at"] == rfc3339(kNow - 10 * kDay));
+  CHECK(body["latest_error"]["explanation"] ==
+        "pull \"img\" failed\\ \x01\t\n\x7f caf\xc3\xa9 token=[redacted]");
+  CHECK(body["latest_error"]["runs_needed"] == nullptr);
+  CHECK(answer.body.find("sekrit") == std::string::npos);
+  CHECK(answer.body.find("\\u0001") != std::string::npos);  // escaped as dump() escapes it
+
+  // Fresh up to the second verified_at + max_age, not fresh from the next one on.
+  const std::int64_t max_age = 10 * kDay;
+  CHECK(answer_gate(*model, "m", "1", max_age, kNow).status == 200);
+  auto stale = answer_gate(*model, "m", "1", max_age, kNow + 1);
+  CHECK(stale.status == 412);
+  CHECK(gate_json(stale.body)["status"] == "not-fresh");
+  CHECK(gate_json(stale.body)["age_s"] == 10 * kDay + 1);
+
+  // In a mode with no verdict of its own, unknown, queued: each shape is dump(2)'s text too.
+  auto in_mode = gate_json(answer_gate(*model, "m", "1", max_age, kNow, RebuildMode::full).body);
+  CHECK(in_mode["mode"] == "full");
+  CHECK(in_mode["reason"] == "full mode: never verified");
+  auto unknown = answer_gate(*model, "m", "2", max_age, kNow);
+  CHECK(unknown.status == 404);
+  CHECK(gate_json(unknown.body)["status"] == "unknown");
+  model->models["m"]["1"].at_release = GateQueued{kNow + 60, "first seen"};
+  model->models["m"]["1"].conclusive.reset();
+  CHECK(gate_json(answer_gate(*model, "m", "1", max_age, kNow).body)["status"] == "queued");
 }
 
 TEST_CASE("names are validated and traversal is rejected before any lookup") {
