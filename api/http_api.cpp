@@ -287,12 +287,12 @@ ApiResponse handle_models(const ApiRequest& request, const ApiContext& context) 
   auto models = nlohmann::json::array();
   const RecentIndex recent(*context.model);
   const std::int64_t max_age = context.api->default_max_age_s;
-  const bool require_power = gate_requires_power(*context.model);
+  const GatePolicy policy = gate_policy(*context.model);
   for (const auto& [name, versions] : context.model->models) {
     auto list = nlohmann::json::array();
     for (const auto& [version, view] : versions)
-      list.push_back(version_json(
-          view, version_status(view, recent, max_age, context.now, require_power), max_age));
+      list.push_back(
+          version_json(view, version_status(view, recent, max_age, context.now, policy), max_age));
     models.push_back({{"model", name}, {"versions", std::move(list)}});
   }
   return json_response(request, http::status::ok, {{"models", models}}, context);
@@ -448,8 +448,7 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
     }
     const std::int64_t max_age = context.api->default_max_age_s;
     auto j = version_json(
-        *view,
-        version_status(*view, RecentIndex(model), max_age, context.now, gate_requires_power(model)),
+        *view, version_status(*view, RecentIndex(model), max_age, context.now, gate_policy(model)),
         max_age);
     auto history = nlohmann::json::array();
     for (const auto& row : model.recent) {
@@ -561,13 +560,15 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
                        const std::string& version, std::int64_t max_age_s, UnixSeconds now,
                        std::optional<RebuildMode> mode, const std::vector<std::string>& secrets) {
   const auto* view = model.find(model_name, version);
+  const GatePolicy policy = gate_policy(model);
   GateFacts facts;
   if (view)
-    facts = gate_facts(*view, gate_requires_power(model), mode);
+    facts = gate_facts(*view, policy, mode);
   facts.model = model_name;
   facts.version = version;
   facts.mode = mode;
-  facts.require_power = gate_requires_power(model);
+  facts.require_power = policy.require_power;
+  facts.command_scope = policy.command_scope;
   const GateDecision decision = decide_gate(facts, max_age_s, now);
   const bool listed = facts.listed;
   // The system's failure after the conclusive verdict is shown, never counted.

@@ -51,12 +51,12 @@ std::int64_t default_max_age_s(const ReadModel& model) {
 std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, const RecentIndex& recent,
                                                  UnixSeconds now) {
   const std::int64_t max_age = default_max_age_s(model);
-  const bool require_power = gate_requires_power(model);
+  const GatePolicy policy = gate_policy(model);
   std::vector<VersionStatus> out;
   for (const auto& [name, versions] : model.models) {
     for (const auto& [version, view] : versions) {
       if (!view.row.removed)
-        out.push_back(version_status(view, recent, max_age, now, require_power));
+        out.push_back(version_status(view, recent, max_age, now, policy));
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const VersionStatus& a, const VersionStatus& b) {

@@ -109,6 +109,15 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann
         (view->*slot)[brief.mode] = std::move(brief);
     }
   }
+  auto moves = store.manifests_moved();
+  if (!moves.ok())
+    return moves.error();
+  for (auto& moved : *moves) {
+    auto* view = view_of(*model, moved.model, moved.version);
+    if (view && view->conclusive && view->conclusive->id == moved.verification_id &&
+        view->conclusive->manifest_sha256 == moved.from_sha256)
+      view->manifest_moved = std::move(moved);
+  }
   auto active = store.unfinished();
   if (!active.ok())
     return active.error();

@@ -37,6 +37,9 @@ struct VersionView {
   // The latest conclusive verdict and the latest pass in each mode (the gate's `mode`; the pages'
   // last pass per mode).
   std::map<RebuildMode, VerdictBrief> conclusive_by_mode, passed_by_mode;
+  // What moved in the current manifest since the manifest `conclusive` verified; set only while
+  // that verdict is the latest conclusive one and the manifest is still the changed one.
+  std::optional<ManifestMoved> manifest_moved;
 };
 
 struct VersionStatus;  // api/version_status.hpp

@@ -125,14 +125,32 @@ void evidence_section(std::ostream& out, const ReadModel& model, const Verificat
       << "</section>";
 }
 
+// What moved in the version's manifest since the manifest verification `moved.verification_id`
+// verified (kept by the registry sync): the reason the gate says it changed, field by field.
+void manifest_moved_section(std::ostream& out, const ReadModel& model, const ManifestMoved& moved) {
+  out << "<section aria-labelledby=\"moved-h\"><h2 id=\"moved-h\">What moved in the manifest "
+         "since verification "
+      << moved.verification_id << "</h2><p id=\"manifest-moved\">";
+  if (moved.inputs_moved.empty()) {
+    out << "No training input moved";
+  } else {
+    out << "Inputs moved: ";
+    for (std::size_t i = 0; i < moved.inputs_moved.size(); ++i)
+      out << (i ? ", " : "") << escape_html(moved.inputs_moved[i]);
+  }
+  out << ". The new manifest is not verified yet.</p><ul>";
+  for (const auto& line : moved.lines)
+    out << "<li><code>" << page_text(model, line) << "</code></li>";
+  out << "</ul></section>";
+}
+
 }  // namespace
 
 std::string render_version_page(const PageFrame& frame, const ReadModel& model,
                                 const VersionView& view, UnixSeconds now) {
   const RecentIndex recent(model);
   const std::int64_t max_age = default_max_age_s(model);
-  const VersionStatus status =
-      version_status(view, recent, max_age, now, gate_requires_power(model));
+  const VersionStatus status = version_status(view, recent, max_age, now, gate_policy(model));
   const auto& row = view.row;
   const std::string id = row.model + "@" + row.version;
   std::ostringstream out;
@@ -153,6 +171,8 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
       << " or <a href=\"/v1/gate/" << escape_html(row.model) << "/" << escape_html(row.version)
       << "\">/v1/gate/" << escape_html(row.model) << "/" << escape_html(row.version)
       << "</a>.</p></section>";
+  if (view.manifest_moved)
+    manifest_moved_section(out, model, *view.manifest_moved);
 
   out << "<section aria-labelledby=\"facts-h\"><h2 id=\"facts-h\">Release</h2><dl>";
   fact(out, "Owner", page_text(model, row.owner));
@@ -263,6 +283,9 @@ std::string render_verification_page(const PageFrame& frame, const ReadModel& mo
   }
   out << "</section>";
   evidence_section(out, model, row);
+  if (const auto* view = model.find(row.model, row.version);
+      view && view->manifest_moved && view->manifest_moved->verification_id == row.id)
+    manifest_moved_section(out, model, *view->manifest_moved);
   out << "<section aria-labelledby=\"run-h\"><h2 id=\"run-h\">The run</h2><dl>";
   fact(out, "Model version",
        "<a href=\"" + version_href(row.model, row.version) + "\">" +

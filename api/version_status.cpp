@@ -4,8 +4,10 @@
 
 namespace reverify {
 
-bool gate_requires_power(const ReadModel& model) {
-  return model.api && model.api->gate_require_power;
+GatePolicy gate_policy(const ReadModel& model) {
+  if (!model.api)
+    return {};
+  return {model.api->gate_require_power, model.api->command_scope};
 }
 
 const VerdictBrief* conclusive_in(const VersionView& view, std::optional<RebuildMode> mode) {
@@ -15,9 +17,11 @@ const VerdictBrief* conclusive_in(const VersionView& view, std::optional<Rebuild
   return it == view.conclusive_by_mode.end() ? nullptr : &it->second;
 }
 
-GateFacts gate_facts(const VersionView& view, bool require_power, std::optional<RebuildMode> mode) {
+GateFacts gate_facts(const VersionView& view, const GatePolicy& policy,
+                     std::optional<RebuildMode> mode) {
   GateFacts facts;
-  facts.require_power = require_power;
+  facts.require_power = policy.require_power;
+  facts.command_scope = policy.command_scope;
   facts.model = view.row.model;
   facts.version = view.row.version;
   facts.listed = !view.row.removed;
@@ -46,10 +50,10 @@ const VerificationRow* RecentIndex::find(std::int64_t id) const {
 }
 
 VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
-                             std::int64_t max_age_s, UnixSeconds now, bool require_power) {
+                             std::int64_t max_age_s, UnixSeconds now, const GatePolicy& policy) {
   VersionStatus status;
   status.view = &view;
-  status.gate = decide_gate(gate_facts(view, require_power), max_age_s, now);
+  status.gate = decide_gate(gate_facts(view, policy), max_age_s, now);
   const auto& latest = view.latest;
   const auto& conclusive = view.conclusive;
   if (latest && is_error(latest->cls) && (!conclusive || latest->id != conclusive->id))

@@ -14,11 +14,17 @@ namespace reverify {
 // The verdict the gate goes by: the latest conclusive one, or with `mode` that mode's; null if
 // none. Points into `view` (no copy on the gate's path).
 const VerdictBrief* conclusive_in(const VersionView& view, std::optional<RebuildMode> mode);
-// The gate's facts about a listed version (listed = false for a removed one), under the config's
-// gate.require_power; with `mode`, only that mode's verdicts count (the gate's ?mode=).
-GateFacts gate_facts(const VersionView& view, bool require_power,
+// What the config says about every gate decision: gate.require_power, and the daemon's
+// --config for the commands a reason suggests. Points into `model`'s config.
+struct GatePolicy {
+  bool require_power = false;
+  std::string_view command_scope;
+};
+GatePolicy gate_policy(const ReadModel& model);
+// The gate's facts about a listed version (listed = false for a removed one), under `policy`;
+// with `mode`, only that mode's verdicts count (the gate's ?mode=).
+GateFacts gate_facts(const VersionView& view, const GatePolicy& policy,
                      std::optional<RebuildMode> mode = std::nullopt);
-bool gate_requires_power(const ReadModel& model);
 
 struct VersionStatus {
   const VersionView* view = nullptr;
@@ -47,6 +53,6 @@ class RecentIndex {
 // REQUIRES: max_age_s >= 0. `recent` supplies the conclusive verification's checks (underpowered
 // bands) when it is among the recent ones.
 VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
-                             std::int64_t max_age_s, UnixSeconds now, bool require_power);
+                             std::int64_t max_age_s, UnixSeconds now, const GatePolicy& policy);
 
 }  // namespace reverify

@@ -33,7 +33,9 @@ struct CalibrateArguments {
   bool json = false;
 };
 
-void print_leave_one_out(std::ostream& out, const LeaveOneOut& loo, double false_page_rate) {
+void print_leave_one_out(std::ostream& out, const Manifest& m, const LeaveOneOut& loo,
+                         const VerdictPolicy& policy) {
+  const double false_page_rate = policy.false_page_rate;
   out << "\nleave-one-out: each of the " << loo.runs.size()
       << " seed runs judged as a rebuild against the other " << loo.runs.size() - 1 << ": "
       << loo.paged << " paged (about " << false_page_rate * static_cast<double>(loo.runs.size())
@@ -45,11 +47,13 @@ void print_leave_one_out(std::ostream& out, const LeaveOneOut& loo, double false
     }
   }
   if (const auto excess = leave_one_out_excess(loo, false_page_rate))
-    out << "WARNING: leave-one-out: " << excess_text(*excess, false_page_rate) << "\n";
+    out << "WARNING: leave-one-out: "
+        << excess_warning(*excess, false_page_rate, m.id(), policy.command_scope) << "\n";
 }
 
 nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome,
-                            double false_page_rate) {
+                            const VerdictPolicy& policy) {
+  const double false_page_rate = policy.false_page_rate;
   nlohmann::json bands = nlohmann::json::array();
   for (const auto& check : outcome.bands)
     bands.push_back(to_json(check));
@@ -70,10 +74,11 @@ nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome
       nlohmann::json blamed = nlohmann::json::object();
       for (const auto& [name, count] : excess->blamed)
         blamed[name] = count;
-      j["leave_one_out"]["warning"] = {{"expected", excess->expected},
-                                       {"tail", excess->tail},
-                                       {"blamed", blamed},
-                                       {"text", excess_text(*excess, false_page_rate)}};
+      j["leave_one_out"]["warning"] = {
+          {"expected", excess->expected},
+          {"tail", excess->tail},
+          {"blamed", blamed},
+          {"text", excess_warning(*excess, false_page_rate, m.id(), policy.command_scope)}};
     }
   }
   if (outcome.failure)
@@ -141,7 +146,7 @@ int run_calibrate(const CalibrateArguments& args) {
   }
   if (!outcome.spec) {
     if (args.json)
-      std::cout << outcome_json(m, outcome, ctx->config.verdict.false_page_rate).dump(2) << "\n";
+      std::cout << outcome_json(m, outcome, ctx->config.verdict).dump(2) << "\n";
     return outcome.failure ? exit_status(outcome.failure->cls) : 2;
   }
   const bool steps = ctx->request.mode == RebuildMode::steps;
@@ -160,7 +165,7 @@ int run_calibrate(const CalibrateArguments& args) {
       << ", split over the families of checks):\n";
   print_bands(out, outcome.bands);
   if (outcome.leave_one_out)
-    print_leave_one_out(out, *outcome.leave_one_out, ctx->config.verdict.false_page_rate);
+    print_leave_one_out(out, m, *outcome.leave_one_out, ctx->config.verdict);
   if (!outcome.stopped.empty())
     out << "\n--until-power: " << outcome.stopped << "\n";
   if (!outcome.power.underpowered.empty()) {
@@ -172,7 +177,7 @@ int run_calibrate(const CalibrateArguments& args) {
         << "\n";
   }
   if (args.json)
-    std::cout << outcome_json(m, outcome, ctx->config.verdict.false_page_rate).dump(2) << "\n";
+    std::cout << outcome_json(m, outcome, ctx->config.verdict).dump(2) << "\n";
   if (!ctx->store_is_throwaway) {
     auto stored = ctx->store->put_calibration(
         m.model, m.version, *outcome.spec,

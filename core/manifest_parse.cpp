@@ -658,7 +658,7 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
     if (r.optional(legacy)) {
       f.warn(r.path(legacy) +
              ": dropped: statistics between pairs of different-seed runs give no honest band "
-             "(recalibrate with `reverify calibrate` to record distribution_seed_runs and "
+             "(calibrate this version again: a calibration records distribution_seed_runs and "
              "steps_same_seed_runs)");
     }
   }

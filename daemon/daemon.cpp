@@ -27,6 +27,7 @@
 #include "daemon/registry_source.hpp"
 #include "daemon/sd_notify.hpp"
 #include "settings/config_check.hpp"
+#include "verify/manifest_moves.hpp"
 #include "verify/schedule.hpp"
 #include "verify/state_dir.hpp"
 #include "verify/verification_service.hpp"
@@ -926,6 +927,10 @@ void DaemonImpl::sync_sources() {
                                        "source " + name + ": " + changed.error().message, name});
           outcome.listed.emplace_back(name, changed.ok());
         }
+        // A manifest that changed since its verdict: what moved, for the pages.
+        for (auto& line : describe_manifest_moves(store_))
+          log.push_back(
+              {line.failed ? LogLevel::warning : LogLevel::info, std::move(line.text), ""});
         // New releases are queued as soon as a sync sees them, on the at-release budget; one
         // the budget has no room for today is queued by a later sync (or the next cycle).
         auto queued = queue_releases(store_, *config, clock_.now());

@@ -357,16 +357,22 @@ std::string excess_text(const LeaveOneOutExcess& excess, double false_page_rate)
          " are expected at false_page_rate " + number_text(false_page_rate) +
          " (honest bands page this often in " + number_text(100 * excess.tail) +
          "% of calibrations): these bands are narrower than the runs' own spread" +
-         (blamed.empty() ? "" : "; to blame: " + blamed) +
-         ". Add seed runs (reverify calibrate --seeds N), give the job's metrics their example "
-         "counts (a scoring spec, or \"segment_examples\" in result.json), or set "
-         "tolerance.floor for the check";
+         (blamed.empty() ? "" : "; to blame: " + blamed);
 }
 
-std::optional<std::string> LeaveOneOutFinding::warning() const {
+std::string excess_warning(const LeaveOneOutExcess& excess, double false_page_rate,
+                           const std::string& model_version, const std::string& scope) {
+  return excess_text(excess, false_page_rate) + ". Add seed runs (" +
+         suggested_command("calibrate " + model_version + " --seeds 10", scope) +
+         "), give the job's metrics their example counts (a scoring spec, or "
+         "\"segment_examples\" in result.json), or set tolerance.floor for the check";
+}
+
+std::optional<std::string> LeaveOneOutFinding::warning(const std::string& model_version,
+                                                       const std::string& scope) const {
   if (!excess)
     return std::nullopt;
-  return excess_text(*excess, false_page_rate);
+  return excess_warning(*excess, false_page_rate, model_version, scope);
 }
 
 LeaveOneOutFinding leave_one_out_finding(const LeaveOneOut& loo, double false_page_rate) {
@@ -383,12 +389,13 @@ nlohmann::json to_json(const LeaveOneOutFinding& finding) {
               {"tail", finding.excess->tail},
               {"blamed", std::move(blamed)}};
   }
-  const auto warning = finding.warning();
   return {{"runs", finding.runs},
           {"paged", finding.paged},
           {"false_page_rate", finding.false_page_rate},
           {"excess", std::move(excess)},
-          {"warning", warning ? nlohmann::json(*warning) : nlohmann::json(nullptr)}};
+          {"warning", finding.excess
+                          ? nlohmann::json(excess_text(*finding.excess, finding.false_page_rate))
+                          : nlohmann::json(nullptr)}};
 }
 
 std::optional<LeaveOneOutFinding> leave_one_out_finding_from_json(const nlohmann::json& j) {

@@ -109,8 +109,13 @@ inline constexpr double kLeaveOneOutTail = 0.05;
 std::optional<LeaveOneOutExcess> leave_one_out_excess(const LeaveOneOut& loo,
                                                       double false_page_rate);
 // "2 of 24 seed runs paged where 0.24 are expected ...; to blame: segment:radius=low:accuracy (2)
-// ...": the warning `reverify calibrate` prints.
+// ...": what leave-one-out found (the calibration's stored record of it).
 std::string excess_text(const LeaveOneOutExcess& excess, double false_page_rate);
+// excess_text and what to do, with the command that adds seed runs to `model_version`
+// (suggested_command with `scope`, so it runs as printed): the warning `reverify calibrate`
+// and `reverify plan` print.
+std::string excess_warning(const LeaveOneOutExcess& excess, double false_page_rate,
+                           const std::string& model_version, const std::string& scope);
 
 // What leave-one-out found, as a calibration keeps it (store/, `reverify plan`): the held-out
 // runs, how many paged at which false-page rate, and the excess with the checks to blame when
@@ -121,13 +126,15 @@ struct LeaveOneOutFinding {
   double false_page_rate = 0;
   std::optional<LeaveOneOutExcess> excess;
 
-  std::optional<std::string> warning() const;  // excess_text, when there is an excess
+  // excess_warning, when there is an excess.
+  std::optional<std::string> warning(const std::string& model_version,
+                                     const std::string& scope) const;
 };
 LeaveOneOutFinding leave_one_out_finding(const LeaveOneOut& loo, double false_page_rate);
 
 // {"runs", "paged", "false_page_rate", "excess": null | {"expected", "tail",
-//  "blamed": [{"check", "runs"}]}, "warning": null | text}; the reader ignores "warning" (it is
-// made again from the rest) and returns nullopt for anything else.
+//  "blamed": [{"check", "runs"}]}, "warning": null | excess_text}; the reader ignores "warning"
+// (it is made again from the rest) and returns nullopt for anything else.
 nlohmann::json to_json(const LeaveOneOutFinding& finding);
 std::optional<LeaveOneOutFinding> leave_one_out_finding_from_json(const nlohmann::json& j);
 

@@ -1,5 +1,7 @@
 #include "policies/gate.hpp"
 
+#include "policies/bands.hpp"
+
 namespace reverify {
 
 namespace {
@@ -45,14 +47,17 @@ GateDecision decide(const GateFacts& facts, std::int64_t max_age_s, UnixSeconds 
     return decision;
   }
   if (verdict.underpowered && facts.require_power) {
-    decision.reason = "verification " + id +
-                      " passed against bands that cannot catch the shift tolerance.detect asks "
-                      "(underpowered" +
-                      (verdict.runs_needed ? "; " + std::to_string(*verdict.runs_needed) +
-                                                 " seed runs in all would meet it"
-                                           : std::string()) +
-                      ") and gate.require_power is set; run `reverify calibrate " + facts.model +
-                      "@" + facts.version + " --until-power`, then verify again";
+    decision.reason =
+        "verification " + id +
+        " passed against bands that cannot catch the shift tolerance.detect asks "
+        "(underpowered" +
+        (verdict.runs_needed
+             ? "; " + std::to_string(*verdict.runs_needed) + " seed runs in all would meet it"
+             : std::string()) +
+        ") and gate.require_power is set; run " +
+        suggested_command("calibrate " + facts.model + "@" + facts.version + " --until-power",
+                          std::string(facts.command_scope)) +
+        ", then verify again";
     return decision;
   }
   const std::int64_t age = now - verdict.finished_at;

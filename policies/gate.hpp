@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/enum_names.hpp"
 #include "core/rebuild_mode.hpp"
@@ -65,6 +66,9 @@ struct GateFacts {
   // verdict, and the reason names the mode.
   std::optional<RebuildMode> mode;
   bool require_power = false;  // gate.require_power: an underpowered pass is not verified
+  // How a suggested command finds this installation ("--config FILE", VerdictPolicy::
+  // command_scope); points into the caller's config, which outlives the decision.
+  std::string_view command_scope;
 };
 
 enum class GateStatus { fresh, not_fresh, not_verified, queued, unknown };

@@ -173,6 +173,29 @@ ALTER TABLE verifications_new RENAME TO verifications;
 CREATE INDEX verifications_by_version ON verifications(model, version, id);
 CREATE INDEX verifications_unfinished ON verifications(state) WHERE state != 'done';
 )sql"},
+    {7, R"sql(
+-- The manifests verifications verified (core/manifest_json of the parsed manifest), by the
+-- sha256 of the document bytes read: when a version's manifest changes after its verdict, the
+-- registry sync compares the two and keeps what moved (manifest_moves), which the pages show
+-- beside "the manifest changed since verification N".
+CREATE TABLE verified_manifests (
+  sha256 TEXT PRIMARY KEY,
+  manifest_json TEXT NOT NULL
+);
+-- What moved from the manifest verification `verification_id` verified (from_sha256) to the
+-- version's manifest `to_sha256` (policies/manifest_diff's summary, as JSON). One row per
+-- manifest a version had: a later verdict of the new manifest makes it history.
+CREATE TABLE manifest_moves (
+  model TEXT NOT NULL,
+  version TEXT NOT NULL,
+  to_sha256 TEXT NOT NULL,
+  from_sha256 TEXT NOT NULL,
+  verification_id INTEGER NOT NULL REFERENCES verifications(id),
+  summary_json TEXT NOT NULL,
+  PRIMARY KEY (model, version, to_sha256),
+  FOREIGN KEY (model, version) REFERENCES model_versions(model, version)
+);
+)sql"},
 };
 
 }  // namespace

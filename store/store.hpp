@@ -74,6 +74,26 @@ struct ModelVersionRow {
   bool removed = false;  // gone from its source since the last sync
 };
 
+// What moved in a version's manifest since the manifest a verification verified: policies/
+// manifest_diff's summary of the two, kept by the registry sync (verify/manifest_moves.hpp).
+struct ManifestMoved {
+  std::string model, version;
+  std::string to_sha256;    // the version's manifest it describes
+  std::string from_sha256;  // the manifest verification_id verified
+  std::int64_t verification_id = 0;
+  std::vector<std::string> inputs_moved;  // "data", "code", ... (none: only other fields)
+  std::vector<std::string> lines;         // "path: old -> new", one screen at most
+};
+
+// A version whose manifest is not the one its latest conclusive verdict verified, with that
+// verified manifest (kept at verification) and no ManifestMoved for its current manifest yet.
+struct ManifestToCompare {
+  std::string model, version, location;
+  std::string to_sha256, from_sha256;
+  std::int64_t verification_id = 0;
+  std::string verified_manifest_json;
+};
+
 // Why a verification was queued: the cycle's plan, a manual trigger (API, `reverify trigger`), the
 // retry of an error:* verdict, `reverify run` in the foreground, or a new release (the at-release
 // policy, policies/release_plan.hpp).
@@ -322,6 +342,17 @@ class Store final : public Outbox {
   // in any state, oldest first: what the at-release budget already spent.
   Result<std::vector<VerificationRow>> verifications_by_trigger(VerificationTrigger trigger,
                                                                 UnixSeconds since);
+
+  // --- verified manifests and what moved since (store_manifests.cpp) ---
+  // Keeps the manifest a verification verifies (`manifest_json`: core/manifest_json of it), by the
+  // sha256 of its document; kept once.
+  Status keep_verified_manifest(const std::string& sha256, const std::string& manifest_json);
+  // The listed, valid versions whose manifest changed since their latest conclusive verdict and
+  // whose change is not described yet (ManifestToCompare), by model and version.
+  Result<std::vector<ManifestToCompare>> manifests_to_compare();
+  Status put_manifest_moved(const ManifestMoved& moved);
+  // Each version's description of its current manifest (to_sha256 = the row's manifest_sha256).
+  Result<std::vector<ManifestMoved>> manifests_moved();
 
   // --- calibrations (reverify calibrate and the daemon's; the newest one counts) ---
   // `seeds`: the seed-only runs the spec holds in all; `note`: why it stopped, "" if unsaid;

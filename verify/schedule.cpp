@@ -190,7 +190,7 @@ std::vector<CalibrationCandidate> calibration_candidates(
 
 std::vector<CalibrationWarning> calibration_warnings(
     const std::vector<InventoryItem>& inventory,
-    const std::vector<CalibrationBrief>& latest_calibrations) {
+    const std::vector<CalibrationBrief>& latest_calibrations, const std::string& scope) {
   std::set<std::pair<std::string, std::string>> listed;
   for (const auto& item : inventory)
     listed.insert({item.model, item.version});
@@ -198,8 +198,9 @@ std::vector<CalibrationWarning> calibration_warnings(
   for (const auto& c : latest_calibrations) {  // ordered by model, version
     if (!c.leave_one_out || !c.leave_one_out->excess || !listed.count({c.model, c.version}))
       continue;
-    warnings.push_back(
-        {c.model, c.version, *c.leave_one_out->warning(), c.leave_one_out->excess->blamed});
+    warnings.push_back({c.model, c.version,
+                        *c.leave_one_out->warning(c.model + "@" + c.version, scope),
+                        c.leave_one_out->excess->blamed});
   }
   return warnings;
 }
@@ -242,7 +243,8 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   plan->calibrations =
       plan_calibrations(calibration_candidates(inventory, std::move(latest).value(), *calibrations),
                         *plan, config.schedule.gpu_budget_hours, calibration);
-  plan->calibration_warnings = calibration_warnings(inventory, *calibrations);
+  plan->calibration_warnings =
+      calibration_warnings(inventory, *calibrations, config.verdict.command_scope);
   return plan;
 }
 

@@ -38,10 +38,11 @@ std::vector<CalibrationCandidate> calibration_candidates(
     const std::vector<CalibrationBrief>& latest_calibrations);
 
 // The listed versions (in `inventory`) whose newest calibration's leave-one-out paged more than
-// the false-page rate allows, by model and version.
+// the false-page rate allows, by model and version; each warning's command carries `scope`
+// (VerdictPolicy::command_scope).
 std::vector<CalibrationWarning> calibration_warnings(
     const std::vector<InventoryItem>& inventory,
-    const std::vector<CalibrationBrief>& latest_calibrations);
+    const std::vector<CalibrationBrief>& latest_calibrations, const std::string& scope);
 
 // Blocking (SQLite). The plan for the cycle containing `now`: its verifications, then the
 // calibrations of underpowered versions in the budget they leave (schedule.calibrations_per_cycle,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/manifest_json.hpp"
 #include "core/manifest_parse.hpp"
 #include "core/uri.hpp"
 #include "pager/page_builder.hpp"
@@ -110,6 +111,10 @@ Result<VerificationService::Prepared> VerificationService::prepare(
   request.manifest = std::move(*loaded->parse.manifest);
   request.manifest_location = loaded->location;
   prepared.manifest_sha256 = loaded->sha256;
+  // Kept, so that a later manifest of this version can be compared with the one verified here.
+  if (auto kept = store_.keep_verified_manifest(loaded->sha256, to_json(request.manifest).dump());
+      !kept.ok())
+    return kept.error();
   auto calibration = store_.calibration(model, version_name);
   if (!calibration.ok())
     return calibration.error();

@@ -594,6 +594,27 @@ TEST_CASE("verification page: each check drawn against its band, the log tail re
   CHECK(html.find("sekrit-token") == std::string::npos);
 }
 
+TEST_CASE("a manifest changed since its verdict: both pages say what moved, field by field") {
+  Api api;
+  api.model = model_with(brief(7, VerdictClass::passed, kNow - kDay, "old"),
+                         brief(7, VerdictClass::passed, kNow - kDay, "old"),
+                         brief(7, VerdictClass::passed, kNow - kDay, "old"));
+  auto& view = api.model->models["m"]["1"];
+  view.manifest_moved =
+      ManifestMoved{"m", "1", "sha1", "old", 7, {"code"}, {"code.commit: \"aa\" -> \"bb<\""}};
+  for (const char* path : {"/models/m/1", "/verifications/7"}) {
+    CAPTURE(path);
+    const std::string html = api.get(path).body();
+    CHECK(html.find("What moved in the manifest since verification 7") != std::string::npos);
+    CHECK(html.find("<p id=\"manifest-moved\">Inputs moved: code. The new manifest is not "
+                    "verified yet.</p>") != std::string::npos);
+    CHECK(html.find("code.commit: &quot;aa&quot; -&gt; &quot;bb&lt;&quot;") != std::string::npos);
+  }
+  // Another verification of the version is not the one it moved from: its page says nothing.
+  api.model->recent.front().id = 8;
+  CHECK(api.get("/verifications/8").body().find("manifest-moved") == std::string::npos);
+}
+
 TEST_CASE("status page: 100,000 versions stay readable (the list is capped, the rest paginated)") {
   Api api;
   auto& versions = api.model->models["big"];

@@ -5,7 +5,8 @@
 # release (schedule.at_release.delay 20s): meanwhile `GET /v1/gate` and `reverify gate` say
 # "queued" with the expected time (exit 1: not verified yet) and `reverify plan` lists it; after
 # the delay the daemon verifies it (real training, process runner) and the gate passes, all in the
-# same cycle, without waiting for the next period.
+# same cycle, without waiting for the next period. Then its manifest is edited (the owner): the
+# next sync compares it with the manifest verified, and the version page says what moved.
 set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
 build="${REVERIFY_BUILD_DIR:?run through ctest}"
@@ -74,4 +75,14 @@ print("verification", release[0]["id"], "of 2026.12.7: trigger", release[0]["tri
 PY
 "$build/cli/reverify" gate digits-mlp@2026.12.7 --url "$url" || fail "the gate does not pass it"
 grep -q "at release: queued verification" "$t/reverifyd.log" || fail "no log line for the release"
+
+echo "== 4. a manifest edited after its verdict: the pages say what moved"
+sed -i 's/"owner": "[^"]*"/"owner": "vision-platform"/' "$new/manifest.json"
+moved() { curl -s "$url/models/digits-mlp/2026.12.7" >"$t/version.html" && grep -q 'id="manifest-moved"' "$t/version.html"; }
+wait_until 30 moved || fail "the version page never said what moved: $(grep -o '<p id="gate"[^<]*' "$t/version.html")"
+grep -q "No training input moved" "$t/version.html" || fail "the page names a moved input"
+grep -q "owner: &quot;" "$t/version.html" || fail "the page does not show the owner's change"
+grep -q "the manifest changed since verification" "$t/reverifyd.log" || fail "no log line for the change"
+curl -s "$url/v1/gate/digits-mlp/2026.12.7" | grep -q "the manifest changed since verification" ||
+  fail "the gate does not say the manifest changed"
 echo "PASS"

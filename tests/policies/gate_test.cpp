@@ -39,7 +39,8 @@ TEST_CASE("gate: each fact decides in order, with its reason") {
     const char* reason;
   } cases[] = {
       {"not listed",
-       GateFacts{"m", "1", false, {}, "", verdict(VerdictClass::passed, kNow), {}, {}, {}},
+       GateFacts{
+           "m", "1", false, {}, "", verdict(VerdictClass::passed, kNow), {}, {}, {}, false, {}},
        GateStatus::unknown, "unknown model version: no registry source lists m@1"},
       {"manifest invalid",
        [] {
@@ -130,6 +131,12 @@ TEST_CASE("gate: an underpowered pass counts only when the policy does not requi
         "verification 7 passed against bands that cannot catch the shift tolerance.detect asks "
         "(underpowered; 23 seed runs in all would meet it) and gate.require_power is set; run "
         "`reverify calibrate m@1 --until-power`, then verify again");
+  // The daemon's gate names its config, so the command runs as printed.
+  facts.command_scope = "--config /etc/reverify/config.yaml";
+  CHECK(decide_gate(facts, 40 * kDay, kNow)
+            .reason.find(
+                "`reverify calibrate m@1 --until-power --config /etc/reverify/config.yaml`") !=
+        std::string::npos);
   facts.conclusive->underpowered = false;
   CHECK(decide_gate(facts, 40 * kDay, kNow).status == GateStatus::fresh);
 }

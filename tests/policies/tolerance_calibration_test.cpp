@@ -126,6 +126,11 @@ TEST_CASE(
   const std::string text = excess_text(*excess, 0.01);
   CHECK(text.find("2 of 24 seed runs paged where 0.24 are expected") != std::string::npos);
   CHECK(text.find("to blame: segment:radius=low:accuracy (2)") != std::string::npos);
+  // The warning printed adds what to do, with a command that runs as printed.
+  const std::string warning = excess_warning(*excess, 0.01, "m@1", "--config /etc/r.yaml");
+  CHECK(warning.rfind(text, 0) == 0);
+  CHECK(warning.find("(`reverify calibrate m@1 --seeds 10 --config /etc/r.yaml`)") !=
+        std::string::npos);
 
   // One of 24 is what α allows about a fifth of the time (binom.sf(0, 24, 0.01) = 0.214): no
   // warning.
