@@ -75,7 +75,7 @@ std::vector<ReleaseDecision> plan_releases(std::vector<Release> releases,
       d.reason =
           seen + "; starts " + time_text(*d.starts_at) +
           (first_day_full
-               ? " (the at-release budget of an earlier day is spent: " + *first_day_full + ")"
+               ? " (the at-release budget of the days before was spent: " + *first_day_full + ")"
                : std::string());
     } else if (config.gpu_budget_hours && r.gpu_hours > *config.gpu_budget_hours + 1e-9) {
       d.reason = seen + "; needs more than the at-release budget of " +
