@@ -133,12 +133,20 @@ ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::siz
                 : "";
     if (pick)
       return {pick->mode, std::nullopt, "cadence: " + describe(*pick) + no_reference};
-    if (refused)
-      return {RebuildMode::subsample, SkipReason::no_subsample_reference,
+    if (refused) {
+      // A manual trigger without a mode runs this one: another mode of the cadence (the one due
+      // first) where there is one, since subsample would be refused.
+      const ModeDue* other = nullptr;
+      for (const auto& m : modes) {
+        if (m.mode != RebuildMode::subsample && (!other || m.next_due < other->next_due))
+          other = &m;
+      }
+      return {other ? other->mode : RebuildMode::subsample, SkipReason::no_subsample_reference,
               "cadence: " + describe(*refused) +
                   ", but the manifest records no subsample reference, so a subsample rebuild "
                   "would be refused; no other mode is due before " +
                   date_text(cycle_end)};
+    }
     const ModeDue* first = &modes.front();
     std::string text = "cadence: nothing due before " + date_text(cycle_end);
     for (const auto& m : modes) {

@@ -339,6 +339,10 @@ TEST_CASE("cadence with subsample: costed as subsample, and never run without a 
   CHECK(p.missing_subsample[0].model == "big");
   CHECK(p.missing_subsample[0].why_large == "its cadence runs subsample every 30 d");
   CHECK(p.cadence[0].modes[1].cost_basis == CostBasis::no_reference);
+  // A manual trigger without a mode runs the cadence's other mode, not the refused subsample.
+  p = plan({bare}, full_in_september, {{"big", "1", at(2026, 11, 4), std::nullopt, "api"}}, now);
+  REQUIRE(p.entries.size() == 1);
+  CHECK(p.entries[0].mode == RebuildMode::full);
 
   // Another mode due as well: it runs, and the reason says subsample was not.
   auto stepped = bare;
