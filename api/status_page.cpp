@@ -239,6 +239,7 @@ void cadence_part(std::ostream& out, const ReadModel& model) {
              {{"Mode", "mode"},
               {"Every", "every"},
               {"GPU-hours", "gpu_hours"},
+              {"Cost from", "cost_basis"},
               {"Next due", "next_due"},
               {"Last passed", "last_passed"}},
              rows);
@@ -275,6 +276,13 @@ void plan_section(std::ostream& out, const ReadModel& model) {
                releases);
   }
   cadence_part(out, model);
+  if (const auto& missing = array_at(plan, "missing_subsample"); !missing.empty()) {
+    out << "<h3 id=\"missing-subsample-h\">Large versions without a subsample reference</h3><p>A "
+           "subsample rebuild of these is refused; the cycle runs another due mode or skips "
+           "them.</p>";
+    plan_table(out, model, "missing-subsample", "Large versions without a subsample reference",
+               {{"Large", "large", true}, {"Next step", "next_step", true}}, missing);
+  }
   calibrations_part(out, model);
   out << "</section>";
 }

@@ -2,8 +2,9 @@
 // what it defers and what it skips (verified this cycle, invalid manifest), each with why; the
 // new releases verified at release (queued, to queue, or waiting for the next cycle) with when
 // each is expected to start and why; the stored calibrations whose leave-one-out paged more
-// than alpha allows, with the checks to blame; computed like the daemon does from the store,
-// read-only.
+// than alpha allows, with the checks to blame; the large versions without a subsample reference,
+// with the commands that record and check one; each cost in GPU-hours with what it was read
+// from; computed like the daemon does from the store, read-only.
 
 #include <iostream>
 #include <map>
@@ -43,6 +44,10 @@ std::string why_nothing_to_run(const reverify::Plan& plan) {
     add(std::to_string(n) + " version(s) with an invalid manifest");
   if (auto n = counts[SkipReason::not_due])
     add(std::to_string(n) + " version(s) whose cadence has no mode due this cycle");
+  if (auto n = counts[SkipReason::no_subsample_reference]) {
+    add(std::to_string(n) +
+        " version(s) whose only due mode is subsample, without a subsample reference");
+  }
   if (auto n = counts[SkipReason::at_release])
     add(std::to_string(n) + " new release(s) verified at release, on its own budget");
   if (!plan.deferred.empty()) {
@@ -84,7 +89,8 @@ int run_plan(const PlanArguments& options) {
     std::cout << "  nothing to run: " << why_nothing_to_run(*plan) << "\n";
   for (const auto& e : plan->entries) {
     std::cout << "  " << e.model << "@" << e.version << "  " << to_string(e.mode) << "  wave "
-              << e.wave << "  " << e.reason << "\n";
+              << e.wave << "  " << e.gpu_hours << " GPU-hours (" << to_string(e.cost_basis) << ")  "
+              << e.reason << "\n";
   }
   for (const auto& d : plan->deferred) {
     std::cout << "  deferred " << d.model << "@" << d.version << ": " << d.reason << "\n";
@@ -98,7 +104,8 @@ int run_plan(const PlanArguments& options) {
               << c["version"].get<std::string>() << ":";
     for (const auto& m : c["modes"]) {
       std::cout << " " << m["mode"].get<std::string>() << " every " << m["every"].get<std::string>()
-                << ", " << m["gpu_hours"].get<double>() << " GPU-hours, next due "
+                << ", " << m["gpu_hours"].get<double>() << " GPU-hours ("
+                << m["cost_basis"].get<std::string>() << "), next due "
                 << m["next_due"].get<std::string>() << ";";
     }
     std::cout << "\n";
@@ -113,6 +120,16 @@ int run_plan(const PlanArguments& options) {
               << r["state"].get<std::string>() << ", expected "
               << r["expected_at"].get<std::string>() << ": " << r["reason"].get<std::string>()
               << "\n";
+  }
+  for (const auto& m : j["missing_subsample"]) {
+    std::cout << "  no subsample reference " << m["model"].get<std::string>() << "@"
+              << m["version"].get<std::string>() << " (large: " << m["large"].get<std::string>()
+              << "): " << m["next_step"].get<std::string>() << "\n";
+  }
+  if (j["missing_subsample_total"].get<std::size_t>() > j["missing_subsample"].size()) {
+    std::cout << "  "
+              << j["missing_subsample_total"].get<std::size_t>() - j["missing_subsample"].size()
+              << " more large version(s) without a subsample reference not listed\n";
   }
   for (const auto& w : plan->calibration_warnings) {
     std::cout << "  WARNING " << w.model << "@" << w.version

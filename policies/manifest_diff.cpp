@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/manifest_json.hpp"
 #include "core/manifest_path.hpp"
@@ -28,6 +29,7 @@ const std::vector<SectionSpec>& section_specs() {
       {"weights", false, {"weights"}},
       {"run", false, {"run"}},
       {"tolerance", false, {"tolerance"}},
+      {"subsample", false, {"subsample"}},
       {"identity", false, {"schema", "model", "version", "owner", "level"}},
   };
   return specs;
@@ -110,12 +112,18 @@ std::string short_value(const std::optional<json>& value) {
   return text.size() > kSummaryValueChars ? text.substr(0, kSummaryValueChars - 3) + "..." : text;
 }
 
+// The section that holds an evaluation, weights and tolerance of its own: its groups are one
+// level deeper ("subsample.evaluation.segments", "subsample.tolerance.segment_seed_runs").
+constexpr std::string_view kNestedSection = "subsample.";
+
 // The path of the first two components of `path` ("evaluation.segments" of
-// "evaluation.segments[\"digit=8\"].accuracy"), or "" when it has fewer than three.
+// "evaluation.segments[\"digit=8\"].accuracy"; three under kNestedSection), or "" when it has
+// no component below them.
 std::string group_of(const std::string& path) {
+  const bool nested = path.compare(0, kNestedSection.size(), kNestedSection) == 0;
   std::size_t boundaries = 0;
   bool quoted = false;
-  for (std::size_t i = 0; i < path.size(); ++i) {
+  for (std::size_t i = nested ? kNestedSection.size() : 0; i < path.size(); ++i) {
     const char c = path[i];
     if (quoted) {
       if (c == '\\')

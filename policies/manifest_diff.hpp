@@ -1,9 +1,10 @@
 #pragma once
 // Which parts of two manifests differ, field by field (`reverify diff A B`). Pure: no I/O.
 // Sections, in report order: the five inputs (data, code, config, environment, seeds), then
-// evaluation and weights, then run, tolerance, identity (schema, model, version, owner, level)
-// and extra (unknown top-level keys). Objects are compared key by key (config recursively, at any
-// depth), arrays element by element.
+// evaluation and weights, then run, tolerance, subsample (the subsample reference: fraction,
+// salt, key, its own evaluation, weights, tolerance and duration), identity (schema, model,
+// version, owner, level) and extra (unknown top-level keys). Objects are compared key by key
+// (config recursively, at any depth), arrays element by element.
 //
 // A file's location is not its content: a `uri` that differs while the hash beside it
 // (`sha256`, or `tensor_sha256` for weights) is the same on both sides is a change marked
@@ -13,7 +14,8 @@
 // The summary (`summarize`) is what fits on one screen: each array that differs is one line with
 // both sizes and how many of its top-level elements changed, and a group of more than
 // kSummaryGroupLines lines under one field of a section (evaluation.segments,
-// tolerance.segment_seed_runs, ...) is one line that counts them and names the first few.
+// tolerance.segment_seed_runs, ...; in subsample one level deeper, subsample.evaluation.segments)
+// is one line that counts them and names the first few.
 
 #include <cstddef>
 #include <optional>

@@ -85,7 +85,8 @@ std::vector<ModeDue> modes_due(const InventoryItem& item, const Record& record,
                                sys_seconds cycle_start) {
   std::vector<ModeDue> modes;
   for (const auto& [mode, every] : item.cadence_s) {
-    ModeDue due{mode, every, item.gpu_hours(mode), std::nullopt, cycle_start};
+    ModeDue due{mode,         every,      item.gpu_hours(mode), item.cost_basis(mode),
+                std::nullopt, cycle_start};
     if (auto last = record.last_by_mode.find(mode); last != record.last_by_mode.end()) {
       due.last_completed = last->second;
       due.next_due = last->second + seconds(every);
@@ -97,20 +98,27 @@ std::vector<ModeDue> modes_due(const InventoryItem& item, const Record& record,
 
 struct ModeChoice {
   RebuildMode mode = RebuildMode::full;
-  bool due = true;  // false: the cadence has no mode due before the cycle ends
+  std::optional<SkipReason> skip;  // not_due or no_subsample_reference: nothing runs
   std::string text;
 };
 
 // A cadence: the due mode (due before the cycle ends) with the longest period, else (nothing due)
-// the mode due first. Without one, large models: steps mode, a full rebuild every Nth
+// the mode due first. Subsample mode is never picked for a version without a subsample reference
+// (it would be refused): another due mode runs instead, and when none is due the version is
+// skipped with that reason. Without a cadence, large models: steps mode, a full rebuild every Nth
 // verification.
 ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::size_t every_n,
                        sys_seconds cycle_start, sys_seconds cycle_end) {
   if (!item.cadence_s.empty()) {
     const auto modes = modes_due(item, record, cycle_start);
     const ModeDue* pick = nullptr;
+    const ModeDue* refused = nullptr;  // subsample due without a reference
     for (const auto& m : modes) {
-      if (m.next_due < cycle_end && (!pick || m.every_s > pick->every_s))
+      if (m.next_due >= cycle_end)
+        continue;
+      if (m.mode == RebuildMode::subsample && !item.has_subsample_reference())
+        refused = &m;
+      else if (!pick || m.every_s > pick->every_s)
         pick = &m;
     }
     const auto describe = [](const ModeDue& m) {
@@ -119,8 +127,26 @@ ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::siz
                   ? ", last " + date_text(*m.last_completed) + ", due " + date_text(m.next_due)
                   : std::string(", never verified in this mode"));
     };
+    const std::string no_reference =
+        refused ? "; subsample (" + describe(*refused) +
+                      ") not run: the manifest records no subsample reference"
+                : "";
     if (pick)
-      return {pick->mode, true, "cadence: " + describe(*pick)};
+      return {pick->mode, std::nullopt, "cadence: " + describe(*pick) + no_reference};
+    if (refused) {
+      // A manual trigger without a mode runs this one: another mode of the cadence (the one due
+      // first) where there is one, since subsample would be refused.
+      const ModeDue* other = nullptr;
+      for (const auto& m : modes) {
+        if (m.mode != RebuildMode::subsample && (!other || m.next_due < other->next_due))
+          other = &m;
+      }
+      return {other ? other->mode : RebuildMode::subsample, SkipReason::no_subsample_reference,
+              "cadence: " + describe(*refused) +
+                  ", but the manifest records no subsample reference, so a subsample rebuild "
+                  "would be refused; no other mode is due before " +
+                  date_text(cycle_end)};
+    }
     const ModeDue* first = &modes.front();
     std::string text = "cadence: nothing due before " + date_text(cycle_end);
     for (const auto& m : modes) {
@@ -128,15 +154,15 @@ ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::siz
       if (m.next_due < first->next_due)
         first = &m;
     }
-    return {first->mode, false, text};
+    return {first->mode, SkipReason::not_due, text};
   }
   if (!item.large)
-    return {RebuildMode::full, true, "full rebuild"};
+    return {RebuildMode::full, std::nullopt, "full rebuild"};
   if (record.steps_since_full + 1 >= every_n)
     return {
-        RebuildMode::full, true,
+        RebuildMode::full, std::nullopt,
         "full rebuild (large model: every " + std::to_string(every_n) + "th verification is full)"};
-  return {RebuildMode::steps, true,
+  return {RebuildMode::steps, std::nullopt,
           "steps mode (large model; full rebuild after " +
               std::to_string(every_n - 1 - record.steps_since_full) +
               " more steps verification(s))"};
@@ -154,6 +180,39 @@ std::string priority_text(const Candidate& c, sys_seconds now) {
 }
 
 }  // namespace
+
+SubsampleCost subsample_cost(std::int64_t devices, double full_gpu_hours,
+                             std::optional<double> fraction, std::optional<double> duration_s) {
+  if (!fraction)
+    return {CostBasis::no_reference, full_gpu_hours};
+  if (duration_s)
+    return {CostBasis::subsample_duration, double(devices) * *duration_s / 3600.0};
+  return {CostBasis::subsample_fraction, *fraction * full_gpu_hours};
+}
+
+double InventoryItem::gpu_hours(RebuildMode mode) const {
+  switch (mode) {
+    case RebuildMode::steps:
+      return steps_gpu_hours;
+    case RebuildMode::subsample:
+      return has_subsample_reference() ? subsample.gpu_hours : full_gpu_hours;
+    case RebuildMode::full:
+      break;
+  }
+  return full_gpu_hours;
+}
+
+CostBasis InventoryItem::cost_basis(RebuildMode mode) const {
+  switch (mode) {
+    case RebuildMode::steps:
+      return CostBasis::steps_fraction;
+    case RebuildMode::subsample:
+      return subsample.basis;
+    case RebuildMode::full:
+      break;
+  }
+  return CostBasis::full_run;
+}
 
 Result<std::pair<sys_seconds, sys_seconds>> cycle_bounds(sys_seconds now,
                                                          const RotationConfig& config) {
@@ -221,8 +280,9 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
     }
     const auto choice = choose_mode(*it->second, record_of(id), config.full_every_n_cycles,
                                     plan.cycle_start, plan.cycle_end);
-    PlanEntry e{t->model, t->version, t->mode.value_or(choice.mode), true, 0, 0, ""};
+    PlanEntry e{t->model, t->version, t->mode.value_or(choice.mode), true, 0, {}, 0, ""};
     e.gpu_hours = it->second->gpu_hours(e.mode);
+    e.cost_basis = it->second->cost_basis(e.mode);
     e.reason = "manual trigger" +
                (t->requested_by.empty() ? std::string() : " by " + t->requested_by) + " at " +
                date_text(t->requested_at) + "; " +
@@ -256,8 +316,8 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
   for (const auto& c : due) {
     const auto choice = choose_mode(*c.item, c.record, config.full_every_n_cycles, plan.cycle_start,
                                     plan.cycle_end);
-    if (!choice.due) {
-      plan.skipped.push_back({c.item->model, c.item->version, SkipReason::not_due, choice.text});
+    if (choice.skip) {
+      plan.skipped.push_back({c.item->model, c.item->version, *choice.skip, choice.text});
       continue;
     }
     const double cost = c.item->gpu_hours(choice.mode);
@@ -279,8 +339,8 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
     }
     ++scheduled;
     plan.gpu_hours_planned += cost;
-    plan.entries.push_back(
-        {c.item->model, c.item->version, choice.mode, false, cost, 0, why + "; " + choice.text});
+    plan.entries.push_back({c.item->model, c.item->version, choice.mode, false, cost,
+                            c.item->cost_basis(choice.mode), 0, why + "; " + choice.text});
   }
   for (std::size_t i = 0; i < plan.entries.size(); ++i)
     plan.entries[i].wave = i / config.max_concurrent;
@@ -289,6 +349,15 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
       plan.cadence.push_back(
           {item.model, item.version,
            modes_due(item, record_of(id_of(item.model, item.version)), plan.cycle_start)});
+    if (item.wants_subsample_reference() && !item.has_subsample_reference()) {
+      auto cadence = item.cadence_s.find(RebuildMode::subsample);
+      plan.missing_subsample.push_back(
+          {item.model, item.version,
+           cadence != item.cadence_s.end()
+               ? "its cadence runs subsample every " + duration_text(cadence->second)
+               : item.large_reason,
+           ""});
+    }
   }
   return plan;
 }

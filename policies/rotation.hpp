@@ -23,14 +23,53 @@
 
 namespace reverify {
 
+// Where a mode's GPU-hours come from (InventoryItem::cost_basis), named after what was read.
+enum class CostBasis {
+  full_run,            // a full rebuild: accelerators x the release's run.duration_s
+  steps_fraction,      // steps: schedule.steps_cost_fraction of a full rebuild
+  subsample_duration,  // subsample: accelerators x the reference's own subsample.duration_s
+  subsample_fraction,  // subsample, no duration recorded: subsample.fraction x a full rebuild
+  no_reference,        // subsample without a reference: a full rebuild (it is refused anyway)
+};
+template <>
+struct EnumNames<CostBasis> {
+  static constexpr EnumName<CostBasis> table[] = {
+      {CostBasis::full_run, "run.duration_s"},
+      {CostBasis::steps_fraction, "steps_cost_fraction"},
+      {CostBasis::subsample_duration, "subsample.duration_s"},
+      {CostBasis::subsample_fraction, "subsample.fraction"},
+      {CostBasis::no_reference, "no-subsample-reference"},
+  };
+};
+
+struct SubsampleCost {
+  CostBasis basis = CostBasis::no_reference;
+  double gpu_hours = 0;
+};
+
+// A subsample rebuild's estimated cost: `devices` x the reference's recorded seconds when the
+// manifest has them, else its fraction x a full rebuild; a version without a reference
+// (`fraction` absent) is costed as a full rebuild, the conservative side of a budget.
+SubsampleCost subsample_cost(std::int64_t devices, double full_gpu_hours,
+                             std::optional<double> fraction, std::optional<double> duration_s);
+
 struct InventoryItem {
   std::string model;
   std::string version;
   int criticality = 0;                                  // higher = more critical; breaks ties first
   std::optional<std::chrono::sys_seconds> released_at;  // newer releases break remaining ties first
   bool large = false;          // steps mode by default, full every `full_every_n_cycles`
+  std::string large_reason;    // why, in words ("models.big.large is true", "a full rebuild ...")
   double full_gpu_hours = 0;   // estimated cost of a full rebuild (accelerators x duration)
   double steps_gpu_hours = 0;  // estimated cost of a steps rebuild
+  SubsampleCost subsample;     // estimated cost of a subsample rebuild, and whether it can run
+  // Large in the sense of subsample mode (README, "Subsample mode"): `large` (config, or a full
+  // rebuild costing at least schedule.large_gpu_hours), or a cadence that runs subsample mode.
+  // The plan names such a version when it has no subsample reference.
+  bool wants_subsample_reference() const {
+    return large || cadence_s.count(RebuildMode::subsample) > 0;
+  }
+  bool has_subsample_reference() const { return subsample.basis != CostBasis::no_reference; }
   // The model's cadence (config models.<name>.cadence): mode -> how often it runs, in seconds.
   // Empty: the large-model rule (steps, full every full_every_n_cycles). Set: it replaces that
   // rule; a mode is due when its last completed verification is older than its period by the
@@ -44,11 +83,9 @@ struct InventoryItem {
   bool at_release = false;
   std::string at_release_reason;
 
-  // A rebuild's estimated GPU-hours in `mode`: steps costs steps_gpu_hours; every other mode a
-  // full rebuild (the conservative estimate for a mode without one of its own).
-  double gpu_hours(RebuildMode mode) const {
-    return mode == RebuildMode::steps ? steps_gpu_hours : full_gpu_hours;
-  }
+  // A rebuild's estimated GPU-hours in `mode`, and what that estimate was read from.
+  double gpu_hours(RebuildMode mode) const;
+  CostBasis cost_basis(RebuildMode mode) const;
 };
 
 struct HistoryItem {
@@ -81,6 +118,7 @@ struct PlanEntry {
   RebuildMode mode = RebuildMode::full;
   bool manual = false;
   double gpu_hours = 0;
+  CostBasis cost_basis = CostBasis::full_run;
   std::size_t wave = 0;  // position / max_concurrent: entries of one wave may run together
   std::string reason;
 };
@@ -97,6 +135,9 @@ enum class SkipReason {
   manifest_invalid,     // nothing to verify until its manifest validates
   at_release,           // a new release: verified at release, on that policy's own budget
   not_due,              // its model's cadence has no mode due before the cycle ends
+  // its cadence's only due mode is subsample and the manifest records no subsample reference:
+  // the rebuild would be refused (nothing to judge it against), so no GPU is spent on it
+  no_subsample_reference,
 };
 template <>
 struct EnumNames<SkipReason> {
@@ -105,6 +146,7 @@ struct EnumNames<SkipReason> {
       {SkipReason::manifest_invalid, "manifest-invalid"},
       {SkipReason::at_release, "at-release"},
       {SkipReason::not_due, "not-due"},
+      {SkipReason::no_subsample_reference, "no-subsample-reference"},
   };
 };
 
@@ -132,6 +174,7 @@ struct ModeDue {
   RebuildMode mode = RebuildMode::full;
   std::int64_t every_s = 0;
   double gpu_hours = 0;
+  CostBasis cost_basis = CostBasis::full_run;
   std::optional<std::chrono::sys_seconds> last_completed;
   std::chrono::sys_seconds next_due;
 };
@@ -140,6 +183,16 @@ struct CadenceRow {
   std::string model;
   std::string version;
   std::vector<ModeDue> modes;  // in RebuildMode order
+};
+
+// A large version (InventoryItem::wants_subsample_reference) whose manifest records no subsample
+// reference: a subsample rebuild of it is refused.
+struct MissingSubsampleReference {
+  std::string model;
+  std::string version;
+  std::string why_large;  // "its cadence runs subsample every 30 d", "a full rebuild costs ..."
+  // What to do, with the commands (filled by verify/schedule.hpp, which knows the --config).
+  std::string next_step;
 };
 
 // A version whose stored calibration paged more often in leave-one-out than the false-page rate
@@ -164,7 +217,8 @@ struct Plan {
   std::vector<ReleaseDecision> at_release;
   // Every listed version whose model sets a cadence, with each mode's next due date.
   std::vector<CadenceRow> cadence;
-  std::vector<CalibrationWarning> calibration_warnings;  // listed versions, by name
+  std::vector<CalibrationWarning> calibration_warnings;      // listed versions, by name
+  std::vector<MissingSubsampleReference> missing_subsample;  // listed versions, inventory order
   double gpu_hours_planned = 0;
 };
 

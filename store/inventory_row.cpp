@@ -50,6 +50,10 @@ ModelVersionRow describe_manifest(const std::string& model, const std::string& v
   if (m.environment && m.environment->accelerator)
     row.gpus = m.environment->accelerator->count;
   row.duration_s = m.run.duration_s;
+  if (m.subsample) {
+    row.subsample_fraction = m.subsample->fraction;
+    row.subsample_duration_s = m.subsample->duration_s;
+  }
   return row;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // What the store records of one released model version, read from its manifest document: the
 // bytes' hash, whether it validates (and why not), owner, level, release time, accelerator
-// count, duration. Used by every registry source and by `reverify run` for a manifest of its own.
+// count, duration, the subsample reference's fraction and duration. Used by every registry source
+// and by `reverify run` for a manifest of its own.
 
 #include <cstddef>
 #include <string>
@@ -15,8 +16,8 @@ namespace reverify {
 inline constexpr std::size_t kMaxManifestBytes = 16 * 1024 * 1024;
 
 // Fills a row from a manifest document's bytes: hash, validation, owner, level, release time,
-// accelerator count, duration. `model`/`version` are what the location says; a manifest naming
-// another model version is an error on the row.
+// accelerator count, duration, subsample reference. `model`/`version` are what the location says; a
+// manifest naming another model version is an error on the row.
 ModelVersionRow describe_manifest(const std::string& model, const std::string& version,
                                   const std::string& location, std::string_view document);
 

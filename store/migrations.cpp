@@ -196,6 +196,15 @@ CREATE TABLE manifest_moves (
   FOREIGN KEY (model, version) REFERENCES model_versions(model, version)
 );
 )sql"},
+    {8, R"sql(
+-- The manifest's subsample reference, for the plan (README, "Subsample mode"): its fraction (NULL:
+-- the manifest records none) and the subsample job's recorded seconds (NULL: not recorded).
+-- subsample_described is 0 on a row described before this column: the next sync describes it
+-- again (the upsert's WHERE), since its manifest is unchanged and would otherwise be skipped.
+ALTER TABLE model_versions ADD COLUMN subsample_fraction REAL;
+ALTER TABLE model_versions ADD COLUMN subsample_duration_s REAL;
+ALTER TABLE model_versions ADD COLUMN subsample_described INTEGER NOT NULL DEFAULT 0;
+)sql"},
 };
 
 }  // namespace

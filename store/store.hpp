@@ -70,6 +70,11 @@ struct ModelVersionRow {
   std::optional<UnixSeconds> released_at;     // run.started_at
   std::int64_t gpus = 0;                      // environment.accelerator.count
   std::optional<double> duration_s;           // run.duration_s of the original training
+  // The manifest's subsample reference: its fraction (absent: none recorded) and its job's
+  // recorded seconds (subsample.duration_s). A row described before store migration 8 has
+  // neither until the next sync describes it again.
+  std::optional<double> subsample_fraction;
+  std::optional<double> subsample_duration_s;
   UnixSeconds first_seen_at = 0, last_seen_at = 0;
   bool removed = false;  // gone from its source since the last sync
 };

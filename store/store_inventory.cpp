@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kModelVersionColumns =
     "model, version, owner, level, source, location, manifest_sha256, manifest_error, "
-    "released_at, gpus, duration_s, first_seen_at, last_seen_at, removed";
+    "released_at, gpus, duration_s, first_seen_at, last_seen_at, removed, subsample_fraction, "
+    "subsample_duration_s";
 
 ModelVersionRow read_model_version(const Statement& s) {
   ModelVersionRow row;
@@ -31,20 +32,26 @@ ModelVersionRow read_model_version(const Statement& s) {
   row.first_seen_at = s.int64(11);
   row.last_seen_at = s.int64(12);
   row.removed = s.int64(13) != 0;
+  row.subsample_fraction = s.optional_real(14);
+  row.subsample_duration_s = s.optional_real(15);
   return row;
 }
 
 constexpr const char* kUpsertModelVersion = R"sql(
 INSERT INTO model_versions (model, version, owner, level, source, location, manifest_sha256,
                             manifest_error, released_at, gpus, duration_s, first_seen_at,
-                            last_seen_at, removed)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?11, ?11, 0)
+                            last_seen_at, removed, subsample_fraction, subsample_duration_s,
+                            subsample_described)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12, ?11, ?11, 0, ?13, ?14, 1)
 ON CONFLICT (model, version) DO UPDATE SET
   owner = excluded.owner, level = excluded.level, source = excluded.source,
   location = excluded.location, manifest_sha256 = excluded.manifest_sha256,
   manifest_error = excluded.manifest_error, released_at = excluded.released_at,
-  gpus = excluded.gpus, duration_s = excluded.duration_s, last_seen_at = excluded.last_seen_at, removed = 0
+  gpus = excluded.gpus, duration_s = excluded.duration_s, last_seen_at = excluded.last_seen_at, removed = 0,
+  subsample_fraction = excluded.subsample_fraction,
+  subsample_duration_s = excluded.subsample_duration_s, subsample_described = 1
 WHERE model_versions.manifest_sha256 != excluded.manifest_sha256
+   OR model_versions.subsample_described = 0
    OR model_versions.location != excluded.location OR model_versions.removed != 0
    OR model_versions.source != excluded.source
    OR model_versions.manifest_error IS NOT excluded.manifest_error
@@ -54,7 +61,7 @@ void bind_model_version(Statement& s, const ModelVersionRow& row, UnixSeconds no
   s.bind(1, row.model).bind(2, row.version).bind(3, row.owner).bind(4, row.level);
   s.bind(5, row.source).bind(6, row.location).bind(7, row.manifest_sha256);
   s.bind(8, row.manifest_error).bind(9, row.released_at).bind(10, row.gpus).bind(11, now);
-  s.bind(12, row.duration_s);
+  s.bind(12, row.duration_s).bind(13, row.subsample_fraction).bind(14, row.subsample_duration_s);
 }
 
 }  // namespace

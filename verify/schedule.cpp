@@ -5,6 +5,8 @@
 #include <set>
 
 #include "core/text.hpp"
+#include "policies/number_text.hpp"
+#include "verify/subsample_reference.hpp"
 
 namespace reverify {
 
@@ -133,7 +135,15 @@ std::vector<InventoryItem> build_inventory(const std::vector<ModelVersionRow>& r
       item.released_at = to_sys(*row.released_at);
     item.full_gpu_hours = double(row.gpus) * row.duration_s.value_or(0) / 3600.0;
     item.steps_gpu_hours = item.full_gpu_hours * config.schedule.steps_cost_fraction;
+    item.subsample = subsample_cost(row.gpus, item.full_gpu_hours, row.subsample_fraction,
+                                    row.subsample_duration_s);
     item.large = policy.large.value_or(item.full_gpu_hours >= config.schedule.large_gpu_hours);
+    item.large_reason = policy.large
+                            ? "models." + (config.models.count(row.model) ? row.model : "default") +
+                                  ".large is " + (*policy.large ? "true" : "false")
+                            : "a full rebuild costs " + number_text(item.full_gpu_hours) +
+                                  " GPU-hours, at least schedule.large_gpu_hours (" +
+                                  number_text(config.schedule.large_gpu_hours) + ")";
     item.cadence_s = policy.cadence_s;
     items.push_back(std::move(item));
   }
@@ -245,6 +255,15 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
                         *plan, config.schedule.gpu_budget_hours, calibration);
   plan->calibration_warnings =
       calibration_warnings(inventory, *calibrations, config.verdict.command_scope);
+  const std::string& scope = config.verdict.command_scope;
+  for (auto& missing : plan->missing_subsample) {
+    const std::string id = missing.model + "@" + missing.version;
+    missing.next_step =
+        "a subsample rebuild of it is refused (nothing to judge it against); "
+        "record one when releasing it: `" +
+        std::string(kRecordSubsampleReference) + "`, then check it: `reverify run " + id +
+        " --mode subsample" + (scope.empty() ? "" : " " + scope) + "`";
+  }
   return plan;
 }
 
@@ -281,6 +300,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
                        {"mode", to_string(e.mode)},
                        {"manual", e.manual},
                        {"gpu_hours", e.gpu_hours},
+                       {"cost_basis", to_string(e.cost_basis)},
                        {"wave", e.wave},
                        {"reason", e.reason}});
   }
@@ -313,12 +333,13 @@ nlohmann::json plan_to_json(const Plan& plan) {
          {"expected_at", rfc3339(from_sys(r.starts_at.value_or(plan.cycle_end)))},
          {"reason", r.reason}});
   }
-  // The first kCadenceShown versions (a models.default cadence covers every version, and this
-  // JSON is rebuilt with every read model); cadence_total counts them all.
-  constexpr std::size_t kCadenceShown = 500;
+  // The first kVersionsShown versions of the cadence and of those missing a subsample reference
+  // (a models.default cadence or `large` covers every version, and this JSON is rebuilt with
+  // every read model); cadence_total and missing_subsample_total count them all.
+  constexpr std::size_t kVersionsShown = 500;
   auto cadence = nlohmann::json::array();
   for (const auto& c : plan.cadence) {
-    if (cadence.size() >= kCadenceShown)
+    if (cadence.size() >= kVersionsShown)
       break;
     auto modes = nlohmann::json::array();
     for (const auto& m : c.modes) {
@@ -326,6 +347,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
                        {"every", duration_text(m.every_s)},
                        {"every_s", m.every_s},
                        {"gpu_hours", m.gpu_hours},
+                       {"cost_basis", to_string(m.cost_basis)},
                        {"last_completed", m.last_completed
                                               ? nlohmann::json(rfc3339(from_sys(*m.last_completed)))
                                               : nlohmann::json(nullptr)},
@@ -343,6 +365,15 @@ nlohmann::json plan_to_json(const Plan& plan) {
                         {"leave_one_out", w.text},
                         {"blamed", std::move(blamed)}});
   }
+  auto missing_subsample = nlohmann::json::array();
+  for (const auto& m : plan.missing_subsample) {
+    if (missing_subsample.size() >= kVersionsShown)
+      break;
+    missing_subsample.push_back({{"model", m.model},
+                                 {"version", m.version},
+                                 {"large", m.why_large},
+                                 {"next_step", m.next_step}});
+  }
   auto skipped = nlohmann::json::object();
   for (const auto& entry : EnumNames<SkipReason>::table)
     skipped[entry.name] = 0;
@@ -358,6 +389,8 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"cadence", std::move(cadence)},
           {"cadence_total", plan.cadence.size()},
           {"calibration_warnings", std::move(warnings)},
+          {"missing_subsample", std::move(missing_subsample)},
+          {"missing_subsample_total", plan.missing_subsample.size()},
           {"skipped_counts", std::move(skipped)}};
 }
 

@@ -23,8 +23,8 @@ RotationConfig rotation_config(const ScheduleConfig& schedule);
 
 // Verifiable versions (listed, manifest valid) with the metadata rotation needs: criticality and
 // `large` from config `models:`, cost from the manifest (accelerator count x run.duration_s;
-// a job without accelerators costs 0 GPU hours), large also when a full rebuild costs at least
-// schedule.large_gpu_hours.
+// a job without accelerators costs 0 GPU hours; a subsample rebuild per subsample_cost), large
+// also when a full rebuild costs at least schedule.large_gpu_hours (with why, in words).
 std::vector<InventoryItem> build_inventory(const std::vector<ModelVersionRow>& rows,
                                            const Config& config);
 std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts);
@@ -47,8 +47,9 @@ std::vector<CalibrationWarning> calibration_warnings(
 // Blocking (SQLite). The plan for the cycle containing `now`: its verifications, then the
 // calibrations of underpowered versions in the budget they leave (schedule.calibrations_per_cycle,
 // schedule.calibration_max_runs), and the new releases verified at release (schedule.at_release):
-// those queued and those still to queue or waiting, each with when and why; and the warnings
-// of stored calibrations (calibration_warnings).
+// those queued and those still to queue or waiting, each with when and why; the warnings
+// of stored calibrations (calibration_warnings); and the large versions without a subsample
+// reference (Plan::missing_subsample), whose next step names config.verdict.command_scope.
 //
 // A NEW RELEASE is a version first seen by a registry sync after its source's first listing in
 // this store (the versions a source lists the first time it is synced are the inventory, not
@@ -67,8 +68,11 @@ Result<std::vector<std::string>> queue_releases(Store& store, const Config& conf
 
 // The plan as `reverify plan --json`, the status page and the cycle's record show it; the
 // skipped versions only as counts by reason ("skipped_counts": with 100,000 versions nearly all
-// are skipped, and this JSON is rebuilt with every read model), and the cadence of the first 500
-// versions whose model sets one ("cadence_total" counts them all).
+// are skipped, and this JSON is rebuilt with every read model), the cadence of the first 500
+// versions whose model sets one ("cadence_total" counts them all), and the first 500 large
+// versions without a subsample reference, each with the commands that record and check one
+// ("missing_subsample", "missing_subsample_total"). Each entry and cadence mode names what its
+// GPU-hours were read from ("cost_basis", CostBasis).
 nlohmann::json plan_to_json(const Plan& plan);
 // The skipped versions one by one, with why ({"model","version","why","reason"}).
 nlohmann::json skipped_to_json(const Plan& plan);

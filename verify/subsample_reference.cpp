@@ -7,9 +7,8 @@ Result<Manifest> subsample_judged_manifest(const Manifest& release) {
     return make_error(ErrorCode::not_found,
                       release.id() +
                           " records no subsample reference (manifest field `subsample`), so a "
-                          "subsample rebuild has nothing to be judged against: release it with "
-                          "`reverify capture --subsample-out DIR --subsample-seed-runs DIR "
-                          "--subsample-fraction F --subsample-salt S`, or run full or steps mode");
+                          "subsample rebuild has nothing to be judged against: release it with `" +
+                          kRecordSubsampleReference + "`, or run full or steps mode");
   }
   Manifest judged = release;
   const SubsampleReference& reference = *release.subsample;

@@ -10,6 +10,12 @@
 
 namespace reverify {
 
+// The command that records a subsample reference: `reverify capture` at release, with the
+// subsample job's outputs and seed runs (README, "Subsample mode").
+inline constexpr const char* kRecordSubsampleReference =
+    "reverify capture --subsample-out DIR --subsample-seed-runs DIR --subsample-fraction F "
+    "--subsample-salt S";
+
 // The manifest as a subsample rebuild is judged: evaluation's primary, segments, segment_examples
 // and predictions, the weights and the tolerance come from manifest.subsample; the eval set and
 // its scoring spec stay; the steps are not compared. An error (ErrorCode::not_found) naming the

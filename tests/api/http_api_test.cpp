@@ -742,3 +742,38 @@ TEST_CASE("status page: the calibrations of underpowered versions, planned, runn
   api.model->plan.erase("calibrating");
   CHECK(api.get("/").body().find("calibrations-h") == std::string::npos);
 }
+
+TEST_CASE("status page: the large versions without a subsample reference, and each mode's cost") {
+  Api api;
+  api.model->plan = {
+      {"cycle_start", "2027-01-01T00:00:00Z"},
+      {"cycle_end", "2027-02-01T00:00:00Z"},
+      {"entries", nlohmann::json::array()},
+      {"cadence",
+       {{{"model", "m"},
+         {"version", "1"},
+         {"modes",
+          {{{"mode", "subsample"},
+            {"every", "30 d"},
+            {"gpu_hours", 20.0},
+            {"cost_basis", "subsample.fraction"},
+            {"next_due", "2027-01-01T00:00:00Z"}}}}}}},
+      {"missing_subsample",
+       {{{"model", "m"},
+         {"version", "2"},
+         {"large", "its cadence runs subsample every 30 d"},
+         {"next_step",
+          "a subsample rebuild of it is refused (nothing to judge it against); record one when "
+          "releasing it"}}}}};
+  const std::string html = api.get("/").body();
+  for (const char* expected :
+       {"<h3 id=\"missing-subsample-h\">Large versions without a subsample reference</h3>",
+        "<table id=\"missing-subsample\" class=\"cards\">", "<a href=\"/models/m/2\">m@2</a>",
+        "its cadence runs subsample every 30 d", "a subsample rebuild of it is refused",
+        "data-label=\"Cost from\">subsample.fraction</td>"}) {
+    INFO(expected);
+    CHECK(html.find(expected) != std::string::npos);
+  }
+  api.model->plan.erase("missing_subsample");
+  CHECK(api.get("/").body().find("missing-subsample-h") == std::string::npos);
+}

@@ -1,6 +1,8 @@
 // `reverify plan` names the stored calibrations whose leave-one-out paged more often than the
 // false-page rate allows, with the checks to blame (issue #22 item 4), in its text and its --json;
-// a calibration within alpha, or of a version no longer listed, gives no warning.
+// a calibration within alpha, or of a version no longer listed, gives no warning. It names the
+// large versions without a subsample reference with the commands that record and check one (issue
+// #27), and says what each cost was read from.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -110,4 +112,38 @@ TEST_CASE("plan: a calibration whose leave-one-out paged too often is a warning 
   CHECK(warning["blamed"] ==
         nlohmann::json::array({{{"check", "segment:radius=low:accuracy"}, {"runs", 2}}}));
   CHECK(warning["leave_one_out"].get<std::string>().find("2 of 24 seed runs paged") == 0);
+}
+
+TEST_CASE("plan: a large version without a subsample reference is named, with its --config") {
+  TempDir dir("reverify-plan-itest-");
+  const auto config = dir.write("reverify.yaml",
+                                "state_dir: state\n"
+                                "sources: [{name: local, kind: directory, root: reg}]\n"
+                                "models:\n"
+                                "  big: {cadence: {subsample: 1mo}}\n");
+  fs::create_directories(dir.path / "state");
+  {
+    auto store = Store::open(dir.path / "state/reverify.db", system_now);
+    REQUIRE(store.ok());
+    auto bare = listed("big", "1");
+    bare.gpus = 8;
+    bare.duration_s = 36'000;
+    auto referenced = bare;
+    referenced.version = "2";
+    referenced.subsample_fraction = 0.25;  // no duration recorded: a quarter of the full rebuild
+    REQUIRE((*store)->sync_model_versions("local", {bare, referenced}).ok());
+  }
+  const Ran plan = run_cli({"plan", "--config", config.string()}, dir.path);
+  INFO(plan.out << plan.err);
+  REQUIRE(plan.exit_code == 0);
+  CHECK(contains(plan.out, "\n  big@2  subsample  wave 0  20 GPU-hours (subsample.fraction)  "));
+  CHECK(contains(plan.out,
+                 "\n  no subsample reference big@1 (large: its cadence runs subsample "
+                 "every 30 d): a subsample rebuild of it is refused"));
+  CHECK(
+      contains(plan.out, "`reverify run big@1 --mode subsample --config " + config.string() + "`"));
+  CHECK(contains(plan.out,
+                 "\n  skipped big@1: cadence: subsample every 30 d, never verified in "
+                 "this mode, but the manifest records no subsample reference"));
+  CHECK(contains(plan.out, "subsample every 30 d, 80 GPU-hours (no-subsample-reference)"));
 }

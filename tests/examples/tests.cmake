@@ -25,6 +25,10 @@ example_test(examples_torch_docker torch_docker.sh 1800 docker)
 # process runner with this machine's python3-torch, no services.
 example_test(examples_torch_traps torch_traps.sh 1200)
 
+# Its subsample reference (release.sh) and a subsample rebuild of it that passes, on the process
+# runner with this machine's python3-torch, no services.
+example_test(examples_torch_subsample torch_subsample.sh 900)
+
 # reverifyd on config/demo.yaml as shipped (code_mirrors, no flags) verifies the example.
 example_test(examples_daemon_demo daemon_demo.sh 600)
 

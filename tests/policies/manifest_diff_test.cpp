@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/manifest_parse.hpp"
@@ -200,4 +202,64 @@ TEST_CASE("the summary collapses arrays to counts and large groups to one line")
   CHECK(tolerance[0].text == "5 -> 6 runs, 3 changed");
   CHECK(tolerance[1].path == "tolerance.steps_same_seed_runs");
   CHECK(tolerance[1].text == "3 -> 3 runs, 1 changed");
+}
+
+TEST_CASE("a moved subsample reference is its own section, summarised like the evaluation") {
+  const Manifest a = fixture();
+  Manifest b = a;
+  auto& reference = *b.subsample;
+  reference.fraction = 0.5;
+  reference.salt = "digits-subsample-2";
+  reference.evaluation.primary.value = 0.95;
+  for (const std::string segment : {"digit=1", "digit=2", "digit=3", "digit=4"})
+    reference.evaluation.segments[segment]["accuracy"] = 0.9;
+  reference.evaluation.predictions->sha256 = std::string(64, 'c');
+  reference.weights->tensor_sha256 = std::string(64, 'd');
+  reference.tolerance->seed_runs["accuracy"] = {0.931, 0.937, 0.929};
+  auto diff = reverify::diff_manifests(a, b);
+  CHECK(section_names(diff) == std::vector<std::string>{"subsample"});
+  CHECK(diff.moved_inputs().empty());
+  CHECK_FALSE(diff.sections[0].input);
+  // --full: every field and element, by its path under subsample
+  std::vector<std::string> paths;
+  for (const auto& change : diff.sections[0].changes)
+    paths.push_back(change.path);
+  CHECK(std::find(paths.begin(), paths.end(), "subsample.fraction") != paths.end());
+  CHECK(std::find(paths.begin(), paths.end(), "subsample.weights.tensor_sha256") != paths.end());
+  CHECK(std::find(paths.begin(), paths.end(), "subsample.tolerance.seed_runs.accuracy[1]") !=
+        paths.end());
+
+  const auto summary = reverify::summarize(diff);
+  CHECK(summary.also_differ == std::vector<std::string>{"subsample"});
+  REQUIRE(summary.sections.size() == 1);
+  std::map<std::string, std::string> lines;
+  for (const auto& line : summary.sections[0].lines)
+    lines[line.path] = line.text;
+  CHECK(lines["subsample.fraction"] == "0.25 -> 0.5");
+  CHECK(lines["subsample.salt"] == "\"digits-subsample-1\" -> \"digits-subsample-2\"");
+  CHECK(lines["subsample.evaluation.primary.value"] == "0.9335 -> 0.95");
+  // more than kSummaryGroupLines segments: one line under the subsample's own evaluation
+  CHECK(lines["subsample.evaluation.segments"] ==
+        "4 fields changed: [\"digit=1\"], [\"digit=2\"], [\"digit=3\"], ...");
+  CHECK(lines["subsample.evaluation.predictions.sha256"].find("\"3f310a62d21a8aacf9b...\" -> ") ==
+        0);
+  CHECK(lines.count("subsample.weights.tensor_sha256") == 1);
+  CHECK(lines["subsample.tolerance.seed_runs.accuracy"] == "5 -> 3 runs, 3 changed");
+  CHECK(lines.size() == 7);
+  const auto json = reverify::to_json(diff);
+  CHECK(json["sections"][0]["section"] == "subsample");
+  CHECK(json["sections"][0]["moved"] == true);
+  REQUIRE(json["sections"][0]["lists"].size() == 1);
+  CHECK(json["sections"][0]["lists"][0]["path"] == "subsample.tolerance.seed_runs.accuracy");
+}
+
+TEST_CASE("a subsample reference added on one side is one change") {
+  Manifest a = fixture();
+  a.subsample.reset();
+  const auto diff = reverify::diff_manifests(a, fixture());
+  REQUIRE(diff.sections.size() == 1);
+  CHECK(diff.sections[0].section == "subsample");
+  REQUIRE(diff.sections[0].changes.size() == 1);
+  CHECK(diff.sections[0].changes[0].path == "subsample");
+  CHECK_FALSE(diff.sections[0].changes[0].old_value.has_value());
 }

@@ -278,3 +278,91 @@ TEST_CASE("waves follow max_concurrent; invalid config is an error") {
   config.max_concurrent = 0;
   CHECK_FALSE(plan_cycle({}, {}, {}, at(2026, 11, 1), config).ok());
 }
+
+TEST_CASE("subsample cost: the reference's own seconds, else its fraction of a full rebuild") {
+  // 8 devices, a full rebuild of 96 GPU-hours; the subsample job recorded 3 hours.
+  const auto recorded = subsample_cost(8, 96, 0.25, 3 * 3600.0);
+  CHECK(recorded.basis == CostBasis::subsample_duration);
+  CHECK(recorded.gpu_hours == doctest::Approx(24));
+  const auto fraction = subsample_cost(8, 96, 0.25, std::nullopt);
+  CHECK(fraction.basis == CostBasis::subsample_fraction);
+  CHECK(fraction.gpu_hours == doctest::Approx(24 * 1.0));
+  const auto cpu_only = subsample_cost(0, 0, 0.5, 120.0);
+  CHECK(cpu_only.basis == CostBasis::subsample_duration);
+  CHECK(cpu_only.gpu_hours == 0);
+  // No reference: a full rebuild (the conservative side of a budget).
+  const auto none = subsample_cost(8, 96, std::nullopt, std::nullopt);
+  CHECK(none.basis == CostBasis::no_reference);
+  CHECK(none.gpu_hours == doctest::Approx(96));
+  CHECK(std::string(to_string(CostBasis::subsample_duration)) == "subsample.duration_s");
+
+  InventoryItem big = item("big", 0, 96);
+  big.subsample = subsample_cost(8, 96, 0.25, 2 * 3600.0);
+  CHECK(big.gpu_hours(RebuildMode::subsample) == doctest::Approx(16));
+  CHECK(big.cost_basis(RebuildMode::subsample) == CostBasis::subsample_duration);
+  CHECK(big.gpu_hours(RebuildMode::steps) == doctest::Approx(9.6));
+  CHECK(big.cost_basis(RebuildMode::steps) == CostBasis::steps_fraction);
+  CHECK(big.gpu_hours(RebuildMode::full) == doctest::Approx(96));
+  CHECK(big.cost_basis(RebuildMode::full) == CostBasis::full_run);
+}
+
+TEST_CASE("cadence with subsample: costed as subsample, and never run without a reference") {
+  const auto now = at(2026, 11, 5);
+  auto big = item("big", 0, 96);
+  big.large = true;
+  big.large_reason = "models.big.large is true";
+  big.cadence_s = {{RebuildMode::subsample, 30 * 86400}, {RebuildMode::full, 90 * 86400}};
+  big.subsample = subsample_cost(8, 96, 0.25, std::nullopt);
+  // Full in September, due in December: subsample runs, costed at its fraction.
+  const std::vector<HistoryItem> full_in_september = {done("big", at(2026, 9, 15))};
+  auto p = plan({big}, full_in_september, {}, now);
+  REQUIRE(p.entries.size() == 1);
+  CHECK(p.entries[0].mode == RebuildMode::subsample);
+  CHECK(p.entries[0].gpu_hours == doctest::Approx(24));
+  CHECK(p.entries[0].cost_basis == CostBasis::subsample_fraction);
+  CHECK(p.gpu_hours_planned == doctest::Approx(24));
+  REQUIRE(p.cadence.size() == 1);
+  CHECK(p.cadence[0].modes[1].mode == RebuildMode::subsample);
+  CHECK(p.cadence[0].modes[1].cost_basis == CostBasis::subsample_fraction);
+  CHECK(p.missing_subsample.empty());
+
+  // Without a reference, subsample is the only due mode: skipped with that reason, no GPU spent.
+  auto bare = big;
+  bare.subsample = subsample_cost(8, 96, std::nullopt, std::nullopt);
+  p = plan({bare}, full_in_september, {}, now);
+  CHECK(p.entries.empty());
+  REQUIRE(p.skipped.size() == 1);
+  CHECK(p.skipped[0].why == SkipReason::no_subsample_reference);
+  CHECK(p.skipped[0].reason.find("records no subsample reference") != std::string::npos);
+  CHECK(p.gpu_hours_planned == 0);
+  REQUIRE(p.missing_subsample.size() == 1);
+  CHECK(p.missing_subsample[0].model == "big");
+  CHECK(p.missing_subsample[0].why_large == "its cadence runs subsample every 30 d");
+  CHECK(p.cadence[0].modes[1].cost_basis == CostBasis::no_reference);
+  // A manual trigger without a mode runs the cadence's other mode, not the refused subsample.
+  p = plan({bare}, full_in_september, {{"big", "1", at(2026, 11, 4), std::nullopt, "api"}}, now);
+  REQUIRE(p.entries.size() == 1);
+  CHECK(p.entries[0].mode == RebuildMode::full);
+
+  // Another mode due as well: it runs, and the reason says subsample was not.
+  auto stepped = bare;
+  stepped.cadence_s = {{RebuildMode::subsample, 30 * 86400},
+                       {RebuildMode::steps, 30 * 86400},
+                       {RebuildMode::full, 90 * 86400}};
+  p = plan({stepped}, full_in_september, {}, now);
+  REQUIRE(p.entries.size() == 1);
+  CHECK(p.entries[0].mode == RebuildMode::steps);
+  CHECK(p.entries[0].reason.find("subsample (subsample every 30 d, never verified in this mode) "
+                                 "not run: the manifest records no subsample reference") !=
+        std::string::npos);
+
+  // A large model without a cadence is named too (the large-model rule runs steps and full).
+  auto plain = item("plain", 0, 20);
+  plain.large = true;
+  plain.large_reason = "a full rebuild costs 20 GPU-hours, at least schedule.large_gpu_hours (8)";
+  p = plan({plain, item("small")}, {}, {}, now);
+  REQUIRE(p.missing_subsample.size() == 1);
+  CHECK(p.missing_subsample[0].model == "plain");
+  CHECK(p.missing_subsample[0].why_large == plain.large_reason);
+  CHECK(p.entries.size() == 2);
+}

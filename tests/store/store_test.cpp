@@ -131,6 +131,51 @@ INSERT INTO pages (verification_id, dedup_key, action, event_json, created_at)
   CHECK((*store)->verification(*id)->value().mode == RebuildMode::subsample);
 }
 
+TEST_CASE("migration 8: a row described before it is described again by the next sync") {
+  TempDir dir;
+  const auto path = dir.path / "db";
+  {  // a store as migration 7 left it, with a version whose manifest records a reference
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    for (const auto& m : migrations()) {
+      if (m.number <= 7)
+        REQUIRE(sql::exec(db, m.sql).ok());
+    }
+    REQUIRE(sql::exec(db, R"sql(
+PRAGMA user_version = 7;
+INSERT INTO model_versions (model, version, source, location, manifest_sha256, first_seen_at,
+                            last_seen_at)
+  VALUES ('m', '1', 's', 'x', 'sha', 1, 1);
+)sql")
+                .ok());
+    sqlite3_close(db);
+  }
+  auto store = Store::open(path, [] { return UnixSeconds(2); });
+  REQUIRE(store.ok());
+  CHECK((*store)->schema_version() == 8);
+  const auto read = [&] {
+    auto rows = (*store)->model_versions();
+    REQUIRE(rows.ok());
+    REQUIRE(rows->size() == 1);
+    return rows->front();
+  };
+  CHECK_FALSE(read().subsample_fraction.has_value());  // not known before the next sync
+  ModelVersionRow row;
+  row.model = "m";
+  row.version = "1";
+  row.location = "x";
+  row.manifest_sha256 = "sha";  // the same manifest: only the new columns make it written
+  row.subsample_fraction = 0.25;
+  row.subsample_duration_s = 1350;
+  REQUIRE((*store)->sync_model_versions("s", {row}).ok());
+  CHECK(read().subsample_fraction == std::optional<double>(0.25));
+  CHECK(read().subsample_duration_s == std::optional<double>(1350));
+  // Described once: an unchanged manifest is not written again (the periodic sync's fast path).
+  row.subsample_fraction = 0.5;
+  REQUIRE((*store)->sync_model_versions("s", {row}).ok());
+  CHECK(read().subsample_fraction == std::optional<double>(0.25));
+}
+
 TEST_CASE("reverify run's verification is written running, never queued, and claims its folder") {
   Fixture f;
   f.add_version("m", "1");
