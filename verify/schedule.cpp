@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/text.hpp"
+#include "policies/bands.hpp"
 #include "policies/number_text.hpp"
 #include "verify/subsample_reference.hpp"
 
@@ -261,8 +262,8 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
     missing.next_step =
         "a subsample rebuild of it is refused (nothing to judge it against); "
         "record one when releasing it: `" +
-        std::string(kRecordSubsampleReference) + "`, then check it: `reverify run " + id +
-        " --mode subsample" + (scope.empty() ? "" : " " + scope) + "`";
+        std::string(kRecordSubsampleReference) +
+        "`, then check it: " + suggested_command("run " + id + " --mode subsample", scope);
   }
   return plan;
 }
