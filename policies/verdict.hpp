@@ -59,6 +59,10 @@ struct RebuildObservation {
   // The statistics against the release, when already known (leave-one-out estimates); otherwise
   // they are computed from `predictions` and the release's.
   std::optional<stats::Comparison> comparison;
+  // The parity statistics against the release, when already known (a held-out seed run's
+  // recorded parity_seed_runs values: policies/own_scores.hpp recorded_parity); judged when
+  // `scores` brings no parity of its own.
+  std::optional<std::vector<ParityStatistic>> parity;
   std::optional<std::string> tensor_sha256;  // computed by reverify from the weights file
 };
 
