@@ -207,6 +207,34 @@ void calibrations_part(std::ostream& out, const ReadModel& model) {
   }
 }
 
+// Stored calibrations whose leave-one-out paged more often than the false-page rate allows, as
+// `reverify plan` warns: the checks to blame (the held-out runs each failed) and the warning.
+void calibration_warnings_part(std::ostream& out, const ReadModel& model) {
+  const auto& warnings = array_at(model.plan, "calibration_warnings");
+  if (warnings.empty())
+    return;
+  auto rows = nlohmann::json::array();
+  for (const auto& warning : warnings) {
+    auto row = warning;
+    std::string blamed;
+    for (const auto& b : array_at(warning, "blamed")) {
+      const bool counted = b.is_object() && b.contains("runs") && b["runs"].is_number_integer() &&
+                           b["runs"].get<std::int64_t>() >= 0;
+      blamed += (blamed.empty() ? "" : ", ") + string_field(b, "check") +
+                (counted ? " (" + std::to_string(b["runs"].get<std::int64_t>()) + " runs)" : "");
+    }
+    row["blamed_text"] = blamed.empty() ? "no single check" : blamed;
+    rows.push_back(std::move(row));
+  }
+  out << "<h3 id=\"calibration-warnings-h\">Calibrations that page honest reruns</h3><p>Their "
+         "leave-one-out (each seed run judged against the others' bands) paged more often than "
+         "the false-page rate allows: these bands are narrower than the seed runs' own spread, "
+         "and verdicts against them page too often. "
+      << command_html(model, "plan") << " shows the same.</p>";
+  plan_table(out, model, "calibration-warnings", "Calibrations that page honest reruns",
+             {{"To blame", "blamed_text", true}, {"Leave-one-out", "leave_one_out", true}}, rows);
+}
+
 // The versions whose model sets a cadence: each mode, how often, its cost, when it is next due
 // and when it last passed.
 void cadence_part(std::ostream& out, const ReadModel& model) {
@@ -284,6 +312,7 @@ void plan_section(std::ostream& out, const ReadModel& model) {
                {{"Large", "large", true}, {"Next step", "next_step", true}}, missing);
   }
   calibrations_part(out, model);
+  calibration_warnings_part(out, model);
   out << "</section>";
 }
 

@@ -618,9 +618,19 @@ int run_capture(const CaptureArguments& args) {
     auto runs = rerun_outputs(*dir, "same-seed-runs");
     if (!runs.ok())
       return usage_error(kName, runs.error().message);
-    tolerance.steps_same_seed_runs = same_seed_from_outputs(runs->outputs).steps_same_seed_runs;
-    if (tolerance.steps_same_seed_runs.size() != runs->outputs.size())
-      return usage_error(kName, "--same-seed-runs: every rerun must report steps.values");
+    auto same_seed = same_seed_from_outputs(runs->outputs, scoring ? &scoring->inputs : nullptr);
+    if (!same_seed.ok())
+      return usage_error(kName, "--same-seed-runs: " + same_seed.error().message);
+    const std::size_t steps = same_seed->steps_same_seed_runs.size();
+    if (steps != 0 && steps != runs->outputs.size())
+      return usage_error(kName, "--same-seed-runs: every rerun must report steps.values, or none");
+    if (steps == 0 && same_seed->same_seed_scores.empty()) {
+      return usage_error(kName,
+                         "--same-seed-runs: the reruns report neither steps.values nor "
+                         "predictions: nothing to compare a rebuild with");
+    }
+    tolerance.steps_same_seed_runs = std::move(same_seed->steps_same_seed_runs);
+    tolerance.same_seed_scores = std::move(same_seed->same_seed_scores);
   }
   auto detect = keyed_numbers(args.detect, "detect", "SHIFT (> 0, the metric's units)",
                               [](double v) { return v > 0; });
@@ -674,6 +684,10 @@ int run_capture(const CaptureArguments& args) {
             << (m.tolerance && !m.tolerance->steps_same_seed_runs.empty()
                     ? ", " + std::to_string(m.tolerance->steps_same_seed_runs.size()) +
                           " same-seed steps reruns"
+                    : "")
+            << (m.tolerance && !m.tolerance->same_seed_scores.empty()
+                    ? ", " + std::to_string(m.tolerance->same_seed_scores.size()) +
+                          " same-seed reruns' predictions scored"
                     : "")
             << ")\n";
   if (m.subsample) {

@@ -302,6 +302,18 @@ struct Weights {
   bool operator==(const Weights&) const = default;
 };
 
+// One same-seed rerun (the release's own seeds) as reverify scored it: the reference for "is
+// this difference only the platform's nondeterminism?" (the same-seed:predictions note,
+// policies/verdict.hpp).
+struct SameSeedScore {
+  std::string predictions_sha256;  // core/predictions.hpp values_sha256 of its predictions
+  std::optional<double> primary;   // evaluation.primary's metric (reverify's score, with a spec)
+  // segment scope -> metric -> value, where a scoring spec scores segments
+  std::map<std::string, std::map<std::string, double>> segments;
+
+  bool operator==(const SameSeedScore&) const = default;
+};
+
 // Seed-only reruns, the raw material of every tolerance band (policies/bands.hpp).
 struct ToleranceSpec {
   // metric name -> values of that metric over seed-only reruns ("accuracy": [..])
@@ -323,6 +335,9 @@ struct ToleranceSpec {
   // Same-seed reruns (the release's own seeds, the platform's nondeterminism only): each one's
   // step values, compared with evaluation.steps (the steps-mode band).
   std::vector<std::vector<double>> steps_same_seed_runs;
+  // The same reruns' predictions, hashed and scored (`reverify capture --same-seed-runs` with
+  // predictions; `reverify calibrate --mode steps` runs steps only and records none).
+  std::vector<SameSeedScore> same_seed_scores;
   // metric (or check) name -> smallest band half-width / upper bound
   std::map<std::string, double> floor;
   // check key -> the shift the owner wants caught with 80% probability: the primary metric's

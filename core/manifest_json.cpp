@@ -143,6 +143,16 @@ json tolerance(const ToleranceSpec& t) {
   put_map(j, "distribution_seed_runs", t.distribution_seed_runs);
   put_map(j, "parity_seed_runs", t.parity_seed_runs);
   put_map(j, "steps_same_seed_runs", t.steps_same_seed_runs);
+  if (!t.same_seed_scores.empty()) {
+    json runs = json::array();
+    for (const auto& run : t.same_seed_scores) {
+      json one = {{"predictions_sha256", run.predictions_sha256}};
+      put(one, "primary", run.primary);
+      put_map(one, "segments", run.segments);
+      runs.push_back(std::move(one));
+    }
+    j["same_seed_scores"] = std::move(runs);
+  }
   put_map(j, "floor", t.floor);
   put_map(j, "detect", t.detect);
   return j;

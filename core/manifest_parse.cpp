@@ -584,6 +584,10 @@ Weights read_weights(ObjectReader& r) {
 //                                 scope's records whose decision differs from the release's in
 //                                 each seed run (keys start with "parity:threshold=")
 //     "steps_same_seed_runs": [[2.30, 2.11, ...], ...],       same-seed reruns' step values
+//     "same_seed_scores": [{"predictions_sha256": "<64 hex>",  same-seed reruns' predictions:
+//                           "primary": 0.97,                    their values' hash (required),
+//                           "segments": {"digit=3":             the primary metric and segment
+//                                        {"accuracy": 0.95}}}], metrics reverify scored
 //     "floor": {"accuracy": 0.0005},                          metric -> smallest band (>= 0)
 //     "detect": {"accuracy": 0.01}                            check key -> shift to catch (> 0)
 //   }
@@ -639,6 +643,35 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
       for (std::size_t i = 0; i < v->size(); ++i) {
         if (auto values = read_numbers(f, (*v)[i], at + "[" + std::to_string(i) + "]"))
           t.steps_same_seed_runs.push_back(std::move(*values));
+      }
+    }
+  }
+  if (const json* v = r.optional("same_seed_scores")) {
+    const std::string at = r.path("same_seed_scores");
+    if (!v->is_array()) {
+      f.mismatch(at, "an array of objects (one per same-seed rerun)", *v);
+    } else {
+      for (std::size_t i = 0; i < v->size(); ++i) {
+        const std::string run_at = at + "[" + std::to_string(i) + "]";
+        if (!is_object(f, (*v)[i], run_at))
+          continue;
+        ObjectReader run(f, (*v)[i], run_at);
+        SameSeedScore score;
+        if (const json* sha = run.required("predictions_sha256", kSha256)) {
+          score.predictions_sha256 =
+              read_hex(f, *sha, run.path("predictions_sha256"), 64, kSha256).value_or("");
+        }
+        if (const json* primary = run.optional("primary"))
+          score.primary = read_number(f, *primary, run.path("primary"));
+        score.segments = optional_map<std::map<std::string, double>>(
+            run, "segments", [&f](const json& metrics, const std::string& segment_at) {
+              return std::optional(read_map<double>(
+                  f, metrics, segment_at, [&f](const json& value, const std::string& metric_at) {
+                    return read_number(f, value, metric_at);
+                  }));
+            });
+        run.warn_unknown_keys();
+        t.same_seed_scores.push_back(std::move(score));
       }
     }
   }

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "core/hashing_io.hpp"
+#include "core/sha256.hpp"
 
 namespace reverify {
 namespace {
@@ -510,6 +511,14 @@ Status write_npy(const std::filesystem::path& path, const Predictions& p) {
   if (!out)
     return make_error(ErrorCode::io, path.string() + ": cannot write");
   return Status::success();
+}
+
+std::string values_sha256(const Predictions& p) {
+  Sha256 sha;
+  const std::uint64_t shape[] = {p.rows, p.cols, p.two_d};
+  sha.update(shape, sizeof shape);
+  sha.update(p.values.data(), p.values.size() * sizeof(double));
+  return sha.final_hex();
 }
 
 }  // namespace reverify

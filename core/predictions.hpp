@@ -28,6 +28,10 @@ struct Predictions {
   std::span<const double> view() const { return values; }
 };
 
+// The SHA-256 of the predictions' shape (rows, cols, 2-D) and values: equal for two runs that
+// predicted exactly the same, bit for bit, whatever bytes and format their files hold.
+std::string values_sha256(const Predictions& p);
+
 // By extension: ".npy" -> read_npy, ".csv"/".tsv"/".txt" -> read_csv; otherwise the npy magic is
 // sniffed. Errors: ErrorCode::io (cannot open/map), ErrorCode::parse (format, dtype, order, NaN).
 Result<Predictions> read_predictions(const std::filesystem::path& path);

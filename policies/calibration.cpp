@@ -139,6 +139,10 @@ ToleranceSpec same_seed_tolerance(const std::vector<SeedRun>& runs) {
   for (const auto& run : runs) {
     if (run.steps)
       spec.steps_same_seed_runs.push_back(*run.steps);
+    if (run.predictions) {
+      spec.same_seed_scores.push_back(
+          SameSeedScore{values_sha256(*run.predictions), run.primary, run.segments});
+    }
   }
   return spec;
 }
@@ -176,7 +180,8 @@ std::size_t seed_run_count(const ToleranceSpec& spec, const std::string& primary
 std::vector<CheckResult> describe_bands(const Manifest& manifest, const ToleranceSpec& tolerance,
                                         const VerdictPolicy& policy, std::size_t rows,
                                         std::size_t scores,
-                                        const std::map<std::string, double>& detect) {
+                                        const std::map<std::string, double>& detect,
+                                        const std::vector<ParityStatistic>& parity_shape) {
   auto mean = [](const std::vector<double>& v) {
     double sum = 0;
     for (double x : v)
@@ -217,6 +222,11 @@ std::vector<CheckResult> describe_bands(const Manifest& manifest, const Toleranc
   } else {
     m.evaluation.predictions.reset();
   }
+  std::map<std::string, double> parity_means;
+  for (const auto& [check, values] : tolerance.parity_seed_runs)
+    parity_means[check] = mean(values);
+  if (!parity_shape.empty())
+    at_means.parity = recorded_parity(parity_shape, parity_means);
   auto checks = decide_verdict(VerdictInputs{m, at_means, nullptr, nullptr, detect}, policy).checks;
   if (ev.steps && !tolerance.steps_same_seed_runs.empty()) {
     std::size_t steps = ev.steps->values.size();
@@ -235,7 +245,8 @@ std::vector<CheckResult> describe_bands(const Manifest& manifest, const Toleranc
 
 LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& tolerance,
                           const VerdictPolicy& policy, std::size_t rows, std::size_t scores,
-                          const std::map<std::string, double>& detect) {
+                          const std::map<std::string, double>& detect,
+                          const std::vector<ParityStatistic>& parity_shape) {
   LeaveOneOut out;
   const std::string& primary = manifest.evaluation.primary.name;
   const std::size_t n = seed_run_count(tolerance, primary);
@@ -263,6 +274,13 @@ LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& toleran
         if (values.size() == n && manifest.evaluation.segments.count(segment))
           rebuild.segments[segment][metric] = values[i];
     rebuild.comparison = recorded_comparison(tolerance, i, n, rows, scores);
+    if (!parity_shape.empty()) {
+      std::map<std::string, double> recorded;
+      for (const auto& [check, values] : tolerance.parity_seed_runs)
+        if (values.size() == n)
+          recorded[check] = values[i];
+      rebuild.parity = recorded_parity(parity_shape, recorded);
+    }
     if (!rebuild.comparison)
       held.evaluation.predictions.reset();  // nothing recorded to judge predictions by
     VerdictInputs inputs{held, rebuild, nullptr, nullptr, detect};
@@ -293,6 +311,11 @@ ToleranceSpec with_spread_scaled(ToleranceSpec spec, double factor) {
   for (auto& [segment, metrics] : spec.segment_seed_runs)
     for (auto& [metric, values] : metrics)
       around_mean(values);
+  for (auto& [check, values] : spec.parity_seed_runs) {  // shares of a scope: like a metric
+    around_mean(values);
+    for (double& v : values)
+      v = std::max(v, 0.0);
+  }
   for (auto& [statistic, values] : spec.distribution_seed_runs) {
     std::vector<double> logs;
     for (double v : values)

@@ -32,7 +32,8 @@ struct SeedRun {
 ToleranceSpec seed_run_tolerance(const std::string& primary_name, const std::vector<SeedRun>& runs,
                                  const Predictions* release, double flip_threshold = 0.5);
 
-// Same-seed reruns -> steps_same_seed_runs (their step curves).
+// Same-seed reruns -> steps_same_seed_runs (their step curves) and, for each run with
+// predictions, same_seed_scores: its predictions' values_sha256, its primary and its segments.
 ToleranceSpec same_seed_tolerance(const std::vector<SeedRun>& runs);
 
 // Seed runs that are not draws from the seed spread: a run whose predictions were the release's
@@ -69,20 +70,26 @@ double spread_lower_limit(std::size_t n, double confidence = 0.95);
 // The spec with every seed-run spread scaled by `factor` around its centre: metrics and segment
 // metrics around their mean, distribution statistics on the log scale (as their bounds are
 // modelled, without the half-step offset of KS and flip rate) around their geometric mean (zeros
-// kept). Same-seed step curves are left as they are.
+// kept), parity values around their mean (never below 0). Same-seed step curves are left as they
+// are.
 ToleranceSpec with_spread_scaled(ToleranceSpec spec, double factor);
 
 // The bands of a calibration and their power: decide_verdict on an observation at the seed
 // means and the statistics' means (its outcomes mean nothing; its bands and power do), and a
-// steps-mode one on the recorded curve when same-seed reruns exist.
+// steps-mode one on the recorded curve when same-seed reruns exist. `parity_shape`: the release's
+// parity statistics against itself (every scope's size, policies/own_scores.hpp), so that the
+// parity checks' bands and power are described too; empty without a scoring spec.
 std::vector<CheckResult> describe_bands(const Manifest& manifest, const ToleranceSpec& tolerance,
                                         const VerdictPolicy& policy, std::size_t rows,
                                         std::size_t scores,
-                                        const std::map<std::string, double>& detect = {});
+                                        const std::map<std::string, double>& detect = {},
+                                        const std::vector<ParityStatistic>& parity_shape = {});
 
 // Leave-one-out: each seed run judged as a full rebuild against the bands of the others, with
 // decide_verdict itself. The statistics of the held-out run against the release are the
-// recorded ones (rows/scores: the release's predictions' shape, for the flip-rate and KS steps).
+// recorded ones (rows/scores: the release's predictions' shape, for the flip-rate and KS steps),
+// its parity checks' too (their scopes' sizes from `parity_shape`, as describe_bands), so that
+// leave-one-out judges every check a rebuild is judged by.
 struct LeaveOneOutRun {
   std::size_t index = 0;
   Verdict verdict;
@@ -93,7 +100,8 @@ struct LeaveOneOut {
 };
 LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& tolerance,
                           const VerdictPolicy& policy, std::size_t rows, std::size_t scores,
-                          const std::map<std::string, double>& detect = {});
+                          const std::map<std::string, double>& detect = {},
+                          const std::vector<ParityStatistic>& parity_shape = {});
 
 // Held-out runs paging more often than the false-page rate allows: with honest bands the number of
 // runs paged is at most binomial(n, α), and fewer than 5% of calibrations would page `paged` or

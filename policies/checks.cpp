@@ -464,4 +464,109 @@ CheckResult check_weights(const std::optional<std::string>& recorded,
   return check;
 }
 
+namespace {
+
+// Records whose values differ between two predictions of the same shape.
+std::size_t differing_records(const Predictions& a, const Predictions& b) {
+  std::size_t differ = 0;
+  for (std::size_t row = 0; row < a.rows; ++row) {
+    const auto first = a.values.begin() + static_cast<std::ptrdiff_t>(row * a.cols);
+    differ += !std::equal(first, first + static_cast<std::ptrdiff_t>(a.cols),
+                          b.values.begin() + static_cast<std::ptrdiff_t>(row * b.cols));
+  }
+  return differ;
+}
+
+}  // namespace
+
+CheckResult check_same_seed(const SameSeedSpec& spec) {
+  CheckResult check;
+  check.name = "same-seed:predictions";
+  check.kind = CheckKind::same_seed;
+  check.informational = true;
+  const std::size_t n = spec.runs.size();
+  const std::string reruns = std::to_string(n) + " same-seed rerun(s)";
+  const std::string released_sha = spec.released ? values_sha256(*spec.released) : "";
+  const auto reproduced = static_cast<std::size_t>(
+      std::count_if(spec.runs.begin(), spec.runs.end(), [&](const SameSeedScore& run) {
+        return !released_sha.empty() && run.predictions_sha256 == released_sha;
+      }));
+  check.evidence["same_seed_runs"] = n;
+  check.evidence["reproduced_release"] = reproduced;
+  if (reproduced == n) {
+    const std::string all = std::to_string(n) + " of " + std::to_string(n) +
+                            " same-seed reruns reproduced the release's predictions exactly";
+    if (!spec.rebuilt) {
+      check.outcome = CheckOutcome::not_judged;
+      check.explanation = check.name + ": " + all + "; the rebuild wrote no predictions to compare";
+      return check;
+    }
+    check.reference = 0;
+    if (values_sha256(*spec.rebuilt) == released_sha) {
+      check.observed = 0;
+      check.outcome = CheckOutcome::passed;
+      check.explanation = check.name + ": " + all + ", and so did this rebuild";
+      return check;
+    }
+    check.outcome = CheckOutcome::failed;
+    const bool same_shape = spec.rebuilt->rows == spec.released->rows &&
+                            spec.rebuilt->cols == spec.released->cols &&
+                            spec.rebuilt->values.size() == spec.released->values.size();
+    if (!same_shape) {
+      check.explanation = check.name + ": " + all +
+                          "; this rebuild's have another shape: something besides the seed moved";
+      return check;
+    }
+    const std::size_t differ = differing_records(*spec.released, *spec.rebuilt);
+    check.observed = static_cast<double>(differ);
+    check.evidence["differing_records"] = differ;
+    check.explanation = check.name + ": " + all + "; this rebuild's differ in " +
+                        std::to_string(differ) + " of " + std::to_string(spec.released->rows) +
+                        " records: something besides the seed moved";
+    return check;
+  }
+  // The reruns differ from the release (or the release's predictions are unknown): the spread of
+  // the release's primary and theirs is the platform's nondeterminism.
+  std::vector<double> values;
+  for (const auto& run : spec.runs)
+    if (run.primary)
+      values.push_back(*run.primary);
+  if (values.empty() || !spec.rebuilt_primary) {
+    check.outcome = CheckOutcome::not_judged;
+    check.explanation =
+        check.name + ": " + std::to_string(reproduced) + " of " + reruns +
+        " reproduced the release's predictions exactly, and " +
+        (values.empty() ? "none recorded its primary metric " + spec.primary_name
+                        : "the rebuild reported no primary metric " + spec.primary_name) +
+        " to compare";
+    return check;
+  }
+  if (spec.released_primary)
+    values.push_back(*spec.released_primary);
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  const double noise = kSameSeedNoise * std::max({1.0, std::abs(*lo), std::abs(*hi)});
+  const double observed = *spec.rebuilt_primary;
+  check.band = CheckBand{*lo - noise, *hi + noise};
+  check.observed = observed;
+  check.reference = spec.released_primary;
+  check.margin = std::min(observed - check.band->lower.value(), check.band->upper - observed);
+  const std::string range = "the range " + band_text(*check.band) + " of the release's and its " +
+                            std::to_string(n) + " same-seed reruns' " + spec.primary_name;
+  const std::string rebuilt = "the rebuild's " + spec.primary_name + " " + number_text(observed);
+  if (*check.margin >= 0) {
+    check.outcome = CheckOutcome::passed;
+    check.explanation = check.name + ": " + rebuilt + " is within " + range + " (" +
+                        std::to_string(reproduced) + " of " + std::to_string(n) +
+                        " reproduced the release's predictions exactly)";
+    return check;
+  }
+  check.outcome = CheckOutcome::failed;
+  check.explanation =
+      check.name + ": " + rebuilt + " is outside " + range +
+      (spec.primary_failed ? "; its primary check fails on its own"
+                           : ", though inside the seed band: the platform's nondeterminism alone "
+                             "does not explain it; something besides the seed moved");
+  return check;
+}
+
 }  // namespace reverify

@@ -24,6 +24,15 @@
 // without calibration. Different-seed runs never make a steps band: different seeds diverge from
 // step 0. Fewer recorded steps than requested are compared and said so.
 // Weights: tensor hash equality (bitwise level).
+//
+// Same-seed predictions ("same-seed:predictions"): a note, never deciding, for a full rebuild at
+// level equivalent (at bitwise the weights hash decides already), against the same-seed reruns
+// capture scored (tolerance.same_seed_scores). When every rerun reproduced the release's
+// predictions bit for bit (their values' hashes equal the release's), a rebuild whose
+// predictions differ fails it, naming how many records differ: something besides the seed moved.
+// Otherwise the rebuild's primary metric against the range of the release's value and the
+// reruns' (widened by float noise, kSameSeedNoise relative): outside it fails it, whether or not
+// the seed band holds it. Not judged (with why) when the side it needs is missing.
 
 #include <map>
 #include <optional>
@@ -32,6 +41,7 @@
 #include <vector>
 
 #include "core/manifest.hpp"
+#include "core/predictions.hpp"
 #include "core/statistic.hpp"
 #include "policies/bands.hpp"
 #include "policies/stats.hpp"
@@ -118,5 +128,21 @@ bool steps_banded(const StepsCheckSpec& spec);
 
 CheckResult check_weights(const std::optional<std::string>& recorded_tensor_sha256,
                           const std::optional<std::string>& rebuilt_tensor_sha256);
+
+// ---- Same-seed predictions
+// ------------------------------------------------------------------------
+
+inline constexpr double kSameSeedNoise = 1e-9;  // relative: a sum in another order, not a change
+
+struct SameSeedSpec {
+  std::span<const SameSeedScore> runs;     // tolerance.same_seed_scores; not empty
+  const Predictions* released = nullptr;   // the release's predictions, when read
+  const Predictions* rebuilt = nullptr;    // the rebuild's, when it wrote them
+  std::string primary_name;                // evaluation.primary's metric
+  std::optional<double> released_primary;  // the release's value (reverify's, with a spec)
+  std::optional<double> rebuilt_primary;   // the rebuild's
+  bool primary_failed = false;             // the primary check itself failed (out of band)
+};
+CheckResult check_same_seed(const SameSeedSpec& spec);
 
 }  // namespace reverify

@@ -22,6 +22,7 @@ int meaning_rank(CheckKind kind) {
     case CheckKind::job:
       return 3;
     case CheckKind::steps:
+    case CheckKind::same_seed:
       return 4;
     case CheckKind::weights:
       return 5;
@@ -121,6 +122,9 @@ std::string lead_failure(const CheckResult& check) {
     case CheckKind::parity:
       return "records changed their decision against the release: " + what + " " +
              value_against_band(check);
+    case CheckKind::same_seed:
+      return "the rebuild differs from the release where its same-seed reruns did not (" + what +
+             ")";
     case CheckKind::distribution:
       if (!check.observed)
         return "the rebuild's predictions could not be compared (" + what + ")";

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "policies/bands.hpp"
 #include "policies/number_text.hpp"
+#include "policies/power.hpp"
 
 namespace reverify {
 namespace {
@@ -151,6 +153,10 @@ struct ParityBound {
   std::string no_band_reason;
   std::size_t n = 0;
   std::optional<double> power_shift;
+  // The smallest shift the statistic can make that is at least `detect` (a count moves in whole
+  // records), and the seed runs in all with which the bound would catch it.
+  std::function<double(double detect)> attainable;
+  std::function<std::optional<std::size_t>(double detect)> runs_for;
   nlohmann::json evidence = nlohmann::json::object();
 };
 
@@ -178,6 +184,8 @@ ParityBound parity_bound(const ParityStatistic& stat, std::span<const double> se
     if (made.band) {
       out.evidence["mean"] = made.band->center;
       out.evidence["whole_record_allowance"] = made.band->discrete_applied;
+      out.attainable = [band = *made.band](double detect) { return band.attainable(detect); };
+      out.runs_for = [seeds, spec](double detect) { return metric_runs_for(seeds, spec, detect); };
     }
     return out;
   }
@@ -186,9 +194,19 @@ ParityBound parity_bound(const ParityStatistic& stat, std::span<const double> se
   spec.resolution = stat.resolution;
   const auto made = upper_bound(seeds, spec);
   ParityBound out = parity_bound_of(made.bound, made.no_band_reason);
-  if (made.bound)
+  if (made.bound) {
     out.evidence["typical"] = made.bound->typical;
+    out.attainable = [](double detect) { return detect; };
+    out.runs_for = [seeds, spec](double detect) {
+      return upper_bound_runs_for(seeds, spec, detect);
+    };
+  }
   return out;
+}
+
+std::optional<double> lookup_detect(const ToleranceSpec& tol, const std::string& name) {
+  auto it = tol.detect.find(name);
+  return it == tol.detect.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
 struct Disagreement {
@@ -266,17 +284,42 @@ std::map<std::string, double> parity_values(const scoring::Parity& parity) {
   return out;
 }
 
-std::size_t banded_parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol) {
+std::vector<ParityStatistic> recorded_parity(const std::vector<ParityStatistic>& shape,
+                                             const std::map<std::string, double>& values) {
+  std::vector<ParityStatistic> out;
+  for (const auto& scope : shape) {
+    auto value = values.find(scope.name);
+    if (value == values.end())
+      continue;
+    ParityStatistic stat = scope;
+    stat.value = value->second;
+    if (stat.count) {
+      stat.count = static_cast<std::size_t>(
+          std::llround(std::max(value->second, 0.0) * static_cast<double>(stat.of)));
+      stat.what = std::to_string(*stat.count) + " of its " + std::to_string(stat.of) +
+                  " changed against the release (as recorded)";
+    } else {
+      stat.what = "1 - tau = " + number_text(stat.value) + " over " + std::to_string(stat.of) +
+                  " queries (as recorded)";
+    }
+    out.push_back(std::move(stat));
+  }
+  return out;
+}
+
+std::size_t banded_parity_checks(const std::vector<ParityStatistic>& statistics,
+                                 const ToleranceSpec& tol) {
   std::size_t m = 0;
-  for (const auto& stat : parity_statistics(parity))
+  for (const auto& stat : statistics)
     m += parity_bound(stat, seed_values(tol, stat.name), 0.01).upper.has_value();
   return m;
 }
 
-std::vector<CheckResult> parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol,
-                                       double alpha, const std::string& how_to_calibrate) {
+std::vector<CheckResult> parity_checks(const std::vector<ParityStatistic>& statistics,
+                                       const ToleranceSpec& tol, double alpha,
+                                       const std::string& how_to_calibrate) {
   std::vector<CheckResult> out;
-  for (const auto& stat : parity_statistics(parity)) {
+  for (const auto& stat : statistics) {
     CheckResult check;
     check.name = stat.name;
     check.kind = CheckKind::parity;
@@ -309,7 +352,10 @@ std::vector<CheckResult> parity_checks(const scoring::Parity& parity, const Tole
     check.explanation = stat.name + ": " + stat.what + "; " + allowed + " (" +
                         std::to_string(bound.n) + " seed runs, α=" + number_text(alpha) + ")";
     check.seed_runs = bound.n;
-    check.power = CheckPower{bound.power_shift, std::nullopt, false, std::nullopt};
+    const auto detect = lookup_detect(tol, stat.name);
+    describe_power(
+        check, bound.power_shift, detect, bound.n, [&] { return bound.runs_for(*detect); },
+        detect ? std::optional(bound.attainable(*detect)) : std::nullopt);
     check.evidence.update(bound.evidence);
     check.evidence["alpha"] = alpha;
     out.push_back(std::move(check));

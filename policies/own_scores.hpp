@@ -104,11 +104,22 @@ std::vector<ParityStatistic> parity_statistics(const scoring::Parity& parity);
 // Parity check name -> its statistic's value (what a seed run records in parity_seed_runs).
 std::map<std::string, double> parity_values(const scoring::Parity& parity);
 
-// The parity checks of a rebuild, at one-sided `alpha` each; `banded` counts those with a bound
-// (the distribution family's Bonferroni m) without judging.
-std::vector<CheckResult> parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol,
-                                       double alpha, const std::string& how_to_calibrate);
-std::size_t banded_parity_checks(const scoring::Parity& parity, const ToleranceSpec& tol);
+// The statistics of `shape` (the release's own parity_statistics: every scope's size) with the
+// values a run recorded (parity_seed_runs): a held-out seed run in leave-one-out, or the seed
+// means when calibrate describes its bands. A count is the value times the scope's size, rounded;
+// statistics without a recorded value are left out.
+std::vector<ParityStatistic> recorded_parity(const std::vector<ParityStatistic>& shape,
+                                             const std::map<std::string, double>& values);
+
+// The parity checks of a rebuild, at one-sided `alpha` each, with each band's power against
+// tolerance.detect (keyed by the check's name, as a share of its scope; a tau distance in its own
+// units); `banded` counts those with a bound (the distribution family's Bonferroni m) without
+// judging.
+std::vector<CheckResult> parity_checks(const std::vector<ParityStatistic>& statistics,
+                                       const ToleranceSpec& tol, double alpha,
+                                       const std::string& how_to_calibrate);
+std::size_t banded_parity_checks(const std::vector<ParityStatistic>& statistics,
+                                 const ToleranceSpec& tol);
 
 // The "job:metric-agrees" check: the job's reported primary value and segment values against
 // reverify's scores of the same rebuilt predictions. Not judged when the job reports nothing

@@ -95,7 +95,8 @@ struct Plan {
   // only (failed), each saying why.
   std::vector<CheckResult> unscored;
   std::optional<CheckResult> job_agreement;
-  const scoring::Parity* parity = nullptr;  // the rebuild against the release, when scored
+  // The rebuild's parity statistics against the release, when scored (or recorded).
+  std::optional<std::vector<ParityStatistic>> parity;
   const ToleranceSpec* parity_tolerance = nullptr;
   std::optional<stats::Comparison> comparison;
   DistributionBands distribution;
@@ -217,11 +218,13 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
       }
       plan.job_agreement =
           job_agreement_check(rb.primary, ev.primary.name, rb.segments, own.rebuild);
-      if (own.parity) {
-        plan.parity = &*own.parity;
-        plan.parity_tolerance = &tol;
-      }
+      if (own.parity)
+        plan.parity = parity_statistics(*own.parity);
     }
+    if (!plan.parity && rb.parity)
+      plan.parity = rb.parity;
+    if (plan.parity)
+      plan.parity_tolerance = &tol;
     if (plan.unscored.empty() || plan.unscored.front().kind != CheckKind::primary)
       plan.primary = primary;
     for (const auto& [segment, metrics] : ev.segments) {
@@ -506,6 +509,26 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
     for (auto& c :
          parity_checks(*plan.parity, tol, alpha.per_check(CheckFamily::distribution), how_to))
       verdict.checks.push_back(std::move(c));
+  }
+  // The same-seed reruns' predictions, a note at level equivalent (and rerunnable, which enforces
+  // nothing); at bitwise the weights hash decides already.
+  if (!in.rebuild.steps_mode && !tol.same_seed_scores.empty() &&
+      in.manifest.level != ReproLevel::bitwise) {
+    SameSeedSpec same_seed;
+    same_seed.runs = tol.same_seed_scores;
+    same_seed.released = in.original_predictions;
+    same_seed.rebuilt = in.rebuild.predictions;
+    same_seed.primary_name = in.manifest.evaluation.primary.name;
+    if (plan.primary) {
+      same_seed.released_primary = plan.primary->recorded;
+      same_seed.rebuilt_primary = plan.primary->observed;
+      const auto primary =
+          std::find_if(verdict.checks.begin(), verdict.checks.end(),
+                       [](const CheckResult& c) { return c.kind == CheckKind::primary; });
+      same_seed.primary_failed =
+          primary != verdict.checks.end() && primary->outcome == CheckOutcome::failed;
+    }
+    verdict.checks.push_back(check_same_seed(same_seed));
   }
   if (plan.steps) {
     if (!plan.steps->informational)

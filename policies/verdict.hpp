@@ -7,10 +7,12 @@
 // where the manifest has a scoring spec: policies/own_scores.hpp) and its predictions
 // (distribution statistics against the release); its step curve, when both sides have one, is a
 // same-seed note that never decides (a rebuild runs the release's seeds, but at level
-// equivalent only being unlike another seed's run fails it). A steps rebuild is judged by its
-// steps check alone. Level bitwise adds the weights check; level rerunnable reports every check
-// and enforces none. The false-page rate is split over the families of deciding checks
-// (policies/bands.hpp).
+// equivalent only being unlike another seed's run fails it); with recorded same-seed scores
+// (tolerance.same_seed_scores) a full rebuild below level bitwise also gets the
+// "same-seed:predictions" note (policies/checks.hpp), which never decides. A steps rebuild is
+// judged by its steps check alone. Level bitwise adds the weights check; level rerunnable
+// reports every check and enforces none. The false-page rate is split over the families of
+// deciding checks (policies/bands.hpp).
 //
 // Class precedence: a failed primary, segment, steps or weights check -> failed:out-of-tolerance;
 // else a failed distribution check -> failed:distribution-shift; else an uncalibrated deciding
@@ -59,6 +61,10 @@ struct RebuildObservation {
   // The statistics against the release, when already known (leave-one-out estimates); otherwise
   // they are computed from `predictions` and the release's.
   std::optional<stats::Comparison> comparison;
+  // The parity statistics against the release, when already known (a held-out seed run's
+  // recorded parity_seed_runs values: policies/own_scores.hpp recorded_parity); judged when
+  // `scores` brings no parity of its own.
+  std::optional<std::vector<ParityStatistic>> parity;
   std::optional<std::string> tensor_sha256;  // computed by reverify from the weights file
 };
 

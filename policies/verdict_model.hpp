@@ -34,14 +34,29 @@ namespace reverify {
 
 // job: the job's own figures cross-checked against reverify's scoring; parity: records whose
 // decision changed against the release (both policies/own_scores.hpp)
-enum class CheckKind { input, primary, segment, distribution, steps, weights, job, parity };
+enum class CheckKind {
+  input,
+  primary,
+  segment,
+  distribution,
+  steps,
+  weights,
+  job,
+  parity,
+  same_seed
+};
 template <>
 struct EnumNames<CheckKind> {
   static constexpr EnumName<CheckKind> table[] = {
-      {CheckKind::input, "input"},     {CheckKind::primary, "primary"},
-      {CheckKind::segment, "segment"}, {CheckKind::distribution, "distribution"},
-      {CheckKind::steps, "steps"},     {CheckKind::weights, "weights"},
-      {CheckKind::job, "job"},         {CheckKind::parity, "parity"},
+      {CheckKind::input, "input"},
+      {CheckKind::primary, "primary"},
+      {CheckKind::segment, "segment"},
+      {CheckKind::distribution, "distribution"},
+      {CheckKind::steps, "steps"},
+      {CheckKind::weights, "weights"},
+      {CheckKind::job, "job"},
+      {CheckKind::parity, "parity"},
+      {CheckKind::same_seed, "same-seed"},
   };
 };
 

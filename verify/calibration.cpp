@@ -6,7 +6,6 @@
 
 #include "core/eval_columns.hpp"
 #include "core/predictions.hpp"
-#include "core/sha256.hpp"
 #include "policies/number_text.hpp"
 #include "policies/own_scores.hpp"
 #include "policies/power.hpp"
@@ -18,16 +17,6 @@ namespace reverify {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The SHA-256 of a prediction file's shape and values: equal for two runs that predicted exactly
-// the same, whatever bytes their files hold.
-std::string fingerprint(const Predictions& p) {
-  Sha256 sha;
-  const std::uint64_t shape[] = {p.rows, p.cols, p.two_d};
-  sha.update(shape, sizeof shape);
-  sha.update(p.values.data(), p.values.size() * sizeof(double));
-  return sha.final_hex();
-}
 
 // One run's outputs as a SeedRun; its predictions are read into `keep`. With `scoring` (the
 // scoring spec's inputs) the predictions are scored by reverify and its numbers replace the
@@ -165,7 +154,7 @@ Result<SeedRunTolerance> tolerance_from_outputs(const std::vector<JobOutputs>& r
   SeedRunTolerance made;
   std::vector<std::pair<std::string, std::size_t>> seen;  // fingerprint, run index
   if (release)
-    seen.emplace_back(fingerprint(*release), runs.size());
+    seen.emplace_back(values_sha256(*release), runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const JobOutputs& out = runs[i];
     if (out.primary_name != runs[0].primary_name) {
@@ -180,7 +169,7 @@ Result<SeedRunTolerance> tolerance_from_outputs(const std::vector<JobOutputs>& r
                         "seed run " + std::to_string(i + 1) + ": " + run.error().message);
     }
     if (predictions) {
-      const std::string print = fingerprint(*predictions);
+      const std::string print = values_sha256(*predictions);
       auto copy =
           std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == print; });
       if (copy != seen.end()) {
@@ -201,11 +190,17 @@ Result<SeedRunTolerance> tolerance_from_outputs(const std::vector<JobOutputs>& r
   return made;
 }
 
-ToleranceSpec same_seed_from_outputs(const std::vector<JobOutputs>& runs) {
-  std::vector<SeedRun> seed_runs(runs.size());
+Result<ToleranceSpec> same_seed_from_outputs(const std::vector<JobOutputs>& runs,
+                                             const ScoringInputs* scoring) {
+  std::vector<std::optional<Predictions>> kept(runs.size());
+  std::vector<SeedRun> seed_runs;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (!runs[i].steps_values.empty())
-      seed_runs[i].steps = runs[i].steps_values;
+    auto run = seed_run_of(runs[i], kept[i], scoring, nullptr);
+    if (!run.ok()) {
+      return make_error(run.error().code,
+                        "same-seed run " + std::to_string(i + 1) + ": " + run.error().message);
+    }
+    seed_runs.push_back(std::move(run).value());
   }
   return same_seed_tolerance(seed_runs);
 }
@@ -242,6 +237,13 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
     }
     scoring = std::move(inputs).value();
   }
+  // Every parity scope's size: the release against itself (nothing changed), so that the bands'
+  // description and leave-one-out judge the parity checks too.
+  std::vector<ParityStatistic> parity_shape;
+  if (scoring) {
+    if (auto self = scoring::parity(*scoring, *release, *release); self.ok())
+      parity_shape = parity_statistics(*self);
+  }
   Session session{
       request, deps, preflight, release ? &*release : nullptr, scoring ? &*scoring : nullptr,
       outcome};
@@ -275,7 +277,7 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
       if (outcome.failure || outcome.interrupted || !request.until_power)
         break;
       const auto power = summarize_power(
-          describe_bands(manifest, spec, deps.policy, rows, scores, request.detect));
+          describe_bands(manifest, spec, deps.policy, rows, scores, request.detect, parity_shape));
       const std::size_t have = seed_run_count(spec, primary);
       if (power.underpowered.empty()) {
         outcome.stopped =
@@ -289,7 +291,7 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
         const double low_end = spread_lower_limit(have);
         const auto hopeful =
             summarize_power(describe_bands(manifest, with_spread_scaled(spec, low_end), deps.policy,
-                                           rows, scores, request.detect));
+                                           rows, scores, request.detect, parity_shape));
         if (!hopeful.underpowered.empty() && !hopeful.runs_needed) {
           outcome.stopped =
               "no number of seed runs would meet tolerance.detect for " + hopeful.underpowered[0] +
@@ -327,11 +329,12 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
   }
   if (outcome.added == 0)
     return outcome;
-  outcome.bands = describe_bands(manifest, spec, deps.policy, rows, scores, request.detect);
+  outcome.bands =
+      describe_bands(manifest, spec, deps.policy, rows, scores, request.detect, parity_shape);
   outcome.power = summarize_power(outcome.bands);
   if (base.mode != RebuildMode::steps)  // seed-only reruns, of the full or subsample model
     outcome.leave_one_out =
-        leave_one_out(manifest, spec, deps.policy, rows, scores, request.detect);
+        leave_one_out(manifest, spec, deps.policy, rows, scores, request.detect, parity_shape);
   outcome.spec = std::move(spec);
   return outcome;
 }

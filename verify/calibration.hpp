@@ -79,7 +79,11 @@ Result<SeedRunTolerance> tolerance_from_outputs(
     const std::optional<std::filesystem::path>& release_predictions,
     const ScoringInputs* scoring = nullptr, double flip_threshold = 0.5);
 
-// Outputs of same-seed reruns -> steps_same_seed_runs (`reverify capture --same-seed-runs`).
-ToleranceSpec same_seed_from_outputs(const std::vector<JobOutputs>& runs);
+// Outputs of same-seed reruns (`reverify capture --same-seed-runs`) -> steps_same_seed_runs and,
+// for the runs that wrote predictions, same_seed_scores: each run's predictions hashed and scored
+// the way a seed run's are (with `scoring`, reverify's own primary and segment metrics; else the
+// job's). Error naming the run whose predictions cannot be read or scored.
+Result<ToleranceSpec> same_seed_from_outputs(const std::vector<JobOutputs>& runs,
+                                             const ScoringInputs* scoring = nullptr);
 
 }  // namespace reverify

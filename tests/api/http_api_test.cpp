@@ -777,3 +777,30 @@ TEST_CASE("status page: the large versions without a subsample reference, and ea
   api.model->plan.erase("missing_subsample");
   CHECK(api.get("/").body().find("missing-subsample-h") == std::string::npos);
 }
+
+TEST_CASE(
+    "status page: a calibration whose leave-one-out pages too often, and the check to blame") {
+  Api api;
+  api.model->plan = {
+      {"cycle_start", "2027-01-01T00:00:00Z"},
+      {"cycle_end", "2027-02-01T00:00:00Z"},
+      {"entries", nlohmann::json::array()},
+      {"calibration_warnings",
+       {{{"model", "m"},
+         {"version", "1"},
+         {"leave_one_out",
+          "2 of 24 seed runs paged where 0.24 are expected at false_page_rate 0.01"},
+         {"blamed", {{{"check", "parity:threshold=0.5:segment:radius=low"}, {"runs", 2}}}}}}}};
+  const std::string html = api.get("/").body();
+  for (const char* expected :
+       {"<h3 id=\"calibration-warnings-h\">Calibrations that page honest reruns</h3>",
+        "<table id=\"calibration-warnings\" class=\"cards\">", "<a href=\"/models/m/1\">m@1</a>",
+        "parity:threshold=0.5:segment:radius=low (2 runs)",
+        "2 of 24 seed runs paged where 0.24 are expected at false_page_rate 0.01"}) {
+    INFO(std::string(expected));
+    CHECK(html.find(expected) != std::string::npos);
+  }
+  // No warning: no part at all.
+  api.model->plan["calibration_warnings"] = nlohmann::json::array();
+  CHECK(api.get("/").body().find("calibration-warnings-h") == std::string::npos);
+}

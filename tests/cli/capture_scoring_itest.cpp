@@ -184,3 +184,44 @@ TEST_CASE("bad scoring flags are refused naming the flag, the file and what was 
               ": the release folder already holds " + other.string() +
               " under the name labels.txt");
 }
+
+TEST_CASE("capture --same-seed-runs hashes and scores each rerun's predictions") {
+  FakeJob job;
+  // Two reruns reproduce the release's scores exactly; one moves record c across 0.5. Each job
+  // reports accuracy 0.5: the recorded primary is reverify's score of the predictions.
+  const std::vector<std::vector<double>> reruns = {
+      {0.9, 0.2, 0.4, 0.6}, {0.9, 0.2, 0.4, 0.6}, {0.9, 0.2, 0.6, 0.6}};
+  std::vector<std::string> hashes;
+  for (std::size_t i = 0; i < reruns.size(); ++i) {
+    const fs::path run = job.dir.path / "same-seed" / ("run" + std::to_string(i + 1));
+    fs::create_directories(run);
+    reverify::Predictions p;
+    p.rows = 4;
+    p.values = reruns[i];
+    REQUIRE(reverify::write_npy(run / "predictions.npy", p).ok());
+    hashes.push_back(reverify::values_sha256(p));
+    job.dir.write("same-seed/run" + std::to_string(i + 1) + "/result.json",
+                  json{{"primary", {{"name", "accuracy"}, {"value", 0.5}}},
+                       {"predictions", "predictions.npy"}}
+                      .dump());
+  }
+  const Ran ran = job.capture({"--task", "binary", "--labels", "label", "--segment-key",
+                               "area=region", "--metric", "accuracy", "--same-seed-runs",
+                               (job.dir.path / "same-seed").string()});
+  INFO(ran.out << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  CHECK(contains(ran.out, "3 same-seed reruns' predictions scored"));
+  const json runs =
+      read_json(job.dir.path / "release/manifest.json")["tolerance"]["same_seed_scores"];
+  REQUIRE(runs.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i)
+    CHECK(runs[i]["predictions_sha256"] == hashes[i]);
+  CHECK(runs[0]["predictions_sha256"] == runs[1]["predictions_sha256"]);
+  CHECK(runs[0]["primary"] == 0.5);
+  CHECK(runs[2]["primary"] == 0.75);  // a, b and c right: reverify's score, not the job's 0.5
+  CHECK(runs[2]["segments"]["area=south"]["accuracy"] == 1.0);
+  CHECK(runs[2]["segments"]["area=north"]["accuracy"] == 0.5);
+  // No steps reported: none recorded, and the manifest parses with the new field.
+  CHECK_FALSE(read_json(job.dir.path / "release/manifest.json")["tolerance"].contains(
+      "steps_same_seed_runs"));
+}

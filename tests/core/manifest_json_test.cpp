@@ -46,7 +46,13 @@ TEST_CASE("extra top-level keys and edited fields survive the round trip") {
       reverify::Snapshot{reverify::SnapshotKind::iceberg, "s3://lake/t", std::nullopt, "8812"};
   m.evaluation.primary.value = 0.1 + 0.2;  // not exactly representable in short decimal
   m.tolerance->steps_same_seed_runs.pop_back();
+  m.tolerance->same_seed_scores = {
+      {std::string(64, 'c'), 0.97, {{"digit=3", {{"accuracy", 0.95}}}}},
+      {std::string(64, 'd'), std::nullopt, {}}};
   const auto back = round_trip(m);
+  REQUIRE(back.tolerance->same_seed_scores.size() == 2);
+  CHECK(back.tolerance->same_seed_scores[0].segments.at("digit=3").at("accuracy") == 0.95);
+  CHECK_FALSE(back.tolerance->same_seed_scores[1].primary.has_value());
   CHECK(back == m);
   CHECK(back.extra.at("x-provenance").at("n") == 3);
   CHECK(back.evaluation.primary.value == m.evaluation.primary.value);

@@ -398,6 +398,36 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
       {"segment seed runs with a string",
        [](json& d) { set(d, "/tolerance/segment_seed_runs/digit=8/accuracy/0", "a"); },
        {"tolerance.segment_seed_runs[\"digit=8\"].accuracy[0]: must be a number, got \"a\""}},
+      {"same-seed scores not an array",
+       [](json& d) { set(d, "/tolerance/same_seed_scores", 3); },
+       {"tolerance.same_seed_scores: must be an array of objects (one per same-seed rerun), got "
+        "number 3"}},
+      {"same-seed score without its predictions' hash",
+       [](json& d) {
+         set(d, "/tolerance/same_seed_scores", json::array({{{"primary", 0.9}}}));
+       },
+       {"tolerance.same_seed_scores[0].predictions_sha256: required field is missing (must be " +
+        kSha + ")"}},
+      {"same-seed score with a short hash",
+       [](json& d) {
+         set(d, "/tolerance/same_seed_scores",
+             json::array({{{"predictions_sha256", "abc"}, {"primary", 0.9}}}));
+       },
+       {"tolerance.same_seed_scores[0].predictions_sha256: must be " + kSha + ", got \"abc\""}},
+      {"same-seed primary as a string",
+       [](json& d) {
+         set(d, "/tolerance/same_seed_scores",
+             json::array({{{"predictions_sha256", std::string(64, 'a')}, {"primary", "0.9"}}}));
+       },
+       {"tolerance.same_seed_scores[0].primary: must be a number, got \"0.9\""}},
+      {"same-seed segment metric as a string",
+       [](json& d) {
+         set(d, "/tolerance/same_seed_scores",
+             json::array({{{"predictions_sha256", std::string(64, 'a')},
+                           {"segments", {{"digit=8", {{"accuracy", "x"}}}}}}}));
+       },
+       {"tolerance.same_seed_scores[0].segments[\"digit=8\"].accuracy: must be a number, got "
+        "\"x\""}},
       {"document is an array",
        [](json& d) { d = json::array({d}); },
        {"must be a JSON object (a reverify.manifest/v1 document), got an array"}},

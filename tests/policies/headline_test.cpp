@@ -13,7 +13,7 @@ namespace {
 
 constexpr CheckKind kKinds[] = {CheckKind::input,        CheckKind::primary, CheckKind::segment,
                                 CheckKind::distribution, CheckKind::steps,   CheckKind::weights,
-                                CheckKind::job,          CheckKind::parity};
+                                CheckKind::job,          CheckKind::parity,  CheckKind::same_seed};
 constexpr CheckOutcome kOutcomes[] = {CheckOutcome::passed, CheckOutcome::failed,
                                       CheckOutcome::uncalibrated, CheckOutcome::not_judged};
 

@@ -1,9 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "policies/calibration.hpp"
 #include "policies/power.hpp"
+#include "tests/support/check_fixture.hpp"
 #include "tests/support/predictions_fixture.hpp"
 
 using namespace reverify;
@@ -93,6 +95,89 @@ TEST_CASE("leave-one-out: each seed run judged against the others by decide_verd
   loo = leave_one_out(manifest_with(t), t, VerdictPolicy{}, 400, 400);
   CHECK(loo.paged >= 1);
   CHECK(is_failure(loo.runs[3].verdict.cls));
+}
+
+TEST_CASE("leave-one-out judges the held-out run's recorded parity values") {
+  // 12 seed runs whose accuracy is steady; one of them moved 30 of segment group=a's 100
+  // records across the threshold, where the others moved at most 2.
+  ToleranceSpec t;
+  for (int c : {380, 381, 379, 380, 382, 378, 380, 381, 379, 380, 381, 380})
+    t.seed_runs["accuracy"].push_back(c / 400.0);
+  t.parity_seed_runs["parity:threshold=0.5:segment:group=a"] = {0.01, 0.02, 0.01, 0,    0.02, 0.01,
+                                                                0.30, 0.01, 0,    0.02, 0.01, 0.01};
+  t.parity_seed_runs["parity:threshold=0.5"] = {0.01, 0.01, 0.01,  0.005, 0.01, 0.01,
+                                                0.02, 0.01, 0.005, 0.01,  0.01, 0.01};
+  auto m = manifest_with(t);
+  m.evaluation.segments.clear();
+  ParityStatistic group_a;  // the release's shape: its scopes' sizes
+  group_a.name = "parity:threshold=0.5:segment:group=a";
+  group_a.count = 0;
+  group_a.of = 100;
+  ParityStatistic overall = group_a;
+  overall.name = "parity:threshold=0.5";
+  overall.of = 200;
+  const std::vector<ParityStatistic> shape = {overall, group_a};
+
+  // Without the shape (no scoring spec) the parity checks are not judged: nothing pages.
+  CHECK(leave_one_out(m, t, VerdictPolicy{}, 0, 0).paged == 0);
+
+  const auto loo = leave_one_out(m, t, VerdictPolicy{}, 0, 0, {}, shape);
+  REQUIRE(loo.runs.size() == 12);
+  CHECK(loo.paged == 1);
+  const Verdict& held = loo.runs[6].verdict;
+  CHECK(held.cls == VerdictClass::failed_out_of_tolerance);  // parity fails as out-of-tolerance
+  const auto* a = reverify::test::find_check(held, "parity:threshold=0.5:segment:group=a");
+  REQUIRE(a);
+  CHECK(a->outcome == CheckOutcome::failed);
+  CHECK(a->evidence["changed"] == 30);
+  CHECK(a->evidence["of"] == 100);
+  CHECK(a->seed_runs == 11u);
+  const auto* whole = reverify::test::find_check(held, "parity:threshold=0.5");
+  REQUIRE(whole);
+  CHECK(whole->outcome == CheckOutcome::passed);
+  for (std::size_t i = 0; i < loo.runs.size(); ++i) {
+    if (i != 6)
+      CHECK(loo.runs[i].verdict.cls == VerdictClass::passed);
+  }
+  // One of 12 at α = 0.001 is a warning, and it names the parity check.
+  const auto excess = leave_one_out_excess(loo, 0.001);
+  REQUIRE(excess.has_value());
+  REQUIRE(excess->blamed.size() == 1);
+  CHECK(excess->blamed[0].first == "parity:threshold=0.5:segment:group=a");
+}
+
+TEST_CASE("describe bands: a parity check's band has its power and takes part in runs_needed") {
+  ToleranceSpec t;
+  for (int c : {380, 381, 379, 380, 382})
+    t.seed_runs["accuracy"].push_back(c / 400.0);
+  t.parity_seed_runs["parity:argmax"] = {0.01, 0.02, 0.0125, 0.015, 0.01};
+  t.detect["parity:argmax"] = 0.0025;  // one record of 400: no band from 5 runs catches it
+  auto m = manifest_with(t);
+  m.evaluation.segments.clear();
+  ParityStatistic argmax;
+  argmax.name = "parity:argmax";
+  argmax.count = 0;
+  argmax.of = 400;
+  const auto bands = describe_bands(m, t, VerdictPolicy{}, 0, 0, {}, {argmax});
+  const CheckResult* parity = nullptr;
+  for (const auto& b : bands)
+    if (b.name == "parity:argmax")
+      parity = &b;
+  REQUIRE(parity);
+  REQUIRE(parity->band.has_value());
+  REQUIRE(parity->power.has_value());
+  CHECK(parity->power->detect == 0.0025);
+  CHECK(parity->power->underpowered);
+  CHECK(parity->explanation.find("UNDERPOWERED") != std::string::npos);
+  const auto power = summarize_power(bands);
+  CHECK(std::find(power.underpowered.begin(), power.underpowered.end(), "parity:argmax") !=
+        power.underpowered.end());
+  // A generous target is met and says so.
+  t.detect["parity:argmax"] = 0.2;
+  const auto met = describe_bands(manifest_with(t), t, VerdictPolicy{}, 0, 0, {}, {argmax});
+  for (const auto& b : met)
+    if (b.name == "parity:argmax")
+      CHECK_FALSE(b.power->underpowered);
 }
 
 TEST_CASE(

@@ -609,7 +609,7 @@ TEST_CASE("property 1, parity checks: ranking top-k and tau, multiclass confusio
         for (int b = 0; b < 20; ++b) {
           const auto parity = scoring::parity(world.in, release, world.run(rng));
           REQUIRE(parity.ok());
-          for (const auto& check : parity_checks(*parity, tol, kAlpha, "")) {
+          for (const auto& check : parity_checks(parity_statistics(*parity), tol, kAlpha, "")) {
             auto& r = rates[parity_family(check.name)];
             if (!check.band) {
               ++r.not_judged;
