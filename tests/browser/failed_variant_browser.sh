@@ -8,10 +8,10 @@
 #     the headline, the failing check and its numbers above the fold, failures first, no note
 #     styled as a failure, the differing tensors on the page; the status page's cell short and
 #     plain; and it collects every command the pages suggest;
-#  3. the commands the pages, the delivered pages (the file sink's summaries) and `reverify run`'s
-#     report of the uncalibrated version suggest are run
-#     as printed: each must exit 0, or with its documented code (`reverify gate` 1 = not
-#     verified; `reverify run` 1 failed:*, 3 uncalibrated).
+#  3. the commands the pages, the delivered pages (the file sink's summaries), `reverify run`'s
+#     report of the uncalibrated version, the gate's reasons, `reverify plan` and the daemon's log
+#     suggest are run as printed: each must exit 0, or with its documented code (`reverify gate`
+#     1 = not verified; `reverify run` 1 failed:*, 3 uncalibrated).
 # Screenshot: $REVERIFY_BUILD_DIR/browser-test-variant/failed-variant-1280x800.png.
 set -euo pipefail
 src="${REVERIFY_SOURCE_DIR:?run through ctest}"
@@ -72,6 +72,14 @@ status=0
   status=$?
 [[ $status == 3 ]] || fail "reverify run of the uncalibrated version: exit $status, not 3: $(tail -n 5 "$t/run-report.txt")"
 grep -o '`reverify [^`]*`' "$t/run-report.txt" | tr -d '`' >>"$out/commands.txt" || true
+
+# The gate's reasons, `reverify plan`'s output and the daemon's log suggest commands too.
+for version in 2026.11.1 2026.11.2 2026.10.1; do
+  curl -s "$url/v1/gate/digits-mlp/$version" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["reason"])'
+done >"$t/gate-reasons.txt"
+"$cli" plan --config "$t/tree/config/demo.yaml" >"$t/plan.txt" || fail "reverify plan failed"
+cat "$t/gate-reasons.txt" "$t/plan.txt" "$t/reverifyd.log" | grep -o '`reverify [^`]*`' | tr -d '`' \
+  >>"$out/commands.txt" || true
 
 # 3. Every suggested command, run as printed (`reverify` is this build's CLI).
 mkdir -p "$t/bin" && ln -sf "$cli" "$t/bin/reverify"
