@@ -128,7 +128,8 @@ TEST_CASE("same-seed:predictions is absent without same-seed scores, at bitwise,
   // Reruns that reproduced the release, and a rebuild without predictions: not judged, says why.
   VerdictInputs none{m, {}, &kRelease, nullptr, {}};
   none.rebuild.primary = 0.95;
-  const auto* check = find_check(decide_verdict(none), "same-seed:predictions");
+  const Verdict verdict = decide_verdict(none);  // alive while `check` points into it
+  const auto* check = find_check(verdict, "same-seed:predictions");
   REQUIRE(check);
   CHECK(check->outcome == CheckOutcome::not_judged);
   CHECK(contains(check->explanation, "the rebuild wrote no predictions to compare"));
