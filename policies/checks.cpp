@@ -493,6 +493,14 @@ CheckResult check_same_seed(const SameSeedSpec& spec) {
       }));
   check.evidence["same_seed_runs"] = n;
   check.evidence["reproduced_release"] = reproduced;
+  if (spec.seed_override) {
+    check.outcome = CheckOutcome::not_judged;
+    check.explanation = check.name + ": not judged: this rebuild ran seed override " +
+                        std::to_string(*spec.seed_override) +
+                        ", not the release's seeds, so the release's " + reruns +
+                        " say nothing of it (its seed band judges it)";
+    return check;
+  }
   if (reproduced == n) {
     const std::string all = std::to_string(n) + " of " + std::to_string(n) +
                             " same-seed reruns reproduced the release's predictions exactly";

@@ -142,6 +142,8 @@ struct SameSeedSpec {
   std::optional<double> released_primary;  // the release's value (reverify's, with a spec)
   std::optional<double> rebuilt_primary;   // the rebuild's
   bool primary_failed = false;             // the primary check itself failed (out of band)
+  // The rebuild ran this seed, not the release's: not judged (the reruns do not describe it).
+  std::optional<std::int64_t> seed_override;
 };
 CheckResult check_same_seed(const SameSeedSpec& spec);
 

@@ -281,7 +281,7 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
     plan.distribution.unbanded_informational = policy.allow_fallback;
     plan.distribution.how_to_calibrate = how_to;
   }
-  if (ev.steps && (rb.steps_mode || rb.steps)) {
+  if (ev.steps && (rb.steps_mode || (rb.steps && !rb.seed_override))) {
     StepsCheckSpec steps;
     steps.recorded = &*ev.steps;
     steps.rebuilt = rb.steps ? &*rb.steps : nullptr;
@@ -515,6 +515,7 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   if (!in.rebuild.steps_mode && !tol.same_seed_scores.empty() &&
       in.manifest.level != ReproLevel::bitwise) {
     SameSeedSpec same_seed;
+    same_seed.seed_override = in.rebuild.seed_override;
     same_seed.runs = tol.same_seed_scores;
     same_seed.released = in.original_predictions;
     same_seed.rebuilt = in.rebuild.predictions;

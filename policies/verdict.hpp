@@ -66,6 +66,10 @@ struct RebuildObservation {
   // `scores` brings no parity of its own.
   std::optional<std::vector<ParityStatistic>> parity;
   std::optional<std::string> tensor_sha256;  // computed by reverify from the weights file
+  // The job ran with this seed instead of the release's (a fresh-seed rerun, `--seed-override`):
+  // the same-seed references (the steps curve's same-seed band, the same-seed reruns'
+  // predictions) do not describe it, so their notes are not judged.
+  std::optional<std::int64_t> seed_override;
 };
 
 struct VerdictInputs {

@@ -110,6 +110,7 @@ Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out,
                       nlohmann::json& produced) {
   RebuildObservation observation;
   observation.steps_mode = request.mode == RebuildMode::steps;
+  observation.seed_override = request.seed_override;
   if (observation.steps_mode)
     observation.max_steps = request.max_steps;
   observation.primary_name = out.primary_name;

@@ -134,3 +134,28 @@ TEST_CASE("same-seed:predictions is absent without same-seed scores, at bitwise,
   CHECK(check->outcome == CheckOutcome::not_judged);
   CHECK(contains(check->explanation, "the rebuild wrote no predictions to compare"));
 }
+
+TEST_CASE("same-seed: a fresh-seed rerun is not judged by the release's same-seed references") {
+  auto m = manifest_with(reproducing(3));
+  m.evaluation.steps = StepValues{"loss", {2.30, 2.11, 1.96}};
+  m.tolerance->steps_same_seed_runs = {{2.30, 2.11, 1.96}, {2.30, 2.11, 1.96}, {2.30, 2.11, 1.96}};
+  const Predictions rebuilt = one_d({0.1, 0.41, 0.7, 0.95});
+  VerdictInputs inputs{m, {}, &kRelease, nullptr, {}};
+  inputs.rebuild.primary_name = "accuracy";
+  inputs.rebuild.primary = 0.95;
+  inputs.rebuild.predictions = &rebuilt;
+  inputs.rebuild.steps = std::vector<double>{2.31, 2.2, 2.0};
+  // The release's own seeds: both notes judge it (and fail, which decides nothing).
+  const Verdict same_seeds = decide_verdict(inputs);
+  REQUIRE(find_check(same_seeds, "same-seed:predictions"));
+  CHECK(find_check(same_seeds, "same-seed:predictions")->outcome == CheckOutcome::failed);
+  REQUIRE(find_check(same_seeds, "steps:loss"));
+  // Seed override 4242: the same-seed reruns say nothing of it; the steps note is not drawn.
+  inputs.rebuild.seed_override = 4242;
+  const Verdict fresh = decide_verdict(inputs);
+  const auto* check = find_check(fresh, "same-seed:predictions");
+  REQUIRE(check);
+  CHECK(check->outcome == CheckOutcome::not_judged);
+  CHECK(contains(check->explanation, "not judged: this rebuild ran seed override 4242"));
+  CHECK_FALSE(find_check(fresh, "steps:loss"));
+}
