@@ -1,7 +1,7 @@
 // reverify diff A B [--full] [--json]: which inputs (data, code, config, environment, seeds), and
-// which of evaluation, weights, run, tolerance, identity, differ between two manifests. By default
-// a summary that fits on one screen (policies/manifest_diff.hpp, `summarize`); --full lists every
-// field and array element; --json is the full diff.
+// which of evaluation, weights, run, tolerance, subsample, identity, differ between two
+// manifests. By default a summary that fits on one screen (policies/manifest_diff.hpp,
+// `summarize`); --full lists every field and array element; --json is the full diff.
 // Exit: 0 same, 1 different, 2 unreadable or invalid input.
 
 #include <iostream>
