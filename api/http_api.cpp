@@ -357,6 +357,8 @@ ApiResponse handle_attestation(const ApiRequest& request, std::string_view model
 std::optional<ApiResponse> route_page(const ApiRequest& request,
                                       const std::vector<std::string_view>& parts,
                                       std::string_view query, const ApiContext& context) {
+  if (!parts.empty() && parts[0] != "models" && parts[0] != "verifications")
+    return std::nullopt;  // before the frame is built: the gate and /v1 pass here on every call
   const auto& model = *context.model;
   const auto html = [&](std::string body) {
     return respond(request, http::status::ok, std::move(body), kHtml);

@@ -1,7 +1,6 @@
 #include "api/http_server.hpp"
 
 #include <boost/asio/dispatch.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -59,11 +58,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       std::lock_guard lock(server_.sessions_mutex_);
       server_.sessions_.emplace(this, weak_from_this());
     }
-    // Called on the acceptor's strand: the first read starts on the connection's own, like
-    // everything else that touches the socket (a close from stop() included).
+    // Called on the acceptor's thread: the first read starts on the connection's io_context,
+    // like everything else that touches the socket (a close from stop() included).
     net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->read(); });
   }
-  // From any thread: the close runs on the connection's strand.
+  // From any thread: the close runs on the connection's io_context.
   void close_soon() {
     net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->close(); });
   }
@@ -109,7 +108,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     const unsigned version = parser_->get().version();
     try {
       server_.handler_(parser_->get(), [self = shared_from_this()](ApiResponse response) {
-        // On the connection's strand: at once when called there (a synchronous answer).
+        // On the connection's io_context: at once when called there (a synchronous answer).
         net::dispatch(self->socket_.get_executor(),
                       [self, response = std::move(response)] { self->write(response); });
       });
@@ -157,7 +156,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                      });
   }
 
-  tcp::socket socket_;  // its executor is the connection's strand
+  tcp::socket socket_;  // its executor is the connection's io_context
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::string out_;
@@ -166,12 +165,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   HttpServer& server_;
 };
 
-HttpServer::HttpServer(net::io_context& io, ApiConfig limits, Handler handler)
+HttpServer::HttpServer(std::vector<net::io_context*> workers, ApiConfig limits, Handler handler)
     : limits_(std::move(limits)),
       handler_(std::move(handler)),
-      io_(io),
-      acceptor_(net::make_strand(io)),
-      sweep_timer_(acceptor_.get_executor()) {}
+      workers_(std::move(workers)),
+      acceptor_(*workers_.at(0)),
+      sweep_timer_(*workers_.at(0)) {
+  for (auto* worker : workers_)
+    running_.push_back(net::make_work_guard(*worker));
+}
 
 HttpServer::~HttpServer() {
   stop();
@@ -203,9 +205,11 @@ Result<tcp::endpoint> HttpServer::listen(const std::string& address, std::uint16
 }
 
 void HttpServer::accept() {
-  // Each connection gets a strand of its own: its operations never run concurrently, while
-  // different connections are served by every thread that runs the io_context.
-  acceptor_.async_accept(net::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
+  // The connections go to the io_contexts in turn: each is served by one thread, and every
+  // thread serves an equal share.
+  auto& worker = *workers_[next_worker_];
+  next_worker_ = (next_worker_ + 1) % workers_.size();
+  acceptor_.async_accept(worker, [this](beast::error_code ec, tcp::socket socket) {
     if (stopped_ || !acceptor_.is_open())
       return;
     if (!ec) {
@@ -257,6 +261,8 @@ void HttpServer::stop() {
   });
   for (const auto& session : live_sessions())
     session->close_soon();
+  for (auto& guard : running_)
+    guard.reset();
 }
 
 }  // namespace reverify

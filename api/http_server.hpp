@@ -1,19 +1,23 @@
 #pragma once
-// The HTTP listener (Boost.Beast on the io_context it is given; reverifyd's API io_context, run
-// by one thread per core): accepts connections, reads one request at a time per connection with
-// limits, hands it to a plain handler function and writes the response. Limits (ApiConfig):
-// header bytes (431), body bytes (413), whole-request read time and response write time (the
-// connection is closed; checked by one sweep timer, so within a quarter of the limit, at most a
-// second, after it), malformed requests (400). Keep-alive is honoured.
+// The HTTP listener (Boost.Beast on the io_contexts it is given; reverifyd gives one per core,
+// each run by one thread of its own, as nginx runs one event loop a worker): accepts connections
+// on the first and hands them to the io_contexts in turn, reads one request at a time per
+// connection with limits, hands it to a plain handler function and writes the response. Limits
+// (ApiConfig): header bytes (431), body bytes (413), whole-request read time and response write
+// time (the connection is closed; checked by one sweep timer, so within a quarter of the limit, at
+// most a second, after it), malformed requests (400). Keep-alive is honoured.
 //
 // The handler gets each request with a reply function: it answers at once (every GET) or keeps
 // the reply and calls it later, exactly once, from any thread (a POST the daemon's loop records
-// first); the response is written on the connection's strand. A reply that never comes is cut
+// first); the response is written on the connection's io_context. A reply that never comes is cut
 // like a slow request (the connection is closed at the request deadline).
 //
-// Thread-safety: the io_context may be run by several threads. Each connection lives on its own
-// strand and the acceptor on another, so the handler is called concurrently for different
-// connections: it must be thread-safe. stop() may be called from any thread.
+// Thread-safety: each io_context must be run by one thread at a time (a connection and the
+// acceptor need no strand: their io_context's thread is one); different io_contexts run at once,
+// so the handler is called concurrently for connections on different ones: it must be
+// thread-safe. stop() may be called from any thread. Why no shared io_context with a strand per
+// connection: its threads hand every completion to one another through one queue and wake each
+// other up, which cost about a fifth of the gate's requests/s (README, "Benchmarks").
 
 #include <atomic>
 #include <functional>
@@ -22,6 +26,7 @@
 #include <mutex>
 #include <vector>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -38,14 +43,15 @@ class HttpServer {
  public:
   using Handler = std::function<void(const ApiRequest&, ApiReply reply)>;
 
-  HttpServer(boost::asio::io_context& io, ApiConfig limits, Handler handler);
+  // `workers` is not empty; the acceptor and the deadline sweep run on the first.
+  HttpServer(std::vector<boost::asio::io_context*> workers, ApiConfig limits, Handler handler);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds and starts accepting; port 0 picks a free port. Returns the bound endpoint.
   Result<boost::asio::ip::tcp::endpoint> listen(const std::string& address, std::uint16_t port);
-  // Stops accepting and closes every open connection, so io_context::run() can return.
+  // Stops accepting and closes every open connection, so each worker's run() can return.
   void stop();
 
  private:
@@ -56,9 +62,12 @@ class HttpServer {
 
   ApiConfig limits_;
   Handler handler_;
-  boost::asio::io_context& io_;
-  boost::asio::ip::tcp::acceptor acceptor_;  // on a strand of its own
-  boost::asio::steady_timer sweep_timer_;    // on the acceptor's strand
+  std::vector<boost::asio::io_context*> workers_;
+  // Keeps every worker's run() going while it has no connection, until stop().
+  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> running_;
+  std::size_t next_worker_ = 0;              // the next connection's; on the first worker
+  boost::asio::ip::tcp::acceptor acceptor_;  // on the first worker
+  boost::asio::steady_timer sweep_timer_;    // on the first worker
   std::mutex sessions_mutex_;
   std::map<HttpSession*, std::weak_ptr<HttpSession>> sessions_;
   std::atomic<bool> stopped_{false};

@@ -45,10 +45,13 @@ constexpr std::chrono::seconds kTickInterval{5};
 // sync. One PRAGMA on the pool, no I/O.
 constexpr std::chrono::seconds kStoreWatchInterval{1};
 
-// The HTTP threads only read the published read model: one per core serves requests on every
-// core (the gate benchmark, README "Benchmarks").
-unsigned api_thread_count() {
-  return std::max(1u, std::thread::hardware_concurrency());
+// The HTTP threads only read the published read model: one per core, each running an io_context
+// of its own, serves requests on every core (the gate benchmark, README "Benchmarks").
+std::vector<std::unique_ptr<net::io_context>> make_api_workers() {
+  std::vector<std::unique_ptr<net::io_context>> workers;
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+    workers.push_back(std::make_unique<net::io_context>(1));  // 1: run by one thread
+  return workers;
 }
 
 // The API's part of a config, sharing the config's lifetime.
@@ -284,13 +287,14 @@ class DaemonImpl {
   DaemonMetrics metrics_;  // the daemon's own /metrics series; any thread
 
   // The executors. Declared first, destroyed last: everything below may hold work on them.
-  net::io_context loop_;      // run by ONE thread, the caller of run()
-  net::io_context api_;       // run by api_thread_count() threads
+  net::io_context loop_;  // run by ONE thread, the caller of run()
+  // One per core, each run by one API thread.
+  std::vector<std::unique_ptr<net::io_context>> api_ = make_api_workers();
   net::thread_pool pool_{2};  // blocking work; joined before the members below go
 
   // Shared with the pool and the verification threads; thread-safe on its own.
   std::unique_ptr<VerificationService> service_;
-  std::unique_ptr<HttpServer> http_;  // on api_
+  std::unique_ptr<HttpServer> http_;  // on the api_ io_contexts
 
   // What the API threads read: swapped by the loop, loaded by every request.
   std::atomic<std::shared_ptr<const ReadModel>> published_;
@@ -354,8 +358,11 @@ Status DaemonImpl::init() {
       store_, runner_, [this] { net::post(loop_, [this] { kick_dispatcher(); }); });
   rebuild_sources();
 
+  std::vector<net::io_context*> api_workers;
+  for (const auto& worker : api_)
+    api_workers.push_back(worker.get());
   http_ = std::make_unique<HttpServer>(
-      api_, config_->api,
+      std::move(api_workers), config_->api,
       [this](const ApiRequest& r, ApiReply reply) { serve(r, std::move(reply)); });
   auto bound = http_->listen(config_->api.address, config_->api.port);
   if (!bound.ok())
@@ -401,8 +408,10 @@ int DaemonImpl::run() {
       },
       [this](Result<LeftRunning> left) { reconcile(std::move(left)); });
   std::vector<std::thread> api_threads;
-  for (unsigned i = 0; i < api_thread_count(); ++i)
-    api_threads.emplace_back([this] { guarded("an API thread", [this] { api_.run(); }); });
+  for (const auto& worker : api_) {
+    api_threads.emplace_back(
+        [this, &worker] { guarded("an API thread", [&worker] { worker->run(); }); });
+  }
   guarded("the loop thread", [&] {
     loop_.run();
     // Drained: the HTTP server was stopped, so its connections close and the API threads return.
@@ -412,8 +421,10 @@ int DaemonImpl::run() {
     // (refused, shutting down), and let its connection go before the server is destroyed.
     loop_.restart();
     loop_.poll();
-    api_.restart();
-    api_.run();
+    for (const auto& worker : api_) {
+      worker->restart();
+      worker->run();
+    }
   });
   pool_.join();
   if (dispatcher_)

@@ -14,10 +14,11 @@
 //     the daemon's state: the config, its lifecycle, the scheduler's bookkeeping, the job table,
 //     the timers and signals, the registry sources between syncs, the pager dispatcher, the
 //     random generator. Nothing else reads or writes them, so they need no lock.
-//   - the API threads: a second io_context run by one thread per core, for the HTTP listener and
-//     its connections. A request reads only the immutable ReadModel that the loop publishes
-//     through one atomic shared_ptr (api/snapshot.hpp); a manual trigger is handed to the loop,
-//     and its 202 is sent once the loop has the row committed.
+//   - the API threads: one per core, each running an io_context of its own, for the HTTP
+//     listener and its connections (api/http_server.hpp hands each connection to one of them). A
+//     request reads only the immutable ReadModel that the loop publishes through one atomic
+//     shared_ptr (api/snapshot.hpp); a manual trigger is handed to the loop, and its 202 is sent
+//     once the loop has the row committed.
 //   - the POOL: a small thread pool for blocking work (SQLite writes and reads, read-model builds,
 //     registry syncs, config loads, cycle plans, building pager senders, checking who owns a
 //     `reverify run`). Each task gets copies of what it needs from the loop and posts its result
