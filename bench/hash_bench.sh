@@ -10,7 +10,8 @@
 # core, each given an equal share of the files), `sha256sum` (`find | sort | xargs sha256sum`, one
 # process), and the limit: `openssl speed -evp sha256` (16 KiB row) a core x cores. Every tool's
 # best of HASH_BENCH_RUNS (3) runs counts (the machine is shared); the data is re-read (`cat`)
-# before each run of corpus/, so it is all in the page cache. Prints the CPU model and the load.
+# before each run of corpus/, so it is all in the page cache. Prints the CPU model and the load,
+# and the digest's speed over bytes in memory against bytes in cache (bench/digest_from_memory).
 # reverify's --io-stats line says which read path it measured cheapest for each page layout, and
 # "2 MiB mappings" how many 2 MiB folios it mapped whole (from /proc/vmstat thp_file_mapped).
 # HASH_BENCH_GIB=0.1 makes a quick smoke run.
@@ -89,6 +90,14 @@ limit=$((openssl_core * cores))
 
 echo "machine: $cpu, $cores cores, $(uname -r); load average before: $(cut -d' ' -f1-3 /proc/loadavg); corpus/ warmed by: $warm_mode"
 echo "limit (openssl speed -evp sha256, 16 KiB row): $openssl_core MB/s a core x $cores = $limit MB/s"
+# The same digest over bytes from memory, no file system (built next to reverify by the release
+# preset): what is left between it and reverify is the page cache's cost, not the memory's.
+from_memory=$(dirname "$cli")/../bench/digest_from_memory
+if [[ -x $from_memory ]]; then
+  "$from_memory" | sed 's/^/digest from memory, /'
+else
+  echo "digest from memory: not measured ($from_memory is not built)"
+fi
 
 # bench_tree NAME DIR: every tool over DIR, then reverify's CPU time and its measured choice.
 bench_tree() {
