@@ -27,7 +27,7 @@ std::string rfc3339(UnixSeconds t) {
                   long(hms.seconds().count()));
     return buf;
   }
-  // The digits written by hand: snprintf's format parsing was a tenth of the gate's time in
+  // The digits written by hand: snprintf's format parsing was an eighth of the gate's time in
   // user space (every answer prints one or two times; README "Benchmarks").
   std::string out = "0000-00-00T00:00:00Z";
   const auto put = [&out](std::size_t at, long value, int width) {
