@@ -8,6 +8,7 @@
 #include "api/html.hpp"
 #include "api/page_parts.hpp"
 #include "api/pages.hpp"
+#include "core/text.hpp"
 #include "policies/verdict_model.hpp"
 
 namespace reverify {
@@ -134,9 +135,7 @@ void manifest_moved_section(std::ostream& out, const ReadModel& model, const Man
   if (moved.inputs_moved.empty()) {
     out << "No training input moved";
   } else {
-    out << "Inputs moved: ";
-    for (std::size_t i = 0; i < moved.inputs_moved.size(); ++i)
-      out << (i ? ", " : "") << escape_html(moved.inputs_moved[i]);
+    out << "Inputs moved: " << escape_html(joined(moved.inputs_moved));
   }
   out << ". The new manifest is not verified yet.</p><ul>";
   for (const auto& line : moved.lines)

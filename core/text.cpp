@@ -52,4 +52,11 @@ std::string shell_word(std::string_view word) {
   return quoted + "'";
 }
 
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    text += (i ? ", " : "") + items[i];
+  return text;
+}
+
 }  // namespace reverify

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace reverify {
 
@@ -14,6 +15,9 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
 // The first sentence of `text` (up to the first ". ", or its first line), whitespace runs made
 // one space, at most max_bytes (cut as truncate_utf8 cuts). "" for an empty text.
 std::string one_line(std::string_view text, std::size_t max_bytes);
+
+// The items separated by ", " ("a, b, c"); "" for none.
+std::string joined(const std::vector<std::string>& items);
 
 // `word` as one shell word: as it is when it holds only [A-Za-z0-9_./@=:,+-] (and is not empty),
 // else in single quotes ('it'\''s'), so a command built with it runs as printed.

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/text.hpp"
 #include "core/uri.hpp"
 #include "policies/number_text.hpp"
 
@@ -29,13 +30,6 @@ std::vector<std::string> paths_under(const SectionDiff& section,
     }
   }
   return paths;
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items)
-    text += (text.empty() ? "" : ", ") + item;
-  return text;
 }
 
 // Fields that make A's and B's metrics incomparable: an error naming them.

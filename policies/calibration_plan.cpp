@@ -2,18 +2,10 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
 #include "policies/number_text.hpp"
 
 namespace reverify {
-
-namespace {
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names)
-    text += (text.empty() ? "" : ", ") + name;
-  return text.empty() ? "a band" : text;
-}
-}  // namespace
 
 std::vector<PlannedCalibration> plan_calibrations(
     const std::vector<CalibrationCandidate>& candidates, const Plan& plan,
@@ -35,7 +27,9 @@ std::vector<PlannedCalibration> plan_calibrations(
       continue;
     left -= cost;
     std::string reason =
-        "underpowered: " + joined(c.underpowered_checks) + " cannot catch tolerance.detect; ";
+        "underpowered: " +
+        (c.underpowered_checks.empty() ? "a band" : joined(c.underpowered_checks)) +
+        " cannot catch tolerance.detect; ";
     if (c.runs_needed && *c.runs_needed <= config.max_runs) {
       reason += "~" + std::to_string(*c.runs_needed) + " seed runs in all would (" +
                 std::to_string(c.seed_runs) + " so far)";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/map_lookup.hpp"
 #include "policies/number_text.hpp"
 #include "policies/power.hpp"
 
@@ -133,12 +134,6 @@ CheckResult check_metric(const MetricCheckSpec& spec) {
 // ---- Distribution checks ------------------------------------------------------------------------
 
 namespace {
-
-template <class Key, class T>
-std::optional<T> lookup(const std::map<Key, T>& m, const Key& key) {
-  auto it = m.find(key);
-  return it == m.end() ? std::nullopt : std::optional<T>(it->second);
-}
 
 UpperBoundSpec spec_for(Statistic statistic, const stats::Comparison& c,
                         const DistributionBands& bands) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/text.hpp"
 #include "policies/power.hpp"
 
 namespace reverify {
@@ -304,15 +305,11 @@ std::string verdict_headline(const Verdict& verdict) {
       if (check->kind == CheckKind::input)
         inputs.push_back(subject(check->name));
     }
-    std::string lead;
     if (inputs.size() > 1) {
-      lead = "Inputs moved since release (";
-      for (std::size_t i = 0; i < inputs.size(); ++i)
-        lead += (i ? ", " : "") + inputs[i];
-      lead += "), so nothing was rebuilt.";
       std::vector<const CheckResult*> rest(failures.begin() + static_cast<long>(inputs.size()) - 1,
                                            failures.end());
-      return lead + also_failed(rest) + notes_outside(verdict, order);
+      return "Inputs moved since release (" + joined(inputs) + "), so nothing was rebuilt." +
+             also_failed(rest) + notes_outside(verdict, order);
     }
     return capitalized(lead_failure(*failures[0])) + "." + also_failed(failures) +
            notes_outside(verdict, order);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 
+#include "core/text.hpp"
 #include "policies/bands.hpp"
 
 namespace reverify {
@@ -92,13 +93,6 @@ void check_split(const Manifest& m, const LintRule& rule, Findings& out) {
 bool is_torch(const Manifest& m) {
   return m.environment && m.environment->framework &&
          (m.environment->framework->name == "torch" || m.environment->framework->name == "pytorch");
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items)
-    text += (text.empty() ? "" : ", ") + item;
-  return text;
 }
 
 // What makes a PyTorch run's numerics depend on the machine beyond the flags: thread counts (CPU

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/map_lookup.hpp"
 #include "policies/bands.hpp"
 #include "policies/number_text.hpp"
 #include "policies/power.hpp"
@@ -204,11 +205,6 @@ ParityBound parity_bound(const ParityStatistic& stat, std::span<const double> se
   return out;
 }
 
-std::optional<double> lookup_detect(const ToleranceSpec& tol, const std::string& name) {
-  auto it = tol.detect.find(name);
-  return it == tol.detect.end() ? std::nullopt : std::optional<double>(it->second);
-}
-
 struct Disagreement {
   std::string what;  // "primary accuracy", "segment digit=3 accuracy"
   double job = 0;
@@ -352,7 +348,7 @@ std::vector<CheckResult> parity_checks(const std::vector<ParityStatistic>& stati
     check.explanation = stat.name + ": " + stat.what + "; " + allowed + " (" +
                         std::to_string(bound.n) + " seed runs, α=" + number_text(alpha) + ")";
     check.seed_runs = bound.n;
-    const auto detect = lookup_detect(tol, stat.name);
+    const auto detect = lookup(tol.detect, stat.name);
     describe_power(
         check, bound.power_shift, detect, bound.n, [&] { return bound.runs_for(*detect); },
         detect ? std::optional(bound.attainable(*detect)) : std::nullopt);

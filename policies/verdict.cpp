@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "core/map_lookup.hpp"
 #include "policies/calibration.hpp"
 #include "policies/checks.hpp"
 #include "policies/number_text.hpp"
@@ -29,12 +30,6 @@ std::span<const double> segment_runs(const ToleranceSpec& t, const std::string& 
                                      const std::string& metric) {
   auto it = t.segment_seed_runs.find(segment);
   return it == t.segment_seed_runs.end() ? std::span<const double>{} : runs_of(it->second, metric);
-}
-
-template <class T>
-std::optional<T> lookup(const std::map<std::string, T>& m, const std::string& key) {
-  auto it = m.find(key);
-  return it == m.end() ? std::nullopt : std::optional<T>(it->second);
 }
 
 // A per-check setting (floor, detect) keyed by the check's full name, else by its short name.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "core/text.hpp"
 #include "runners/job_cgroup.hpp"
 #include "runners/job_contract.hpp"
 #include "runners/job_log.hpp"
@@ -198,10 +199,7 @@ std::string unenforced_bounds(const ProcessRunnerConfig& config, const JobCgroup
     missing.push_back("runner.process.max_pids");
   if (missing.empty())
     return {};
-  std::string text = "[reverify] not enforced for this job: ";
-  for (std::size_t i = 0; i < missing.size(); ++i)
-    text += (i ? ", " : "") + missing[i];
-  return text + " (" +
+  return "[reverify] not enforced for this job: " + joined(missing) + " (" +
          (config.cgroups ? JobCgroup::host_notes() : "runner.process.cgroups is false") + ")\n";
 }
 

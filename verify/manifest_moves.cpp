@@ -1,6 +1,7 @@
 #include "verify/manifest_moves.hpp"
 
 #include "core/manifest_parse.hpp"
+#include "core/text.hpp"
 #include "policies/manifest_diff.hpp"
 
 namespace reverify {
@@ -60,9 +61,9 @@ std::vector<MoveLogLine> describe_manifest_moves(Store& store) {
       log.push_back({true, id + ": " + put.error().message});
       continue;
     }
-    std::string what = moved->inputs_moved.empty() ? "no input moved" : "inputs moved: ";
-    for (std::size_t i = 0; i < moved->inputs_moved.size(); ++i)
-      what += (i ? ", " : "") + moved->inputs_moved[i];
+    const std::string what = moved->inputs_moved.empty()
+                                 ? "no input moved"
+                                 : "inputs moved: " + joined(moved->inputs_moved);
     log.push_back({false, id + ": the manifest changed since verification " +
                               std::to_string(change.verification_id) + ": " + what + "; " +
                               std::to_string(moved->lines.size()) + " line(s) on its page"});
