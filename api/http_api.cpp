@@ -564,13 +564,15 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
   const auto* view = model.find(model_name, version);
   const GatePolicy policy = gate_policy(model);
   GateFacts facts;
-  if (view)
+  if (view) {
     facts = gate_facts(*view, policy, mode);
-  facts.model = model_name;
-  facts.version = version;
-  facts.mode = mode;
-  facts.require_power = policy.require_power;
-  facts.command_scope = policy.command_scope;
+  } else {  // not listed: what the request names, under the same policy
+    facts.model = model_name;
+    facts.version = version;
+    facts.mode = mode;
+    facts.require_power = policy.require_power;
+    facts.command_scope = policy.command_scope;
+  }
   const GateDecision decision = decide_gate(facts, max_age_s, now);
   const bool listed = facts.listed;
   // The system's failure after the conclusive verdict is shown, never counted.
