@@ -521,6 +521,14 @@ ScoringSpec read_scoring(ObjectReader& r, bool eval_set_recorded) {
   return spec;
 }
 
+// Reads one segment's metrics ({"accuracy": 0.95, ...}: metric -> number), for optional_map.
+auto metric_values(Findings& f) {
+  return [&f](const json& v, const std::string& at) {
+    return std::optional(read_map<double>(
+        f, v, at, [&f](const json& n, const std::string& p) { return read_number(f, n, p); }));
+  };
+}
+
 Evaluation read_evaluation(ObjectReader& r) {
   Evaluation e;
   e.set = read_file_ref(r, "set");
@@ -538,11 +546,7 @@ Evaluation read_evaluation(ObjectReader& r) {
     }
   }
   Findings& f = r.findings();
-  auto metric_values = [&f](const json& v, const std::string& at) {
-    return std::optional(read_map<double>(
-        f, v, at, [&f](const json& n, const std::string& p) { return read_number(f, n, p); }));
-  };
-  e.segments = optional_map<std::map<std::string, double>>(r, "segments", metric_values);
+  e.segments = optional_map<std::map<std::string, double>>(r, "segments", metric_values(f));
   e.segment_examples =
       optional_map<std::int64_t>(r, "segment_examples", [&f](const json& v, const std::string& at) {
         return read_integer(f, v, at, 1, "a positive integer");
@@ -663,13 +667,8 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
         }
         if (const json* primary = run.optional("primary"))
           score.primary = read_number(f, *primary, run.path("primary"));
-        score.segments = optional_map<std::map<std::string, double>>(
-            run, "segments", [&f](const json& metrics, const std::string& segment_at) {
-              return std::optional(read_map<double>(
-                  f, metrics, segment_at, [&f](const json& value, const std::string& metric_at) {
-                    return read_number(f, value, metric_at);
-                  }));
-            });
+        score.segments =
+            optional_map<std::map<std::string, double>>(run, "segments", metric_values(f));
         run.warn_unknown_keys();
         t.same_seed_scores.push_back(std::move(score));
       }
