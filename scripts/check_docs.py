@@ -49,8 +49,8 @@ def read(path):
         return None
 
 
-def prose_lines(text):
-    """(line number, line) outside fenced code blocks, inline code spans blanked."""
+def outside_fences(text):
+    """(line number, line) of every line outside fenced code blocks."""
     fence = None
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.lstrip()
@@ -60,25 +60,21 @@ def prose_lines(text):
                 fence = marker.group(1)[0] * 3
             elif stripped.startswith(fence):
                 fence = None
-            continue
-        if fence is None:
-            yield number, re.sub(r"`+[^`]*`+", lambda m: " " * len(m.group(0)), line)
+        elif fence is None:
+            yield number, line
+
+
+def prose_lines(text):
+    """(line number, line) outside fenced code blocks, inline code spans blanked."""
+    for number, line in outside_fences(text):
+        yield number, re.sub(r"`+[^`]*`+", lambda m: " " * len(m.group(0)), line)
 
 
 def headings(text):
     """The ATX headings' texts, in order, outside fenced code blocks."""
     found = []
-    fence = None
-    for line in text.split("\n"):
-        stripped = line.lstrip()
-        marker = re.match(r"(```+|~~~+)", stripped)
-        if marker:
-            if fence is None:
-                fence = marker.group(1)[0] * 3
-            elif stripped.startswith(fence):
-                fence = None
-            continue
-        m = re.match(r" {0,3}#{1,6}\s+(.*?)\s*#*\s*$", line) if fence is None else None
+    for _, line in outside_fences(text):
+        m = re.match(r" {0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
         if m:
             found.append(m.group(1))
     return found
