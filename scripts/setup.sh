@@ -9,7 +9,7 @@ packages=(
   libcurl4-openssl-dev libsqlite3-dev libssl-dev doctest-dev libcli11-dev
   clang-14 libclang-rt-14-dev clang-format
   python3 python3-numpy python3-scipy python3-sklearn python3-cryptography python3-torch
-  docker.io docker-registry mmdebstrap
+  docker.io docker-registry
   prometheus-alertmanager prometheus
   nginx-light wrk systemd coreutils curl procps openssl
   chromium

@@ -17,7 +17,7 @@ example_test(examples_example_e2e example_e2e.sh 600)
 # fixture (tests/runners/tests.cmake).
 example_test(examples_example_docker example_docker.sh 900 docker)
 
-# The PyTorch example (examples/torch-orientation): released inside an mmdebstrap python3-torch
+# The PyTorch example (examples/torch-orientation): released inside a python3-torch (copied from the installed packages)
 # image and verified through the docker runner (full at level bitwise, steps mode exact).
 example_test(examples_torch_docker torch_docker.sh 1800 docker)
 
