@@ -553,7 +553,9 @@ TEST_CASE("calibration in steps mode: same-seed reruns of the first steps") {
   }
   CHECK(outcome.spec->steps_same_seed_runs.size() == 3);
   CHECK(outcome.spec->seed_runs.at("accuracy").size() == 5);  // unchanged
-  const Verdict bands{VerdictClass::passed, outcome.bands, "", {}, std::nullopt};
+  Verdict bands;
+  bands.cls = VerdictClass::passed;
+  bands.checks = outcome.bands;
   const auto* steps = find_check(bands, "steps:loss");  // points into `bands`
   REQUIRE(steps != nullptr);
   CHECK(steps->explanation.find("exact") != std::string::npos);
