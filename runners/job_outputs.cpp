@@ -90,24 +90,25 @@ class FirstSyntaxError : public nlohmann::json_sax<nlohmann::json> {
 std::string syntax_error(const std::string& text) {
   FirstSyntaxError sax;
   nlohmann::json::sax_parse(text, &sax);
-  const std::size_t at = sax.byte > 0 ? sax.byte - 1 : 0;
-  const std::size_t from = at > 24 ? at - 24 : 0;
-  std::string near = text.substr(from, 40);
+  std::size_t at = sax.byte > 0 ? sax.byte - 1 : 0;  // 0-based, where the parser gave up
+  std::string why;
+  for (const char* literal : {"NaN", "Infinity"}) {
+    const std::size_t from = at > 16 ? at - 16 : 0;
+    if (const auto found = text.find(literal, from); found != std::string::npos && found <= at) {
+      at = found;
+      why = std::string(": ") + literal +
+            " is not JSON; a metric the job could not compute is a failed run (exit non-zero), "
+            "or is left out";
+      break;
+    }
+  }
+  std::string near = text.substr(at > 24 ? at - 24 : 0, 40);
   for (char& c : near) {
     if (c < 0x20 || c == 0x7f)
       c = ' ';
   }
-  std::string message =
-      "result.json: not valid JSON at byte " + std::to_string(sax.byte) + ", near \"" + near + "\"";
-  for (const char* literal : {"NaN", "Infinity"}) {
-    if (text.compare(at, std::string(literal).size(), literal) == 0 ||
-        near.find(literal) != std::string::npos) {
-      return message + ": " + literal +
-             " is not JSON; a metric the job could not compute is a failed run (exit non-zero), "
-             "or is left out";
-    }
-  }
-  return message;
+  return "result.json: not valid JSON at byte " + std::to_string(at + 1) + ", near \"" + near +
+         "\"" + why;
 }
 
 // Every entry of the out folder, not followed: links recorded; a special file, or an entry the
