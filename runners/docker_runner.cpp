@@ -17,7 +17,6 @@
 #include "runners/docker_log_stream.hpp"
 #include "runners/job_contract.hpp"
 #include "runners/job_outputs.hpp"
-#include "runners/job_sandbox.hpp"
 #include "runners/log_tail.hpp"
 #include "runners/space_watch.hpp"
 
@@ -473,13 +472,8 @@ Result<JobHandle> DockerRunner::start(const RebuildSpec& spec) {
     return make_error(ErrorCode::io, (*dir / "out").string() + ": cannot create: " + ec.message());
   if (auto s = write_contract_inputs(spec, *dir / "in"); !s)
     return s.error();
-  for (const auto& [input, what] :
-       {std::pair{spec.data_path, "REVERIFY_DATA"}, std::pair{spec.eval_path, "REVERIFY_EVAL"}}) {
-    if (!input)
-      continue;
-    if (auto own = check_not_verifier_own(*input, what, isolation_.verifier_paths); !own)
-      return own.error();
-  }
+  if (auto own = check_inputs_not_verifier_own(spec, isolation_.verifier_paths); !own)
+    return own.error();
 
   auto api = api_for(config_);
   const std::int64_t deadline =

@@ -12,9 +12,10 @@
 namespace reverify {
 namespace {
 
-// pid -> parent pid of every process, from /proc/<pid>/stat (field 4).
-std::multimap<pid_t, pid_t> children_by_parent() {
-  std::multimap<pid_t, pid_t> children;
+// Calls visit(pid, stat) for every live process under /proc. A zombie is dead already: only its
+// parent's reaping is left.
+template <class Visit>
+void for_each_live_process(Visit visit) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
@@ -22,11 +23,17 @@ std::multimap<pid_t, pid_t> children_by_parent() {
     const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
     if (error != std::errc() || end != name.data() + name.size())
       continue;
-    // A zombie is dead already: only its parent's reaping is left.
     const auto stat = read_proc_stat(pid);
     if (stat && stat->state != 'Z' && stat->state != 'X')
-      children.emplace(stat->parent, pid);
+      visit(pid, *stat);
   }
+}
+
+// pid -> parent pid of every process, from /proc/<pid>/stat (field 4).
+std::multimap<pid_t, pid_t> children_by_parent() {
+  std::multimap<pid_t, pid_t> children;
+  for_each_live_process(
+      [&](pid_t pid, const ProcStat& stat) { children.emplace(stat.parent, pid); });
   return children;
 }
 
@@ -68,24 +75,15 @@ std::vector<pid_t> descendants_of(pid_t root) {
 
 std::vector<pid_t> processes_with_environment(const std::string& entry) {
   std::vector<pid_t> found;
-  std::error_code ec;
-  for (const auto& dir : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = dir.path().filename().string();
-    pid_t pid = 0;
-    const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
-    if (error != std::errc() || end != name.data() + name.size())
-      continue;
-    const auto stat = read_proc_stat(pid);
-    if (!stat || stat->state == 'Z' || stat->state == 'X')
-      continue;
-    std::ifstream environ(dir.path() / "environ", std::ios::binary);
+  for_each_live_process([&](pid_t pid, const ProcStat&) {
+    std::ifstream environ("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
     for (std::string variable; std::getline(environ, variable, '\0');) {
       if (variable == entry) {
         found.push_back(pid);
         break;
       }
     }
-  }
+  });
   return found;
 }
 

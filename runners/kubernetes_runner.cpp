@@ -4,8 +4,8 @@
 #include <chrono>
 #include <thread>
 
+#include "runners/job_contract.hpp"
 #include "runners/job_outputs.hpp"
-#include "runners/job_sandbox.hpp"
 #include "runners/kubernetes_job_spec.hpp"
 #include "runners/log_tail.hpp"
 
@@ -186,13 +186,8 @@ Result<JobHandle> KubernetesRunner::start(const RebuildSpec& spec) {
   auto job = build_kubernetes_job(spec, config_);
   if (!job)
     return job.error();
-  for (const auto& [input, what] :
-       {std::pair{spec.data_path, "REVERIFY_DATA"}, std::pair{spec.eval_path, "REVERIFY_EVAL"}}) {
-    if (!input)
-      continue;
-    if (auto own = check_not_verifier_own(*input, what, isolation_.verifier_paths); !own)
-      return own.error();
-  }
+  if (auto own = check_inputs_not_verifier_own(spec, isolation_.verifier_paths); !own)
+    return own.error();
   if (!spec.network && config_.network_policy) {
     if (auto policy = create_network_policy(spec); !policy)
       return policy.error();

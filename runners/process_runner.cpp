@@ -367,6 +367,24 @@ SpawnRequest job_request(const RebuildSpec& spec, const std::filesystem::path& s
   return request;
 }
 
+// A scratch folder chosen by the caller is found again after a restart through a link at
+// scratch_root/<rebuild id>.
+Status link_from_scratch_root(const std::filesystem::path& dir,
+                              const std::filesystem::path& scratch_root,
+                              const std::string& rebuild_id) {
+  const auto index = scratch_root / rebuild_id;
+  if (dir == index)
+    return {};
+  std::error_code ec;
+  std::filesystem::create_directories(scratch_root, ec);
+  std::filesystem::remove(index, ec);
+  std::filesystem::create_directory_symlink(std::filesystem::absolute(dir), index, ec);
+  if (ec)
+    return make_error(ErrorCode::io,
+                      index.string() + ": cannot link the scratch folder: " + ec.message());
+  return {};
+}
+
 Result<std::filesystem::path> entrypoint_executable(const RebuildSpec& spec,
                                                     const std::string& path_env,
                                                     const std::filesystem::path& workdir) {
@@ -509,18 +527,9 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
     end_job(record);
     return s.error();
   }
-  // A scratch folder chosen by the caller is found again after a restart through a link at
-  // scratch_root/<rebuild id>.
-  const auto index = config_.scratch_root / spec.rebuild_id;
-  if (*dir != index) {
-    std::filesystem::create_directories(config_.scratch_root, ec);
-    std::filesystem::remove(index, ec);
-    std::filesystem::create_directory_symlink(std::filesystem::absolute(*dir), index, ec);
-    if (ec) {
-      end_job(record);
-      return make_error(ErrorCode::io,
-                        index.string() + ": cannot link the scratch folder: " + ec.message());
-    }
+  if (auto linked = link_from_scratch_root(*dir, config_.scratch_root, spec.rebuild_id); !linked) {
+    end_job(record);
+    return linked.error();
   }
   return JobHandle{spec.rebuild_id, kind(),
                    std::to_string(supervisor->pid) + ":" + std::to_string(supervisor->start_ticks),
