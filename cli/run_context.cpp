@@ -258,6 +258,7 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   request.max_steps = policy.max_steps;
   request.detect = policy.detect;
   request.timeout = std::chrono::seconds(policy.timeout_s);
+  request.network = policy.network == JobNetwork::allow;
   request.code_mirrors = ctx.config.code_mirrors;
   if (Status applied = apply_options(args, request); !applied.ok())
     return applied.error();

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "core/file_write.hpp"
+#include "runners/job_sandbox.hpp"
 
 namespace reverify {
 namespace {
@@ -93,6 +94,18 @@ Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
   if (!work_dir.empty())
     return work_dir;
   return scratch_root / rebuild_id;
+}
+
+Status check_inputs_not_verifier_own(const RebuildSpec& spec,
+                                     const std::vector<std::filesystem::path>& verifier_paths) {
+  for (const auto& [input, what] :
+       {std::pair{spec.data_path, "REVERIFY_DATA"}, std::pair{spec.eval_path, "REVERIFY_EVAL"}}) {
+    if (!input)
+      continue;
+    if (auto own = check_not_verifier_own(*input, what, verifier_paths); !own)
+      return own;
+  }
+  return {};
 }
 
 }  // namespace reverify

@@ -13,6 +13,11 @@ std::string KubernetesApi::pods_path() const {
   return "/api/v1/namespaces/" + url_encode(endpoint_.namespace_name) + "/pods";
 }
 
+std::string KubernetesApi::network_policies_path() const {
+  return "/apis/networking.k8s.io/v1/namespaces/" + url_encode(endpoint_.namespace_name) +
+         "/networkpolicies";
+}
+
 Result<HttpResponse> KubernetesApi::call(const std::string& method, const std::string& path,
                                          const std::optional<nlohmann::json>& body,
                                          std::function<bool(std::string_view)> on_body,

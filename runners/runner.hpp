@@ -46,6 +46,9 @@ struct RebuildSpec {
   std::optional<std::filesystem::path> eval_path;  // eval set (read-only to the job)
   std::filesystem::path work_dir;                  // scratch for this rebuild, owned by the runner
   std::chrono::seconds timeout{3600};
+  // The job may use the network (models.<name>.network: allow); off by default: an undeclared
+  // network read is a hidden live input.
+  bool network = false;
 };
 
 // A started job, enough to wait on it, collect from it and clean it up, including after a
@@ -110,6 +113,10 @@ class Runner {
  public:
   virtual ~Runner() = default;
   virtual RunnerKind kind() const = 0;
+  // Whether this runner's jobs run unisolated because the config trusts their code
+  // (runner.trust_job_code, where the runner cannot otherwise keep a job from the verifier):
+  // every verdict of such a job says so (Verdict::job_code_trusted).
+  virtual bool job_code_trusted() const { return false; }
 
   // Checks that the runner can run this manifest at all and does the slow set-up once (image
   // pulled by digest, code checked out, GPUs available), without starting the job.

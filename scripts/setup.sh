@@ -13,6 +13,7 @@ packages=(
   prometheus-alertmanager prometheus
   nginx-light wrk systemd coreutils curl procps openssl
   chromium
+  bubblewrap util-linux jq
 )
 
 missing=()

@@ -177,6 +177,12 @@ VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt a
     outcome.verdict = judge_outputs(request, *attempt.outputs, deps, produced);
     evidence["outputs"] = std::move(produced);
   }
+  if (attempt.job && deps.runner.job_code_trusted()) {
+    outcome.verdict.job_code_trusted = true;
+    outcome.verdict.explanation +=
+        " The job's code was trusted (runner.trust_job_code: true): it ran unisolated, where it "
+        "could read the verifier's secrets and store, so it could have forged what it reported.";
+  }
   outcome.evidence = std::move(evidence);
   return outcome;
 }

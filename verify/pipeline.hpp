@@ -59,6 +59,7 @@ struct VerificationRequest {
   // tolerance.detect overrides from the config (models.<name>.detect), over the manifest's.
   std::map<std::string, double> detect;
   std::chrono::seconds timeout{3600};
+  bool network = false;             // the job may use the network (RebuildSpec::network)
   std::filesystem::path work_root;  // scratch; this verification uses <work_root>/<id>/
   // Where to fetch code.repo from here (core/code_mirrors.hpp: URL prefix -> local folder or
   // another URL, longest prefix wins); used by the checkout and by the preflight's lockfile check.

@@ -28,6 +28,7 @@ VerificationSettings verification_settings(const Config& config, const std::stri
   settings.max_steps = policy.max_steps;
   settings.detect = policy.detect;
   settings.timeout_s = policy.timeout_s;
+  settings.network = policy.network == JobNetwork::allow;
   settings.code_mirrors = config.code_mirrors;
   settings.retry_initial_s = config.schedule.retry_initial_s;
   settings.retry_max_s = config.schedule.retry_max_s;
@@ -98,6 +99,7 @@ Result<VerificationService::Prepared> VerificationService::prepare(
   request.detect = prepared.settings.detect;
   request.seed_override = prepared.settings.seed_override;
   request.timeout = std::chrono::seconds(prepared.settings.timeout_s);
+  request.network = prepared.settings.network;
   request.work_root = prepared.settings.work_root;
   request.code_mirrors = prepared.settings.code_mirrors;
   auto loaded = load_manifest((*version)->location);

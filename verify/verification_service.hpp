@@ -52,6 +52,7 @@ struct VerificationSettings {
   // `reverify run --seed-override`: a fresh-seed rerun judged as a rebuild.
   std::optional<std::int64_t> seed_override;
   std::int64_t timeout_s = 3600;  // one rebuild
+  bool network = false;           // the job may use the network (models.<name>.network)
   CodeMirrors code_mirrors;       // config code_mirrors (+ the CLI's --code-mirror)
   // error:* verdicts (except manifest-invalid, which only a new manifest fixes) queue a retry
   // after min(retry_initial_s * 2^(attempt - 1), retry_max_s), up to retry_max_attempts.

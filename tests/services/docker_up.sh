@@ -2,7 +2,8 @@
 # docker_up.sh OUT_DIR: the Docker test services, as a CTest FIXTURES_SETUP (tests/runners/tests.cmake).
 # Starts a private engine and a registry on a free 127.0.0.1 port under a temp folder, builds the
 # trainer image (python3 and numpy as this machine has them installed, cached outside the checkout, plus
-# tests/runners/fixtures/trainer.py), pushes it and writes the coordinates other tests read:
+# tests/runners/fixtures/trainer.py and hostile_job.py), pushes it and writes the coordinates other
+# tests read:
 #   OUT_DIR/docker.env: DOCKER_SOCK=...  REGISTRY=127.0.0.1:PORT  TRAINER_IMAGE=name@sha256:...
 #                       BASE_IMAGE=name@sha256:...  DOCKER_TMP=<temp folder, for docker_down.sh>
 # The pushed images are removed from the engine again, so tests really pull them by digest.

@@ -31,8 +31,10 @@ class FakeRunner final : public Runner {
   std::function<double(const RebuildSpec&)> primary = [](const RebuildSpec&) { return 0.96; };
   std::vector<double> predictions{0.1, 0.9, 0.8, 0.2};
   std::vector<double> steps;  // "loss" step values, when not empty
+  bool trusted = false;       // job_code_trusted()
 
   RunnerKind kind() const override { return RunnerKind::process; }
+  bool job_code_trusted() const override { return trusted; }
   Status prepare(const RebuildSpec&) override {
     calls.push_back("prepare");
     return prepare_status;
