@@ -222,15 +222,6 @@ std::string job_output_tail(const JobHandle& job, const JobRecord& record,
   return tail.text();
 }
 
-// The job's working folder: run.workdir when relative (inside the checkout), else the checkout
-// root (an absolute workdir names a folder of the original image, e.g. /src).
-std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& src) {
-  const auto& workdir = spec.manifest.run.workdir;
-  if (workdir && !workdir->empty() && std::filesystem::path(*workdir).is_relative())
-    return src / *workdir;
-  return src;
-}
-
 Result<std::filesystem::path> entrypoint_executable(const RebuildSpec& spec,
                                                     const std::string& path_env,
                                                     const std::filesystem::path& workdir) {

@@ -11,6 +11,7 @@
 
 #include "runners/kubernetes_config.hpp"
 #include "runners/runner_kind.hpp"
+#include "runners/slurm_config.hpp"
 
 namespace reverify {
 
@@ -84,6 +85,11 @@ struct RunnerConfig {
   ProcessRunnerConfig process;
   DockerRunnerConfig docker;
   KubernetesConfig kubernetes;  // runners/kubernetes_config.hpp
+  SlurmConfig slurm;            // runners/slurm_config.hpp
+  // The runner may run job code without isolating it from the daemon's secrets, config,
+  // state_dir and store. A runner that cannot guarantee that isolation (slurm) refuses to be
+  // built unless this is true.
+  bool trust_job_code = false;
 
   // reverifyd compares the running runner with a reloaded one: a reload may not change it.
   bool operator==(const RunnerConfig&) const = default;
