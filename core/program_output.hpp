@@ -18,7 +18,7 @@ struct CommandOptions {
   std::size_t max_output_bytes = 64 * 1024 * 1024;  // more is an error, not a silent cut
   // Set for the program on top of the caller's environment (SLURM_CONF for Slurm's clients), or
   // its whole environment when inherit_env is false.
-  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> env = {};
   bool inherit_env = true;
 };
 

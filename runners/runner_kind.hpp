@@ -17,4 +17,10 @@ struct EnumNames<RunnerKind> {
   };
 };
 
+// Whether the runner writes the job's log itself as job.log in the job's work folder (process:
+// the job's supervisor; slurm: sbatch --output); the others only stream it.
+constexpr bool writes_job_log(RunnerKind kind) {
+  return kind == RunnerKind::process || kind == RunnerKind::slurm;
+}
+
 }  // namespace reverify

@@ -2,9 +2,9 @@
 // Slurm's client commands as the slurm runner uses them: sbatch, scontrol, squeue and scancel,
 // run with an argv (never a shell) through core/program_output.hpp, in an environment of PATH and
 // SLURM_CONF only (runner.slurm.slurm_conf, else the daemon's): none of the daemon's variables
-// reaches the cluster. Every call blocks until the command ends (Slurm's clients give up on an unreachable
-// controller by themselves, after their MessageTimeout): call them off the daemon's loop.
-// Errors carry the command's own stderr.
+// reaches the cluster. Every call blocks until the command ends (Slurm's clients give up on an
+// unreachable controller by themselves, after their MessageTimeout): call them off the daemon's
+// loop. Errors carry the command's own stderr.
 
 #include <filesystem>
 #include <optional>
