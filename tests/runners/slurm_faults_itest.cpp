@@ -40,6 +40,12 @@ struct Waiting {
   }
 };
 
+// Cancels the fixture's jobs when it goes out of scope.
+struct JobsCancelled {
+  const SlurmFixture& f;
+  ~JobsCancelled() { cancel_jobs(f.name_prefix(), f.tmp.path); }
+};
+
 // The trainer printed its first line: the job runs python, not just its batch script.
 bool trainer_started(const JobHandle& job) {
   return read_file(job.work_dir / "job.log").find("trainer-first-instruction") != std::string::npos;
@@ -101,7 +107,7 @@ TEST_CASE("a job preempted by a higher-priority partition is a platform fault") 
   // Both CPUs of the node, in the partition whose PriorityTier preempts ours.
   const std::string urgent =
       slurm_command({"sbatch", "--parsable", "--partition=" + f.cluster["SLURM_URGENT_PARTITION"],
-                     "--job-name=rvtest-urgent", "--cpus-per-task=2", "--mem=64M",
+                     "--job-name=" + f.name_prefix() + "urgent", "--cpus-per-task=2", "--mem=64M",
                      "--output=/dev/null", "--wrap=sleep 2"},
                     f.tmp.path);
   auto exit = runner.wait(job, {});
@@ -168,8 +174,8 @@ TEST_CASE("a pending job reports its partition and Slurm's reason, then runs") {
   SlurmRunner runner(f.config);
   // The whole node taken, so our job waits for Resources.
   const std::string blocker =
-      slurm_command({"sbatch", "--parsable", "--job-name=rvtest-blocker", "--cpus-per-task=2",
-                     "--mem=64M", "--output=/dev/null", "--wrap=sleep 300"},
+      slurm_command({"sbatch", "--parsable", "--job-name=" + f.name_prefix() + "blocker",
+                     "--cpus-per-task=2", "--mem=64M", "--output=/dev/null", "--wrap=sleep 300"},
                     f.tmp.path);
   const std::string blocker_id = blocker.substr(0, blocker.find_first_of(";\n"));
   REQUIRE(eventually([&] { return job_field(blocker_id, "JobState", f.tmp.path) == "RUNNING"; }));
@@ -177,6 +183,8 @@ TEST_CASE("a pending job reports its partition and Slurm's reason, then runs") {
   auto job = runner.start(f.spec);
   REQUIRE(job.ok());
   Waiting waiting(runner, *job);
+  // Should a check fail below, the jobs go first, so that the wait above ends.
+  const JobsCancelled cancel_first{f};
   // Slurm gives the reason once its scheduler looked at the job ("None" until then).
   REQUIRE(eventually([&] { return waiting.saw(JobQueueState::pending, "Resources").has_value(); }));
   const JobStanding pending = *waiting.saw(JobQueueState::pending, "Resources");
@@ -199,8 +207,8 @@ TEST_CASE("a job pending past max_pending is cancelled: error:provision with Slu
   SlurmRunner runner(f.config);
   // The whole node taken for longer than max_pending.
   const std::string blocker =
-      slurm_command({"sbatch", "--parsable", "--job-name=rvtest-blocker", "--cpus-per-task=2",
-                     "--mem=64M", "--output=/dev/null", "--wrap=sleep 300"},
+      slurm_command({"sbatch", "--parsable", "--job-name=" + f.name_prefix() + "blocker",
+                     "--cpus-per-task=2", "--mem=64M", "--output=/dev/null", "--wrap=sleep 300"},
                     f.tmp.path);
   const std::string blocker_id = blocker.substr(0, blocker.find_first_of(";\n"));
   JobHandle job;

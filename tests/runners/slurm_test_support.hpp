@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,8 +82,21 @@ bool eventually(Predicate done, int seconds = 60) {
   return true;
 }
 
+// Cancels every job whose name starts with `prefix` (what a failed test left behind).
+inline void cancel_jobs(const std::string& prefix, const std::filesystem::path& scratch) {
+  const Ran listed = run_program({"squeue", "--noheader", "--format=%i %j"}, scratch);
+  std::istringstream lines(listed.out);
+  std::string id, name;
+  while (lines >> id >> name) {
+    if (name.rfind(prefix, 0) == 0)
+      (void)run_program({"scancel", id}, scratch);
+  }
+}
+
 // A git repository holding the test trainer, a SlurmConfig on the fixture's cluster with its
 // rebuild folders under the temp folder, and a spec of the trainer with the given behaviour.
+// Every job of the fixture is named rvtest-<id prefix>...: those still queued when it goes are
+// cancelled, so a test that fails half-way leaves nothing in squeue for the next one.
 struct SlurmFixture {
   SlurmCluster cluster;
   TempDir tmp{"reverify-slurm-test-"};
@@ -91,7 +105,9 @@ struct SlurmFixture {
   RebuildSpec spec;
 
   // Rebuild ids (and so job names) start with `id_prefix`, one per test file.
-  SlurmFixture(const std::string& behaviour, const std::string& id_prefix) {
+  std::string id_prefix;
+
+  SlurmFixture(const std::string& behaviour, const std::string& prefix) : id_prefix(prefix) {
     std::filesystem::create_directories(repo);
     std::filesystem::copy_file(source_dir() / "tests/runners/fixtures/trainer.py",
                                repo / "trainer.py");
@@ -105,7 +121,7 @@ struct SlurmFixture {
     config.placement.memory = "256M";
     config.gpu_models["Test vGPU"] = SlurmGpuModel{cluster["SLURM_GPU_TYPE"], ""};
     config.gpu_models["Test featured GPU"] = SlurmGpuModel{"", "fakegpu"};
-    spec.rebuild_id = id_prefix + behaviour;
+    spec.rebuild_id = prefix + behaviour;
     spec.manifest = trainer_manifest(behaviour);
     spec.manifest.code.repo = repo.string();
     const Ran head = run_program({"git", "-C", repo.string(), "rev-parse", "HEAD"}, tmp.path);
@@ -114,6 +130,12 @@ struct SlurmFixture {
     spec.manifest_location = (tmp.path / "registry" / "manifest.json").string();
     spec.timeout = std::chrono::seconds(300);
   }
+  ~SlurmFixture() { cancel_jobs(name_prefix(), tmp.path); }
+  SlurmFixture(const SlurmFixture&) = delete;
+  SlurmFixture& operator=(const SlurmFixture&) = delete;
+
+  // The names of this fixture's jobs start with this; so must those a test submits itself.
+  std::string name_prefix() const { return slurm_job_name(config, id_prefix); }
 
   // The spec asking for `count` GPUs of the recorded model `model`.
   RebuildSpec with_gpus(std::int64_t count, const std::string& model = "Test vGPU") const {
