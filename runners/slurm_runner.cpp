@@ -374,6 +374,9 @@ Result<JobExit> SlurmRunner::wait_reporting(const JobHandle& job, const LogSink&
     const SlurmJob& slurm = **now;
     if (!slurm.active()) {
       log.drain(logs);
+      // A job that ran between two looks still says where it ran.
+      if (standing && !slurm.nodes.empty() && (!shown || shown->state != JobQueueState::running))
+        standing(JobStanding{JobQueueState::running, slurm.partition, "", slurm.nodes});
       return read_exit({job, *record, slurm, cancelled_at_deadline}, config_.log_cap_bytes);
     }
     if (requeued(slurm)) {
