@@ -220,6 +220,34 @@ bool requeued(const SlurmJob& job) {
          job.state == SlurmJobState::requeue_hold || job.state == SlurmJobState::requeue_fed;
 }
 
+// Slurm requeued the job (--no-requeue asks it not to): it was cancelled, the platform's doing.
+JobExit requeued_exit(const JobHandle& job, const SlurmJob& slurm, std::size_t log_cap) {
+  JobExit exit(-1, false, job_log_tail(job.work_dir / "job.log", 0, log_cap), std::nullopt);
+  exit.platform_fault = platform_fault(
+      "requeued",
+      "Slurm requeued " + job_words(slurm.id) + " (Restarts=" + std::to_string(slurm.restarts) +
+          ", " + to_string(slurm.state) +
+          "): a rebuild never runs twice in one folder, so reverify cancelled it",
+      slurm);
+  return exit;
+}
+
+// Slurm no longer knows the job (it ended more than MinJobAge ago): the exit status the batch
+// script recorded, else the job is lost.
+Result<JobExit> forgotten_job_exit(const JobHandle& job, const JobRecord& record,
+                                   std::size_t log_cap) {
+  const auto status = read_exit_status(job.work_dir);
+  const auto tail = job_log_tail(job.work_dir / "job.log", 0, log_cap);
+  if (!status) {
+    return runner_lost("Slurm no longer knows " + job_words(record.job_id) +
+                           " (it ended more than MinJobAge ago) and the job left no exit status "
+                           "in " +
+                           job.work_dir.string(),
+                       tail);
+  }
+  return JobExit(*status, false, tail, std::nullopt);
+}
+
 JobStanding standing_of(const SlurmJob& job) {
   if (job.state == SlurmJobState::pending)
     return JobStanding{JobQueueState::pending, job.partition, job.reason, ""};
@@ -360,16 +388,7 @@ Result<JobExit> SlurmRunner::wait_reporting(const JobHandle& job, const LogSink&
     outage.over();
     if (!*now) {
       log.drain(logs);
-      const auto status = read_exit_status(job.work_dir);
-      const auto tail = job_log_tail(job.work_dir / "job.log", 0, config_.log_cap_bytes);
-      if (!status) {
-        return runner_lost("Slurm no longer knows " + job_words(record->job_id) +
-                               " (it ended more than MinJobAge ago) and the job left no "
-                               "exit status in " +
-                               job.work_dir.string(),
-                           tail);
-      }
-      return JobExit(*status, false, tail, std::nullopt);
+      return forgotten_job_exit(job, *record, config_.log_cap_bytes);
     }
     const SlurmJob& slurm = **now;
     if (!slurm.active()) {
@@ -381,15 +400,7 @@ Result<JobExit> SlurmRunner::wait_reporting(const JobHandle& job, const LogSink&
     }
     if (requeued(slurm)) {
       cancel(job);
-      JobExit exit(-1, false, job_log_tail(job.work_dir / "job.log", 0, config_.log_cap_bytes),
-                   std::nullopt);
-      exit.platform_fault = platform_fault(
-          "requeued",
-          "Slurm requeued " + job_words(slurm.id) + " (Restarts=" + std::to_string(slurm.restarts) +
-              ", " + to_string(slurm.state) +
-              "): a rebuild never runs twice in one folder, so reverify cancelled it",
-          slurm);
-      return exit;
+      return requeued_exit(job, slurm, config_.log_cap_bytes);
     }
     if (standing) {
       const JobStanding here = standing_of(slurm);
