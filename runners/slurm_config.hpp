@@ -14,8 +14,38 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "core/enum_names.hpp"
 
 namespace reverify {
+
+// What runs a rebuild whose manifest names its image (environment.image, by digest) on the node:
+// none = a clean checkout of code.repo, as for a manifest without one; podman or apptainer = that
+// image, pulled by digest by the container runtime the cluster offers.
+enum class SlurmContainerRuntime { none, podman, apptainer };
+template <>
+struct EnumNames<SlurmContainerRuntime> {
+  static constexpr EnumName<SlurmContainerRuntime> table[] = {
+      {SlurmContainerRuntime::none, "none"},
+      {SlurmContainerRuntime::podman, "podman"},
+      {SlurmContainerRuntime::apptainer, "apptainer"},
+  };
+};
+
+struct SlurmContainers {
+  SlurmContainerRuntime runtime = SlurmContainerRuntime::none;
+  // The runtime's argv before its run/exec word; empty = {"podman"} or {"apptainer"}. Global
+  // options go here (podman --runtime, --cgroup-manager, --root).
+  std::vector<std::string> command = {};
+  // Added after run/exec, before reverify's own options (e.g. --userns=keep-id for rootless
+  // podman, --ulimit where the node's limits are below podman's defaults).
+  std::vector<std::string> args = {};
+  // Added after pull (e.g. --tls-verify=false for a registry on plain HTTP; apptainer --nohttps).
+  std::vector<std::string> pull_args = {};
+
+  bool operator==(const SlurmContainers&) const = default;
+};
 
 // Where and how a rebuild's job is placed; runner.slurm gives the defaults, runner.slurm.models.
 // <model> overrides them key by key for one model. Empty = Slurm's own default (the cluster's
@@ -60,6 +90,7 @@ struct SlurmConfig {
   // environment.accelerator.model -> how it is asked for. A recorded model without an entry is
   // refused before submission; a manifest with a count but no model asks for any GPU.
   std::map<std::string, SlurmGpuModel> gpu_models;
+  SlurmContainers containers;
   std::string job_name_prefix = "reverify-";  // the job's name is <prefix><rebuild id>
   // How long a job may stay pending before reverify cancels it (error:provision, with Slurm's
   // last reason): a partition that never frees up must not hold a verification forever. The

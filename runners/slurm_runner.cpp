@@ -163,7 +163,9 @@ Result<JobExit> read_exit(const EndedJob& ended, std::size_t log_cap) {
                job.start_end_seconds ? job.start_end_seconds : job.run_seconds);
   const auto allocation = read_allocation(dir);
   if (const auto problem = allocation.find("problem");
-      problem != allocation.end() && problem->second == "entrypoint") {
+      problem != allocation.end() &&
+      (problem->second == "entrypoint" || problem->second == "container_runtime" ||
+       problem->second == "image")) {
     return make_error(ErrorCode::provision,
                       std::string(last_lines(exit.log_tail, 3)) + " (" + job_words(job.id) + ")");
   }
@@ -315,13 +317,15 @@ Status SlurmRunner::prepare(const RebuildSpec& spec) {
                                                 "(runner.slurm.shared_root): " +
                                                 ec.message());
   }
-  const char* path = std::getenv("PATH");
-  if (auto s = checkout_code(spec, *dir / "src", path ? path : "/usr/bin:/bin"); !s)
-    return s;
-  if (const auto workdir = job_workdir(spec, *dir / "src");
-      !std::filesystem::is_directory(workdir, ec)) {
-    return make_error(ErrorCode::provision,
-                      "run.workdir: " + workdir.string() + " is not a folder of the checkout");
+  if (!runs_image(spec, config_)) {
+    const char* path = std::getenv("PATH");
+    if (auto s = checkout_code(spec, *dir / "src", path ? path : "/usr/bin:/bin"); !s)
+      return s;
+    if (const auto workdir = job_workdir(spec, *dir / "src");
+        !std::filesystem::is_directory(workdir, ec)) {
+      return make_error(ErrorCode::provision,
+                        "run.workdir: " + workdir.string() + " is not a folder of the checkout");
+    }
   }
   if (auto s = write_contract_inputs(spec, *dir / "in"); !s)
     return make_error(ErrorCode::provision, s.error().message);
@@ -334,9 +338,10 @@ Result<JobHandle> SlurmRunner::start(const RebuildSpec& spec) {
     return dir.error();
   std::error_code ec;
   if (!std::filesystem::exists(*dir / "job.sh", ec) ||
-      !std::filesystem::exists(*dir / "src" / ".git", ec)) {
+      (!runs_image(spec, config_) && !std::filesystem::exists(*dir / "src" / ".git", ec))) {
     return make_error(ErrorCode::provision, "rebuild " + spec.rebuild_id + ": " + dir->string() +
-                                                " holds no checkout: prepare() must run first");
+                                                " holds no batch script or checkout: prepare() "
+                                                "must run first");
   }
   if (std::filesystem::exists(record_path(*dir), ec)) {
     return make_error(ErrorCode::conflict, "rebuild " + spec.rebuild_id +

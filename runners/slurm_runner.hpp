@@ -20,8 +20,8 @@
 //   GPUs than asked for          platform_fault (error:infra, never the model's)
 //   CANCELLED by anyone but reverify, REVOKED, a job Slurm forgot without an exit status
 //                                error:runner-lost
-//   pending longer than max_pending, the entrypoint missing on the node
-//                                error:provision (the job is cancelled first)
+//   pending longer than max_pending (the job is cancelled first), the entrypoint or the container
+//   runtime missing on the node  error:provision
 // While it waits, wait_reporting() tells where the job stands (pending in partition P with
 // Slurm's reason, running on node N) each time that changes.
 //
@@ -43,7 +43,8 @@ class SlurmRunner final : public Runner {
 
   RunnerKind kind() const override { return RunnerKind::slurm; }
   // The GPU check against the partition, then a fresh folder under shared_root with the checkout
-  // (process_checkout.hpp), the contract's inputs and the batch script. A job of the same rebuild
+  // (process_checkout.hpp; none when the job runs in the manifest's image: slurm_batch.hpp's
+  // runs_image()), the contract's inputs and the batch script. A job of the same rebuild
   // still queued or running is a conflict.
   Status prepare(const RebuildSpec& spec) override;
   // sbatch; error:provision with Slurm's message when it refuses the job.

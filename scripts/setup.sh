@@ -10,7 +10,7 @@ packages=(
   clang-14 libclang-rt-14-dev clang-format
   python3 python3-numpy python3-scipy python3-sklearn python3-cryptography python3-torch
   docker.io docker-registry mmdebstrap
-  slurm-wlm munge
+  slurm-wlm munge podman runc
   prometheus-alertmanager prometheus
   nginx-light wrk systemd coreutils curl procps openssl
   chromium

@@ -106,6 +106,12 @@ void read_slurm(Section s, const std::filesystem::path& state_dir, SlurmConfig& 
   } else if (models && !models.IsNull()) {
     s.fail(s.child_path("models"), "must map a model name to its partition, account, qos, ...");
   }
+  auto containers = s.section("containers");
+  containers.read_enum("runtime", slurm.containers.runtime);
+  containers.read("command", slurm.containers.command);
+  containers.read("args", slurm.containers.args);
+  containers.read("pull_args", slurm.containers.pull_args);
+  containers.reject_unknown();
   s.read("job_name_prefix", slurm.job_name_prefix);
   s.read_positive_duration("max_pending", slurm.max_pending);
   s.read_positive_duration("cancel_wait", slurm.cancel_wait);

@@ -181,3 +181,66 @@ TEST_CASE("the script refuses to start an entrypoint the node does not have") {
   CHECK(f.allocation().find("problem=entrypoint\n") != std::string::npos);
   CHECK(ran.err.find("no-such-trainer is not found") != std::string::npos);
 }
+
+TEST_CASE("an image recorded and a container runtime configured: the job runs in the image") {
+  BatchFixture f;
+  f.spec.manifest.environment->image = "registry.example/train@sha256:" + std::string(64, 'a');
+  f.spec.manifest.run.workdir = "/src";
+  f.spec.data_path = f.tmp.path / "data";
+  CHECK_FALSE(runs_image(f.spec, f.config));  // runtime none: the checkout, image or not
+  CHECK(f.batch().script.find("env -i") != std::string::npos);
+
+  // A runtime that prints its arguments, one a line, stands in for podman.
+  const auto fake = f.tmp.write("bin/fake-podman", "#!/bin/sh\nprintf '%s\\n' \"$@\"\n");
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  f.config.containers = {
+      SlurmContainerRuntime::podman, {fake.string(), "--runtime", "runc"}, {"--tls-verify=false"}};
+  f.spec.manifest.environment->accelerator = Accelerator{"NVIDIA H100 80GB HBM3", 2, {}, {}, {}};
+  REQUIRE(runs_image(f.spec, f.config));
+  const Ran ran = f.run_script({"CUDA_VISIBLE_DEVICES=0,1", "SLURM_JOB_GPUS=4,5"});
+  CHECK(ran.exit_code == 0);
+  const std::string in = (f.dir / "in").string(), out = (f.dir / "out").string();
+  const std::string data = (f.tmp.path / "data").string();
+  const std::string expected_start =
+      "--runtime\nrunc\nrun\n--tls-verify=false\n--rm\n"
+      "--pull=never\n--network=none\n--volume=" +
+      in + ":" + in + ":ro\n--volume=" + out + ":" + out + "\n--volume=" + data + ":" + data +
+      ":ro\n";
+  CHECK(ran.out.rfind(expected_start, 0) == 0);
+  CHECK(ran.out.find("--env=REVERIFY_OUT=" + out + "\n") != std::string::npos);
+  CHECK(ran.out.find("--env=PATH=") == std::string::npos);  // the image's own PATH
+  // Pulled by digest before it runs (the pull's words go to the job's log, stderr).
+  CHECK(ran.err.find("--runtime\nrunc\npull\n--quiet\nregistry.example/train@sha256:") !=
+        std::string::npos);
+  // The allocation's GPUs by the job's GPU indices, as options before the image.
+  CHECK(ran.out.find("--workdir=/src\n--entrypoint=[\"python3\"]\n--device\nnvidia.com/gpu=4\n"
+                     "--device\nnvidia.com/gpu=5\nregistry.example/train@sha256:" +
+                     std::string(64, 'a') + "\ntrainer.py\n") != std::string::npos);
+
+  f.config.containers = {SlurmContainerRuntime::apptainer, {fake.string()}, {}};
+  const Ran apptainer = f.run_script({"CUDA_VISIBLE_DEVICES=0,1"});
+  CHECK(apptainer.exit_code == 0);
+  CHECK(apptainer.out.rfind(
+            "exec\n--containall\n--cleanenv\n--no-home\n--nv\n--bind=" + in + ":" + in + ":ro\n",
+            0) == 0);
+  CHECK(apptainer.err.find("pull\n" + (f.dir / "image.sif").string() +
+                           "\ndocker://registry.example/train@sha256:") != std::string::npos);
+  CHECK(apptainer.out.find("--pwd=/src\n--env=CUDA_VISIBLE_DEVICES=0,1\n" +
+                           (f.dir / "image.sif").string() + "\npython3\ntrainer.py\n") !=
+        std::string::npos);
+
+  // A runtime that cannot pull the image: the job is not started.
+  const auto no_pull = f.tmp.write(
+      "bin/no-pull", "#!/bin/sh\nfor a; do [ \"$a\" = pull ] && exit 1; done\nexit 0\n");
+  std::filesystem::permissions(no_pull, std::filesystem::perms::owner_all);
+  f.config.containers.command = {no_pull.string()};
+  const Ran unpulled = f.run_script({"CUDA_VISIBLE_DEVICES=0,1"});
+  CHECK(unpulled.exit_code == kSlurmPreflightExit);
+  CHECK(f.allocation().find("problem=image\n") != std::string::npos);
+  CHECK(unpulled.err.find("could not be pulled") != std::string::npos);
+
+  f.config.containers.command = {"no-such-runtime"};
+  const Ran missing = f.run_script({"CUDA_VISIBLE_DEVICES=0,1"});
+  CHECK(missing.exit_code == kSlurmPreflightExit);
+  CHECK(f.allocation().find("problem=container_runtime\n") != std::string::npos);
+}

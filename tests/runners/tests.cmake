@@ -23,3 +23,6 @@ add_test(NAME services_slurm_down
 set_tests_properties(services_slurm_down PROPERTIES FIXTURES_CLEANUP slurm LABELS integration TIMEOUT 120)
 set_tests_properties(runners_slurm_runner_itest runners_slurm_faults_itest PROPERTIES
                      FIXTURES_REQUIRED slurm RESOURCE_LOCK slurm_cluster)
+# A rebuild in its image through podman on the node: the docker fixture's registry and image too.
+set_tests_properties(runners_slurm_podman_itest PROPERTIES
+                     FIXTURES_REQUIRED "slurm;docker" RESOURCE_LOCK slurm_cluster)

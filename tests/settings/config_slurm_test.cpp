@@ -33,6 +33,7 @@ runner:
       "NVIDIA L4": {feature: l4}
     models:
       big-llm: {partition: long, time_limit: 48h, memory: 512G}
+    containers: {runtime: apptainer, command: [/opt/apptainer/bin/apptainer], args: [--writable-tmpfs]}
     job_name_prefix: rv-
     max_pending: 6h
     poll_interval: 5s
@@ -52,6 +53,9 @@ runner:
   CHECK(s.gpu_models.at("NVIDIA H100 80GB HBM3").gres_type == "h100");
   CHECK(s.gpu_models.at("NVIDIA L4").feature == "l4");
   CHECK(s.job_name_prefix == "rv-");
+  CHECK(s.containers.runtime == SlurmContainerRuntime::apptainer);
+  CHECK(s.containers.command == std::vector<std::string>{"/opt/apptainer/bin/apptainer"});
+  CHECK(s.containers.args == std::vector<std::string>{"--writable-tmpfs"});
   CHECK(s.max_pending == std::chrono::hours(6));
   CHECK(s.poll_interval == std::chrono::seconds(5));
   CHECK(s.cancel_wait == std::chrono::minutes(3));
@@ -107,6 +111,7 @@ runner:
       "NVIDIA L4": {}
     models:
       big: {time_limit: 0s, colour: red}
+    containers: {runtime: docker}
 )",
                              "/etc/reverify");
   REQUIRE_FALSE(config.ok());
@@ -121,4 +126,6 @@ runner:
   CHECK(m.find("runner.slurm.gpu_models.\"NVIDIA L4\": needs exactly one of") != std::string::npos);
   CHECK(m.find("runner.slurm.models.big.time_limit: must be longer than 0s") != std::string::npos);
   CHECK(m.find("runner.slurm.models.big.colour: unknown key") != std::string::npos);
+  CHECK(m.find("runner.slurm.containers.runtime: expected one of none, podman, apptainer") !=
+        std::string::npos);
 }
