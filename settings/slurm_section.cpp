@@ -6,7 +6,8 @@
 namespace reverify {
 namespace {
 
-// A word Slurm takes as one option value: no whitespace, no comma, not empty.
+// A word Slurm takes as one option value: no whitespace, no comma, not empty ("" in the config
+// is Slurm's own default).
 bool is_slurm_word(const std::string& text) {
   return !text.empty() && std::none_of(text.begin(), text.end(), [](char c) {
     return std::isspace(static_cast<unsigned char>(c)) || c == ',';
@@ -26,7 +27,7 @@ bool is_memory_size(const std::string& text) {
 
 void read_word(Section& s, const std::string& key, std::string& out) {
   s.read(key, out);
-  if (s.has(key) && !is_slurm_word(out))
+  if (!out.empty() && !is_slurm_word(out))
     s.fail(s.child_path(key), "expected one word without spaces or commas, got \"" + out + "\"");
 }
 
@@ -39,12 +40,12 @@ void read_placement(Section& s, SlurmPlacement& placement) {
   if (placement.cpus)
     s.at_least<std::int64_t>("cpus", *placement.cpus, 1);
   s.read("memory", placement.memory);
-  if (s.has("memory") && !is_memory_size(placement.memory)) {
+  if (!placement.memory.empty() && !is_memory_size(placement.memory)) {
     s.fail(s.child_path("memory"),
            "expected a size for sbatch --mem (a whole number, then K, M, G or T: \"16G\"), got \"" +
                placement.memory + "\"");
   }
-  if (s.has("time_limit")) {
+  if (const auto node = s.get("time_limit"); node && !node.IsNull()) {
     std::chrono::seconds limit{0};
     s.read_positive_duration("time_limit", limit);
     if (limit.count() > 0)
