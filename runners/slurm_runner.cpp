@@ -3,10 +3,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "core/file_write.hpp"
+#include "core/map_lookup.hpp"
 #include "core/unix_time.hpp"
 #include "runners/job_contract.hpp"
 #include "runners/job_log.hpp"
@@ -109,18 +109,19 @@ std::optional<PlatformFault> platform_part(const SlurmJob& job,
                                            const std::map<std::string, std::string>& allocation) {
   const std::string words = job_words(job.id);
   const std::string where = job.nodes.empty() ? "" : " on " + job.nodes;
-  if (const auto problem = allocation.find("problem");
-      problem != allocation.end() && problem->second == "gpu_count") {
-    auto fault =
-        platform_fault("gpu_allocation",
-                       "the allocation of " + words + " handed the job " +
-                           allocation.at("devices") + " GPU device(s) on " + allocation.at("node") +
-                           " (CUDA_VISIBLE_DEVICES=" + allocation.at("cuda_visible_devices") +
-                           "), not the " + allocation.at("expected") +
-                           " recorded in environment.accelerator.count; the job was not started",
-                       job);
-    fault.evidence["devices"] = allocation.at("devices");
-    fault.evidence["expected"] = allocation.at("expected");
+  const auto said = [&allocation](const char* key) {
+    return lookup(allocation, std::string(key)).value_or("?");
+  };
+  if (said("problem") == "gpu_count") {
+    auto fault = platform_fault(
+        "gpu_allocation",
+        "the allocation of " + words + " handed the job " + said("devices") + " GPU device(s) on " +
+            said("node") + " (CUDA_VISIBLE_DEVICES=" + said("cuda_visible_devices") +
+            "), not the " + said("expected") +
+            " recorded in environment.accelerator.count; the job was not started",
+        job);
+    fault.evidence["devices"] = said("devices");
+    fault.evidence["expected"] = said("expected");
     return fault;
   }
   switch (job.state) {

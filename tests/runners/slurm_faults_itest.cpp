@@ -46,6 +46,17 @@ struct JobsCancelled {
   ~JobsCancelled() { cancel_jobs(f.name_prefix(), f.tmp.path); }
 };
 
+// Another job takes both CPUs of the node (for 300 s, or until it is cancelled) and runs; its id.
+std::string node_taken(const SlurmFixture& f) {
+  const std::string submitted =
+      slurm_command({"sbatch", "--parsable", "--job-name=" + f.name_prefix() + "blocker",
+                     "--cpus-per-task=2", "--mem=64M", "--output=/dev/null", "--wrap=sleep 300"},
+                    f.tmp.path);
+  const std::string id = submitted.substr(0, submitted.find_first_of(";\n"));
+  REQUIRE(eventually([&] { return job_field(id, "JobState", f.tmp.path) == "RUNNING"; }));
+  return id;
+}
+
 // The trainer printed its first line: the job runs python, not just its batch script.
 bool trainer_started(const JobHandle& job) {
   return read_file(job.work_dir / "job.log").find("trainer-first-instruction") != std::string::npos;
@@ -173,12 +184,7 @@ TEST_CASE("a pending job reports its partition and Slurm's reason, then runs") {
   SlurmFixture f("ok", "sfq-");
   SlurmRunner runner(f.config);
   // The whole node taken, so our job waits for Resources.
-  const std::string blocker =
-      slurm_command({"sbatch", "--parsable", "--job-name=" + f.name_prefix() + "blocker",
-                     "--cpus-per-task=2", "--mem=64M", "--output=/dev/null", "--wrap=sleep 300"},
-                    f.tmp.path);
-  const std::string blocker_id = blocker.substr(0, blocker.find_first_of(";\n"));
-  REQUIRE(eventually([&] { return job_field(blocker_id, "JobState", f.tmp.path) == "RUNNING"; }));
+  const std::string blocker_id = node_taken(f);
   REQUIRE(runner.prepare(f.spec).ok());
   auto job = runner.start(f.spec);
   REQUIRE(job.ok());
@@ -206,11 +212,7 @@ TEST_CASE("a job pending past max_pending is cancelled: error:provision with Slu
   f.config.max_pending = std::chrono::seconds(3);
   SlurmRunner runner(f.config);
   // The whole node taken for longer than max_pending.
-  const std::string blocker =
-      slurm_command({"sbatch", "--parsable", "--job-name=" + f.name_prefix() + "blocker",
-                     "--cpus-per-task=2", "--mem=64M", "--output=/dev/null", "--wrap=sleep 300"},
-                    f.tmp.path);
-  const std::string blocker_id = blocker.substr(0, blocker.find_first_of(";\n"));
+  const std::string blocker_id = node_taken(f);
   JobHandle job;
   auto outcome = start_and_wait(runner, f.spec, job);
   slurm_command({"scancel", blocker_id}, f.tmp.path);
