@@ -194,7 +194,8 @@ TEST_CASE("bad values name the option and what was expected, before anything run
   CHECK(contains(mode.err, "--mode: must be full, steps or subsample, got \"fast\""));
   Ran runner = reverify_cli({"run", "m@v", "--runner", "k8s"});
   CHECK(runner.exit_code == 2);
-  CHECK(contains(runner.err, "--runner: must be process, docker, kubernetes or slurm, got \"k8s\""));
+  CHECK(
+      contains(runner.err, "--runner: must be process, docker, kubernetes or slurm, got \"k8s\""));
   Ran timeout = reverify_cli({"run", "m@v", "--timeout", "soon"});
   CHECK(timeout.exit_code == 2);
   CHECK(contains(timeout.err, "--timeout: "));
