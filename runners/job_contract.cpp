@@ -84,6 +84,13 @@ std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
   return env;
 }
 
+std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& checkout) {
+  const auto& workdir = spec.manifest.run.workdir;
+  if (workdir && !workdir->empty() && std::filesystem::path(*workdir).is_relative())
+    return checkout / *workdir;
+  return checkout;
+}
+
 Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
                                           const std::filesystem::path& work_dir,
                                           const std::filesystem::path& scratch_root) {

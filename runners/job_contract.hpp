@@ -35,6 +35,11 @@ std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
 Status check_inputs_not_verifier_own(const RebuildSpec& spec,
                                      const std::vector<std::filesystem::path>& verifier_paths);
 
+// The job's working folder in a checkout of its code: run.workdir when relative (inside the
+// checkout), else the checkout root (an absolute workdir names a folder of the original image,
+// e.g. /src).
+std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& checkout);
+
 // The scratch folder of a rebuild: spec.work_dir, or scratch_root/<rebuild id> when it is empty.
 // An id that is not [A-Za-z0-9._-]+ (or is "." / "..") is an invalid_argument error.
 Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,

@@ -279,15 +279,6 @@ std::string job_output_tail(const JobHandle& job, const JobRecord& record,
   return tail.text();
 }
 
-// The job's working folder: run.workdir when relative (inside the checkout), else the checkout
-// root (an absolute workdir names a folder of the original image, e.g. /src).
-std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& src) {
-  const auto& workdir = spec.manifest.run.workdir;
-  if (workdir && !workdir->empty() && std::filesystem::path(*workdir).is_relative())
-    return src / *workdir;
-  return src;
-}
-
 // What the job's sandbox shows it: its checkout and contract inputs read-only, its out folder
 // writable, its data and eval read-only (job_sandbox.hpp adds the system paths and the config's).
 SandboxJob sandbox_job(const RebuildSpec& spec, const std::filesystem::path& dir,

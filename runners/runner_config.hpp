@@ -12,6 +12,7 @@
 #include "runners/job_sandbox.hpp"
 #include "runners/kubernetes_config.hpp"
 #include "runners/runner_kind.hpp"
+#include "runners/slurm_config.hpp"
 
 namespace reverify {
 
@@ -109,6 +110,7 @@ struct RunnerConfig {
   ProcessRunnerConfig process;
   DockerRunnerConfig docker;
   KubernetesConfig kubernetes;  // runners/kubernetes_config.hpp
+  SlurmConfig slurm;            // runners/slurm_config.hpp
 
   // reverifyd compares the running runner with a reloaded one: a reload may not change it.
   bool operator==(const RunnerConfig&) const = default;

@@ -5,6 +5,7 @@
 #include "runners/docker_runner.hpp"
 #include "runners/kubernetes_runner.hpp"
 #include "runners/process_runner.hpp"
+#include "runners/slurm_runner.hpp"
 
 namespace reverify {
 
@@ -18,6 +19,8 @@ Result<std::unique_ptr<Runner>> make_runner(const RunnerConfig& config) {
           std::make_unique<DockerRunner>(config.docker, config.isolation));
     case RunnerKind::kubernetes:
       return make_kubernetes_runner(config.kubernetes, config.isolation);
+    case RunnerKind::slurm:
+      return make_slurm_runner(config.slurm, config.isolation.trust_job_code);
   }
   throw std::logic_error("make_runner: a RunnerKind without a runner");
 }

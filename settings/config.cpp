@@ -14,6 +14,7 @@
 #include "policies/cron.hpp"
 #include "runners/job_log.hpp"
 #include "settings/pager_section.hpp"
+#include "settings/slurm_section.hpp"
 #include "settings/yaml_duplicates.hpp"
 #include "settings/yaml_section.hpp"
 
@@ -443,6 +444,7 @@ void read_runner(Section s, Config& config) {
   runner.docker.pull_timeout = std::chrono::seconds(pull);
   docker.reject_unknown();
   read_kubernetes(s.section("kubernetes"), runner.kubernetes);
+  read_slurm(s.section("slurm"), config.state_dir, runner.slurm);
   // runner.space: shared by the process and docker runners, which watch state_dir too.
   SpaceWatchConfig space;
   space.paths = {config.state_dir};

@@ -50,7 +50,7 @@
 #include "pager/pager_config.hpp"
 #include "policies/calibration.hpp"
 #include "policies/verdict_model.hpp"
-#include "runners/runner_kind.hpp"
+#include "runners/runner.hpp"
 
 struct sqlite3;
 
@@ -130,6 +130,9 @@ struct VerificationRow {
   UnixSeconds not_before = 0;  // jittered start / retry backoff: not started earlier
   std::optional<UnixSeconds> started_at, finished_at;
   std::optional<std::int64_t> cycle_id;
+  // Where its job stands on a runner that queues jobs (slurm: pending in partition P with
+  // Slurm's reason, running on node N); the latest report, kept after the verdict.
+  std::optional<JobStanding> runner_standing;
 };
 
 // A verification to queue: by the scheduler for a cycle, as a retry, or on a manual trigger.
@@ -317,6 +320,8 @@ class Store final : public Outbox {
   Status set_work_dir(std::int64_t id, const std::string& work_dir);
   // Persists the runner's reference as soon as the job started, so a restart can reattach.
   Status record_runner(std::int64_t id, RunnerKind runner_kind, const std::string& ref);
+  // The job's latest standing on its runner (runners/runner.hpp), while the row is running.
+  Status record_runner_standing(std::int64_t id, const JobStanding& standing);
   // running|queued -> done with its verdict, the pages to send, the retry to queue (error:*) and
   // the signed summary (passed, failed:*), in ONE transaction: a verdict is never without its
   // summary, nor a summary without its verdict. Refuses (conflict) a verification that already

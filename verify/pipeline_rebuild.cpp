@@ -124,9 +124,16 @@ RebuildAttempt finish_rebuild(const JobHandle& job, PipelineDeps& deps, const fs
                               RebuildAttempt attempt) {
   attempt.job = job;
   report_progress(deps, "run", "job " + job.ref);
+  const StandingSink standing = [&](const JobStanding& now) {
+    if (deps.standing)
+      deps.standing(now);
+    report_progress(deps, kQueueStage,
+                    std::string(to_string(job.runner_kind)) + " job " + job.ref + " " + now.text());
+  };
   Result<JobExit> exit = [&] {
     StageTimer timer(attempt.durations, "run");
-    return deps.runner.wait(job, deps.logs ? deps.logs : LogSink([](std::string_view) {}));
+    return deps.runner.wait_reporting(job, deps.logs ? deps.logs : LogSink([](std::string_view) {}),
+                                      standing);
   }();
   if (!exit.ok()) {
     attempt.error = verdict_for_error(class_for(exit.error(), true),

@@ -72,6 +72,13 @@ std::string VerificationService::rebuild_id(std::int64_t verification_id) const 
   return rebuild_id_prefix_ + std::to_string(verification_id);
 }
 
+StandingSink VerificationService::standing_recorder(std::int64_t verification_id) {
+  // Best effort: a standing that cannot be written only leaves the page showing the older one.
+  return [this, verification_id](const JobStanding& standing) {
+    (void)store_.record_runner_standing(verification_id, standing);
+  };
+}
+
 namespace {
 std::string joined_errors(const ManifestParse& parse) {
   std::string message;
@@ -160,6 +167,7 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
     outcome.verdict = *prepared->early;
   } else {
     PipelineDeps deps{runner_, prepared->settings.policy, progress, {}, watch.logs};
+    deps.standing = standing_recorder(verification_id);
     deps.on_started = [&](const JobHandle& job) {
       // Persisted before waiting, so a restarted daemon knows which job to reattach to. The
       // rebuild id label finds it even if this write is lost to a crash.
@@ -173,7 +181,8 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
 }
 
 Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
-                                                     const VerificationSettings& settings) {
+                                                     const VerificationSettings& settings,
+                                                     const Progress& progress) {
   auto prepared = prepare(row.model, row.version, row.mode, rebuild_id(row.id), settings);
   if (!prepared.ok())
     return finish_unstarted(row, settings, prepared.error());
@@ -185,7 +194,8 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
   const auto& request = prepared->request;
   auto found = runner_.find_running(request.verification_id);
   if (found.ok() && *found) {
-    PipelineDeps deps{runner_, prepared->settings.policy, {}, {}, {}};
+    PipelineDeps deps{runner_, prepared->settings.policy, progress, {}, {}};
+    deps.standing = standing_recorder(row.id);
     outcome = resume_verification(request, **found, deps);
   } else {
     outcome.verdict = verdict_for_error(

@@ -115,7 +115,8 @@ class VerificationService {
 
   // After a restart, for a row left running: reattach to the job the runner still has under the
   // row's rebuild id and finish it, or record error:runner-lost when it has none.
-  Result<VerificationRow> recover(const VerificationRow& row, const VerificationSettings& settings);
+  Result<VerificationRow> recover(const VerificationRow& row, const VerificationSettings& settings,
+                                  const Progress& progress = {});
 
   // Full-mode seed-only reruns of job.model@job.version, --until-power, from its current
   // calibration (the manifest's tolerance, the stored calibration over it), stored after each
@@ -144,6 +145,8 @@ class VerificationService {
                                            const Error& error);
 
   std::string rebuild_id(std::int64_t verification_id) const;
+  // Records each standing of the verification's job with its row (shown while it runs).
+  StandingSink standing_recorder(std::int64_t verification_id);
 
   Store& store_;
   Runner& runner_;

@@ -57,3 +57,10 @@ example_test(examples_owner_tools owner_tools.sh 600)
 # shard fails preflight, the hidden-input variant fails its subsample rebuild, and a version
 # without a subsample reference is refused with the reason.
 example_test(examples_subsample_digits subsample_digits.sh 600)
+
+# The example through the slurm runner on the one-node cluster of the `slurm` fixture
+# (tests/runners/tests.cmake): `reverify run`, then reverifyd with the job pending behind another
+# (status page and `reverify plan` show the partition and Slurm's reason), killed and restarted
+# while it waits (it reattaches). It takes the cluster alone, as the Slurm fault tests do.
+example_test(examples_example_slurm example_slurm.sh 900 slurm)
+set_tests_properties(examples_example_slurm PROPERTIES RESOURCE_LOCK slurm_cluster)

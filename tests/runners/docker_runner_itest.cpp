@@ -16,6 +16,7 @@
 #include "runners/docker_runner.hpp"
 #include "tests/runners/hostile_lab.hpp"
 #include "tests/support/marked_processes.hpp"
+#include "tests/support/services_env.hpp"
 
 using namespace reverify;
 using namespace reverify::test;
@@ -23,17 +24,7 @@ using namespace reverify::test;
 namespace {
 
 std::map<std::string, std::string> docker_env() {
-  const char* dir = std::getenv("REVERIFY_SERVICES_DIR");
-  REQUIRE_MESSAGE(dir != nullptr, "run through ctest: the docker fixture provides the services");
-  std::ifstream in(std::filesystem::path(dir) / "docker.env");
-  REQUIRE_MESSAGE(in.good(), "no docker.env: the docker fixture (services_docker_up) did not run");
-  std::map<std::string, std::string> env;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto eq = line.find('=');
-    if (eq != std::string::npos)
-      env[line.substr(0, eq)] = line.substr(eq + 1);
-  }
+  auto env = services_env("docker");
   REQUIRE(env.count("DOCKER_SOCK") == 1);
   REQUIRE(env.count("TRAINER_IMAGE") == 1);
   return env;

@@ -97,8 +97,9 @@ typo_key: 1
   CHECK(message.find("sources[0].kind: expected directory or http-index, got \"ftp\"") !=
         std::string::npos);
   CHECK(message.find("verdict.false_page_rate: must be in (0, 1)") != std::string::npos);
-  CHECK(message.find("runner.kind: expected one of process, docker, kubernetes, got \"vm\"") !=
-        std::string::npos);
+  CHECK(
+      message.find("runner.kind: expected one of process, docker, kubernetes, slurm, got \"vm\"") !=
+      std::string::npos);
   CHECK(message.find("typo_key: unknown key") != std::string::npos);
 }
 
@@ -329,6 +330,8 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.models.empty());
   CHECK(p.code_mirrors.empty());
   CHECK(p.runner.kind == defaults.runner.kind);
+  CHECK(p.runner.isolation.trust_job_code == defaults.runner.isolation.trust_job_code);
+  CHECK(p.runner.slurm == defaults.runner.slurm);
   CHECK(p.runner.process.path_env == defaults.runner.process.path_env);
   CHECK(p.runner.process.scratch_root == defaults.runner.process.scratch_root);
   CHECK(p.runner.process.log_cap_bytes == defaults.runner.process.log_cap_bytes);
@@ -460,6 +463,11 @@ runner:
     zz: 1
     outputs: {claim: c, daemon_path: /tmp, zz: 1}
     input_volumes: [{claim: c, daemon_path: /tmp, zz: 1}]
+  slurm:
+    zz: 1
+    containers: {zz: 1}
+    gpu_models: {g: {gres_type: t, zz: 1}}
+    models: {m: {zz: 1}}
 pager:
   zz: 1
   retry: {zz: 1}
