@@ -95,3 +95,37 @@ TEST_CASE("collect_outputs copies regular files and skips symlinks") {
   CHECK(outputs->predictions == dest / "predictions.npy");
   CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(dest / "stolen")));
 }
+
+TEST_CASE("result.json's subsample report: its draw, its keys file, what a key is") {
+  TempDir out;
+  const std::string digest(64, 'a');
+  write(out.path / "subsample-keys.txt", "k1\n");
+  write(out.path / "result.json",
+        R"({"primary": {"name": "accuracy", "value": 0.9}, "subsample": {"records": 3,
+        "keys": 2, "candidates": 12, "keys_sha256": ")" +
+            digest + R"(", "key": "the id column", "fraction": "0.25", "salt": "s"}})");
+  auto outputs = read_job_outputs(out.path);
+  REQUIRE(outputs.ok());
+  REQUIRE(outputs->subsample);
+  CHECK(outputs->subsample->records == 3);
+  CHECK(outputs->subsample->keys == 2);
+  CHECK(outputs->subsample->candidates == 12);
+  CHECK(outputs->subsample->keys_sha256 == digest);
+  CHECK(outputs->subsample_keys->filename() == "subsample-keys.txt");
+  CHECK(outputs->subsample_key == "the id column");
+
+  write(out.path / "result.json", R"({"primary": {"name": "accuracy", "value": 0.9},
+        "subsample": {"records": -1, "keys": 2, "keys_sha256": ")" +
+                                      digest + R"("}})");
+  CHECK(outputs_error(out.path).message ==
+        "result.json: subsample.records: expected a non-negative integer, got -1");
+  write(out.path / "result.json", R"({"primary": {"name": "accuracy", "value": 0.9},
+        "subsample": {"records": 1, "keys": 1, "keys_sha256": "ABC"}})");
+  CHECK(outputs_error(out.path).message.find("subsample.keys_sha256: expected 64 lowercase hex") !=
+        std::string::npos);
+  write(out.path / "result.json", R"({"primary": {"name": "accuracy", "value": 0.9},
+        "subsample": {"records": 1, "keys": 1, "keys_sha256": ")" +
+                                      digest + R"(", "keys_file": "../escape.txt"}})");
+  CHECK(outputs_error(out.path).message.find("subsample.keys_file: expected a file inside") !=
+        std::string::npos);
+}
