@@ -205,6 +205,13 @@ ALTER TABLE model_versions ADD COLUMN subsample_fraction REAL;
 ALTER TABLE model_versions ADD COLUMN subsample_duration_s REAL;
 ALTER TABLE model_versions ADD COLUMN subsample_described INTEGER NOT NULL DEFAULT 0;
 )sql"},
+    {9, R"sql(
+-- Whose spread a calibration measured (core/rebuild_mode.hpp, CalibratedReference): the release's
+-- ('release': full-mode seed runs and steps-mode same-seed reruns, every calibration before this
+-- column) or the subsample reference's ('subsample'), which subsample verdicts read.
+ALTER TABLE calibrations ADD COLUMN reference TEXT NOT NULL DEFAULT 'release'
+  CHECK (reference IN ('release', 'subsample'));
+)sql"},
 };
 
 }  // namespace
