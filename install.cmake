@@ -1,4 +1,4 @@
-# `cmake --install` lays reverify out like a packaged daemon (README "Install"):
+# `cmake --install` lays reverify out like a packaged daemon (docs/operating.md "Install"):
 #   <prefix>/bin/reverify, <prefix>/bin/reverifyd
 #   <prefix>/lib/reverify/libreverify_*.so        (development builds only; release links statically)
 #   <prefix>/lib/systemd/system/reverifyd.service (ExecStart and Documentation point into <prefix>;
@@ -9,7 +9,7 @@
 #   <prefix>/share/reverify/prometheus/reverify.rules.yml (+ its promtool tests), alert rules
 #   <prefix>/share/reverify/grafana/reverify-dashboard.json
 #   <prefix>/share/bash-completion/completions/reverify  (`reverify completion bash`, generated)
-#   <prefix>/share/doc/reverify/README.md
+#   <prefix>/share/doc/reverify/README.md, CHANGELOG.md, docs/ (the guides; the unit's Documentation=)
 #   /etc/reverify/reverify.yaml                    (the template, only when no config is there yet)
 # DESTDIR is honoured everywhere (packaging, and the install test).
 
@@ -61,7 +61,9 @@ install(FILES systemd/reverify.tmpfiles.conf DESTINATION ${REVERIFY_TMPFILES_DIR
 install(FILES systemd/reverifyd-docker.conf DESTINATION ${CMAKE_INSTALL_DATADIR}/reverify)
 install(FILES config/production.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/reverify
         RENAME reverify.yaml)
-install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES README.md CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md"
+        PATTERN "*.webp")
 install(FILES contrib/prometheus/reverify.rules.yml contrib/prometheus/reverify.rules.test.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/reverify/prometheus)
 install(FILES contrib/grafana/reverify-dashboard.json

@@ -17,7 +17,8 @@
 // so the handler is called concurrently for connections on different ones: it must be
 // thread-safe. stop() may be called from any thread. Why no shared io_context with a strand per
 // connection: its threads hand every completion to one another through one queue and wake each
-// other up, which cost about a fifth of the gate's requests/s (README, "Benchmarks").
+// other up, which cost about a fifth of the gate's requests/s (docs/benchmarks.md "Which targets
+// are met").
 
 #include <atomic>
 #include <functional>

@@ -2,7 +2,8 @@
 // /metrics in the Prometheus text exposition format (version 0.0.4): the read model's series,
 // rendered once per read model so a scrape costs a string copy, then the daemon's own
 // (api/daemon_metrics.hpp), rendered at the scrape. Checked by `promtool check metrics` in the
-// tests; README "Metrics" lists every series and its labels.
+// tests; docs/operating.md "Metrics, alert rules and the dashboard" lists every series and its
+// labels.
 //
 // Cardinality is bounded by the inventory and the config: the per-version series exist only for
 // the model versions a registry source lists now (removed ones drop out), one line each; other

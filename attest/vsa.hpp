@@ -1,6 +1,6 @@
 #pragma once
 // A SLSA Verification Summary Attestation (VSA) for one conclusive verdict, as an in-toto
-// Statement v1. Specifications followed (README "Signed verification summaries"):
+// Statement v1. Specifications followed (docs/attestations.md "Signed verification summaries"):
 // in-toto/attestation spec/v1 statement.md, resource_descriptor.md, digest_set.md,
 // field_types.md; slsa-framework/slsa spec/verification_summary.md (VSA 1.2, predicateType v1).
 //

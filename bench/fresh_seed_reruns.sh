@@ -6,11 +6,11 @@
 # verdict other than `passed` is a false page. At false_page_rate 0.01 the expected count is at
 # most 1 in 100; the script fails when more than MAX_PAGES paged: by default the smallest k with
 # P(X > k) < 0.02 for X ~ Binomial(RUNS, 0.01) (3 for 100 runs, 3 for 60). It prints every page (which check, by how much) and the counts.
-# Not a timing test: the wall time is printed for the README, not asserted.
+# Not a timing test: the wall time is printed for docs/examples.md, not asserted.
 #
 # Usage: bench/fresh_seed_reruns.sh REVERIFY_BIN [RUNS (100)] [FIRST_SEED (1001)]
 # Environment: MAX_PAGES (3), JOBS (2: reruns at once), WORK (a temp folder); another release of
-# the digits trainer (e.g. the no-count variant, README "Verdict"): REGISTRY (examples/registry),
+# the digits trainer (e.g. the no-count variant, docs/verdicts.md "Measured on a trainer that reports no counts"): REGISTRY (examples/registry),
 # MODEL (digits-mlp@2026.11.1) and PATCH (the variant patch it was released with, none).
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"

@@ -3,7 +3,7 @@
 # same run on the same machine: `wrk -t2 -c64 -d10s` each (Debian's nginx-light and wrk, both on
 # 127.0.0.1, nginx with a config of our own, stopped by pid), in GATE_BENCH_ROUNDS (3) rounds that
 # alternate the two, so a shared machine's slow spell falls on both. Prints the CPU model, each
-# round's requests/s and p99, and the median of the rounds' ratios. Targets (issue #28):
+# round's requests/s and p99, and the median of the rounds' ratios. Targets (docs/benchmarks.md "Targets"):
 # reverifyd >= 1.0x nginx's requests/s, p99 <= 2x nginx's p99.
 # Usage: [NGINX_WORKERS=auto|N] [GATE_BENCH_ROUNDS=N] bench/gate_bench.sh [BUILD_DIR]
 #        (default build/release; release preset)

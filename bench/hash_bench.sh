@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of `reverify hash` against what a user would run instead, in one run (issues 2, 28):
+# Benchmark of `reverify hash` against what a user would run instead, in one run (docs/benchmarks.md "Targets"):
 #   corpus/  ~2 GiB, ~2000 files of mixed sizes, written in large chunks: large folios (2 MiB
 #            where they fit) in the page cache;
 #   fresh/   ~1 GiB in 256 files of 4 MiB, written 4 KiB at a time: 4 KiB pages, as a program's

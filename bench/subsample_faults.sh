@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What each rebuild mode catches on the digits example's faults, and what it costs (README,
+# What each rebuild mode catches on the digits example's faults, and what it costs (docs/job-guide.md
 # "Subsample mode"): steps (first 100 steps), subsample and full rebuilds, side by side, of
 #   clean        the committed release digits-mlp@2026.11.1 as it is;
 #   backfill     a copy of it with one data shard rewritten after release;

@@ -1,5 +1,5 @@
 // reverify attest verify|export: signed verification summaries (a SLSA VSA in a DSSE envelope,
-// Ed25519; README "Signed verification summaries").
+// Ed25519; docs/attestations.md "Signed verification summaries").
 //   attest verify FILE --key PUBKEY.pem... [--model M@V] [--max-age D] [--weights FILE] ...
 //       offline: exit 0 verified, 1 valid but FAILED / stale / another subject or model version,
 //       2 invalid (malformed, bad signature, wrong key) or usage

@@ -824,7 +824,7 @@ Action define_capture(CLI::App& app) {
   app.add_option("--subsample-out", o->subsample_out,
                  "the subsample job's output folder (its $REVERIFY_OUT, run with REVERIFY_MODE="
                  "subsample): recorded as the manifest's subsample reference, which subsample "
-                 "rebuilds are judged against (README, \"Subsample mode\")")
+                 "rebuilds are judged against (docs/job-guide.md \"Subsample mode\")")
       ->type_name("DIR");
   app.add_option("--subsample-seed-runs", o->subsample_seed_runs,
                  "the subsample job's seed-only reruns, one sub-folder each (named by the seed "
@@ -862,7 +862,7 @@ Action define_capture(CLI::App& app) {
   ScoringArguments& scoring = o->scoring;
   app.add_option("--task", scoring.task,
                  "evaluation.scoring.task: reverify scores every set of predictions itself "
-                 "from the eval set's labels (README, \"Scoring\"); needs --labels")
+                 "from the eval set's labels (docs/job-guide.md \"Scoring spec\"); needs --labels")
       ->type_name(enum_names<ScoringTask>("|"))
       ->check(one_of(enum_choices<ScoringTask>()));
   app.add_option("--labels", scoring.labels,

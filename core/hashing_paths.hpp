@@ -1,13 +1,14 @@
 #pragma once
-// How the hashers get a file's bytes (issue 28): through a read-only mapping, or with pread()
-// into a buffer of one of a few sizes. Which is fastest depends on the machine (what a page
-// fault, the copy and a system call cost; the L2 size) and on how the bytes sit in the page cache
-// (a 2 MiB folio is mapped by one fault; 4 KiB pages take a fault per 64 KiB of fault-around), so
-// no constant is right everywhere. The hashers cut each file into windows, sort each window into
-// a `PageLayout`, and a `PathChooser` picks its path from the CPU time each path took per byte on
-// the windows of that layout hashed so far in this process: an epsilon-greedy bandit that tries
-// every path on the first windows of each layout, then takes the cheapest, trying the others
-// again on one window in kExploreEvery so that it follows when the load or the data change.
+// How the hashers get a file's bytes (docs/benchmarks.md "How hashing reads files"): through a
+// read-only mapping, or with pread() into a buffer of one of a few sizes. Which is fastest depends
+// on the machine (what a page fault, the copy and a system call cost; the L2 size) and on how the
+// bytes sit in the page cache (a 2 MiB folio is mapped by one fault; 4 KiB pages take a fault per
+// 64 KiB of fault-around), so no constant is right everywhere. The hashers cut each file into
+// windows, sort each window into a `PageLayout`, and a `PathChooser` picks its path from the CPU
+// time each path took per byte on the windows of that layout hashed so far in this process: an
+// epsilon-greedy bandit that tries every path on the first windows of each layout, then takes the
+// cheapest, trying the others again on one window in kExploreEvery so that it follows when the load
+// or the data change.
 
 #include <array>
 #include <cstddef>

@@ -50,7 +50,7 @@ void append_json_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   // Printable ASCII other than '"' and '\\' is copied as it is: most strings are only that, and
   // one append of a run, found with one table look-up a byte, costs a fraction of one append per
-  // byte (the gate's body, README "Benchmarks").
+  // byte (the gate's body, docs/benchmarks.md "Where the time goes").
   static constexpr auto kPlain = [] {
     std::array<bool, 256> plain{};
     for (unsigned c = 0x20; c < 0x80; ++c)

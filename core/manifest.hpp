@@ -175,7 +175,7 @@ struct StepValues {
 };
 
 // evaluation.scoring: what reverify needs to score every set of predictions itself from the
-// frozen eval set's labels (README, "Scoring"); validation in manifest_parse.cpp.
+// frozen eval set's labels (docs/job-guide.md "Scoring spec"); validation in manifest_parse.cpp.
 enum class ScoringTask { binary, multiclass, regression, ranking };
 template <>
 struct EnumNames<ScoringTask> {
@@ -347,11 +347,11 @@ struct ToleranceSpec {
   bool operator==(const ToleranceSpec&) const = default;
 };
 
-// subsample: the reference a subsample rebuild is judged against (README, "Subsample mode";
-// docs/design.md, "The rebuild contract"). The job trains to completion on the training records
-// whose key K has the first 8 bytes of SHA-256(salt + ":" + K), big-endian, below fraction x 2^64,
-// and is scored on the frozen eval set. Its own metrics, predictions and seed runs, because a
-// model trained on a quarter of the data is another model: the full release's bands say nothing
+// subsample: the reference a subsample rebuild is judged against (docs/job-guide.md "Subsample
+// mode"; docs/design.md, "The rebuild contract"). The job trains to completion on the training
+// records whose key K has the first 8 bytes of SHA-256(salt + ":" + K), big-endian, below fraction
+// x 2^64, and is scored on the frozen eval set. Its own metrics, predictions and seed runs, because
+// a model trained on a quarter of the data is another model: the full release's bands say nothing
 // about it.
 // Which records the subsample job trained on, as it reported them (docs/design.md, "The subsample
 // rule": result.json "subsample" and its keys file): a subsample rebuild must draw the same.

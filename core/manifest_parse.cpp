@@ -336,7 +336,7 @@ std::optional<FileRef> read_file_ref(ObjectReader& parent, std::string_view key)
   });
 }
 
-// evaluation.scoring (README, "Scoring"), every key but task and labels optional:
+// evaluation.scoring (docs/job-guide.md "Scoring spec"), every key but task and labels optional:
 //   "scoring": {"task": "multiclass", "labels": {"column": "label"}, "classes": 10,
 //               "metrics": ["accuracy", "f1"], "segments": [{"column": "label", "name": "digit"}],
 //               "thresholds": [0.5], "k": 10, "query": {"uri": "qid.csv", "sha256": "..."}}

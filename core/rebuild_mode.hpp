@@ -1,8 +1,8 @@
 #pragma once
 // How much of the original training a rebuild re-runs: all of it (`full`), the first max_steps
 // steps compared step by step (`steps`), or all of it on a fixed, hash-defined subsample of the
-// training records, judged against the manifest's subsample reference (`subsample`; README,
-// "Subsample mode"). Shared by runners, the store's rows, the
+// training records, judged against the manifest's subsample reference (`subsample`;
+// docs/job-guide.md "Subsample mode"). Shared by runners, the store's rows, the
 // scheduler, the API and the CLI.
 
 #include "core/enum_names.hpp"

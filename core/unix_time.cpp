@@ -28,7 +28,7 @@ std::string rfc3339(UnixSeconds t) {
     return buf;
   }
   // The digits written by hand: snprintf's format parsing was an eighth of the gate's time in
-  // user space (every answer prints one or two times; README "Benchmarks").
+  // user space (every answer prints one or two times; docs/benchmarks.md "Where the time goes").
   std::string out = "0000-00-00T00:00:00Z";
   const auto put = [&out](std::size_t at, long value, int width) {
     for (int i = width - 1; i >= 0; --i, value /= 10)

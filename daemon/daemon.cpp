@@ -46,7 +46,8 @@ constexpr std::chrono::seconds kTickInterval{5};
 constexpr std::chrono::seconds kStoreWatchInterval{1};
 
 // The HTTP threads only read the published read model: one per core, each running an io_context
-// of its own, serves requests on every core (the gate benchmark, README "Benchmarks").
+// of its own, serves requests on every core (the gate benchmark, docs/benchmarks.md "Which targets
+// are met").
 std::vector<std::unique_ptr<net::io_context>> make_api_workers() {
   std::vector<std::unique_ptr<net::io_context>> workers;
   for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)

@@ -1,5 +1,5 @@
 #pragma once
-// Which underpowered versions the current cycle calibrates (docs/design.md property 2, issue #12):
+// Which underpowered versions the current cycle calibrates (docs/design.md property 2):
 // after the cycle's verifications are planned, versions whose latest conclusive verdict was judged
 // against bands that cannot catch their declared tolerance.detect get seed-only reruns in the
 // budget left over, at most `per_cycle` of them, each with the reason `reverify plan` shows.

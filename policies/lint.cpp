@@ -236,7 +236,8 @@ void check_counts(const Manifest& m, const LintRule& rule, Findings& out) {
 }
 
 // Costs no points either: a subsample reference is what lets a model too costly to rebuild in
-// full every cycle get a whole-run verdict between full rebuilds (README, "Subsample mode").
+// full every cycle get a whole-run verdict between full rebuilds (docs/job-guide.md "Subsample
+// mode").
 void check_subsample(const Manifest& m, const LintRule& rule, Findings& out) {
   if (!m.subsample) {
     add(out, rule, LintSeverity::info, "subsample",

@@ -1,5 +1,5 @@
 #pragma once
-// reverify's own numbers in a verdict (evaluation.scoring; issue #22). Pure.
+// reverify's own numbers in a verdict (evaluation.scoring; docs/verdicts.md "Scoring"). Pure.
 //
 // With a scoring spec the verify layer scores the release's and the rebuild's predictions itself
 // (policies/scoring.hpp, inputs from core/eval_columns.hpp) and the verdict engine

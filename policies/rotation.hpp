@@ -63,9 +63,9 @@ struct InventoryItem {
   double full_gpu_hours = 0;   // estimated cost of a full rebuild (accelerators x duration)
   double steps_gpu_hours = 0;  // estimated cost of a steps rebuild
   SubsampleCost subsample;     // estimated cost of a subsample rebuild, and whether it can run
-  // Large in the sense of subsample mode (README, "Subsample mode"): `large` (config, or a full
-  // rebuild costing at least schedule.large_gpu_hours), or a cadence that runs subsample mode.
-  // The plan names such a version when it has no subsample reference.
+  // Large in the sense of subsample mode (docs/scheduling.md "Subsample mode in the rotation"):
+  // `large` (config, or a full rebuild costing at least schedule.large_gpu_hours), or a cadence
+  // that runs subsample mode. The plan names such a version when it has no subsample reference.
   bool wants_subsample_reference() const {
     return large || cadence_s.count(RebuildMode::subsample) > 0;
   }

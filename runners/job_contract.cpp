@@ -45,8 +45,8 @@ std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
     env["REVERIFY_MAX_STEPS"] = std::to_string(spec.max_steps);
   else
     env.erase("REVERIFY_MAX_STEPS");
-  // The subsample rule's parameters (README, "Subsample mode"); the verification refuses a
-  // subsample rebuild of a manifest without them before any runner starts.
+  // The subsample rule's parameters (docs/job-guide.md "Subsample mode"); the verification refuses
+  // a subsample rebuild of a manifest without them before any runner starts.
   const auto& subsample = spec.manifest.subsample;
   if (spec.mode == RebuildMode::subsample && subsample) {
     // The rule's text of the fraction (core/subsample_rule.hpp); the manifest's validation

@@ -3,7 +3,7 @@
 // checked before the job starts and sampled while it runs, so that a job failing on a full or
 // read-only file system is reported as the platform's fault (error:infra) with the evidence —
 // which path, how much was left, what the kernel said — never as the job's (docs/design.md, verdict
-// classes; issue #26: a full state volume was paged to the model's owner as error:job).
+// classes: a full state volume must never page the model's owner as error:job).
 //
 // Evidence, any one of which makes a failed job the platform's fault:
 // - a watched file system that was full (under 1 MiB, or no inode, free to the job's user) or

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What review cannot keep by reading: (1) the layer rule, each folder includes only the layers
-# below it (README "Layout"), and (2) clang-format, every C++ file as .clang-format says.
+# below it (docs/development.md "The layer rule"), (2) clang-format, every C++ file as
+# .clang-format says, and (3) the docs' links and section references (scripts/check_docs.sh).
 # Exits 1 naming each offending file and line. Run by scripts/test.sh before it builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,8 +42,10 @@ if [[ -n "$unformatted" ]]; then
   failed=1
 fi
 
+bash scripts/check_docs.sh || failed=1
+
 if [[ $failed -ne 0 ]]; then
   echo "check_code: FAILED" >&2
   exit 1
 fi
-echo "check_code: every include goes down the layers; every C++ file is clang-formatted"
+echo "check_code: every include goes down the layers; every C++ file is clang-formatted; the docs resolve"

@@ -138,10 +138,10 @@ UPDATE pages SET store_id = (SELECT id FROM store_identity);
 ALTER TABLE calibrations ADD COLUMN leave_one_out_json TEXT;
 )sql"},
     {6, R"sql(
--- Subsample mode (README, "Subsample mode"): a verification's mode may be 'subsample'. SQLite
--- cannot change a CHECK constraint in place; this is its documented procedure (a new table, the
--- rows copied, the old one dropped, the new one renamed, its indexes made again), run while
--- Store::migrate holds foreign keys off and checks them before the commit.
+-- Subsample mode (docs/job-guide.md "Subsample mode"): a verification's mode may be
+-- 'subsample'. SQLite cannot change a CHECK constraint in place; this is its documented
+-- procedure (a new table, the rows copied, the old one dropped, the new one renamed, its indexes
+-- made again), run while Store::migrate holds foreign keys off and checks them before the commit.
 CREATE TABLE verifications_new (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   model TEXT NOT NULL,
@@ -197,8 +197,9 @@ CREATE TABLE manifest_moves (
 );
 )sql"},
     {8, R"sql(
--- The manifest's subsample reference, for the plan (README, "Subsample mode"): its fraction (NULL:
--- the manifest records none) and the subsample job's recorded seconds (NULL: not recorded).
+-- The manifest's subsample reference, for the plan (docs/scheduling.md "Subsample mode in the
+-- rotation"): its fraction (NULL: the manifest records none) and the subsample job's recorded
+-- seconds (NULL: not recorded).
 -- subsample_described is 0 on a row described before this column: the next sync describes it
 -- again (the upsert's WHERE), since its manifest is unchanged and would otherwise be skipped.
 ALTER TABLE model_versions ADD COLUMN subsample_fraction REAL;

@@ -1,6 +1,6 @@
 #pragma once
-// What a subsample rebuild is judged against (README, "Subsample mode"): the release's manifest
-// with its `subsample` reference in place of the full model's numbers. Every reader of a
+// What a subsample rebuild is judged against (docs/job-guide.md "Subsample mode"): the release's
+// manifest with its `subsample` reference in place of the full model's numbers. Every reader of a
 // verification request (preflight, the runner, the verdict, the attestation) then works on it
 // unchanged: the inputs checked and given to the job are the release's, the metrics, predictions,
 // weights and bands are the subsample model's.
@@ -11,7 +11,7 @@
 namespace reverify {
 
 // The command that records a subsample reference: `reverify capture` at release, with the
-// subsample job's outputs and seed runs (README, "Subsample mode").
+// subsample job's outputs and seed runs (docs/job-guide.md "Subsample mode").
 inline constexpr const char* kRecordSubsampleReference =
     "reverify capture --subsample-out DIR --subsample-seed-runs DIR --subsample-fraction F "
     "--subsample-salt S";

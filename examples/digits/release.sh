@@ -5,8 +5,8 @@
 # seeds, then lets `reverify capture` emit the manifest (hashes, environment, metrics, tolerance
 # from the reruns, the owner's declared DETECT) into the registry. Nothing in the manifest is
 # written by hand. The seed runs are what the bands are made of: RUNS=40 makes the primary band
-# catch a 0.02 drop in accuracy (README, "Verdict"); the same-seed reruns make the steps-mode band
-# (exact on a deterministic platform). The subsample reference (README, "Subsample mode") is the
+# catch a 0.02 drop in accuracy (docs/verdicts.md "Tolerance bands"); the same-seed reruns make the steps-mode band
+# (exact on a deterministic platform). The subsample reference (docs/job-guide.md "Subsample mode") is the
 # same trainer in subsample mode (SUBSAMPLE_FRACTION of the training records, keyed by record id,
 # with SUBSAMPLE_SALT), trained once with the recorded seeds and SUBSAMPLE_RUNS times seed-only.
 # The scoring spec (evaluation.scoring) is the eval set's label column, multiclass over 10 digits,

@@ -20,7 +20,7 @@
 #             runs of one release share one container.
 #   WORKDIR   where the trainer is inside IMAGE (/src); recorded as run.workdir
 #   SUBSAMPLE_FRACTION (0.25)  SUBSAMPLE_SALT (orientation-subsample-1)  SUBSAMPLE_RUNS (RUNS):
-#             the subsample reference (README, "Subsample mode"): the trainer once in subsample
+#             the subsample reference (docs/job-guide.md "Subsample mode"): the trainer once in subsample
 #             mode with the recorded seeds and SUBSAMPLE_RUNS times seed-only (0: none recorded)
 # The scoring spec (evaluation.scoring): an eval record is an eval image at one of the 4 turns
 # (file order, then turn order), so its label (the turn) and segment keys (rotation, digit) are

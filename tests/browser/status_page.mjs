@@ -160,7 +160,7 @@ try {
   check(!toJson.some((h) => h.startsWith("/v1/verifications/")),
     "verification links open pages, not raw JSON");
   await page.screenshot({ path: `${outDir}/status.png`, fullPage: true });
-  // A small copy for the README (docs/status-page.webp is one of these).
+  // A small copy for docs/operating.md "The status page" (docs/status-page.webp is one of these).
   await page.screenshot({ path: `${outDir}/status.webp`, type: "webp", quality: 70, fullPage: true });
   await accessibility(page, "status page");
 

@@ -23,7 +23,7 @@
 //     the answer (or because the answer came after the sender's timeout) is counted apart: no
 //     sender can close that window; the key lets the receiver merge it;
 //   - no page key ever reaches the receiver with another page than the one it first named.
-// The last test case prints the summary table that README "Faults" reproduces.
+// The last test case prints the summary table that docs/faults.md "Faults" reproduces.
 
 #include <doctest/doctest.h>
 
@@ -1250,7 +1250,7 @@ TEST_CASE("after the suite, no process started by a job is left") {
   CHECK(left.empty());
 }
 
-// Last in the file, so last to run: the table README "Faults" reproduces.
+// Last in the file, so last to run: the table docs/faults.md "Faults" reproduces.
 TEST_CASE("summary: faults injected, survived, data lost") {
   int injected = 0, survived = 0, lost = 0, undecided = 0, duplicates = 0, kill_points = 0;
   int resent = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `cmake --install` as a packager runs it (DESTDIR, prefix /usr): the binaries start from where
 # they were installed (their own libraries found through the RPATH), the unit names them and
-# passes `systemd-analyze verify`, sysusers/tmpfiles/docker drop-in/README/template are in place,
+# passes `systemd-analyze verify`, sysusers/tmpfiles/docker drop-in/docs/template are in place,
 # the template reaches /etc/reverify only when no config is there, and the installed daemon
 # accepts the installed config (--check-config).
 set -euo pipefail
@@ -21,7 +21,9 @@ for f in usr/bin/reverify usr/bin/reverifyd usr/lib/systemd/system/reverifyd.ser
          usr/share/reverify/prometheus/reverify.rules.yml \
          usr/share/reverify/grafana/reverify-dashboard.json \
          usr/share/bash-completion/completions/reverify \
-         usr/share/doc/reverify/README.md etc/reverify/reverify.yaml; do
+         usr/share/doc/reverify/README.md usr/share/doc/reverify/CHANGELOG.md \
+         usr/share/doc/reverify/docs/operating.md usr/share/doc/reverify/docs/status-page.webp \
+         etc/reverify/reverify.yaml; do
   [[ -e "$root/$f" ]] || fail "$f was not installed"
 done
 cmp -s "$src/config/production.yaml" "$root/etc/reverify/reverify.yaml" ||
@@ -37,8 +39,8 @@ version=$("$root/usr/bin/reverify" --version)
 unit="$root/usr/lib/systemd/system/reverifyd.service"
 grep -qx "ExecStart=/usr/bin/reverifyd --config /etc/reverify/reverify.yaml" "$unit" ||
   fail "ExecStart does not name the installed binary and config"
-grep -qx "Documentation=file:/usr/share/doc/reverify/README.md" "$unit" ||
-  fail "Documentation= does not name the installed README"
+grep -qx "Documentation=file:/usr/share/doc/reverify/README.md file:/usr/share/doc/reverify/docs/operating.md" \
+  "$unit" || fail "Documentation= does not name the installed README and operating guide"
 ! grep -q "^SupplementaryGroups=docker" "$unit" || fail "the docker group is not opt-in"
 grep -qx "SupplementaryGroups=docker" "$root/usr/share/reverify/reverifyd-docker.conf" ||
   fail "the docker drop-in does not add the docker group"

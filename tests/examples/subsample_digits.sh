@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Subsample mode on the digits example (README, "Subsample mode"; issue #27 item 1), through
+# Subsample mode on the digits example (docs/job-guide.md "Subsample mode"), through
 # `reverify run --mode subsample` and the process runner:
 #  1. the committed release digits-mlp@2026.11.1, rebuilt on its subsample -> passed, judged
 #     against the subsample reference (its own value and seed runs), not the full model's;
@@ -9,8 +9,8 @@
 #     from /tmp/reverify-digits-label-fixes.csv, outside the snapshot, no hash covers it) released
 #     cleanly at level bitwise (the trainer is deterministic): its subsample rebuild passes with
 #     the file absent and fails with it present, on the subsample model's weights (at level
-#     equivalent 3% label noise stays inside the subsample's seed spread: README, "Subsample
-#     mode");
+#     equivalent 3% label noise stays inside the subsample's seed spread: docs/job-guide.md
+#     "Subsample mode");
 #  4. a version released without a subsample reference: the subsample rebuild is refused with the
 #     reason (exit 2), no job started.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The PyTorch example (examples/torch-orientation) rebuilt in subsample mode (README, "Subsample
-# mode"; issue #27) on the process runner with this machine's python3-torch:
+# The PyTorch example (examples/torch-orientation) rebuilt in subsample mode (docs/job-guide.md
+# "Subsample mode") on the process runner with this machine's python3-torch:
 #  1. release.sh records the subsample reference: the trainer once in REVERIFY_MODE=subsample
 #     (fraction 0.25 of the training records, hash-selected) and TORCH_SUBSAMPLE_RUNS (default 3)
 #     times seed-only; the manifest's `subsample` holds its own metrics, weights hash, seed runs

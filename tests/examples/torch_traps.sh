@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The PyTorch example's two traps as the README runs them (examples/torch-orientation/traps.sh,
+# The PyTorch example's two traps as docs/examples.md "The PyTorch example" runs them (examples/torch-orientation/traps.sh,
 # process runner, this machine's python3-torch), with what reverify must say about each:
 #  - the variant whose worker_init_fn leaves the dataset's generator unseeded: steps mode (first
 #    50 steps) fails on the exact steps check, the full rebuild at level bitwise fails on the
@@ -43,4 +43,4 @@ else
   expect threads-steps 0 "^verdict: passed"
 fi
 expect threads-equivalent 0 "^verdict: passed" "PASS +primary:accuracy"
-echo "the PyTorch traps gave the verdicts the README describes"
+echo "the PyTorch traps gave the verdicts docs/examples.md describes"

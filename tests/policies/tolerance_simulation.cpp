@@ -8,12 +8,12 @@
 //  2. the band's stated power: a rebuild shifted by it is caught about 80% of the time (asserted
 //     with a floor, detection_floor()).
 // n = 3, 5, 10, 20 seed runs. Each row asserts "false-page rate <= alpha + 3 binomial standard
-// errors" and prints the rates and detection figures (ctest -V shows them; the README quotes
-// them). A last case simulates whole verifications (primary + 10 segments + 6 statistics, the
-// false-page rate split as the verdict does) against the per-verification alpha. The parity
-// checks (policies/own_scores.hpp: ranking top-k set and order, tau distance; multiclass
-// confusion shift per class and argmax) are measured on simulated rankings and classifiers, the
-// release against fresh-seed runs, with reverify's own scoring::parity.
+// errors" and prints the rates and detection figures (ctest -V shows them; docs/verdicts.md
+// "Tolerance bands" quotes them). A last case simulates whole verifications (primary + 10 segments
+// + 6 statistics, the false-page rate split as the verdict does) against the per-verification
+// alpha. The parity checks (policies/own_scores.hpp: ranking top-k set and order, tau distance;
+// multiclass confusion shift per class and argmax) are measured on simulated rankings and
+// classifiers, the release against fresh-seed runs, with reverify's own scoring::parity.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -57,8 +57,8 @@ struct Rates {
 
 // Property 2, as measured: a band claims the shift it catches with 80% probability from a normal
 // (t) predictive approximation, which holds to within a few points from 5 seed runs on and is
-// optimistic at 3 (coarse proportions: k = 20 at p = 0.5 is caught 68% of the time). The README
-// quotes the figures; these floors keep them from sliding.
+// optimistic at 3 (coarse proportions: k = 20 at p = 0.5 is caught 68% of the time).
+// docs/verdicts.md "Tolerance bands" quotes the figures; these floors keep them from sliding.
 double detection_floor(int n) {
   return n >= 5 ? 0.70 : 0.65;
 }
