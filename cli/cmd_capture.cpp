@@ -20,6 +20,7 @@
 
 #include "cli/capture_facts.hpp"
 #include "cli/command.hpp"
+#include "cli/scoring_flags.hpp"
 #include "cli/subsample_draw_read.hpp"
 #include "core/eval_columns.hpp"
 #include "core/file_write.hpp"
@@ -44,19 +45,6 @@ constexpr const char* kName = "capture";
 // Step values the manifest keeps: steps mode compares the first N, and N is rarely more. A job
 // that reports more is recorded up to here, and capture says so.
 constexpr std::size_t kMaxRecordedSteps = 10'000;
-
-// The flags that make evaluation.scoring.
-struct ScoringArguments {
-  std::optional<std::string> task, labels, query;
-  std::optional<std::int64_t> classes, k;
-  std::vector<std::string> metrics, segment_keys;
-  std::vector<double> thresholds;
-
-  bool any() const {
-    return task || labels || query || classes || k || !metrics.empty() || !segment_keys.empty() ||
-           !thresholds.empty();
-  }
-};
 
 struct CaptureArguments {
   std::string out, model, version, owner;
@@ -124,126 +112,22 @@ class ReleaseNames {
   std::map<std::string, fs::path> by_name_;
 };
 
-// COLUMN (of --eval), FILE, or FILE:COLUMN (a CSV file with a header row) for `option`: a file
-// is copied into the release folder and recorded by name and sha256.
+// A scoring flag's column (cli/scoring_flags.hpp column_source): a file is copied into the release
+// folder and recorded by name and sha256.
 Result<RecordColumn> record_column(const std::string& text, const std::string& option,
                                    const CaptureArguments& args, const fs::path& out_dir,
                                    ReleaseNames& names) {
-  std::error_code ec;
-  std::optional<fs::path> file;
-  std::optional<std::string> column;
-  if (fs::is_regular_file(text, ec)) {
-    file = text;
-  } else if (const auto colon = text.rfind(':');
-             colon != std::string::npos && fs::is_regular_file(text.substr(0, colon), ec)) {
-    file = text.substr(0, colon);
-    column = text.substr(colon + 1);
-  } else {
-    column = text;
-  }
-  const fs::path table = file ? *file : fs::path(args.eval.value_or(""));
-  if (!file && (!args.eval || !fs::is_regular_file(*args.eval, ec)))
-    return make_error(
-        ErrorCode::invalid_argument,
-        option + " " + text + ": not a file, and no --eval CSV file whose column it could be");
-  if (column) {
-    if (Status found = check_csv_column(table, *column); !found.ok())
-      return make_error(found.error().code, option + " " + text + ": " + found.error().message);
-  }
-  if (!file)
-    return RecordColumn{std::nullopt, std::nullopt, column};
-  if (Status claimed = names.claim(*file, option); !claimed.ok())
+  auto source = column_source(text, option, args.eval);
+  if (!source.ok())
+    return source.error();
+  if (!source->file)
+    return RecordColumn{std::nullopt, std::nullopt, source->column};
+  if (Status claimed = names.claim(*source->file, option); !claimed.ok())
     return claimed.error();
-  auto ref = release_file(*file, out_dir);
+  auto ref = release_file(*source->file, out_dir);
   if (!ref.ok())
     return make_error(ref.error().code, option + " " + text + ": " + ref.error().message);
-  return RecordColumn{ref->uri, ref->sha256, column};
-}
-
-// evaluation.scoring from the flags; the manifest's validation judges the combination.
-Result<ScoringSpec> scoring_spec(const CaptureArguments& args, const fs::path& out_dir,
-                                 ReleaseNames& names) {
-  const ScoringArguments& a = args.scoring;
-  if (!a.task)
-    return make_error(ErrorCode::invalid_argument,
-                      "--task is required with the other scoring flags (--labels, --classes, "
-                      "--metric, --segment-key, --threshold, --k, --query)");
-  if (!a.labels)
-    return make_error(ErrorCode::invalid_argument,
-                      "--labels is required with --task (a column of --eval, or a file)");
-  ScoringSpec spec;
-  spec.task = *enum_from_string<ScoringTask>(*a.task);  // checked by one_of()
-  auto labels = record_column(*a.labels, "--labels", args, out_dir, names);
-  if (!labels.ok())
-    return labels.error();
-  spec.labels = *labels;
-  spec.classes = a.classes;
-  for (const std::string& name : a.metrics) {
-    const auto metric = enum_from_string<ScoringMetric>(name);
-    if (!metric || !metric_applies(*metric, spec.task)) {
-      std::string known;
-      for (ScoringMetric m : task_metrics(spec.task))
-        known += (known.empty() ? "" : ", ") + std::string(to_string(m));
-      return make_error(
-          ErrorCode::invalid_argument,
-          "--metric " + name + ": not a metric of task " + *a.task + " (one of " + known + ")");
-    }
-    spec.metrics.push_back(*metric);
-  }
-  for (const std::string& item : a.segment_keys) {
-    // [NAME=]COLUMN|FILE[:COLUMN]
-    const auto eq = item.find('=');
-    const bool named = eq != std::string::npos && is_valid_name(item.substr(0, eq));
-    auto values =
-        record_column(named ? item.substr(eq + 1) : item, "--segment-key", args, out_dir, names);
-    if (!values.ok())
-      return values.error();
-    spec.segments.push_back(
-        SegmentKeySpec{named ? item.substr(0, eq) : default_segment_key_name(*values), *values});
-  }
-  spec.thresholds = a.thresholds;
-  spec.k = a.k;
-  if (a.query) {
-    auto query = record_column(*a.query, "--query", args, out_dir, names);
-    if (!query.ok())
-      return query.error();
-    spec.query = *query;
-  }
-  return spec;
-}
-
-// The spec tried on the release's own predictions: every per-record input read and checked,
-// every metric scored. One line for the user, and the inputs (the seed runs are scored with them).
-struct ScoringTried {
-  std::string line;
-  ScoringInputs inputs;
-};
-Result<ScoringTried> try_scoring(const Manifest& m, const CaptureArguments& args,
-                                 const fs::path& out_dir, const fs::path& predictions_file) {
-  auto predictions = read_predictions(predictions_file);
-  if (!predictions.ok())
-    return predictions.error();
-  std::optional<FileRef> eval_set;
-  if (args.eval && m.evaluation.set)
-    eval_set = FileRef{fs::absolute(*args.eval).string(), m.evaluation.set->sha256};
-  const EvalSources sources{(out_dir / "manifest.json").string(), eval_set};
-  auto inputs = read_scoring_inputs(*m.evaluation.scoring, sources, predictions->rows);
-  if (!inputs.ok())
-    return inputs.error();
-  auto scores = scoring::score(*inputs, *predictions);
-  if (!scores.ok())
-    return make_error(scores.error().code,
-                      predictions_file.string() + ": " + scores.error().message);
-  std::string line = std::string("scoring: ") + to_string(inputs->task) + ", " +
-                     std::to_string(inputs->records()) + " records, " +
-                     std::to_string(scores->segments.size()) + " segments";
-  const scoring::MetricScore& first = scores->overall.metrics.front();
-  line += "; the release's " + first.name + " " +
-          (first.judged() ? std::to_string(*first.value) : "not judged: " + first.not_judged);
-  if (first.count)
-    line += " (" + std::to_string(static_cast<long long>(first.count->numerator)) + "/" +
-            std::to_string(static_cast<long long>(first.count->denominator)) + ")";
-  return ScoringTried{std::move(line), std::move(inputs).value()};
+  return RecordColumn{ref->uri, ref->sha256, source->column};
 }
 
 // The reruns in DIR (one sub-folder per run, each a $REVERIFY_OUT), at least kMinSeedRuns.
@@ -596,7 +480,9 @@ int run_capture(const CaptureArguments& args) {
       if (released)
         (void)names.claim(*released, "");
     }
-    auto spec = scoring_spec(args, out_dir, names);
+    auto spec = scoring_spec(args.scoring, [&](const std::string& text, const std::string& option) {
+      return record_column(text, option, args, out_dir, names);
+    });
     if (!spec.ok())
       return usage_error(kName, spec.error().message);
     m.evaluation.scoring = std::move(spec).value();
@@ -605,7 +491,11 @@ int run_capture(const CaptureArguments& args) {
         std::cerr << "reverify capture: " << error.to_string() << "\n";
       return 2;
     }
-    auto note = try_scoring(m, args, out_dir, *outputs->predictions);
+    std::optional<FileRef> eval_set;
+    if (args.eval && m.evaluation.set)
+      eval_set = FileRef{fs::absolute(*args.eval).string(), m.evaluation.set->sha256};
+    auto note = try_scoring(*m.evaluation.scoring, (out_dir / "manifest.json").string(), eval_set,
+                            *outputs->predictions);
     if (!note.ok())
       return usage_error(kName, note.error().message);
     scoring = std::move(note).value();
@@ -859,39 +749,7 @@ Action define_capture(CLI::App& app) {
                  "the subsample job's wall time, in seconds")
       ->type_name("SECONDS")
       ->check(CLI::NonNegativeNumber);
-  ScoringArguments& scoring = o->scoring;
-  app.add_option("--task", scoring.task,
-                 "evaluation.scoring.task: reverify scores every set of predictions itself "
-                 "from the eval set's labels (docs/job-guide.md \"Scoring spec\"); needs --labels")
-      ->type_name(enum_names<ScoringTask>("|"))
-      ->check(one_of(enum_choices<ScoringTask>()));
-  app.add_option("--labels", scoring.labels,
-                 "the eval set's labels: a column of --eval (a CSV file with a header row), or "
-                 "a file with one label per eval record (.npy, or one per line), or FILE:COLUMN "
-                 "of a CSV file; files are copied into --out and hashed")
-      ->type_name("COLUMN|FILE[:COLUMN]");
-  app.add_option("--classes", scoring.classes,
-                 "multiclass: the number of classes (labels are 0..N-1)")
-      ->type_name("N")
-      ->check(integer_in(2, 1'000'000));
-  app.add_option("--metric", scoring.metrics,
-                 "a metric to compute (without it: the task's full set); repeatable")
-      ->type_name("NAME");
-  app.add_option("--segment-key", scoring.segment_keys,
-                 "segment keys per record: a record whose key is v is in the segment NAME=v "
-                 "(NAME defaults to the column's or the file's name); repeatable")
-      ->type_name("[NAME=]COLUMN|FILE[:COLUMN]");
-  app.add_option("--threshold", scoring.thresholds,
-                 "binary: an operating threshold, decision = score >= X (without it: 0.5); "
-                 "regression: a decision threshold whose crossings parity counts; repeatable")
-      ->type_name("X")
-      ->check(finite_number());
-  app.add_option("--k", scoring.k, "ranking: the cut-off of ndcg@k and precision@k")
-      ->type_name("N")
-      ->check(integer_in(1, 1'000'000));
-  app.add_option("--query", scoring.query,
-                 "ranking: each record's query id, as a column of --eval or a file")
-      ->type_name("COLUMN|FILE[:COLUMN]");
+  add_scoring_flags(app, o->scoring);
   app.add_option("ENTRYPOINT", o->entrypoint, "the job's argv, after --, e.g. -- python3 train.py");
   return [o] { return run_capture(*o); };
 }

@@ -18,6 +18,8 @@
 #include "cli/capture_facts.hpp"
 #include "cli/check_job_runs.hpp"
 #include "cli/command.hpp"
+#include "cli/scoring_flags.hpp"
+#include "core/eval_columns.hpp"
 #include "core/file_write.hpp"
 #include "core/hashing.hpp"
 #include "core/subsample_rule.hpp"
@@ -25,6 +27,7 @@
 #include "core/unix_time.hpp"
 #include "core/uri.hpp"
 #include "policies/job_trace.hpp"
+#include "policies/own_scores.hpp"
 #include "runners/process_runner.hpp"
 
 namespace reverify::cli {
@@ -46,6 +49,7 @@ struct CheckJobArguments {
   std::string subsample_salt = "reverify-check-job";
   bool no_subsample = false, no_trace = false, json = false;
   std::string timeout = "1h";
+  ScoringArguments scoring;
 };
 
 Result<nlohmann::json> read_json(const std::string& option, const std::optional<std::string>& path,
@@ -144,6 +148,55 @@ std::vector<CheckJobRun> planned_runs(const CheckJobArguments& args, const Manif
   return runs;
 }
 
+// The full run's predictions scored with the spec the scoring flags make (their files read in
+// place): the eval set's record count for the outputs check, and the metrics finding.
+struct Scored {
+  std::size_t records = 0;
+  JobFinding metrics;
+};
+Result<Scored> score_full_run(const CheckJobArguments& args, const CheckJobSetup& setup,
+                              const JobRunRecord& full) {
+  auto spec = scoring_spec(
+      args.scoring,
+      [&](const std::string& text, const std::string& option) -> Result<RecordColumn> {
+        auto source = column_source(text, option, args.eval);
+        if (!source.ok())
+          return source.error();
+        if (!source->file)
+          return RecordColumn{std::nullopt, std::nullopt, source->column};
+        auto digest = sha256_file(*source->file);
+        if (!digest.ok())
+          return digest.error();
+        return RecordColumn{fs::absolute(*source->file).string(), *digest, source->column};
+      });
+  if (!spec.ok())
+    return spec.error();
+  std::optional<FileRef> eval_set;
+  if (setup.eval && fs::is_regular_file(*setup.eval)) {
+    auto digest = sha256_file(*setup.eval);
+    if (!digest.ok())
+      return digest.error();
+    eval_set = FileRef{setup.eval->string(), *digest};
+  }
+  auto inputs =
+      read_scoring_inputs(*spec, {setup.manifest_location, eval_set}, full.predictions->rows);
+  if (!inputs.ok())
+    return inputs.error();
+  auto scores = scoring::score(*inputs, *full.predictions);
+  if (!scores.ok())
+    return scores.error();
+  SegmentMetrics job_segments;
+  auto outputs = full.result;
+  for (const auto& [segment, metrics] : outputs.value("segments", nlohmann::json::object()).items())
+    for (const auto& [metric, value] : metrics.items())
+      if (value.is_number())
+        job_segments[segment][metric] = value.get<double>();
+  const auto& primary = outputs["primary"];
+  const CheckResult agreement = job_agreement_check(
+      primary["value"].get<double>(), primary["name"].get<std::string>(), job_segments, *scores);
+  return Scored{inputs->records(), judge_metrics(agreement)};
+}
+
 const JobRunRecord* find_run(const std::vector<JobRunRecord>& runs, const std::string& name) {
   for (const auto& run : runs) {
     if (run.name == name)
@@ -155,7 +208,13 @@ const JobRunRecord* find_run(const std::vector<JobRunRecord>& runs, const std::s
 std::vector<JobFinding> judge(const CheckJobArguments& args, const CheckJobSetup& setup,
                               const std::vector<JobRunRecord>& runs, bool traced) {
   const ReproLevel level = setup.draft.level;
-  std::vector<JobFinding> findings{judge_outputs(runs, std::nullopt, level)};
+  std::optional<Result<Scored>> scored;
+  if (args.scoring.any() && !runs.front().error && runs.front().predictions)
+    scored = score_full_run(args, setup, runs.front());
+  std::optional<std::size_t> records;
+  if (scored && scored->ok())
+    records = (*scored)->records;
+  std::vector<JobFinding> findings{judge_outputs(runs, records, level)};
   if (findings.front().status == FindingStatus::fail)
     return findings;
   const JobRunRecord& full = *find_run(runs, "full");
@@ -192,6 +251,26 @@ std::vector<JobFinding> judge(const CheckJobArguments& args, const CheckJobSetup
     scope.allowed = args.allow_read;
     const fs::path cwd = setup.work / "scratch" / "check-job-full" / "src";
     findings.push_back(judge_trace(parse_strace(log.ok() ? *log : "", cwd.string()), scope));
+  }
+  if (!scored) {
+    findings.push_back({"metrics",
+                        FindingStatus::skip,
+                        "not checked: give the scoring spec (--task, --labels, ... as capture "
+                        "takes them) to score the job's predictions",
+                        JobFailure::none,
+                        {},
+                        {}});
+  } else if (!scored->ok()) {
+    findings.push_back(
+        {"metrics",
+         FindingStatus::fail,
+         "the scoring spec cannot score the job's predictions: " + scored->error().message,
+         JobFailure::contract_outputs,
+         "predictions with one row per eval record, in eval-set order, in the "
+         "shape the task reads (docs/job-guide.md \"Scoring spec\")",
+         {}});
+  } else {
+    findings.push_back((*scored)->metrics);
   }
   return findings;
 }
@@ -347,6 +426,7 @@ Action define_check_job(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--work-dir", o->work_dir, "keep every run's outputs and the trace here")
       ->type_name("DIR");
+  add_scoring_flags(app, o->scoring);
   add_json_flag(app, o->json);
   app.add_option("ENTRYPOINT", o->entrypoint, "the job's argv, after --, e.g. -- python3 train.py");
   return [o] { return run_check_job(*o); };

@@ -29,8 +29,8 @@ Result<std::optional<SubsampleDrawn>> checked_draw(const JobOutputs& outputs, do
                           "rule (\"" +
                           checked->first_outside + "\" is out at fraction " + f->text + ", salt " +
                           salt +
-                          "): it was not drawn by the rule (docs/design.md, \"The subsample "
-                          "rule\"); `reverify check-job` shows how it was drawn");
+                          "): it was not drawn by the rule of docs/design.md "
+                          "\"The subsample rule\"; `reverify check-job` shows how it was drawn");
   }
   return std::optional(*outputs.subsample);
 }

@@ -342,6 +342,23 @@ JobFinding judge_subsample(const SubsampleCheckInput& in) {
   return out;
 }
 
+JobFinding judge_metrics(const CheckResult& agreement) {
+  std::string summary = agreement.explanation;
+  if (summary.rfind("job:metric-agrees: ", 0) == 0)
+    summary = summary.substr(19);
+  if (agreement.outcome == CheckOutcome::passed)
+    return finding("metrics", FindingStatus::pass, summary);
+  if (agreement.outcome != CheckOutcome::failed)
+    return finding("metrics", FindingStatus::warn, summary);
+  return finding("metrics", FindingStatus::fail,
+                 summary +
+                     ": what it reports is not what its predictions score (another split, "
+                     "another threshold, other records)",
+                 JobFailure::metric_mismatch,
+                 "compute the reported metrics from the predictions it writes, on the whole eval "
+                 "set in eval-set order; report other splits under other names (\"validation\")");
+}
+
 FindingStatus overall_status(const std::vector<JobFinding>& findings) {
   FindingStatus worst = FindingStatus::pass;
   for (const auto& f : findings) {

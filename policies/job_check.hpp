@@ -48,6 +48,7 @@
 #include "core/enum_names.hpp"
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
+#include "policies/verdict_model.hpp"
 
 namespace reverify {
 
@@ -142,6 +143,10 @@ struct SubsampleCheckInput {
   const JobRunRecord* full = nullptr;        // for the step-count note
 };
 JobFinding judge_subsample(const SubsampleCheckInput& in);
+
+// The "metrics" finding from the job:metric-agrees check of the full run's predictions
+// (policies/own_scores.hpp job_agreement_check): failed names the first disagreement.
+JobFinding judge_metrics(const CheckResult& agreement);
 
 // "fail" if any finding failed, else "warn" if any warned, else "pass".
 FindingStatus overall_status(const std::vector<JobFinding>& findings);

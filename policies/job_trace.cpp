@@ -107,7 +107,10 @@ std::optional<Call> read_call(std::string_view line, std::map<std::string, std::
   if (space == std::string_view::npos)
     return std::nullopt;
   const std::string pid(line.substr(0, space));
-  std::string body(line.substr(space + 1));
+  const auto start = line.find_first_not_of(' ', space);  // strace pads the pid: "6062  execve("
+  if (start == std::string_view::npos)
+    return std::nullopt;
+  std::string body(line.substr(start));
   if (const auto cut = body.find(" <unfinished ...>"); cut != std::string::npos) {
     pending[pid] = body.substr(0, cut);
     return std::nullopt;
