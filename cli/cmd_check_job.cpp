@@ -185,13 +185,16 @@ Result<Scored> score_full_run(const CheckJobArguments& args, const CheckJobSetup
   auto scores = scoring::score(*inputs, *full.predictions);
   if (!scores.ok())
     return scores.error();
+  // result.json as the runner validated it: segments of numbers, a primary with name and value.
   SegmentMetrics job_segments;
-  auto outputs = full.result;
-  for (const auto& [segment, metrics] : outputs.value("segments", nlohmann::json::object()).items())
-    for (const auto& [metric, value] : metrics.items())
-      if (value.is_number())
+  const nlohmann::json& result = full.result;
+  if (result.contains("segments")) {
+    for (const auto& [segment, metrics] : result["segments"].items()) {
+      for (const auto& [metric, value] : metrics.items())
         job_segments[segment][metric] = value.get<double>();
-  const auto& primary = outputs["primary"];
+    }
+  }
+  const auto& primary = result["primary"];
   const CheckResult agreement = job_agreement_check(
       primary["value"].get<double>(), primary["name"].get<std::string>(), job_segments, *scores);
   return Scored{inputs->records(), judge_metrics(agreement)};

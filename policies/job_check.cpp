@@ -337,7 +337,8 @@ JobFinding judge_subsample(const SubsampleCheckInput& in) {
   if (in.full && !in.full->steps.empty()) {
     out.details.push_back(std::to_string(run.steps.size()) + " steps against the full run's " +
                           std::to_string(in.full->steps.size()) +
-                          " (a step-counted schedule runs ceil(steps x fraction))");
+                          ": a schedule counted in epochs keeps them on fewer records, one "
+                          "counted in steps runs ceil(steps x fraction)");
   }
   return out;
 }

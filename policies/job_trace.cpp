@@ -133,10 +133,13 @@ std::optional<Call> read_call(std::string_view line, std::map<std::string, std::
   return call;
 }
 
-bool creates(const Call& call) {
+bool fresh(const Call& call) {
   return call.name.find("mkdir") == 0 || call.name.find("link") != std::string::npos ||
-         call.name.find("rename") == 0 || call.name == "creat" ||
-         call.args.find("O_CREAT") != std::string::npos;
+         call.name.find("rename") == 0 || call.args.find("O_EXCL") != std::string::npos;
+}
+
+bool creates(const Call& call) {
+  return fresh(call) || call.name == "creat" || call.args.find("O_CREAT") != std::string::npos;
 }
 
 // The path a call names, absolute; for rename/link the target (the second string) counts too.
@@ -167,6 +170,22 @@ bool under(const std::string& path, const std::string& prefix) {
       prefix.back() == '/' && prefix.size() > 1 ? prefix.substr(0, prefix.size() - 1) : prefix;
   return path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
                        (p == "/" || path[p.size()] == '/'));
+}
+
+bool under_any(const std::string& path, const std::set<std::string>& prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](const std::string& p) { return under(path, p); });
+}
+
+// "a, b, c" for at most ten, then how many more.
+std::string first_ten(const std::set<std::string>& items) {
+  std::vector<std::string> named(items.begin(), items.end());
+  if (named.size() > 10) {
+    const auto more = named.size() - 10;
+    named.resize(10);
+    named.push_back(std::to_string(more) + " more");
+  }
+  return joined(named);
 }
 
 }  // namespace
@@ -205,7 +224,8 @@ JobTrace parse_strace(std::string_view log, const std::string& working_dir) {
     if (!kPathCalls.contains(call->name))
       continue;
     for (const auto& path : call_paths(*call, cwd)) {
-      trace.files.push_back({call->name, path, call->ok, call->ok && creates(*call)});
+      trace.files.push_back(
+          {call->name, path, call->ok, call->ok && creates(*call), call->ok && fresh(*call)});
       if (call->name == "chdir" && call->ok)
         cwd = path;
     }
@@ -220,6 +240,10 @@ JobFinding judge_trace(const JobTrace& trace, const TraceScope& scope) {
   allowed.insert(allowed.end(), kSystemPrefixes.begin(), kSystemPrefixes.end());
   std::set<std::string> own, outside, probes;
   for (const auto& access : trace.files) {
+    if (access.fresh)
+      own.insert(access.path);
+  }
+  for (const auto& access : trace.files) {
     const auto& path = access.path;
     const bool inside = std::any_of(allowed.begin(), allowed.end(),
                                     [&](const std::string& p) { return under(path, p); });
@@ -228,18 +252,17 @@ JobFinding judge_trace(const JobTrace& trace, const TraceScope& scope) {
                                    [&](const std::string& p) { return under(p, path); });
     if (access.creates)
       own.insert(path);
-    if (inside || above || own.contains(path) ||
-        std::any_of(own.begin(), own.end(), [&](const std::string& o) { return under(path, o); }))
+    if (inside || above || under_any(path, own))
       continue;
     (access.ok ? outside : probes).insert(path);
   }
-  std::vector<std::string> network;
+  std::set<std::string> network;
   for (const auto& c : trace.connects) {
-    const bool name_service =
-        c.family == "AF_UNIX" && (under(c.address, "/run") || under(c.address, "/var/run"));
-    if (!name_service)
-      network.push_back(c.family + " " + c.address +
-                        (c.ok ? "" : " (refused or unreachable here)"));
+    const bool local =
+        c.family == "AF_UNIX" && (under_any(c.address, own) || under(c.address, "/run/nscd") ||
+                                  under(c.address, "/var/run/nscd"));
+    if (!local)
+      network.insert(c.family + " " + c.address + (c.ok ? "" : " (refused or unreachable here)"));
   }
   if (outside.empty() && network.empty()) {
     JobFinding f{"inputs",
@@ -258,18 +281,14 @@ JobFinding judge_trace(const JobTrace& trace, const TraceScope& scope) {
     }
     return f;
   }
-  std::vector<std::string> named(outside.begin(), outside.end());
-  if (named.size() > 10) {
-    const auto more = named.size() - 10;
-    named.resize(10);
-    named.push_back(std::to_string(more) + " more");
-  }
   std::string summary;
   if (!outside.empty())
-    summary = "the job read " + std::to_string(outside.size()) +
-              " path(s) outside REVERIFY_DATA, REVERIFY_EVAL and its checkout: " + joined(named);
+    summary =
+        "the job read " + std::to_string(outside.size()) +
+        " path(s) outside REVERIFY_DATA, REVERIFY_EVAL and its checkout: " + first_ten(outside);
   if (!network.empty())
-    summary += std::string(summary.empty() ? "" : "; ") + "it used the network: " + joined(network);
+    summary +=
+        std::string(summary.empty() ? "" : "; ") + "it used the network: " + first_ten(network);
   JobFinding f{"inputs",
                FindingStatus::fail,
                summary +

@@ -11,9 +11,13 @@
 // the contract's paths (REVERIFY_DATA, REVERIFY_EVAL, REVERIFY_CONFIG, REVERIFY_SEEDS,
 // REVERIFY_OUT), the job's checkout, the system's folders (/usr, /lib*, /bin, /sbin, /etc, /proc,
 // /sys, /dev, /run, /var/run) or a path the job created itself (an open with O_CREAT, a mkdir),
-// nor a prefix the caller allows. A read of a path that did not exist is a probe, listed but not
-// judged (interpreters probe many). A connect() or sendto() to an AF_INET or AF_INET6 address is
-// network use; AF_UNIX sockets under /run or /var/run (name service caches) are not.
+// nor a prefix the caller allows. A path the job made fresh (mkdir, O_EXCL, a rename's target) is
+// its own for the whole run (several processes' lines need not come in order); one it opened with
+// O_CREAT alone, from then on (it may have read it before). A read of a path that did not exist is
+// a probe, listed but not judged (interpreters probe many). A connect() or sendto() to an AF_INET
+// or AF_INET6 address is network use, and so is an AF_UNIX socket (a local database is an input
+// too) unless it lies in a folder the job made (its own processes talking) or is the name service
+// cache's (/run/nscd, /var/run/nscd).
 // Relative paths resolve against the job's working directory, following its chdir() calls.
 
 #include <string>
@@ -28,7 +32,8 @@ struct TracedAccess {
   std::string syscall;   // "openat", "newfstatat", "execve", ...
   std::string path;      // absolute, lexically normal
   bool ok = false;       // the call succeeded
-  bool creates = false;  // O_CREAT, mkdir, rename's target: the job's own file from then on
+  bool creates = false;  // O_CREAT, creat: the job's own file from then on
+  bool fresh = false;    // mkdir, O_EXCL, rename or link: did not exist before, the job's all along
 };
 
 struct TracedConnect {

@@ -77,6 +77,30 @@ TEST_CASE("network use is named with its address, refused or not; name-service s
   CHECK(f.summary.find("nscd") == std::string::npos);
 }
 
+TEST_CASE(
+    "a folder the job made is its own, whatever the order of its processes' lines; its "
+    "sockets are its processes talking, not the network; a file it only O_CREATs may have "
+    "been read before") {
+  const auto own = judge(
+      "12 newfstatat(AT_FDCWD, \"/tmp/pymp-ab\", {st_mode=S_IFDIR|0700, ...}, 0) = 0\n"
+      "11 mkdir(\"/tmp/pymp-ab\", 0700) = 0\n"
+      "12 connect(5, {sa_family=AF_UNIX, sun_path=\"/tmp/pymp-ab/listener-x\"}, 110) = 0\n"
+      "12 connect(5, {sa_family=AF_UNIX, sun_path=\"/tmp/pymp-ab/listener-x\"}, 110) = 0\n"
+      "10 connect(6, {sa_family=AF_UNIX, sun_path=\"/var/run/nscd/socket\"}, 110) = -1 ENOENT\n");
+  CHECK(own.status == FindingStatus::pass);
+  const auto database = judge(
+      "10 connect(5, {sa_family=AF_UNIX, sun_path=\"/var/run/postgresql/.s.PGSQL.5432\"}, 110) "
+      "= 0\n"
+      "10 connect(5, {sa_family=AF_UNIX, sun_path=\"/var/run/postgresql/.s.PGSQL.5432\"}, 110) "
+      "= 0\n");
+  CHECK(database.status == FindingStatus::fail);
+  CHECK(database.summary.find("AF_UNIX /var/run/postgresql/.s.PGSQL.5432.") != std::string::npos);
+  const auto cache = judge(
+      "10 openat(AT_FDCWD, \"/tmp/cache.bin\", O_RDONLY) = 3\n"
+      "10 openat(AT_FDCWD, \"/tmp/cache.bin\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3\n");
+  CHECK(cache.status == FindingStatus::fail);
+}
+
 TEST_CASE("strace's escapes in paths are read back; unknown lines are skipped") {
   const auto trace = parse_strace(
       "10 openat(AT_FDCWD, \"/tmp/caf\\303\\251 \\\"q\\\"\", O_RDONLY) = 3\n"
