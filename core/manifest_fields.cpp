@@ -173,4 +173,44 @@ std::optional<std::vector<double>> read_numbers(Findings& f, const json& value,
   return numbers;
 }
 
+std::optional<std::string> optional_string(ObjectReader& r, std::string_view key) {
+  const json* v = r.optional(key);
+  return v ? read_string(r.findings(), *v, r.path(key)) : std::nullopt;
+}
+
+std::optional<std::string> required_string(ObjectReader& r, std::string_view key) {
+  const json* v = r.required(key, "a non-empty string");
+  return v ? read_string(r.findings(), *v, r.path(key)) : std::nullopt;
+}
+
+std::optional<std::string> optional_sha256(ObjectReader& r, std::string_view key) {
+  const json* v = r.optional(key);
+  return v ? read_hex(r.findings(), *v, r.path(key), 64, kSha256) : std::nullopt;
+}
+
+std::optional<bool> optional_bool(ObjectReader& r, std::string_view key) {
+  const json* v = r.optional(key);
+  return v ? read_bool(r.findings(), *v, r.path(key)) : std::nullopt;
+}
+
+std::optional<std::int64_t> optional_integer(ObjectReader& r, std::string_view key,
+                                             std::int64_t minimum, std::string_view expected) {
+  const json* v = r.optional(key);
+  return v ? read_integer(r.findings(), *v, r.path(key), minimum, expected) : std::nullopt;
+}
+
+std::optional<FileRef> read_file_ref(ObjectReader& parent, std::string_view key) {
+  return read_section(parent, key, [](ObjectReader& r) {
+    return FileRef{required_string(r, "uri").value_or(""), optional_sha256(r, "sha256")};
+  });
+}
+
+bool all_digits(std::string_view text) {
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      return false;
+  }
+  return true;
+}
+
 }  // namespace reverify::manifest_fields

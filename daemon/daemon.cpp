@@ -1,40 +1,41 @@
 #include "daemon/daemon.hpp"
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/thread_pool.hpp>
-
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <exception>
-#include <map>
-#include <memory>
 #include <mutex>
-#include <random>
-#include <set>
-#include <thread>
 
-#include "api/daemon_metrics.hpp"
-#include "api/http_server.hpp"
-#include "api/snapshot.hpp"
-#include "core/log.hpp"
 #include "core/page_links.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
-#include "daemon/registry_source.hpp"
-#include "daemon/sd_notify.hpp"
+#include "daemon/daemon_impl.hpp"
 #include "settings/config_check.hpp"
-#include "verify/manifest_moves.hpp"
 #include "verify/schedule.hpp"
 #include "verify/state_dir.hpp"
-#include "verify/verification_service.hpp"
 
 namespace reverify {
 
-namespace net = boost::asio;
+std::vector<std::unique_ptr<net::io_context>> make_api_workers() {
+  std::vector<std::unique_ptr<net::io_context>> workers;
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+    workers.push_back(std::make_unique<net::io_context>(1));  // 1: run by one thread
+  return workers;
+}
+
+std::vector<std::string> source_names(const Config& config) {
+  std::vector<std::string> names;
+  for (const auto& source : config.sources)
+    names.push_back(source.name);
+  return names;
+}
+
+// A thread failure (daemon.hpp, "Thread failures"): one error line, then exit 70 at once.
+[[noreturn]] void fail_fast(const std::string& where, const std::string& what) {
+  log_error("internal error on " + where + ": " + what +
+            "; exiting with status 70 (running verifications are left to their runners and "
+            "reconciled on the next start)");
+  std::_Exit(70);
+}
 
 namespace {
 
@@ -45,35 +46,10 @@ constexpr std::chrono::seconds kTickInterval{5};
 // sync. One PRAGMA on the pool, no I/O.
 constexpr std::chrono::seconds kStoreWatchInterval{1};
 
-// The HTTP threads only read the published read model: one per core, each running an io_context
-// of its own, serves requests on every core (the gate benchmark, docs/benchmarks.md "Which targets
-// are met").
-std::vector<std::unique_ptr<net::io_context>> make_api_workers() {
-  std::vector<std::unique_ptr<net::io_context>> workers;
-  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
-    workers.push_back(std::make_unique<net::io_context>(1));  // 1: run by one thread
-  return workers;
-}
-
 // The API's part of a config, sharing the config's lifetime.
 std::shared_ptr<const ApiConfig> api_config_of(const std::shared_ptr<const Config>& config) {
   return std::shared_ptr<const ApiConfig>(config, &config->api);
 }
-
-// One line a registry sync logs, once back on the loop.
-struct SyncLine {
-  LogLevel level;
-  std::string message;
-  std::string source;
-};
-
-// What a registry sync hands back to the loop: the sources it borrowed, what to log, and
-// whether each source's listing was stored.
-struct SyncOutcome {
-  std::vector<std::unique_ptr<RegistrySource>> sources;
-  std::vector<SyncLine> log;
-  std::vector<std::pair<std::string, bool>> listed;  // source name, listed and stored
-};
 
 // What planning a cycle hands back to the loop: what to log ("" when another run of the
 // daemon already planned it).
@@ -81,17 +57,6 @@ struct CycleOutcome {
   bool failed = false;
   std::string message;
 };
-
-std::vector<std::string> source_names(const Config& config) {
-  std::vector<std::string> names;
-  for (const auto& source : config.sources)
-    names.push_back(source.name);
-  return names;
-}
-
-LogFields version_fields(const std::string& model, const std::string& version) {
-  return {{"model", model}, {"version", version}};
-}
 
 // A verdict as one log line: its level says how bad (failed:* a warning, error:* an error,
 // uncalibrated a notice, passed info), the fields say which, and the explanation stays on the
@@ -123,24 +88,6 @@ struct Refreshed {
   std::vector<PlannedCalibration> calibrations;  // the cycle's, as planned now
 };
 
-// Why the running calibration stops before its next run: written by the loop, read by the
-// calibration's thread.
-enum class CalibrationStop { none, verification_due, draining };
-
-// What an accepted reload hands back to the loop: the config, and what --check-config would
-// report about it (logged as warnings, as at start).
-struct Reloaded {
-  Result<Config> config;
-  std::vector<ConfigProblem> problems;
-};
-
-// The verifications found running and not being worked on by this daemon, by who finishes them.
-struct LeftRunning {
-  std::vector<VerificationRow> own;       // reverifyd's: reattached, or error:runner-lost
-  std::vector<VerificationRow> orphaned;  // a `reverify run`'s whose process is gone
-  std::vector<std::pair<VerificationRow, std::string>> owned;  // a live `reverify run`'s, owner
-};
-
 // Blocking (file locks): sorts running rows by who finishes them (verify/state_dir.hpp).
 LeftRunning sort_left_running(const std::vector<VerificationRow>& rows,
                               const std::filesystem::path& state_dir) {
@@ -159,186 +106,7 @@ LeftRunning sort_left_running(const std::vector<VerificationRow>& rows,
   return left;
 }
 
-// How a verification thread starts (start_verification).
-enum class Start {
-  run,       // a queued row: execute it
-  reattach,  // reverifyd's own row left running by its previous process: recover it
-  adopt,     // a `reverify run` row whose process ended: take the version's lock, then recover
-};
-
-// A thread failure (daemon.hpp, "Thread failures"): one error line, then exit 70 at once.
-[[noreturn]] void fail_fast(const std::string& where, const std::string& what) {
-  log_error("internal error on " + where + ": " + what +
-            "; exiting with status 70 (running verifications are left to their runners and "
-            "reconciled on the next start)");
-  std::_Exit(70);
-}
-
-// Runs `work` where a thread of the daemon runs it: an exception escaping it is a thread failure.
-template <class Work>
-auto guarded(const std::string& where, Work&& work) -> decltype(work()) {
-  try {
-    return work();
-  } catch (const std::exception& e) {
-    fail_fast(where, e.what());
-  } catch (...) {
-    fail_fast(where, "an exception that is not a std::exception");
-  }
-}
-
-// One line on what a daemon calibration did, for the log and the status page.
-std::string calibration_summary(const Result<CalibrationOutcome>& result) {
-  if (!result.ok())
-    return "could not run: " + result.error().message;
-  const CalibrationOutcome& outcome = *result;
-  std::string text = std::to_string(outcome.added) + " seed-only run(s) added";
-  if (outcome.failure) {
-    text += "; stopped by " + std::string(to_string(outcome.failure->cls)) + ": " +
-            outcome.failure->explanation;
-  } else if (!outcome.stopped.empty()) {
-    text += "; " + outcome.stopped;
-  }
-  return text;
-}
-
 }  // namespace
-
-class DaemonImpl {
- public:
-  DaemonImpl(std::shared_ptr<const Config> config, DaemonCollaborators with, DaemonOptions options)
-      : options_(std::move(options)),
-        store_(with.store),
-        runner_(with.runner),
-        clock_(with.clock),
-        make_source_(std::move(with.make_source)),
-        make_senders_(std::move(with.make_senders)),
-        metrics_(clock_.now()),
-        config_(std::move(config)) {}
-
-  Status init();  // on the caller's thread, before run(): no other thread exists yet
-  int run();
-  void stop() {
-    net::post(loop_, [this] { begin_drain("stop requested"); });
-  }
-  void reload() {
-    net::post(loop_, [this] { reload_config(); });
-  }
-
- private:
-  // Runs `work` on the pool, then `then(result)` on the loop. The loop counts the pair as
-  // outstanding work, so it cannot run out of work (and run() return) in between. `what` names
-  // the task when it fails (daemon.hpp, "Thread failures").
-  template <class Work, class Then>
-  void off_loop(const char* what, Work work, Then then) {
-    net::post(pool_, [this, what, guard = net::make_work_guard(loop_), work = std::move(work),
-                      then = std::move(then)]() mutable {
-      auto result = guarded(std::string("a pool thread (") + what + ")", work);
-      net::post(loop_, [then = std::move(then), result = std::move(result)]() mutable {
-        then(std::move(result));
-      });
-    });
-  }
-  // A timer of the loop's clock, armed to call `fire` on the loop.
-  std::unique_ptr<LoopTimer> make_timer() { return clock_.timer(loop_); }
-  // Reconciliation is done and draining has not begun: work may start.
-  bool starts_work() const {
-    return lifecycle_ == DaemonLifecycle::first_sync || lifecycle_ == DaemonLifecycle::serving;
-  }
-  bool draining_or_stopped() const {
-    return lifecycle_ == DaemonLifecycle::draining || lifecycle_ == DaemonLifecycle::stopped;
-  }
-
-  // --- on an API thread ---
-  void serve(const ApiRequest& request, ApiReply reply);
-
-  // --- on the loop ---
-  void publish(std::shared_ptr<const ReadModel> model);
-  void on_signal(int signal);
-  void wait_for_signal();
-  void reconcile(Result<LeftRunning> left);
-  void begin_drain(const std::string& why);
-  void finish_if_drained();
-  void schedule_tick(std::chrono::milliseconds after);
-  void tick();
-  void plan_cycle_if_due(UnixSeconds now);
-  void reconcile_ended_cli_runs();
-  void start_verification(const VerificationRow& row, Start how);
-  void on_verification_done(std::int64_t id, const Result<std::optional<VerificationRow>>& result);
-  void start_calibration_if_planned();
-  void on_calibration_done(const Result<CalibrationOutcome>& result);
-  nlohmann::json calibration_state() const;
-  void refresh();
-  void watch_store();
-  void sync_sources();
-  void rebuild_sources();
-  void reload_config();
-  void install_dispatcher(std::shared_ptr<const Config> config);
-  LogLineFn dispatcher_log();
-  void kick_dispatcher();
-  void ping_watchdog();
-  void accept_trigger(const TriggerRequest& trigger, const TriggerDone& done);
-
-  DaemonOptions options_;
-  // The collaborators (daemon.hpp); each is thread-safe on its own.
-  Store& store_;
-  Runner& runner_;
-  LoopClock& clock_;
-  std::function<std::unique_ptr<RegistrySource>(const RegistrySourceConfig&)> make_source_;
-  std::function<Result<Dispatcher::Senders>(const PagerConfig&)> make_senders_;
-  DaemonMetrics metrics_;  // the daemon's own /metrics series; any thread
-
-  // The executors. Declared first, destroyed last: everything below may hold work on them.
-  net::io_context loop_;  // run by ONE thread, the caller of run()
-  // One per core, each run by one API thread.
-  std::vector<std::unique_ptr<net::io_context>> api_ = make_api_workers();
-  net::thread_pool pool_{2};  // blocking work; joined before the members below go
-
-  // Shared with the pool and the verification threads; thread-safe on its own.
-  std::unique_ptr<VerificationService> service_;
-  std::unique_ptr<HttpServer> http_;  // on the api_ io_contexts
-
-  // What the API threads read: swapped by the loop, loaded by every request.
-  std::atomic<std::shared_ptr<const ReadModel>> published_;
-
-  // --- loop state: read and written on the loop thread only ---
-  DaemonLifecycle lifecycle_ = DaemonLifecycle::reconciling;
-  // Keeps loop_.run() running while nothing is queued (its timers need not be Asio's); let go
-  // once stopped.
-  std::optional<net::executor_work_guard<net::io_context::executor_type>> running_;
-  std::shared_ptr<const Config> config_;
-  std::shared_ptr<const ReadModel> model_;  // the latest published
-  std::unique_ptr<Dispatcher> dispatcher_;
-  std::vector<std::unique_ptr<RegistrySource>> sources_;  // lent to the pool while syncing_
-  SdNotifier& sd_ = options_.notifier;
-  net::signal_set signals_{loop_};
-  std::unique_ptr<LoopTimer> tick_ = make_timer(), sync_timer_ = make_timer(),
-                             watchdog_timer_ = make_timer(), drain_timer_ = make_timer(),
-                             store_watch_ = make_timer();
-  std::optional<std::int64_t> data_version_;  // the store's, as the latest read model read it
-  std::map<std::int64_t, std::thread> jobs_;  // running verifications
-  std::set<std::int64_t> started_;            // started, the read model may still say queued
-  // Calibrations of underpowered versions, in spare capacity: the cycle's plan as last built, the
-  // one running (it takes one of max_concurrent's slots), and what each finished one of this
-  // cycle did (not planned again this cycle; an interrupted one is not listed and resumes).
-  struct RunningCalibration {
-    std::string model, version;
-    UnixSeconds since = 0;
-    std::thread thread;
-  };
-  std::vector<PlannedCalibration> planned_calibrations_;
-  std::optional<RunningCalibration> calibration_;
-  std::map<std::pair<std::string, std::string>, std::string> calibrated_;
-  std::atomic<CalibrationStop> calibration_stop_{CalibrationStop::none};  // + its thread
-  // Work in flight, one of each kind at a time (each is independent of the lifecycle):
-  bool refreshing_ = false, refresh_again_ = false;  // a read-model build; another one after it
-  bool syncing_ = false, sources_stale_ = false;  // a registry sync; the config's sources changed
-  bool planning_ = false;                         // a cycle plan
-  bool checking_owners_ = false;                  // who owns the `reverify run` rows left running
-  bool installing_ = false;  // a new dispatcher is being built; install_next_ waits for it
-  std::shared_ptr<const Config> install_next_;
-  std::optional<UnixSeconds> planned_period_;
-  std::mt19937_64 rng_{std::random_device{}()};  // jitter: seeds each plan's own generator
-};
 
 Status DaemonImpl::init() {
   std::error_code ec;
@@ -440,9 +208,9 @@ void DaemonImpl::reconcile(Result<LeftRunning> left) {
     log_error("recovery: " + left.error().message);
   } else {
     for (const auto& row : left->own)
-      start_verification(row, Start::reattach);
+      start_verification(row, VerificationStart::reattach);
     for (const auto& row : left->orphaned)
-      start_verification(row, Start::adopt);
+      start_verification(row, VerificationStart::adopt);
     for (const auto& [row, owner] : left->owned) {
       log_info("verification " + std::to_string(row.id) + " of " + row.model + "@" + row.version +
                " is a `reverify run` that still runs (" + owner +
@@ -606,7 +374,7 @@ void DaemonImpl::tick() {
     if (!next)
       break;
     std::erase_if(queued, [&](const VerificationRow& r) { return r.id == next->id; });
-    start_verification(*next, Start::run);
+    start_verification(*next, VerificationStart::run);
   }
   // Calibrations use spare capacity only: one starts when no verification is waiting for a
   // slot, and a running one gives its slot back (after its current run) when one is.
@@ -642,21 +410,22 @@ void DaemonImpl::reconcile_ended_cli_runs() {
         if (!starts_work())
           return;
         for (const auto& row : orphaned)
-          start_verification(row, Start::adopt);
+          start_verification(row, VerificationStart::adopt);
       });
 }
 
-void DaemonImpl::start_verification(const VerificationRow& row, Start how) {
+void DaemonImpl::start_verification(const VerificationRow& row, VerificationStart how) {
   if (jobs_.count(row.id))
     return;
   started_.insert(row.id);
   LogFields fields = version_fields(row.model, row.version);
   fields.push_back({"verification", std::to_string(row.id)});
   fields.push_back({"mode", to_string(row.mode)});
-  log_info(std::string(how == Start::run ? "starting" : "reconciling") + " verification " +
-           std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" +
-           to_string(row.mode) + ")" +
-           (how == Start::adopt ? ", left running by a `reverify run` that ended" : ""));
+  log_info(
+      std::string(how == VerificationStart::run ? "starting" : "reconciling") + " verification " +
+      std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" + to_string(row.mode) +
+      ")" +
+      (how == VerificationStart::adopt ? ", left running by a `reverify run` that ended" : ""));
   // The settings as the config says now; the thread keeps its own copy.
   auto settings = verification_settings(*config_, row.model);
   const std::string where = "the thread of verification " + std::to_string(row.id) + " (" +
@@ -666,7 +435,7 @@ void DaemonImpl::start_verification(const VerificationRow& row, Start how) {
                            state_dir = config_->state_dir, guard = net::make_work_guard(loop_)] {
         auto result = guarded(where, [&]() -> Result<std::optional<VerificationRow>> {
           switch (how) {
-            case Start::run: {
+            case VerificationStart::run: {
               // The first stage means the row is committed as running: show it.
               auto shown = std::make_shared<std::once_flag>();
               auto on_stage = [this, shown](std::string_view, std::string_view) {
@@ -677,13 +446,13 @@ void DaemonImpl::start_verification(const VerificationRow& row, Start how) {
                 return done.error();
               return std::optional(*done);
             }
-            case Start::reattach: {
+            case VerificationStart::reattach: {
               auto done = service_->recover(row, settings);
               if (!done.ok())
                 return done.error();
               return std::optional(*done);
             }
-            case Start::adopt: {
+            case VerificationStart::adopt: {
               // The version's lock first: a `reverify run` of it that started since
               // reconciles the row itself (verify/state_dir.hpp).
               auto owned = StateLock::version(
@@ -710,79 +479,6 @@ void DaemonImpl::start_verification(const VerificationRow& row, Start how) {
         });
       }));
   refresh();
-}
-
-void DaemonImpl::start_calibration_if_planned() {
-  if (!planned_period_ || planning_)
-    return;  // after the cycle's verifications are queued
-  auto planned = std::find_if(planned_calibrations_.begin(), planned_calibrations_.end(),
-                              [&](const PlannedCalibration& c) {
-                                return !calibrated_.count({c.model, c.version});
-                              });
-  if (planned == planned_calibrations_.end())
-    return;
-  log_info("calibrating " + planned->model + "@" + planned->version + ": " + planned->reason,
-           version_fields(planned->model, planned->version));
-  metrics_.calibration_started();
-  calibration_stop_ = CalibrationStop::none;
-  CalibrationJob job{planned->model, planned->version, static_cast<int>(planned->max_runs),
-                     [this]() -> std::optional<std::string> {
-                       switch (calibration_stop_.load()) {
-                         case CalibrationStop::none:
-                           return std::nullopt;
-                         case CalibrationStop::verification_due:
-                           return "a verification needs the slot; it resumes when one is free";
-                         case CalibrationStop::draining:
-                           return "reverifyd is stopping; it resumes after the restart";
-                       }
-                       return std::nullopt;
-                     }};
-  auto settings = verification_settings(*config_, planned->model);
-  const std::string where =
-      "the calibration thread (" + planned->model + "@" + planned->version + ")";
-  calibration_.emplace(RunningCalibration{
-      planned->model, planned->version, clock_.now(),
-      std::thread([this, where, job = std::move(job), settings = std::move(settings),
-                   guard = net::make_work_guard(loop_)] {
-        Result<CalibrationOutcome> result =
-            guarded(where, [&] { return service_->calibrate(job, settings); });
-        net::post(loop_, [this, result = std::move(result)] { on_calibration_done(result); });
-      })});
-  refresh();
-}
-
-void DaemonImpl::on_calibration_done(const Result<CalibrationOutcome>& result) {
-  RunningCalibration done = std::move(*calibration_);
-  calibration_.reset();
-  done.thread.join();  // it posted this as its last act
-  const std::string summary = calibration_summary(result);
-  const std::string line = "calibration of " + done.model + "@" + done.version + ": " + summary;
-  const bool failed = !result.ok() || result->failure;
-  log_line(failed ? LogLevel::error : LogLevel::info, line,
-           version_fields(done.model, done.version));
-  metrics_.calibration_ended(failed                ? CalibrationOutcomeKind::failed
-                             : result->interrupted ? CalibrationOutcomeKind::interrupted
-                                                   : CalibrationOutcomeKind::complete);
-  // An interrupted one stays planned and resumes; any other is done for this cycle.
-  if (!result.ok() || !result->interrupted)
-    calibrated_[{done.model, done.version}] = summary;
-  refresh();
-  finish_if_drained();
-  if (!draining_or_stopped())
-    net::post(loop_, [this] { tick(); });
-}
-
-nlohmann::json DaemonImpl::calibration_state() const {
-  nlohmann::json done = nlohmann::json::array();
-  for (const auto& [version, summary] : calibrated_)
-    done.push_back({{"model", version.first}, {"version", version.second}, {"outcome", summary}});
-  nlohmann::json running;
-  if (calibration_) {
-    running = {{"model", calibration_->model},
-               {"version", calibration_->version},
-               {"since", rfc3339(calibration_->since)}};
-  }
-  return {{"running", std::move(running)}, {"done", std::move(done)}};
 }
 
 void DaemonImpl::on_verification_done(std::int64_t id,
@@ -883,196 +579,6 @@ void DaemonImpl::watch_store() {
           watch_store();
         });
   });
-}
-
-void DaemonImpl::rebuild_sources() {
-  sources_.clear();
-  for (const auto& source : config_->sources)
-    sources_.push_back(make_source_(source));
-  sources_stale_ = false;
-}
-
-void DaemonImpl::sync_sources() {
-  if (syncing_ || !starts_work())
-    return;
-  syncing_ = true;
-  // The sources (they keep ETags between listings) go to the pool and come back with the result.
-  off_loop(
-      "syncing the registry sources",
-      [this, config = config_, sources = std::move(sources_)]() mutable {
-        SyncOutcome outcome{std::move(sources), {}, {}};
-        auto& log = outcome.log;
-        for (auto& source : outcome.sources) {
-          const std::string& name = source->name();
-          auto listing = source->list();
-          if (!listing.ok()) {
-            log.push_back(
-                {LogLevel::error, "source " + name + ": " + listing.error().message, name});
-            outcome.listed.emplace_back(name, false);
-            continue;
-          }
-          for (const auto& w : listing->warnings)
-            log.push_back({LogLevel::warning, "source " + name + ": " + w, name});
-          if (listing->unchanged) {
-            outcome.listed.emplace_back(name, true);
-            continue;
-          }
-          std::set<std::string> owners;
-          for (const auto& row : listing->rows) {
-            if (!row.owner.empty())
-              owners.insert(row.owner);
-          }
-          for (const auto& owner : owners) {
-            if (config->pager.routes.empty())
-              break;
-            if (auto routed = check_owner_routed(config->pager, owner); !routed.ok())
-              log.push_back({LogLevel::warning, "pager: " + routed.error().message, name});
-          }
-          auto changed = store_.sync_model_versions(name, listing->rows);
-          log.push_back(changed.ok()
-                            ? SyncLine{LogLevel::info,
-                                       "source " + name + ": " +
-                                           std::to_string(listing->rows.size()) + " version(s), " +
-                                           std::to_string(*changed) + " new or changed",
-                                       name}
-                            : SyncLine{LogLevel::error,
-                                       "source " + name + ": " + changed.error().message, name});
-          outcome.listed.emplace_back(name, changed.ok());
-        }
-        // A manifest that changed since its verdict: what moved, for the pages.
-        for (auto& line : describe_manifest_moves(store_))
-          log.push_back(
-              {line.failed ? LogLevel::warning : LogLevel::info, std::move(line.text), ""});
-        // New releases are queued as soon as a sync sees them, on the at-release budget; one
-        // the budget has no room for today is queued by a later sync (or the next cycle).
-        auto queued = queue_releases(store_, *config, clock_.now());
-        if (!queued.ok())
-          log.push_back({LogLevel::error, "queueing new releases: " + queued.error().message, ""});
-        else
-          for (auto& line : *queued)
-            log.push_back({LogLevel::info, std::move(line), ""});
-        return outcome;
-      },
-      [this](SyncOutcome outcome) {
-        sources_ = std::move(outcome.sources);
-        if (sources_stale_)
-          rebuild_sources();  // a reload during the sync: the next sync uses the new sources
-        for (const auto& line : outcome.log)
-          log_line(line.level, line.message,
-                   line.source.empty() ? LogFields{} : LogFields{{"source", line.source}});
-        for (const auto& [source, listed] : outcome.listed)
-          metrics_.registry_synced(source, listed, clock_.now());
-        syncing_ = false;
-        if (lifecycle_ == DaemonLifecycle::first_sync)
-          lifecycle_ = DaemonLifecycle::serving;  // the inventory is read: cycles may be planned
-        refresh();
-        if (draining_or_stopped())
-          return;  // a sync that finishes after SIGTERM must not keep the loop alive
-        sync_timer_->arm(std::chrono::seconds(config_->sync_interval_s),
-                         [this] { sync_sources(); });
-      });
-}
-
-void DaemonImpl::reload_config() {
-  (void)sd_.reloading();
-  off_loop(
-      "loading the config",
-      [path = options_.config_path] {
-        Reloaded reloaded{load_daemon_config(path), {}};
-        if (reloaded.config.ok())
-          reloaded.problems = check_deployment(*reloaded.config);
-        return reloaded;
-      },
-      [this](Reloaded reloaded) {
-        auto& next = reloaded.config;
-        if (!next.ok()) {
-          metrics_.config_reloaded(ReloadOutcome::invalid, clock_.now());
-          log_error("SIGHUP: keeping the running config; the new one is invalid:\n" +
-                    next.error().message);
-          (void)sd_.ready("serving (reload rejected)");
-          return;
-        }
-        // Address, state_dir, work_dir and runner apply only at start: a reload that changes
-        // them is refused whole, so the daemon never half-applies a config.
-        if (const auto changed = restart_only_changes(*config_, *next); !changed.empty()) {
-          std::string names;
-          for (const auto& name : changed)
-            names += (names.empty() ? "" : ", ") + name;
-          metrics_.config_reloaded(ReloadOutcome::restart_required, clock_.now());
-          log_error("SIGHUP: keeping the running config; the new one changes " + names +
-                    ", which apply only when reverifyd starts: restart it to change them");
-          (void)sd_.ready("serving (reload rejected)");
-          return;
-        }
-        // What --check-config calls errors only warns, as at start (settings/config_check.hpp).
-        for (const auto& problem : reloaded.problems)
-          log_warning(problem.message);
-        config_ = std::make_shared<const Config>(std::move(*next));
-        if (syncing_)
-          sources_stale_ = true;
-        else
-          rebuild_sources();
-        install_dispatcher(config_);
-        metrics_.add_sources(source_names(*config_));
-        metrics_.config_reloaded(ReloadOutcome::applied, clock_.now());
-        log_info("SIGHUP: config reloaded");
-        (void)sd_.ready("serving (reloaded)");
-        refresh();
-      });
-}
-
-void DaemonImpl::install_dispatcher(std::shared_ptr<const Config> config) {
-  if (installing_) {
-    install_next_ = std::move(config);  // the latest reload wins once this one is in
-    return;
-  }
-  installing_ = true;
-  const auto installed = [this] {
-    installing_ = false;
-    if (install_next_)
-      install_dispatcher(std::exchange(install_next_, nullptr));
-  };
-  // The senders read their secret files (pool); a config whose senders fail keeps the old ones.
-  off_loop(
-      "building the pager's senders", [this, config] { return make_senders_(config->pager); },
-      [this, config, installed](Result<Dispatcher::Senders> senders) {
-        if (!senders.ok()) {
-          log_error("pager: " + senders.error().message + " (pages stay in the outbox)");
-          return installed();
-        }
-        // The old dispatcher finishes its attempt in flight and stops before the new one
-        // starts, so no outbox row is ever attempted by two at once.
-        std::shared_ptr<Dispatcher> previous = std::move(dispatcher_);
-        off_loop(
-            "stopping the previous pager dispatcher",
-            [this, config, previous] {
-              if (previous)
-                previous->stop();
-              store_.set_outbox_retry(config->pager.retry);
-              return true;
-            },
-            [this, senders = std::move(*senders), installed](bool) mutable {
-              dispatcher_ =
-                  std::make_unique<Dispatcher>(store_, std::move(senders), dispatcher_log());
-              dispatcher_->start();
-              installed();
-            });
-      });
-}
-
-// Every delivery outcome is one log line and a change to the outbox's counts: logged, and the
-// loop rebuilds the read model so /metrics counts it (the dispatcher's commits are on the
-// daemon's own connection, which the store watch does not see).
-LogLineFn DaemonImpl::dispatcher_log() {
-  return [this](LogLevel level, const std::string& message, const LogFields& fields) {
-    log_line(level, message, fields);
-    net::post(loop_, [this] { refresh(); });
-  };
-}
-
-void DaemonImpl::kick_dispatcher() {
-  if (dispatcher_)
-    dispatcher_->kick();
 }
 
 void DaemonImpl::accept_trigger(const TriggerRequest& trigger, const TriggerDone& done) {

@@ -197,7 +197,9 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
        {"subsample.fraction: must be a number in (0, 1] with at most 18 digits after the point "
         "(the share of training records), got number 1e-20"}},
       {"subsample draw without its keys hash, with a negative count",
-       [](json& d) { set(d, "/subsample/drawn", json{{"records", -1}, {"keys", 3}}); },
+       [](json& d) {
+         set(d, "/subsample/drawn", json{{"records", -1}, {"keys", 3}});
+       },
        {"subsample.drawn.records: must be a non-negative integer, got number -1",
         "subsample.drawn.keys_sha256: required field is missing (must be 64 lowercase hex "
         "characters (sha256))"}},
