@@ -5,6 +5,7 @@
 #include "core/hashing.hpp"
 #include "core/uri.hpp"
 #include "runners/process_spawn.hpp"
+#include "verify/pipeline_rebuild.hpp"
 
 namespace reverify::cli {
 namespace {
@@ -85,30 +86,15 @@ JobRunRecord run_job_once(const CheckJobSetup& setup, const CheckJobRun& run, Ru
   progress(run.name);
   std::error_code ec;
   fs::remove_all(spec.work_dir, ec);
-  if (auto prepared = runner.prepare(spec); !prepared.ok()) {
-    record.error = prepared.error().message;
-    return record;
-  }
-  auto started = runner.start(spec);
-  if (!started.ok()) {
-    record.error = started.error().message;
-    return record;
-  }
-  auto exited = runner.wait(*started, [](std::string_view) {});
-  if (!exited.ok()) {
-    record.error = exited.error().message;
-  } else if (auto status = job_exit_status(*exited); !status.ok()) {
-    record.error = status.error().message;
-  } else {
-    const fs::path dest = setup.work / "runs" / spec.rebuild_id;
-    fs::remove_all(dest, ec);
-    auto outputs = runner.collect(*started, dest);
-    if (!outputs.ok())
-      record.error = outputs.error().message;
-    else
-      read_outputs(*outputs, record);
-  }
-  runner.cleanup(*started);
+  // As a verification runs it (verify/pipeline_rebuild.hpp): its error verdict says why a run
+  // failed, with the job's last log lines.
+  const VerdictPolicy policy;
+  PipelineDeps deps{runner, policy, {}, {}, {}};
+  RebuildAttempt attempt = execute_rebuild(spec, deps, setup.work / "runs" / spec.rebuild_id);
+  if (attempt.error)
+    record.error = attempt.error->explanation;
+  else
+    read_outputs(*attempt.outputs, record);
   return record;
 }
 

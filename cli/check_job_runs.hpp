@@ -1,9 +1,9 @@
 #pragma once
-// The runs `reverify check-job` makes of a job, each the way the process runner makes a rebuild
-// (runners/process_runner.hpp: a clean checkout of the commit with the working tree's diff, a
-// cleared environment holding only environment.env and the contract's variables, a fresh empty
-// REVERIFY_OUT, a timeout), read back into what policies/job_check.hpp judges. Blocking: each run
-// is the job's whole run.
+// The runs `reverify check-job` makes of a job, each the way a verification makes a rebuild
+// (verify/pipeline_rebuild.hpp execute_rebuild) on the process runner (runners/process_runner.hpp:
+// a clean checkout of the commit with the working tree's diff, a cleared environment holding only
+// environment.env and the contract's variables, a fresh empty REVERIFY_OUT, a timeout), read back
+// into what policies/job_check.hpp judges. Blocking: each run is the job's whole run.
 
 #include <chrono>
 #include <filesystem>

@@ -8,7 +8,9 @@ src="$REVERIFY_SOURCE_DIR"
 t="$(mktemp -d)"
 trap 'rm -rf "$t"' EXIT
 /usr/bin/python3 -m venv --system-site-packages "$t/venv"
-"$t/venv/bin/pip" install --quiet --no-index --no-build-isolation "$src/python"
+# From a copy: setuptools writes build/ and *.egg-info beside the sources it builds.
+cp -r "$src/python" "$t/python"
+"$t/venv/bin/pip" install --quiet --no-index --no-build-isolation "$t/python"
 cd "$t"  # not the source tree: the installed module must be the one imported
 "$t/venv/bin/python" - "$src/docs/subsample-vectors.json" <<'PY'
 import json, sys
