@@ -1,8 +1,7 @@
 #include "runners/job_contract.hpp"
 
-#include <charconv>
-
 #include "core/file_write.hpp"
+#include "core/subsample_rule.hpp"
 #include "runners/job_sandbox.hpp"
 
 namespace reverify {
@@ -22,14 +21,6 @@ bool is_valid_rebuild_id(const std::string& id) {
       return false;
   }
   return true;
-}
-
-// The shortest decimal that reads back as the same double ("0.25", "0.1"), never an exponent a
-// job's parser might refuse for the fractions allowed (0, 1].
-std::string decimal(double value) {
-  char text[64];
-  const auto written = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
-  return std::string(text, written.ptr);
 }
 
 }  // namespace
@@ -59,7 +50,10 @@ std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
   // a subsample rebuild of a manifest without them before any runner starts.
   const auto& subsample = spec.manifest.subsample;
   if (spec.mode == RebuildMode::subsample && subsample) {
-    env["REVERIFY_SUBSAMPLE_FRACTION"] = decimal(subsample->fraction);
+    // The rule's text of the fraction (core/subsample_rule.hpp); the manifest's validation
+    // refuses a fraction without one.
+    auto fraction = subsample_fraction_of(subsample->fraction);
+    env["REVERIFY_SUBSAMPLE_FRACTION"] = fraction.ok() ? fraction->text : std::string();
     env["REVERIFY_SUBSAMPLE_SALT"] = subsample->salt;
   } else {
     env.erase("REVERIFY_SUBSAMPLE_FRACTION");

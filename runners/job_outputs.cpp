@@ -201,6 +201,55 @@ Status read_steps(const nlohmann::json& doc, JobOutputs& outputs) {
   return {};
 }
 
+// "subsample": {"records": n, "keys": k, "candidates": N, "keys_sha256": "...", "keys_file":
+// "subsample-keys.txt", "key": "...", "fraction": "0.25", "salt": "..."} (optional): what a job in
+// subsample mode trained on; its keys file must be one of its outputs.
+Status read_subsample_report(const std::filesystem::path& out_dir, const nlohmann::json& doc,
+                             const OutLinks& links, JobOutputs& outputs) {
+  if (!doc.contains("subsample"))
+    return {};
+  const auto& report = doc["subsample"];
+  if (!report.is_object())
+    return invalid("subsample", "an object (docs/design.md, \"The subsample rule\")", report);
+  const auto count = [&report](const char* key) -> Result<std::int64_t> {
+    const auto value = report.value(key, nlohmann::json());
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
+      return invalid(std::string("subsample.") + key, "a non-negative integer", value);
+    return value.get<std::int64_t>();
+  };
+  SubsampleDrawn drawn;
+  auto records = count("records");
+  auto keys_count = count("keys");
+  if (!records)
+    return records.error();
+  if (!keys_count)
+    return keys_count.error();
+  drawn.records = *records;
+  drawn.keys = *keys_count;
+  if (report.contains("candidates")) {
+    auto candidates = count("candidates");
+    if (!candidates)
+      return candidates.error();
+    drawn.candidates = *candidates;
+  }
+  const auto& digest = report.value("keys_sha256", nlohmann::json());
+  const bool hex =
+      digest.is_string() && digest.get<std::string>().size() == 64 &&
+      digest.get<std::string>().find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!hex)
+    return invalid("subsample.keys_sha256", "64 lowercase hex characters (sha256)", digest);
+  drawn.keys_sha256 = digest.get<std::string>();
+  auto keys = output_file(out_dir, report.value("keys_file", nlohmann::json("subsample-keys.txt")),
+                          "subsample.keys_file", links);
+  if (!keys)
+    return keys.error();
+  outputs.subsample = drawn;
+  outputs.subsample_keys = *keys;
+  if (report.contains("key") && report["key"].is_string())
+    outputs.subsample_key = report["key"].get<std::string>();
+  return {};
+}
+
 // read_job_outputs() of a collected folder whose links were not copied.
 Result<JobOutputs> read_outputs(const std::filesystem::path& out_dir, const OutLinks& links) {
   const auto path = out_dir / "result.json";
@@ -262,6 +311,8 @@ Result<JobOutputs> read_outputs(const std::filesystem::path& out_dir, const OutL
   if (auto s = read_segment_examples(doc, outputs); !s)
     return s.error();
   if (auto s = read_steps(doc, outputs); !s)
+    return s.error();
+  if (auto s = read_subsample_report(out_dir, doc, links, outputs); !s)
     return s.error();
   for (const char* key : {"predictions", "weights"}) {
     if (!doc.contains(key) || doc[key].is_null())

@@ -105,6 +105,11 @@ struct JobOutputs {
   std::optional<std::filesystem::path> predictions;  // local copy
   std::optional<std::filesystem::path> weights;      // local copy
   std::filesystem::path out_dir;                     // local folder holding the outputs
+  // result.json "subsample" (docs/design.md, "The subsample rule"): which records the job trained
+  // on, its keys file (a local copy) and what a key is, in words; absent when it reports none.
+  std::optional<SubsampleDrawn> subsample;
+  std::optional<std::filesystem::path> subsample_keys;
+  std::optional<std::string> subsample_key;
 };
 
 using LogSink = std::function<void(std::string_view chunk)>;

@@ -9,6 +9,7 @@ packages=(
   libcurl4-openssl-dev libsqlite3-dev libssl-dev doctest-dev libcli11-dev
   clang-14 libclang-rt-14-dev clang-format
   python3 python3-numpy python3-scipy python3-sklearn python3-cryptography python3-torch
+  python3-venv python3-setuptools python3-pip strace
   docker.io docker-registry
   slurm-wlm munge podman runc
   prometheus-alertmanager prometheus

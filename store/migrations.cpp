@@ -212,6 +212,13 @@ ALTER TABLE model_versions ADD COLUMN subsample_described INTEGER NOT NULL DEFAU
 -- JSON); the latest report is kept after the verdict. NULL: the runner reported none.
 ALTER TABLE verifications ADD COLUMN runner_standing TEXT;
 )sql"},
+    {10, R"sql(
+-- Whose spread a calibration measured (core/rebuild_mode.hpp, CalibratedReference): the release's
+-- ('release': full-mode seed runs and steps-mode same-seed reruns, every calibration before this
+-- column) or the subsample reference's ('subsample'), which subsample verdicts read.
+ALTER TABLE calibrations ADD COLUMN reference TEXT NOT NULL DEFAULT 'release'
+  CHECK (reference IN ('release', 'subsample'));
+)sql"},
 };
 
 }  // namespace

@@ -364,21 +364,25 @@ class Store final : public Outbox {
   // Each version's description of its current manifest (to_sha256 = the row's manifest_sha256).
   Result<std::vector<ManifestMoved>> manifests_moved();
 
-  // --- calibrations (reverify calibrate and the daemon's; the newest one counts) ---
+  // --- calibrations (reverify calibrate and the daemon's; the newest one of each reference
+  // counts: the release's for full and steps verdicts, the subsample reference's for subsample
+  // verdicts) ---
   // `seeds`: the seed-only runs the spec holds in all; `note`: why it stopped, "" if unsaid;
   // `leave_one_out`: what leave-one-out found over its runs, absent if not measured.
   // Returns the new calibration's id.
   Result<std::int64_t> put_calibration(
       const std::string& model, const std::string& version, const ToleranceSpec& spec, int seeds,
       CalibrationEnd end = CalibrationEnd::complete, const std::string& note = {},
-      const std::optional<LeaveOneOutFinding>& leave_one_out = std::nullopt);
+      const std::optional<LeaveOneOutFinding>& leave_one_out = std::nullopt,
+      CalibratedReference reference = CalibratedReference::release);
   // Rewrites calibration `id` as it stands now (a calibration stored run by run), its time too.
   Status update_calibration(std::int64_t id, const ToleranceSpec& spec, int seeds,
                             CalibrationEnd end, const std::string& note,
                             const std::optional<LeaveOneOutFinding>& leave_one_out = std::nullopt);
-  Result<std::optional<ToleranceSpec>> calibration(const std::string& model,
-                                                   const std::string& version);
-  // Per model version, its newest calibration (without the spec).
+  Result<std::optional<ToleranceSpec>> calibration(
+      const std::string& model, const std::string& version,
+      CalibratedReference reference = CalibratedReference::release);
+  // Per model version, its newest calibration of the release (without the spec).
   Result<std::vector<CalibrationBrief>> latest_calibrations();
 
   // --- cycles ---

@@ -124,7 +124,7 @@ Result<VerificationService::Prepared> VerificationService::prepare(
   if (auto kept = store_.keep_verified_manifest(loaded->sha256, to_json(request.manifest).dump());
       !kept.ok())
     return kept.error();
-  auto calibration = store_.calibration(model, version_name);
+  auto calibration = store_.calibration(model, version_name, calibrated_reference(mode));
   if (!calibration.ok())
     return calibration.error();
   request.calibration = *calibration;

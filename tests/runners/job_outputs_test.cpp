@@ -133,3 +133,37 @@ TEST_CASE("what a job wrote wrong is named: a link, NaN, the size, a special fil
   REQUIRE(::mkfifo((out / "pipe").c_str(), 0600) == 0);
   CHECK(collect_error().find("$REVERIFY_OUT/pipe: not a regular file or a folder") == 0);
 }
+
+TEST_CASE("result.json's subsample report: its draw, its keys file, what a key is") {
+  TempDir out;
+  const std::string digest(64, 'a');
+  write(out.path / "subsample-keys.txt", "k1\n");
+  write(out.path / "result.json",
+        R"({"primary": {"name": "accuracy", "value": 0.9}, "subsample": {"records": 3,
+        "keys": 2, "candidates": 12, "keys_sha256": ")" +
+            digest + R"(", "key": "the id column", "fraction": "0.25", "salt": "s"}})");
+  auto outputs = read_job_outputs(out.path);
+  REQUIRE(outputs.ok());
+  REQUIRE(outputs->subsample);
+  CHECK(outputs->subsample->records == 3);
+  CHECK(outputs->subsample->keys == 2);
+  CHECK(outputs->subsample->candidates == 12);
+  CHECK(outputs->subsample->keys_sha256 == digest);
+  CHECK(outputs->subsample_keys->filename() == "subsample-keys.txt");
+  CHECK(outputs->subsample_key == "the id column");
+
+  write(out.path / "result.json", R"({"primary": {"name": "accuracy", "value": 0.9},
+        "subsample": {"records": -1, "keys": 2, "keys_sha256": ")" +
+                                      digest + R"("}})");
+  CHECK(outputs_error(out.path).message ==
+        "result.json: subsample.records: expected a non-negative integer, got -1");
+  write(out.path / "result.json", R"({"primary": {"name": "accuracy", "value": 0.9},
+        "subsample": {"records": 1, "keys": 1, "keys_sha256": "ABC"}})");
+  CHECK(outputs_error(out.path).message.find("subsample.keys_sha256: expected 64 lowercase hex") !=
+        std::string::npos);
+  write(out.path / "result.json", R"({"primary": {"name": "accuracy", "value": 0.9},
+        "subsample": {"records": 1, "keys": 1, "keys_sha256": ")" +
+                                      digest + R"(", "keys_file": "../escape.txt"}})");
+  CHECK(outputs_error(out.path).message.find("subsample.keys_file: expected a file inside") !=
+        std::string::npos);
+}
