@@ -309,17 +309,10 @@ std::optional<std::string> in_toto_uri_problem(std::string_view uri) {
   return std::nullopt;
 }
 
-Result<VerificationSummary> parse_statement(std::string_view payload) {
-  ManifestLimits limits;
-  limits.max_bytes = 16 * 1024 * 1024;
-  auto strict = parse_strict_json(payload, limits);
-  if (strict.error)
-    return bad(strict.error->path.empty() ? "(document)" : strict.error->path,
-               strict.error->message);
-  const json& j = strict.value;
-  if (!j.is_object())
-    return bad("(document)", "must be a JSON object");
-  Fields top(j, "");
+namespace {
+
+// The Statement's envelope: its _type and predicateType, then its subjects.
+Status read_statement_subjects(const Fields& top, VerificationSummary& s) {
   auto type = top.string("_type");
   if (!type)
     return type.error();
@@ -334,7 +327,6 @@ Result<VerificationSummary> parse_statement(std::string_view payload) {
     return bad("predicateType", "is \"" + *predicate_type + "\"; expected \"" + kVsaPredicateType +
                                     "\" (a SLSA verification summary)");
   }
-  VerificationSummary s;
   const json* subjects = top.find("subject");
   if (subjects == nullptr)
     return bad("subject", "required field is missing");
@@ -349,11 +341,11 @@ Result<VerificationSummary> parse_statement(std::string_view payload) {
       return bad(path + ".digest", "required field is missing (every subject has a digest)");
     s.subjects.push_back(std::move(*subject));
   }
-  auto predicate_object = top.object("predicate", true);
-  if (!predicate_object)
-    return predicate_object.error();
-  Fields predicate(**predicate_object, "predicate");
+  return {};
+}
 
+// predicate.verifier: its id and optional version map.
+Status read_verifier(const Fields& predicate, VerificationSummary& s) {
   auto verifier_object = predicate.object("verifier", true);
   if (!verifier_object)
     return verifier_object.error();
@@ -371,7 +363,11 @@ Result<VerificationSummary> parse_statement(std::string_view payload) {
       return versions.error();
     s.verifier_version = std::move(*versions);
   }
+  return {};
+}
 
+// predicate.timeVerified (optional, UTC), resourceUri and policy.
+Status read_time_resource_policy(const Fields& predicate, VerificationSummary& s) {
   auto time = predicate.optional_string("timeVerified");
   if (!time)
     return time.error();
@@ -397,7 +393,11 @@ Result<VerificationSummary> parse_statement(std::string_view payload) {
   if (policy_descriptor->uri.empty())
     return bad("predicate.policy.uri", "required field is missing");
   s.policy = std::move(*policy_descriptor);
+  return {};
+}
 
+// predicate.verificationResult, verifiedLevels and reverify's own details.
+Status read_result(const Fields& predicate, VerificationSummary& s) {
   auto result = predicate.string("verificationResult");
   if (!result)
     return result.error();
@@ -423,6 +423,33 @@ Result<VerificationSummary> parse_statement(std::string_view payload) {
     if (!read)
       return read.error();
     s.details = std::move(*read);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<VerificationSummary> parse_statement(std::string_view payload) {
+  ManifestLimits limits;
+  limits.max_bytes = 16 * 1024 * 1024;
+  auto strict = parse_strict_json(payload, limits);
+  if (strict.error)
+    return bad(strict.error->path.empty() ? "(document)" : strict.error->path,
+               strict.error->message);
+  const json& j = strict.value;
+  if (!j.is_object())
+    return bad("(document)", "must be a JSON object");
+  Fields top(j, "");
+  VerificationSummary s;
+  if (auto read = read_statement_subjects(top, s); !read)
+    return read.error();
+  auto predicate_object = top.object("predicate", true);
+  if (!predicate_object)
+    return predicate_object.error();
+  Fields predicate(**predicate_object, "predicate");
+  for (auto* read : {&read_verifier, &read_time_resource_policy, &read_result}) {
+    if (auto status = read(predicate, s); !status)
+      return status.error();
   }
   return s;
 }

@@ -1,6 +1,7 @@
 // Manifest validation: the tolerance section, the seed spread every band is made from.
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <initializer_list>
 
 #include "core/manifest_fields.hpp"
@@ -44,6 +45,39 @@ bool is_parity_check(std::string_view name) {
   return cls != 0 && !name.empty();
 }
 
+// Calls `element` with each element of the optional array `key` and its path; anything else
+// there is a finding naming `expected`.
+void for_each_element(ObjectReader& r, const char* key, std::string_view expected,
+                      const std::function<void(const json&, const std::string&)>& element) {
+  const json* v = r.optional(key);
+  if (v == nullptr)
+    return;
+  const std::string at = r.path(key);
+  if (!v->is_array()) {
+    r.findings().mismatch(at, expected, *v);
+    return;
+  }
+  for (std::size_t i = 0; i < v->size(); ++i)
+    element((*v)[i], at + "[" + std::to_string(i) + "]");
+}
+
+// One same-seed rerun's scores: its predictions' hash, primary and segment values.
+std::optional<SameSeedScore> read_same_seed_score(Findings& f, const json& v,
+                                                  const std::string& at) {
+  if (!is_object(f, v, at))
+    return std::nullopt;
+  ObjectReader run(f, v, at);
+  SameSeedScore score;
+  if (const json* sha = run.required("predictions_sha256", kSha256))
+    score.predictions_sha256 =
+        read_hex(f, *sha, run.path("predictions_sha256"), 64, kSha256).value_or("");
+  if (const json* primary = run.optional("primary"))
+    score.primary = read_number(f, *primary, run.path("primary"));
+  score.segments = optional_map<std::map<std::string, double>>(run, "segments", metric_values(f));
+  run.warn_unknown_keys();
+  return score;
+}
+
 }  // namespace
 
 // The "tolerance" section maps onto ToleranceSpec; every key is optional:
@@ -76,18 +110,12 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
       r, "segment_seed_runs", [&f, &runs](const json& v, const std::string& at) {
         return std::optional(read_map<std::vector<double>>(f, v, at, runs));
       });
-  if (const json* v = r.optional("seed_overrides")) {
-    const std::string at = r.path("seed_overrides");
-    if (!v->is_array()) {
-      f.mismatch(at, "an array of integers", *v);
-    } else {
-      for (std::size_t i = 0; i < v->size(); ++i) {
-        if (auto seed = read_integer(f, (*v)[i], at + "[" + std::to_string(i) + "]",
-                                     std::numeric_limits<std::int64_t>::min(), "an integer"))
+  for_each_element(
+      r, "seed_overrides", "an array of integers", [&](const json& v, const std::string& at) {
+        if (auto seed =
+                read_integer(f, v, at, std::numeric_limits<std::int64_t>::min(), "an integer"))
           t.seed_overrides.push_back(*seed);
-      }
-    }
-  }
+      });
   t.distribution_seed_runs = optional_map<std::vector<double>>(
       r, "distribution_seed_runs",
       [&f, &runs](const json& v, const std::string& at) { return runs(v, at); });
@@ -109,41 +137,16 @@ ToleranceSpec read_tolerance(ObjectReader& r) {
               "top-k-order, tau-distance)");
     }
   }
-  if (const json* v = r.optional("steps_same_seed_runs")) {
-    const std::string at = r.path("steps_same_seed_runs");
-    if (!v->is_array()) {
-      f.mismatch(at, "an array of arrays of numbers", *v);
-    } else {
-      for (std::size_t i = 0; i < v->size(); ++i) {
-        if (auto values = read_numbers(f, (*v)[i], at + "[" + std::to_string(i) + "]"))
-          t.steps_same_seed_runs.push_back(std::move(*values));
-      }
-    }
-  }
-  if (const json* v = r.optional("same_seed_scores")) {
-    const std::string at = r.path("same_seed_scores");
-    if (!v->is_array()) {
-      f.mismatch(at, "an array of objects (one per same-seed rerun)", *v);
-    } else {
-      for (std::size_t i = 0; i < v->size(); ++i) {
-        const std::string run_at = at + "[" + std::to_string(i) + "]";
-        if (!is_object(f, (*v)[i], run_at))
-          continue;
-        ObjectReader run(f, (*v)[i], run_at);
-        SameSeedScore score;
-        if (const json* sha = run.required("predictions_sha256", kSha256)) {
-          score.predictions_sha256 =
-              read_hex(f, *sha, run.path("predictions_sha256"), 64, kSha256).value_or("");
-        }
-        if (const json* primary = run.optional("primary"))
-          score.primary = read_number(f, *primary, run.path("primary"));
-        score.segments =
-            optional_map<std::map<std::string, double>>(run, "segments", metric_values(f));
-        run.warn_unknown_keys();
-        t.same_seed_scores.push_back(std::move(score));
-      }
-    }
-  }
+  for_each_element(r, "steps_same_seed_runs", "an array of arrays of numbers",
+                   [&](const json& v, const std::string& at) {
+                     if (auto values = read_numbers(f, v, at))
+                       t.steps_same_seed_runs.push_back(std::move(*values));
+                   });
+  for_each_element(r, "same_seed_scores", "an array of objects (one per same-seed rerun)",
+                   [&](const json& v, const std::string& at) {
+                     if (auto score = read_same_seed_score(f, v, at))
+                       t.same_seed_scores.push_back(std::move(*score));
+                   });
   auto bounded_below = [&f](std::string_view expected, bool strict) {
     return [&f, expected, strict](const json& v, const std::string& at) {
       auto n = read_number(f, v, at, expected);

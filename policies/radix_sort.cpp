@@ -322,6 +322,59 @@ std::unique_ptr<T[], FreeDeleter> allocate_huge(std::size_t n) {
   return std::unique_ptr<T[], FreeDeleter>(p);
 }
 
+// The top split's buckets: consecutive bins of the histogram merged into runs of at most a
+// target count of keys.
+struct Buckets {
+  std::vector<std::uint16_t> of_bin;  // the bucket of each bin
+  std::vector<unsigned> bits;         // only the low bits[b] bits differ in bucket b
+  std::vector<std::size_t> begin;     // bucket b is [begin[b], begin[b + 1]) of the output
+  std::size_t count() const { return bits.size(); }
+};
+
+// Consecutive bins merge into buckets of at most `target` keys unless a bin alone holds more.
+// Two neighbouring buckets hold more than `target` keys, so there are under kTopBuckets.
+Buckets merge_bins(const std::vector<std::vector<std::size_t>>& hist, unsigned shift,
+                   std::size_t n) {
+  const std::size_t bins = hist.front().size();
+  const std::size_t target = std::max((2 * n + kTopBuckets - 2) / (kTopBuckets - 1), kLeafMax / 2);
+  Buckets buckets;
+  buckets.of_bin.resize(bins);
+  buckets.begin = {0};
+  std::size_t fill = 0, first_bin = 0;
+  for (std::size_t bin = 0; bin < bins; ++bin) {
+    std::size_t count = 0;
+    for (const auto& h : hist)
+      count += h[bin];
+    if (count > 0 && fill > 0 && fill + count > target) {
+      buckets.bits.push_back(shift + top_bit(first_bin ^ (bin - 1)));
+      buckets.begin.push_back(buckets.begin.back() + fill);
+      fill = 0;
+      first_bin = bin;
+    }
+    fill += count;
+    buckets.of_bin[bin] = static_cast<std::uint16_t>(buckets.bits.size());
+  }
+  buckets.bits.push_back(shift + top_bit(first_bin ^ (bins - 1)));
+  buckets.begin.push_back(n);
+  return buckets;
+}
+
+// Where each part's slice starts in every bucket: each part scatters to its own range of each.
+std::vector<std::vector<std::size_t>> scatter_starts(
+    const std::vector<std::vector<std::size_t>>& hist, const Buckets& buckets) {
+  const std::size_t parts = hist.size();
+  std::vector<std::vector<std::size_t>> start(parts, std::vector<std::size_t>(buckets.count()));
+  for (std::size_t p = 0; p < parts; ++p)
+    for (std::size_t bin = 0; bin < hist[p].size(); ++bin)
+      start[p][buckets.of_bin[bin]] += hist[p][bin];
+  for (std::size_t b = 0; b < buckets.count(); ++b) {
+    std::size_t at = buckets.begin[b];
+    for (std::size_t p = 0; p < parts; ++p)
+      at += std::exchange(start[p][b], at);
+  }
+  return start;
+}
+
 }  // namespace
 
 SortBuffer allocate_sort_buffer(std::size_t n) {
@@ -375,61 +428,30 @@ void radix_sort(std::span<const double> in, std::span<double> out, unsigned thre
     slice_histogram(v, part_begin(p), part_begin(p + 1), shift, mask, hist[p].data());
   });
 
-  // Consecutive bins merge into buckets of at most `target` keys unless a bin alone holds more.
-  // Two neighbouring buckets hold more than `target` keys, so there are under kTopBuckets.
-  const std::size_t target = std::max((2 * n + kTopBuckets - 2) / (kTopBuckets - 1), kLeafMax / 2);
-  std::vector<std::uint16_t> bucket_of(bins);
-  std::vector<unsigned> bucket_bits;  // only the low bucket_bits[b] bits differ in bucket b
-  std::vector<std::size_t> bucket_begin{0};
-  std::size_t fill = 0, first_bin = 0;
-  for (std::size_t bin = 0; bin < bins; ++bin) {
-    std::size_t count = 0;
-    for (const auto& h : hist)
-      count += h[bin];
-    if (count > 0 && fill > 0 && fill + count > target) {
-      bucket_bits.push_back(shift + top_bit(first_bin ^ (bin - 1)));
-      bucket_begin.push_back(bucket_begin.back() + fill);
-      fill = 0;
-      first_bin = bin;
-    }
-    fill += count;
-    bucket_of[bin] = static_cast<std::uint16_t>(bucket_bits.size());
-  }
-  bucket_bits.push_back(shift + top_bit(first_bin ^ (bins - 1)));
-  bucket_begin.push_back(n);
-  const std::size_t buckets = bucket_bits.size();
-
-  // Each part scatters its slice to its own range of every bucket.
-  std::vector<std::vector<std::size_t>> start(parts, std::vector<std::size_t>(buckets));
-  for (unsigned p = 0; p < parts; ++p)
-    for (std::size_t bin = 0; bin < bins; ++bin)
-      start[p][bucket_of[bin]] += hist[p][bin];
-  for (std::size_t b = 0; b < buckets; ++b) {
-    std::size_t at = bucket_begin[b];
-    for (unsigned p = 0; p < parts; ++p)
-      at += std::exchange(start[p][b], at);
-  }
+  const Buckets buckets = merge_bins(hist, shift, n);
+  auto start = scatter_starts(hist, buckets);
   // The split goes straight into out when it is not the input (no scratch: on a VM every fresh
   // page can cost a fault of the host's too); each bucket is then sorted in place, in cache.
   const auto scratch = v == o ? allocate_huge<double>(n) : nullptr;
   double* const split = v == o ? scratch.get() : o;
   on_threads(parts, [&](unsigned p) {
     LineWriter out(split, start[p]);
-    slice_scatter(v, part_begin(p), part_begin(p + 1), shift, mask, bucket_of.data(), out);
+    slice_scatter(v, part_begin(p), part_begin(p + 1), shift, mask, buckets.of_bin.data(), out);
   });
 
   std::atomic<std::size_t> next{0};
   on_threads(parts, [&](unsigned) {
     Workspace ws;
-    for (std::size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < buckets;) {
-      const std::size_t begin = bucket_begin[b], size = bucket_begin[b + 1] - begin;
+    for (std::size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < buckets.count();) {
+      const std::size_t begin = buckets.begin[b], size = buckets.begin[b + 1] - begin;
+      const unsigned bits = buckets.bits[b];
       if (split != o) {
-        sort_node(split + begin, o + begin, o + begin, size, bucket_bits[b], ws);
+        sort_node(split + begin, o + begin, o + begin, size, bits, ws);
       } else if (size <= kLeafMax) {
-        sort_leaf(o + begin, o + begin, size, bucket_bits[b], ws);
+        sort_leaf(o + begin, o + begin, size, bits, ws);
       } else {  // a crowded bucket: it needs room of its own to split into
         const auto room = allocate_huge<Key>(size);
-        sort_node(o + begin, room.get(), o + begin, size, bucket_bits[b], ws);
+        sort_node(o + begin, room.get(), o + begin, size, bits, ws);
       }
     }
   });

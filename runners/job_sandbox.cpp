@@ -228,7 +228,7 @@ Result<SandboxPlan> plan_sandbox(const SandboxConfig& config, const SandboxJob& 
                                  const std::vector<fs::path>& verifier_paths) {
   SandboxPlan plan;
   plan.bwrap = config.bwrap;
-  plan.workdir = job.workdir;
+  plan.workdir = job.workdir.lexically_normal();
   plan.network = job.network;
   plan.as_root = ::geteuid() == 0;
   plan.job_uid = config.job_uid;

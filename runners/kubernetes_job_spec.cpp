@@ -235,7 +235,11 @@ std::filesystem::path rebuild_sub_path(const KubernetesConfig& config,
   return std::filesystem::path(config.outputs.sub_dir) / std::string(rebuild_id);
 }
 
-Result<json> build_kubernetes_job(const RebuildSpec& spec, const KubernetesConfig& config) {
+namespace {
+
+// What the Job cannot be built without: a valid rebuild id, an image by digest, an entrypoint,
+// a timeout and the outputs claim.
+Status check_job_request(const RebuildSpec& spec, const KubernetesConfig& config) {
   if (!is_valid_rebuild_id(spec.rebuild_id)) {
     return make_error(
         ErrorCode::invalid_argument,
@@ -265,8 +269,15 @@ Result<json> build_kubernetes_job(const RebuildSpec& spec, const KubernetesConfi
     return make_error(ErrorCode::invalid_argument,
                       "kubernetes.outputs.claim_name: required (the job writes its outputs there)");
   }
+  return {};
+}
 
-  PodVolumes volumes;
+// The job's one container: the image, the contract's environment and paths, its input and
+// output volumes (added to `volumes`).
+Result<json> job_container(const RebuildSpec& spec, const KubernetesConfig& config,
+                           PodVolumes& volumes) {
+  const auto& m = spec.manifest;
+  const std::string& image = *m.environment->image;
   json mounts = json::array();
   ContractPaths paths{std::string(kPodContractDir) + "/config.json",
                       std::string(kPodContractDir) + "/seeds.json", kPodOutDir, "", ""};
@@ -304,7 +315,12 @@ Result<json> build_kubernetes_job(const RebuildSpec& spec, const KubernetesConfi
                     {"resources", resources(spec, config)}};
   if (m.run.workdir)
     container["workingDir"] = *m.run.workdir;
+  return container;
+}
 
+// The pod around it: no service-account token, no service links, the config's scheduling keys.
+json job_pod_spec(const json& container, const PodVolumes& volumes,
+                  const KubernetesConfig& config) {
   json pod_volumes = volumes.to_json();
   pod_volumes.push_back(contract_volume());
 
@@ -324,20 +340,30 @@ Result<json> build_kubernetes_job(const RebuildSpec& spec, const KubernetesConfi
     pod_spec["nodeSelector"] = config.node_selector;
   if (!config.tolerations.empty())
     pod_spec["tolerations"] = config.tolerations;
+  return pod_spec;
+}
 
+// The job's labels and annotations; the pod's carry the resolved config and seeds, within the
+// annotation size limit.
+struct JobMetadata {
+  json labels, job_annotations, pod_annotations;
+};
+Result<JobMetadata> job_metadata(const RebuildSpec& spec) {
+  const auto& m = spec.manifest;
   const std::string config_json = (m.config ? *m.config : json::object()).dump();
   const std::string seeds_json = json(m.seeds).dump();
-  json labels = {{kRebuildIdLabel, rebuild_id_label_value(spec.rebuild_id)},
+  JobMetadata meta;
+  meta.labels = {{kRebuildIdLabel, rebuild_id_label_value(spec.rebuild_id)},
                  {"app.kubernetes.io/managed-by", "reverify"},
                  {kNetworkLabel, spec.network ? "allow" : "none"}};
-  json job_annotations = {{kRebuildIdAnnotation, spec.rebuild_id},
+  meta.job_annotations = {{kRebuildIdAnnotation, spec.rebuild_id},
                           {kWorkDirAnnotation, spec.work_dir.string()},
                           {"reverify/model-version", m.id()}};
-  json pod_annotations = {{kRebuildIdAnnotation, spec.rebuild_id},
+  meta.pod_annotations = {{kRebuildIdAnnotation, spec.rebuild_id},
                           {kConfigAnnotation, config_json},
                           {kSeedsAnnotation, seeds_json}};
   std::size_t annotation_bytes = 0;
-  for (const auto& [key, value] : pod_annotations.items()) {
+  for (const auto& [key, value] : meta.pod_annotations.items()) {
     annotation_bytes += key.size() + value.get_ref<const std::string&>().size();
   }
   if (annotation_bytes > kAnnotationLimitBytes) {
@@ -347,7 +373,25 @@ Result<json> build_kubernetes_job(const RebuildSpec& spec, const KubernetesConfi
             " bytes; the kubernetes runner passes them as pod annotations, limited to " +
             std::to_string(kAnnotationLimitBytes) + " bytes");
   }
+  return meta;
+}
 
+}  // namespace
+
+Result<json> build_kubernetes_job(const RebuildSpec& spec, const KubernetesConfig& config) {
+  if (auto request = check_job_request(spec, config); !request)
+    return request.error();
+  PodVolumes volumes;
+  auto container = job_container(spec, config, volumes);
+  if (!container)
+    return container.error();
+  const json pod_spec = job_pod_spec(*container, volumes, config);
+  auto meta = job_metadata(spec);
+  if (!meta)
+    return meta.error();
+  const json& labels = meta->labels;
+  const json& pod_annotations = meta->pod_annotations;
+  const json& job_annotations = meta->job_annotations;
   json job_spec = {
       {"backoffLimit", 0},
       {"activeDeadlineSeconds", static_cast<std::int64_t>(spec.timeout.count())},

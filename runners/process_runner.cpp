@@ -26,6 +26,12 @@
 namespace reverify {
 namespace {
 
+// A path as the job is given it: absolute and without "." or ".." (a sandbox shows only the
+// folders it binds, so "<state_dir>/config/../out" would name a folder the job cannot see).
+std::filesystem::path host_path(const std::filesystem::path& path) {
+  return std::filesystem::absolute(path).lexically_normal();
+}
+
 using Clock = std::chrono::system_clock;  // deadlines outlive the process: wall clock, in job.json
 
 // How long the runner keeps killing a job's processes before it gives up on one stuck in the
@@ -151,8 +157,7 @@ std::string end_orphaned(const JobRecord& record, const std::filesystem::path& w
                         : std::to_string(left.size()) +
                               " process(es) in the job's cgroups could not be killed yet";
   }
-  const std::string marker =
-      "REVERIFY_OUT=" + (std::filesystem::absolute(work_dir) / "out").string();
+  const std::string marker = "REVERIFY_OUT=" + (host_path(work_dir) / "out").string();
   const auto found = processes_with_environment(marker);
   for (pid_t pid : found)
     ::kill(pid, SIGKILL);
@@ -289,7 +294,7 @@ SandboxJob sandbox_job(const RebuildSpec& spec, const std::filesystem::path& dir
                {dir / "out", SandboxAccess::writable}};
   for (const auto& input : {spec.data_path, spec.eval_path}) {
     if (input)
-      job.binds.push_back({std::filesystem::absolute(*input), SandboxAccess::read_only});
+      job.binds.push_back({host_path(*input), SandboxAccess::read_only});
   }
   job.workdir = workdir;
   job.network = spec.network;
@@ -338,17 +343,19 @@ SpawnRequest job_request(const RebuildSpec& spec, const std::filesystem::path& s
                          const std::filesystem::path& workdir,
                          const std::filesystem::path& executable,
                          const ProcessRunnerConfig& config) {
+  const auto input = [](const std::optional<std::filesystem::path>& path) {
+    return path ? host_path(*path).string() : "";
+  };
   ContractPaths paths{(scratch / "in" / "config.json").string(),
                       (scratch / "in" / "seeds.json").string(), (scratch / "out").string(),
-                      spec.data_path ? spec.data_path->string() : "",
-                      spec.eval_path ? spec.eval_path->string() : ""};
+                      input(spec.data_path), input(spec.eval_path)};
   SpawnRequest request;
   request.env = contract_environment(spec, paths);
   request.env["PATH"] = config.path_env;
-  request.executable = executable;
+  request.executable = host_path(executable);
   const auto& argv = spec.manifest.run.entrypoint;
   request.args.assign(argv.begin() + 1, argv.end());
-  request.working_dir = std::filesystem::absolute(workdir);
+  request.working_dir = host_path(workdir);
   request.log_file = scratch / "job.log";
   request.status_file = scratch / "exit_status";
   request.tail_file = scratch / "job.tail";
@@ -481,7 +488,7 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
   if (ec)
     return make_error(ErrorCode::io, (*dir / "out").string() + ": cannot create: " + ec.message());
 
-  const auto scratch = std::filesystem::absolute(*dir);
+  const auto scratch = host_path(*dir);
   SpawnRequest request = job_request(spec, scratch, workdir, *exe, config_);
   JobRecord record;
   record.log_cap_bytes = config_.job_log_cap_bytes;

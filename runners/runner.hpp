@@ -5,8 +5,10 @@
 //
 // One interface over the places a rebuild can run (docs/design.md, "Runners" and "The rebuild
 // contract"): prepare -> start -> wait (streaming logs) -> collect -> cleanup, plus find_running()
-// so that a restarted daemon can reattach to a job by its rebuild id. Every started job carries
-// the label reverify.rebuild-id=<id>.
+// so that a restarted daemon can reattach to a job by its rebuild id. Each runner finds a job by
+// that id its own way: the docker and kubernetes runners by the label reverify.rebuild-id=<id> on
+// the container or Job, the process runner by the job.json record in scratch_root/<id>, the slurm
+// runner by the job.json in the rebuild's shared folder or else the job's name.
 //
 // Thread-safety: a Runner may be called from several worker threads for different rebuilds at
 // once. All methods block (process waits, HTTP over libcurl): never call them on the event loop.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What review cannot keep by reading: (1) the layer rule, each folder includes only the layers
 # below it (docs/development.md "The layer rule"), (2) clang-format, every C++ file as
-# .clang-format says, and (3) the docs' links and section references (scripts/check_docs.sh).
+# .clang-format says, (3) every named enum in the name test, and (4) the docs' links and section
+# references (scripts/check_docs.sh).
 # Exits 1 naming each offending file and line. Run by scripts/test.sh before it builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,15 @@ if [[ -n "$unformatted" ]]; then
   echo "$unformatted" | sed 's/^/  /' >&2
   failed=1
 fi
+
+# Every name table in a layer's header has its enum in the name test, which walks the enum's own
+# values (tests/daemon/enum_names_test.cpp); tables in a .cpp are private to one command.
+while read -r enum; do
+  grep -q "CHECK_ENUM_NAMES($enum);" tests/daemon/enum_names_test.cpp && continue
+  echo "EnumNames<$enum> has no CHECK_ENUM_NAMES($enum) in tests/daemon/enum_names_test.cpp" >&2
+  failed=1
+done < <(git ls-files '*.hpp' | grep -vE '^(tests|bench|fuzz|examples)/' | xargs grep -ohE 'struct EnumNames<[A-Za-z]+>' |
+  sed -E 's/struct EnumNames<([A-Za-z]+)>/\1/' | sort -u)
 
 bash scripts/check_docs.sh || failed=1
 

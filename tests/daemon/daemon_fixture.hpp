@@ -147,6 +147,20 @@ struct DaemonUnderTest {
   ~DaemonUnderTest() { kill9(); }
 
   std::string log() const { return read_file(dir / "daemon.log"); }
+
+  // Waits until the log holds `text` after its first `from` bytes (its size before the action
+  // whose line is awaited), or `limit` passes.
+  bool wait_log(const std::string& text, std::size_t from,
+                std::chrono::seconds limit = std::chrono::seconds(30)) const {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    do {
+      const auto text_now = log();
+      if (text_now.size() > from && text_now.find(text, from) != std::string::npos)
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return false;
+  }
 };
 
 inline Result<HttpResponse> get(const std::string& url) {

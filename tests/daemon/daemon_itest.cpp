@@ -407,8 +407,9 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
   std::string config = read_file(setup.daemon.config);
   config.replace(config.find("attest.pem"), std::string("attest.pem").size(), "attest2.pem");
   write_file(setup.daemon.config, config);
+  const auto log_before_reload = setup.daemon.log().size();
   ::kill(setup.daemon.pid, SIGHUP);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  REQUIRE(setup.daemon.wait_log("config reloaded", log_before_reload));
   HttpRequest trigger;
   trigger.method = "POST";
   trigger.url = setup.daemon.url() + "/v1/verifications";

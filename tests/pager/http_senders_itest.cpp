@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -143,6 +144,7 @@ struct StrictReceiver {
                 return {400, why};
               }
               accepted.push_back(body);
+              accepted_changed.notify_all();
               return {ok_status, ok_body};
             },
             port) {}
@@ -151,8 +153,16 @@ struct StrictReceiver {
   std::chrono::milliseconds answer_delay{0};  // set before the first request
   std::deque<Reply> forced;
   std::vector<nlohmann::json> accepted;
+  std::condition_variable accepted_changed;
   std::vector<std::string> violations;
   HttpReceiver server;
+
+  // Waits, holding `lock` on return, until `count` bodies are accepted (a slow answer is recorded
+  // after the sender has stopped waiting for it) or 30 s pass.
+  bool wait_accepted(std::unique_lock<std::mutex>& lock, std::size_t count) {
+    return accepted_changed.wait_for(lock, std::chrono::seconds(30),
+                                     [&] { return accepted.size() >= count; });
+  }
 };
 
 PageEvent failing_page(const std::string& version = "2026.11.1") {
@@ -287,6 +297,21 @@ TEST_CASE("PagerDuty: 429 and 500 are retried with backoff, 400 never") {
   CHECK(h.log.back().find(R"(rejected for good: pagerduty pd)") != std::string::npos);
   CHECK(h.log.back().find(R"(HTTP 400: {"status":"invalid event","errors":["bad"]})") !=
         std::string::npos);
+
+  // A body the receiver finds too large (413) or cannot process (422) is as bad as a 400.
+  std::size_t requests = pd.server.requests().size();
+  std::int64_t now = 1'000'100;
+  for (const auto& [status, version] : {std::pair{413u, "2026.12.2"}, {422u, "2026.12.3"}}) {
+    CAPTURE(status);
+    pd.forced = {{status, "no"}};
+    const auto page = h.outbox.record(failing_page(version), {"pd"});
+    CHECK(h.drain(now).failed == 1);
+    CHECK(h.drain(now + 10'000).retrying == 0);
+    CHECK(pd.server.requests().size() == ++requests);  // one attempt, never retried
+    CHECK(h.outbox.row(page, "pd").state == "failed");
+    CHECK(h.log.back().find("HTTP " + std::to_string(status) + ": no") != std::string::npos);
+    now += 20'000;
+  }
 }
 
 TEST_CASE("Slack: blocks accepted; 429 and 500 retried, 400 never") {
@@ -364,8 +389,8 @@ TEST_CASE("a receiver slower than the sender's timeout: PagerDuty merges, Slack 
   CHECK(h.outbox.row(page, "pd").state == "sent");
   CHECK(h.outbox.row(page, "chat").state == "sent");
   // PagerDuty got two copies with one dedup_key: one alert. Slack got one post.
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // the last answer is recorded
-  std::lock_guard lock(pd.mutex);
+  std::unique_lock lock(pd.mutex);
+  REQUIRE(pd.wait_accepted(lock, 2));
   REQUIRE(pd.accepted.size() == 2);
   CHECK(pd.accepted[0]["dedup_key"] == pd.accepted[1]["dedup_key"]);
   CHECK(slack.server.requests().size() == 1);

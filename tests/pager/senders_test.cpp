@@ -137,7 +137,8 @@ TEST_CASE("redaction removes every occurrence of every secret") {
   CHECK(redact("a redacted d", {"d"}) == "a re[redacted]acte[redacted] [redacted]");
 }
 
-TEST_CASE("answers are classified: 2xx delivered, 400 never retried, 429/5xx/network retried") {
+TEST_CASE(
+    "answers are classified: 2xx delivered, 400/413/422 never retried, 429/5xx/network retried") {
   auto answer = [](long status) {
     HttpResponse r;
     r.status = status;
@@ -146,8 +147,13 @@ TEST_CASE("answers are classified: 2xx delivered, 400 never retried, 429/5xx/net
   };
   CHECK(answer(202).delivered);
   CHECK(answer(200).delivered);
-  CHECK(answer(400).permanent_failure);
+  for (long bad_event : {400L, 413L, 422L}) {  // the event itself is bad: a resend cannot help
+    CAPTURE(bad_event);
+    CHECK(answer(bad_event).permanent_failure);
+    CHECK_FALSE(answer(bad_event).delivered);
+  }
   CHECK(answer(400).detail == "HTTP 400: body");
+  CHECK(answer(413).detail == "HTTP 413: body");
   for (long transient : {408L, 429L, 500L, 502L, 503L, 404L}) {
     CHECK_FALSE(answer(transient).delivered);
     CHECK_FALSE(answer(transient).permanent_failure);
