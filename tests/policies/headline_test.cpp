@@ -237,3 +237,23 @@ TEST_CASE("errors say whose fault in plain words") {
   job.job_exit_status = 3;
   CHECK(verdict_headline(job).find("exit status 3") != std::string::npos);
 }
+
+TEST_CASE("a family the release defines that could not be computed says so, with its reason") {
+  CheckResult family;
+  family.name = "distribution:*";
+  family.kind = CheckKind::distribution;
+  family.outcome = CheckOutcome::failed;
+  family.not_computed = true;
+  family.evidence["reason"] = "the rebuild wrote no predictions file";
+  const std::string headline = verdict_headline(verdict_of({family}));
+  CHECK(headline ==
+        "The distribution checks the release defines could not be computed: the rebuild wrote no "
+        "predictions file.");
+  check_plain(headline);
+  CheckResult one = family;
+  one.name = "parity:tau-distance";
+  one.kind = CheckKind::parity;
+  CHECK(verdict_headline(verdict_of({one})) ==
+        "The check parity:tau-distance, which the release defines, could not be computed: the "
+        "rebuild wrote no predictions file.");
+}
