@@ -26,6 +26,10 @@
 //   GET /v1/verifications/{id}
 //   POST /v1/verifications  {"model","version","mode"?}  bearer token; 202 once the queued
 //         verification is committed to the store, 409 when one is already queued or running
+// Every endpoint accepts only the query parameters listed above (none where none is shown; the
+// pages: refresh, and page on the two lists); an unknown, misspelled or repeated parameter, a
+// header reverify reads given twice, a misspelling of one or an X-Reverify- header is a 400
+// naming what is accepted (api/request_checks.hpp), on every endpoint.
 // Reads come from the immutable ReadModel given in the context; the handler never blocks. Every
 // request is answered through its reply function: at once, except a POST that passed its checks,
 // which the daemon answers once its loop has recorded (or refused) the trigger.
@@ -88,7 +92,8 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
                        std::optional<RebuildMode> mode = std::nullopt,
                        const std::vector<std::string>& secrets = {});
 
-// Constant-time comparison of a presented bearer token with the configured one.
+// Constant-time comparison of a presented bearer token with the configured one. The scheme is
+// case-insensitive and followed by one or more spaces (RFC 7235): "bearer T" and "Bearer  T" match.
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token);
 
 // "reverifyd/0.1.0": the Server header of every response (built once).
