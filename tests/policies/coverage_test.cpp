@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "policies/coverage.hpp"
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
@@ -228,4 +231,55 @@ TEST_CASE("apply_coverage: a defined check without a row fails with its family's
   CHECK(coverage_text(coverage) ==
         "1 of the 2 deciding checks the release defines were judged; 1 could not be computed "
         "(parity:tau-distance)");
+}
+
+// Each family the release defines, removed from the rebuild's outputs in turn: the verdict never
+// passes, and a failed row of that family says what is missing.
+TEST_CASE("each family removed from the rebuild: a failed row of its own, never a pass") {
+  struct Removal {
+    std::string family;
+    CheckKind kind;
+    std::function<void(Case&, VerdictInputs&)> remove;
+  };
+  const std::vector<Removal> removals{
+      {"primary", CheckKind::primary, [](Case&, VerdictInputs& in) { in.rebuild.primary.reset(); }},
+      {"segment", CheckKind::segment,
+       [](Case& c, VerdictInputs&) {
+         c.m.evaluation.segments["digit=3"]["accuracy"] = 0.91;
+         c.m.tolerance->segment_seed_runs["digit=3"]["accuracy"] = {0.9, 0.92, 0.91, 0.93, 0.9};
+       }},
+      {"distribution", CheckKind::distribution,
+       [](Case&, VerdictInputs& in) { in.rebuild.predictions = nullptr; }},
+      {"parity", CheckKind::parity,
+       [](Case& c, VerdictInputs&) {
+         c.m.evaluation.scoring = ScoringSpec{};
+         c.m.tolerance->parity_seed_runs["parity:argmax"] = {0.01, 0.02, 0.01, 0.03, 0.02};
+       }},
+      {"weights", CheckKind::weights,
+       [](Case& c, VerdictInputs&) {
+         c.m.level = ReproLevel::bitwise;
+         c.m.weights = Weights{"model.safetensors", "safetensors", std::string(64, 'a')};
+       }},
+      {"steps", CheckKind::steps,
+       [](Case& c, VerdictInputs& in) {
+         c.m.evaluation.steps = StepValues{"loss", {2.3, 2.1, 1.9}};
+         in.rebuild.steps_mode = true;
+         in.rebuild.max_steps = 3;
+       }},
+  };
+  for (const auto& removal : removals) {
+    CAPTURE(removal.family);
+    Case c;
+    VerdictInputs in = c.inputs();
+    removal.remove(c, in);
+    const Verdict v = decide_verdict(in);
+    INFO(v.explanation);
+    CHECK(v.cls != VerdictClass::passed);
+    CHECK(is_failure(v.cls));
+    const auto row = std::find_if(v.checks.begin(), v.checks.end(), [&](const CheckResult& check) {
+      return check.kind == removal.kind && check.outcome == CheckOutcome::failed;
+    });
+    REQUIRE(row != v.checks.end());
+    CHECK(row->decides());
+  }
 }
