@@ -75,7 +75,7 @@ json to_json(const Verdict& verdict) {
            {{"defined", verdict.coverage.defined},
             {"judged", verdict.coverage.judged},
             {"not_computed", verdict.coverage.not_computed}}},
-                    {"job_exit_status", optional_json(verdict.job_exit_status)},
+          {"job_exit_status", optional_json(verdict.job_exit_status)},
           {"job_output_fault", optional_json(verdict.job_output_fault)},
           {"job_code_trusted", verdict.job_code_trusted}};
 }
