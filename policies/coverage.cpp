@@ -1,36 +1,11 @@
 #include "policies/coverage.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace reverify {
 namespace {
 
 constexpr const char* kUnknownGap = "the rebuild's outputs give no value to judge";
-
-const char* family_prefix(CheckKind kind) {
-  switch (kind) {
-    case CheckKind::input:
-      return "input";
-    case CheckKind::primary:
-      return "primary";
-    case CheckKind::segment:
-      return "segment";
-    case CheckKind::distribution:
-      return "distribution";
-    case CheckKind::steps:
-      return "steps";
-    case CheckKind::weights:
-      return "weights";
-    case CheckKind::job:
-      return "job";
-    case CheckKind::parity:
-      return "parity";
-    case CheckKind::same_seed:
-      return "same-seed";
-  }
-  return "checks";
-}
 
 // "a, b, c and 8 more"
 std::string some_names(const std::vector<std::string>& names) {
@@ -63,12 +38,12 @@ void mark_not_computed(CheckResult& row, const std::string& reason) {
 CheckResult family_row(CheckKind kind, const std::vector<std::string>& names,
                        const std::string& reason) {
   CheckResult row;
-  row.name = std::string(family_prefix(kind)) + ":*";
+  row.name = std::string(to_string(kind)) + ":*";
   row.kind = kind;
   mark_not_computed(row, reason);
   row.explanation = names.empty() ? row.name + ": " + reason
                                   : row.name + ": the " + std::to_string(names.size()) + " " +
-                                        family_prefix(kind) + " check(s) the release defines (" +
+                                        to_string(kind) + " check(s) the release defines (" +
                                         some_names(names) + ") cannot be computed: " + reason +
                                         "; each seed run gave them, so they fail";
   row.evidence["checks"] = names;
