@@ -3,10 +3,12 @@
 #include <openssl/crypto.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "api/metrics.hpp"
 #include "api/pages.hpp"
+#include "api/request_checks.hpp"
 #include "api/version_status.hpp"
 #include "attest/vsa.hpp"
 #include "core/hashing.hpp"
@@ -82,19 +84,32 @@ std::vector<std::string_view> split_path(std::string_view path) {
   return parts;
 }
 
-std::optional<std::string> query_param(std::string_view query, std::string_view key) {
-  while (!query.empty()) {
-    auto amp = query.find('&');
-    auto pair = query.substr(0, amp);
-    auto eq = pair.find('=');
-    if (pair.substr(0, eq) == key) {
-      return std::string(eq == std::string_view::npos ? "" : pair.substr(eq + 1));
-    }
-    if (amp == std::string_view::npos)
-      break;
-    query.remove_prefix(amp + 1);
-  }
-  return std::nullopt;
+// The query parameters each endpoint accepts (api/request_checks.hpp), by its path; null for a
+// path that names no endpoint (its 404 says so, whatever the query).
+const std::vector<std::string>* accepted_parameters(const std::vector<std::string_view>& parts) {
+  static const std::vector<std::string> none, refresh{"refresh"}, listing{"page", "refresh"},
+      gate{"max_age", "mode"}, attestation{"verification"},
+      verifications{"limit", "model", "version"};
+  const std::size_t n = parts.size();
+  if (n == 0)
+    return &refresh;
+  if ((parts[0] == "models" || parts[0] == "verifications") && n == 1)
+    return &listing;
+  if ((parts[0] == "models" && n == 3) || (parts[0] == "verifications" && n == 2))
+    return &refresh;
+  if (n == 1 && (parts[0] == "healthz" || parts[0] == "metrics"))
+    return &none;
+  if (parts[0] != "v1" || n < 2)
+    return nullptr;
+  if (parts[1] == "models" && (n == 2 || (n == 5 && parts[3] == "versions")))
+    return &none;
+  if (parts[1] == "gate" && n == 4)
+    return &gate;
+  if (parts[1] == "attestations" && (n == 4 || (n == 5 && parts[4] == "policy")))
+    return &attestation;
+  if (parts[1] == "verifications" && (n == 2 || n == 3))
+    return n == 2 ? &verifications : &none;
+  return nullptr;
 }
 
 nlohmann::json brief_json(const std::optional<VerdictBrief>& brief) {
@@ -166,7 +181,11 @@ std::optional<std::string> invalid_names(std::string_view model, std::string_vie
 
 // Answers through `reply`: at once when the request is refused here, else when the daemon's
 // loop has recorded the trigger.
-void handle_trigger(const ApiRequest& request, const ApiContext& context, ApiReply reply) {
+void handle_trigger(const ApiRequest& request, std::string_view query, const ApiContext& context,
+                    ApiReply reply) {
+  if (auto parsed = parse_query(query, {}); !parsed)
+    return reply(
+        error_response(request, http::status::bad_request, parsed.error().message, context));
   if (context.api->token.empty()) {
     return reply(error_response(request, http::status::forbidden,
                                 "manual triggers are disabled: set api.token_file in the config",
@@ -251,16 +270,16 @@ void handle_trigger(const ApiRequest& request, const ApiContext& context, ApiRep
   });
 }
 
-ApiResponse handle_verifications(const ApiRequest& request, std::string_view query,
+ApiResponse handle_verifications(const ApiRequest& request, const QueryParameters& query,
                                  const ApiContext& context) {
-  auto model = query_param(query, "model").value_or("");
-  auto version = query_param(query, "version").value_or("");
+  auto model = query.get("model").value_or("");
+  auto version = query.get("version").value_or("");
   if ((!model.empty() && !is_valid_name(model)) || (!version.empty() && !is_valid_name(version))) {
     return error_response(request, http::status::bad_request,
                           "model/version: expected [A-Za-z0-9][A-Za-z0-9._-]{0,127}", context);
   }
   std::int64_t limit = 100;
-  if (auto text = query_param(query, "limit")) {
+  if (auto text = query.get("limit")) {
     auto parsed = parse_id(*text);
     if (!parsed || *parsed > std::int64_t(kRecentVerifications)) {
       return error_response(request, http::status::bad_request,
@@ -302,7 +321,7 @@ ApiResponse handle_models(const ApiRequest& request, const ApiContext& context) 
 // latest passed or failed:* verdict (or of the given verification), byte for byte as signed, or
 // the tolerance policy document its digest names.
 ApiResponse handle_attestation(const ApiRequest& request, std::string_view model_name,
-                               std::string_view version, bool policy, std::string_view query,
+                               std::string_view version, bool policy, const QueryParameters& query,
                                const ApiContext& context) {
   if (auto why = invalid_names(model_name, version))
     return error_response(request, http::status::bad_request, *why, context);
@@ -311,7 +330,7 @@ ApiResponse handle_attestation(const ApiRequest& request, std::string_view model
   if (!view)
     return error_response(request, http::status::not_found, "unknown model version", context);
   std::shared_ptr<const AttestationRow> found;
-  if (auto text = query_param(query, "verification")) {
+  if (auto text = query.get("verification")) {
     auto id = parse_id(*text);
     if (!id) {
       return error_response(request, http::status::bad_request,
@@ -356,7 +375,7 @@ ApiResponse handle_attestation(const ApiRequest& request, std::string_view model
 // The human pages (api/pages.hpp); nullopt when `parts` names none of them.
 std::optional<ApiResponse> route_page(const ApiRequest& request,
                                       const std::vector<std::string_view>& parts,
-                                      std::string_view query, const ApiContext& context) {
+                                      const QueryParameters& query, const ApiContext& context) {
   if (!parts.empty() && parts[0] != "models" && parts[0] != "verifications")
     return std::nullopt;  // before the frame is built: the gate and /v1 pass here on every call
   const auto& model = *context.model;
@@ -374,7 +393,7 @@ std::optional<ApiResponse> route_page(const ApiRequest& request,
   frame.path = "/";
   for (std::size_t i = 0; i < parts.size(); ++i)
     frame.path += std::string(parts[i]) + (i + 1 < parts.size() ? "/" : "");
-  if (auto text = query_param(query, "refresh")) {
+  if (auto text = query.get("refresh")) {
     auto parsed = parse_id(*text);
     if (!parsed || *parsed < kMinRefreshS || *parsed > kMaxRefreshS) {
       return error_response(request, http::status::bad_request,
@@ -385,7 +404,7 @@ std::optional<ApiResponse> route_page(const ApiRequest& request,
     frame.refresh_s = int(*parsed);
   }
   std::size_t page = 1;
-  if (auto text = query_param(query, "page")) {
+  if (auto text = query.get("page")) {
     auto parsed = parse_id(*text);
     if (!parsed)
       return error_response(request, http::status::bad_request, "page: expected a positive integer",
@@ -418,10 +437,17 @@ std::optional<ApiResponse> route_page(const ApiRequest& request,
   return std::nullopt;
 }
 
-ApiResponse route_get(const ApiRequest& request, std::string_view path, std::string_view query,
+ApiResponse route_get(const ApiRequest& request, std::string_view path, std::string_view query_text,
                       const ApiContext& context) {
   const auto parts = split_path(path);
   const auto& model = *context.model;
+  QueryParameters query;
+  if (const auto* accepted = accepted_parameters(parts)) {
+    auto parsed = parse_query(query_text, *accepted);
+    if (!parsed)
+      return error_response(request, http::status::bad_request, parsed.error().message, context);
+    query = std::move(parsed).value();
+  }
   if (auto page = route_page(request, parts, query, context))
     return std::move(*page);
   if (parts.size() == 1 && parts[0] == "healthz") {
@@ -470,7 +496,7 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
       return error_response(request, http::status::bad_request, *why, context);
     }
     std::int64_t max_age = context.api->default_max_age_s;
-    if (auto text = query_param(query, "max_age")) {
+    if (auto text = query.get("max_age")) {
       auto parsed = parse_duration_s(*text);
       if (!parsed.ok()) {
         return error_response(request, http::status::bad_request,
@@ -479,7 +505,7 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
       max_age = *parsed;
     }
     std::optional<RebuildMode> mode;
-    if (auto text = query_param(query, "mode")) {
+    if (auto text = query.get("mode")) {
       mode = enum_from_string<RebuildMode>(*text);
       if (!mode) {
         return error_response(request, http::status::bad_request,
@@ -525,11 +551,19 @@ const std::string& server_header() {
 }
 
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token) {
-  constexpr std::string_view kPrefix = "Bearer ";
-  if (token.empty() || authorization_header.substr(0, kPrefix.size()) != kPrefix)
+  // RFC 7235: the scheme is case-insensitive ("bearer", "BEARER") and followed by 1*SP.
+  constexpr std::string_view kScheme = "bearer";
+  const std::string_view scheme = authorization_header.substr(0, kScheme.size());
+  const bool is_bearer =
+      scheme.size() == kScheme.size() &&
+      std::equal(scheme.begin(), scheme.end(), kScheme.begin(),
+                 [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  std::string_view credentials = authorization_header.substr(scheme.size());
+  if (token.empty() || !is_bearer || credentials.empty() || credentials.front() != ' ')
     return false;
+  credentials.remove_prefix(std::min(credentials.find_first_not_of(' '), credentials.size()));
   // Compare fixed-size digests with CRYPTO_memcmp: no early exit, and no length leak.
-  const auto presented = sha256_hex(authorization_header.substr(kPrefix.size()));
+  const auto presented = sha256_hex(credentials);
   const auto expected = sha256_hex(token);
   return CRYPTO_memcmp(presented.data(), expected.data(), expected.size()) == 0;
 }
@@ -689,6 +723,9 @@ void handle_api_request(const ApiRequest& request, const ApiContext& context, Ap
                                   "path traversal is not allowed", context));
     }
   }
+  if (Status headers = check_headers(request); !headers.ok())
+    return reply(
+        error_response(request, http::status::bad_request, headers.error().message, context));
   if (context.model->starting && path != "/metrics") {
     // Before the first read of the store an empty inventory would be a wrong answer (a known
     // version "unknown", a gate "never verified", a trigger refused): say so, and when to ask
@@ -702,7 +739,7 @@ void handle_api_request(const ApiRequest& request, const ApiContext& context, Ap
     return reply(std::move(response));
   }
   if (path == "/v1/verifications" && request.method() == http::verb::post) {
-    return handle_trigger(request, context, std::move(reply));
+    return handle_trigger(request, query, context, std::move(reply));
   }
   if (request.method() != http::verb::get && request.method() != http::verb::head) {
     auto response =

@@ -29,6 +29,10 @@
 //         one is queued; a queued row that only waits for its time (a retry backing off, a
 //         jittered scheduled start) is folded into the trigger, runs now as a manual one, and
 //         the answer is 202 with its id (store/store.hpp, enqueue_unless_active)
+// Every endpoint accepts only the query parameters listed above (none where none is shown; the
+// pages: refresh, and page on the two lists); an unknown, misspelled or repeated parameter, a
+// header reverify reads given twice, a misspelling of one or an X-Reverify- header is a 400
+// naming what is accepted (api/request_checks.hpp), on every endpoint.
 // Reads come from the immutable ReadModel given in the context; the handler never blocks. Every
 // request is answered through its reply function: at once, except a POST that passed its checks,
 // which the daemon answers once its loop has recorded (or refused) the trigger.
@@ -91,7 +95,8 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
                        std::optional<RebuildMode> mode = std::nullopt,
                        const std::vector<std::string>& secrets = {});
 
-// Constant-time comparison of a presented bearer token with the configured one.
+// Constant-time comparison of a presented bearer token with the configured one. The scheme is
+// case-insensitive and followed by one or more spaces (RFC 7235): "bearer T" and "Bearer  T" match.
 bool bearer_token_matches(std::string_view authorization_header, const std::string& token);
 
 // "reverifyd/0.1.0": the Server header of every response (built once).

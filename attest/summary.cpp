@@ -23,7 +23,7 @@ std::string resource_uri_for(const std::string& resource_uri_template, const std
 
 std::optional<VerificationSummary> summary_for(const Verdict& verdict, const SummaryInputs& inputs,
                                                const SummaryIdentity& identity) {
-  const auto result = summary_result_for(verdict.cls);
+  const auto result = summary_result_for(verdict);
   if (!result)
     return std::nullopt;
   VerificationSummary s;

@@ -42,7 +42,8 @@ struct SummaryInputs {
   std::string policy_sha256;  // of the tolerance policy document actually applied
 };
 
-// The statement for a conclusive verdict; nullopt for error:* and uncalibrated.
+// The statement for a conclusive verdict; nullopt for error:*, uncalibrated and a pass that judged
+// fewer deciding checks than its release defines (summary_result_for).
 // REQUIRES: inputs.subjects is not empty, every subject has a digest.
 std::optional<VerificationSummary> summary_for(const Verdict& verdict, const SummaryInputs& inputs,
                                                const SummaryIdentity& identity);

@@ -208,6 +208,14 @@ std::optional<SummaryResult> summary_result_for(VerdictClass cls) {
   return std::nullopt;
 }
 
+std::optional<SummaryResult> summary_result_for(const Verdict& verdict) {
+  const auto result = summary_result_for(verdict.cls);
+  const bool incomplete = !verdict.coverage.complete() || !verdict.coverage.not_computed.empty();
+  if (result == SummaryResult::passed && incomplete)
+    return std::nullopt;
+  return result;
+}
+
 std::vector<std::string> verified_levels_for(SummaryResult result, ReproLevel level,
                                              SummaryMode mode) {
   if (result == SummaryResult::failed)

@@ -109,6 +109,10 @@ struct VerificationSummary {
 // passed -> PASSED, failed:* -> FAILED; nullopt for error:* and uncalibrated (no summary: they
 // say nothing about the model).
 std::optional<SummaryResult> summary_result_for(VerdictClass cls);
+// The same for a whole verdict, failing closed: a passed verdict that judged fewer deciding checks
+// than its release defines (Verdict::coverage short, or naming a check not computed) gets no
+// summary: never PASSED, and FAILED would say the model failed.
+std::optional<SummaryResult> summary_result_for(const Verdict& verdict);
 
 // verifiedLevels. PASSED: one reverify level (custom SlsaResult values, never "SLSA_"-prefixed):
 //   full mode:  REVERIFY_RERUNNABLE_V1 < REVERIFY_EQUIVALENT_V1 < REVERIFY_BITWISE_V1

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "core/unix_time.hpp"
 #include "core/version.hpp"
 
@@ -97,25 +98,6 @@ std::vector<std::string> subcommand_names(const CLI::App& app) {
   return names;
 }
 
-// Edits (insert, delete, substitute, swap two neighbours) that turn a into b: the optimal string
-// alignment distance, so "lnit" is one edit from "lint".
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i)
-    d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 // Every long option name of `app` ("--min-score"), for suggestions.
 std::vector<std::string> option_names(const CLI::App& app) {
   std::vector<std::string> names;
@@ -204,23 +186,6 @@ CLI::Validator one_of(std::vector<std::string> choices) {
         return "must be " + list + ", got " + in_quotes(text);
       },
       "");
-}
-
-std::optional<std::string> closest_match(std::string_view given,
-                                         const std::vector<std::string>& known) {
-  std::optional<std::string> best;
-  std::size_t best_distance = 0;
-  for (const auto& candidate : known) {
-    const std::size_t distance = edit_distance(given, candidate);
-    const std::size_t allowed = std::clamp<std::size_t>(candidate.size() / 3, 1, 3);
-    if (distance > allowed)
-      continue;
-    if (!best || distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/enum_names.hpp"
+#include "core/text.hpp"  // closest_match
 
 namespace reverify {
 
@@ -33,12 +34,6 @@ std::vector<std::string> enum_choices() {
     out.emplace_back(entry.name);
   return out;
 }
-
-// The entry of `known` closest to `given` by edit distance (a swap of neighbours is one edit), when
-// close enough to be a typo: at most a third of the candidate's length in edits, at least 1 and at
-// most 3; nullopt otherwise.
-std::optional<std::string> closest_match(std::string_view given,
-                                         const std::vector<std::string>& known);
 
 // `unknown command "verfy"; did you mean "verify"?` for a word that is none of parent's
 // subcommands (the suggestion only when one is close: closest_match).

@@ -120,6 +120,10 @@ Result<HttpResponse> http_request(const HttpRequest& request) {
     curl_easy_setopt(c, CURLOPT_CAINFO, request.ca_file.c_str());
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, request.timeout_ms);
+  if (request.low_speed_bytes_per_s > 0 && request.low_speed_time_s > 0) {
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, request.low_speed_bytes_per_s);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, request.low_speed_time_s);
+  }
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // worker threads: no SIGALRM for timeouts
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);

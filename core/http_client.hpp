@@ -25,6 +25,10 @@ struct HttpRequest {
   long connect_timeout_ms = 5000;
   long timeout_ms = 30000;  // whole request; 0 = none (streams such as watches, waits)
   std::size_t max_body_bytes = 64 * 1024 * 1024;  // a larger body is an error, not a truncation
+  // A transfer slower than this many bytes a second for low_speed_time_s seconds is cut (a
+  // network error): a download with no whole-request timeout still ends. 0: no such limit.
+  long low_speed_bytes_per_s = 0;
+  long low_speed_time_s = 0;
   // Streaming: when set, body chunks go here instead of HttpResponse::body. Return false to stop.
   std::function<bool(std::string_view)> on_body;
 };

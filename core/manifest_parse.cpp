@@ -14,6 +14,7 @@
 #include "core/names.hpp"
 #include "core/statistic.hpp"
 #include "core/subsample_rule.hpp"
+#include "core/uri.hpp"
 
 namespace reverify {
 namespace {
@@ -358,6 +359,46 @@ void read_manifest(ObjectReader& top, Manifest& m) {
 }
 }  // namespace
 
+std::vector<ValidationError> path_containment_errors(const Manifest& manifest) {
+  std::vector<ValidationError> errors;
+  const auto mismatch = [&](std::string path, std::string_view expected, const std::string& got) {
+    errors.push_back(
+        {std::move(path), "must be " + std::string(expected) + ", got " + describe(json(got))});
+  };
+  if (const auto& workdir = manifest.run.workdir) {
+    const std::string_view relative = std::string_view(*workdir).substr(
+        std::min(workdir->find_first_not_of('/'), workdir->size()));
+    const bool inside = *workdir == "/" || path_stays_inside(relative);
+    if (!inside || workdir->find('\0') != std::string::npos) {
+      mismatch("run.workdir",
+               "a folder without '..' segments (absolute: in the image; relative: in the checkout)",
+               *workdir);
+    }
+  }
+  const auto release_file = [&](const std::string& path, const std::string& uri) {
+    if (uri.empty() || uri.front() == '/' || uri.find(':') != std::string::npos)
+      return;  // absolute (or reported empty already)
+    auto decoded = percent_decode(uri);
+    if (!decoded.ok() || !path_stays_inside(*decoded)) {
+      mismatch(path,
+               "a file beside the manifest (a relative URI without '..' segments) or an absolute "
+               "URI",
+               uri);
+    }
+  };
+  const auto release_files = [&](const std::string& prefix, const Evaluation& evaluation,
+                                 const std::optional<Weights>& weights) {
+    if (evaluation.predictions)
+      release_file(prefix + "evaluation.predictions.uri", evaluation.predictions->uri);
+    if (weights)
+      release_file(prefix + "weights.uri", weights->uri);
+  };
+  release_files("", manifest.evaluation, manifest.weights);
+  if (manifest.subsample)
+    release_files("subsample.", manifest.subsample->evaluation, manifest.subsample->weights);
+  return errors;
+}
+
 std::string ValidationError::to_string() const {
   return path.empty() ? message : path + ": " + message;
 }
@@ -402,6 +443,8 @@ ManifestParse parse_manifest(std::string_view document, const ManifestLimits& li
   }
   Manifest manifest;
   read_manifest(top, manifest);
+  for (auto& error : path_containment_errors(manifest))
+    findings.error(std::move(error.path), std::move(error.message));
   for (const std::string& key : top.unknown_keys()) {
     manifest.extra.emplace(key, dom.value.at(key));
     findings.warn(json_path_key("", key) + ": unknown top-level field, kept as is (not part of " +

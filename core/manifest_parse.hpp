@@ -41,6 +41,17 @@ struct ManifestLimits {
 
 ManifestParse parse_manifest(std::string_view document, const ManifestLimits& limits = {});
 
+// The paths a manifest names that must stay inside their roots, each error naming its field:
+// - run.workdir: no ".." segment (relative: a folder of the checkout, where the process runner
+//   runs the job; absolute: a folder of the image, which the process runner replaces by the
+//   checkout's root);
+// - the release's own files, evaluation.predictions.uri and weights.uri (and the subsample
+//   reference's): beside the manifest, so a relative URI has no ".." segment, percent-encoded or
+//   not; an absolute one (file:///..., https://...) names its place on purpose.
+// parse_manifest reports them with its other errors; preflight checks them again, for a manifest
+// assembled in code (a bisect mixture).
+std::vector<ValidationError> path_containment_errors(const Manifest& manifest);
+
 // Validates an object of the manifest's "environment" shape on its own, with the same rules; its
 // errors and warnings carry paths under `path`. `reverify capture` reads the facts only a job can
 // see (result.json's "environment": framework, determinism flags as set, thread counts, the GPU)

@@ -3,6 +3,7 @@
 // page's summary. UTF-8 aware: a cut never splits a character.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,5 +23,12 @@ std::string joined(const std::vector<std::string>& items);
 // `word` as one shell word: as it is when it holds only [A-Za-z0-9_./@=:,+-] (and is not empty),
 // else in single quotes ('it'\''s'), so a command built with it runs as printed.
 std::string shell_word(std::string_view word);
+
+// The entry of `known` closest to `given` by edit distance (insert, delete, substitute, or swap
+// two neighbours: "lnit" is one edit from "lint"), when close enough to be a typo: at most a
+// third of the candidate's length in edits, at least 1 and at most 3; nullopt otherwise. For the
+// did-you-mean of an unknown command, option or query parameter.
+std::optional<std::string> closest_match(std::string_view given,
+                                         const std::vector<std::string>& known);
 
 }  // namespace reverify

@@ -88,26 +88,6 @@ int hex_value(char c) {
   return -1;
 }
 
-Result<std::string> percent_decode(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    const bool complete = i + 2 < text.size();
-    const int hi = complete ? hex_value(text[i + 1]) : -1;
-    const int lo = complete ? hex_value(text[i + 2]) : -1;
-    if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-      return make_error(ErrorCode::invalid_argument,
-                        "bad percent-escape in \"" + std::string(text) + "\"");
-    }
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
-
 Result<std::string> read_local(const fs::path& path, std::size_t max_bytes) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
@@ -144,6 +124,39 @@ Result<std::string> read_remote(const std::string& url, const FetchLimits& limit
   return std::move(response->body);
 }
 }  // namespace
+
+Result<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    const bool complete = i + 2 < text.size();
+    const int hi = complete ? hex_value(text[i + 1]) : -1;
+    const int lo = complete ? hex_value(text[i + 2]) : -1;
+    if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+      return make_error(ErrorCode::invalid_argument,
+                        "bad percent-escape in \"" + std::string(text) + "\"");
+    }
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
+bool path_stays_inside(std::string_view relative_path) {
+  if (relative_path.empty() || relative_path.front() == '/' || has_scheme(relative_path))
+    return false;
+  std::size_t start = 0;
+  while (start <= relative_path.size()) {
+    const std::size_t end = std::min(relative_path.find('/', start), relative_path.size());
+    if (relative_path.substr(start, end - start) == "..")
+      return false;
+    start = end + 1;
+  }
+  return true;
+}
 
 bool is_remote_uri(const std::string& uri) {
   return starts_with_ci(uri, "http://") || starts_with_ci(uri, "https://");

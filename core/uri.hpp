@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "core/result.hpp"
 
@@ -15,6 +16,15 @@ namespace reverify {
 std::string resolve_uri(const std::string& base_location, const std::string& uri);
 
 bool is_remote_uri(const std::string& uri);  // http:// or https://
+
+// RFC 3986 percent-decoding ("%2E" -> "."); a truncated or non-hex escape, or %00, is an error.
+Result<std::string> percent_decode(std::string_view text);
+
+// Whether a relative path (a '/'-separated path, or a relative URI reference already
+// percent-decoded) stays inside the folder it is resolved against: not empty, not absolute (no
+// leading '/', no scheme), and no ".." segment. "a/./b" stays; "a/../b" is refused too: a path
+// in a manifest names its file directly.
+bool path_stays_inside(std::string_view relative_path);
 
 // Local path for a resolved local URI ("file:///a/b" or "/a/b"); an error for remote URIs.
 Result<std::filesystem::path> local_path(const std::string& resolved_uri);

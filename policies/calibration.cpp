@@ -11,6 +11,15 @@
 namespace reverify {
 namespace {
 
+// A verdict over a seed run's recorded values (the bands at the seed means, a held-out run): it
+// judges what was recorded, and does not fail closed on what was not (policies/coverage.hpp).
+VerdictInputs recorded_values(const Manifest& manifest, const RebuildObservation& observation,
+                              const std::map<std::string, double>& detect) {
+  VerdictInputs inputs{manifest, observation, nullptr, nullptr, detect};
+  inputs.fail_closed = false;
+  return inputs;
+}
+
 // values without the one at `index`, when the series has one value per run.
 std::vector<double> without(const std::vector<double>& values, std::size_t index, std::size_t n) {
   if (values.size() != n)
@@ -227,7 +236,8 @@ std::vector<CheckResult> describe_bands(const Manifest& manifest, const Toleranc
     parity_means[check] = mean(values);
   if (!parity_shape.empty())
     at_means.parity = recorded_parity(parity_shape, parity_means);
-  auto checks = decide_verdict(VerdictInputs{m, at_means, nullptr, nullptr, detect}, policy).checks;
+  // Over recorded seed-run values: only what was recorded is judged (not fail-closed).
+  auto checks = decide_verdict(recorded_values(m, at_means, detect), policy).checks;
   if (ev.steps && !tolerance.steps_same_seed_runs.empty()) {
     std::size_t steps = ev.steps->values.size();
     for (const auto& run : tolerance.steps_same_seed_runs)
@@ -236,8 +246,7 @@ std::vector<CheckResult> describe_bands(const Manifest& manifest, const Toleranc
     steps_mode.steps_mode = true;
     steps_mode.max_steps = static_cast<std::int64_t>(steps);
     steps_mode.steps = ev.steps->values;
-    for (auto& check :
-         decide_verdict(VerdictInputs{m, steps_mode, nullptr, nullptr, detect}, policy).checks)
+    for (auto& check : decide_verdict(recorded_values(m, steps_mode, detect), policy).checks)
       checks.push_back(std::move(check));
   }
   return checks;
@@ -283,8 +292,7 @@ LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& toleran
     }
     if (!rebuild.comparison)
       held.evaluation.predictions.reset();  // nothing recorded to judge predictions by
-    VerdictInputs inputs{held, rebuild, nullptr, nullptr, detect};
-    LeaveOneOutRun run{i, decide_verdict(inputs, policy)};
+    LeaveOneOutRun run{i, decide_verdict(recorded_values(held, rebuild, detect), policy)};
     out.paged += is_failure(run.verdict.cls);
     out.runs.push_back(std::move(run));
   }

@@ -95,6 +95,14 @@ std::string plural(std::size_t n, const char* one, const char* many) {
 // The sentence (without its full stop) about the failure that leads.
 std::string lead_failure(const CheckResult& check) {
   const std::string what = subject(check.name);
+  if (check.not_computed) {
+    // A check the release defines that this rebuild could not give (policies/coverage.hpp).
+    const std::string reason = check.evidence.value("reason", std::string());
+    return (what == "*"
+                ? "the " + std::string(to_string(check.kind)) + " checks the release defines"
+                : "the check " + check.name + ", which the release defines,") +
+           " could not be computed" + (reason.empty() ? "" : ": " + reason);
+  }
   switch (check.kind) {
     case CheckKind::input:
       return "an input moved since release (" + what + "), so nothing was rebuilt";

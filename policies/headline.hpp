@@ -12,7 +12,9 @@
 // none) never comes before a failure and is never counted as one.
 //
 // The headline is one sentence in plain words from the failures in that order: no hashes, no
-// commands, no Markdown. "An input moved" is said only when an input check failed. The full
+// commands, no Markdown. "An input moved" is said only when an input check failed; a check the
+// release defines that could not be computed (CheckResult::not_computed) is said to be so, with
+// its reason, never "outside its band". The full
 // explanation and the evidence stay beside it, where each place shows them.
 
 #include <cstddef>

@@ -66,7 +66,8 @@ inline constexpr double kJobAgreement = 1e-6;
 struct OwnScores {
   scoring::Scores release;
   scoring::Scores rebuild;
-  std::optional<scoring::Parity> parity;  // the rebuild against the release
+  std::optional<scoring::Parity> parity;    // the rebuild against the release
+  std::optional<std::string> parity_error;  // why there is none, when it could not be computed
 };
 
 // What changed side in a scope, for the explanation of its failed metric check: at each

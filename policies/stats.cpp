@@ -257,8 +257,9 @@ Comparison compare(std::span<const double> original, std::span<const double> reb
   c.psi = psi_sorted(sorted_original, sorted_rebuilt);
   c.rows = original.size() / original_cols;
   c.scores = original.size();
-  c.unit_interval = sorted_original.front() >= 0 && sorted_original.back() <= 1 &&
-                    sorted_rebuilt.front() >= 0 && sorted_rebuilt.back() <= 1;
+  c.original_unit_interval = sorted_original.front() >= 0 && sorted_original.back() <= 1;
+  c.unit_interval =
+      c.original_unit_interval && sorted_rebuilt.front() >= 0 && sorted_rebuilt.back() <= 1;
   for (std::size_t k = 0; k < kQuantileLevels.size(); ++k) {
     c.quantiles_original[k] = quantile_sorted(sorted_original, kQuantileLevels[k]);
     c.quantiles_rebuilt[k] = quantile_sorted(sorted_rebuilt, kQuantileLevels[k]);

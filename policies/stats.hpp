@@ -61,6 +61,7 @@ struct Comparison {
   std::size_t rows = 0;          // of the original: the flip rate moves in steps of 1 / rows
   std::size_t scores = 0;        // values of the original: KS moves in steps of about 1 / scores
   bool unit_interval = false;    // every score of both sides is in [0, 1]: distances are <= 1
+  bool original_unit_interval = false;  // every score of the original is in [0, 1]
 };
 
 // The full comparison: copies and sorts both sides (one core each when threads >= 2).

@@ -8,6 +8,7 @@
 #include "core/map_lookup.hpp"
 #include "policies/calibration.hpp"
 #include "policies/checks.hpp"
+#include "policies/coverage.hpp"
 #include "policies/number_text.hpp"
 #include "policies/power.hpp"
 
@@ -97,6 +98,9 @@ struct Plan {
   DistributionBands distribution;
   std::optional<StepsCheckSpec> steps;
   bool predictions_missing = false;
+  // Why a family of checks has no rows, or a defined check's release side gives no value
+  // (policies/coverage.hpp).
+  CoverageGaps gaps;
 
   std::map<CheckFamily, std::size_t> banded() const {
     std::map<CheckFamily, std::size_t> m;
@@ -140,7 +144,7 @@ const scoring::ScopeScores* find_scope(const scoring::Scores& scores, const std:
 std::optional<CheckResult> use_own_scores(MetricCheckSpec& spec,
                                           const scoring::ScopeScores& release,
                                           const scoring::ScopeScores* rebuild,
-                                          const std::string& metric) {
+                                          const std::string& metric, CoverageGaps& gaps) {
   const scoring::MetricScore* before = release.find(metric);
   const scoring::MetricScore* after = rebuild ? rebuild->find(metric) : nullptr;
   CheckResult unscored;
@@ -149,6 +153,8 @@ std::optional<CheckResult> use_own_scores(MetricCheckSpec& spec,
   if (!before->judged()) {
     unscored.outcome = CheckOutcome::not_judged;
     unscored.explanation = spec.name + ": not judged: " + before->not_judged;
+    gaps.release_side[spec.name] =
+        "the release's predictions score no value for it (" + before->not_judged + ")";
     return unscored;
   }
   if (!after || !after->judged()) {
@@ -167,6 +173,68 @@ std::optional<CheckResult> use_own_scores(MetricCheckSpec& spec,
                            : std::nullopt;
   spec.higher_is_better = higher_is_better(before->metric);
   return std::nullopt;
+}
+
+// Why the checks on predictions would have no rows (policies/coverage.hpp): the rebuild wrote
+// none (its side), the release's cannot be read or scored (the release's side: the verdict is
+// error:manifest-invalid when it defines such checks), or the two do not pair. The job's
+// cross-check, which needs reverify's scores, then says why it is not judged.
+void note_prediction_gaps(const VerdictInputs& in, Plan& plan) {
+  const auto& ev = in.manifest.evaluation;
+  const auto& rb = in.rebuild;
+  FamilyGap gap;
+  if (plan.predictions_missing) {
+    gap = {false, "the rebuild wrote no predictions file", true};
+  } else if (!rb.comparison && (!in.original_predictions || in.original_predictions->rows == 0)) {
+    gap.release_side = true;
+    gap.reason = !ev.predictions
+                     ? "the release records no predictions (evaluation.predictions)"
+                     : "the release's predictions (evaluation.predictions) cannot be read";
+  } else if (!rb.comparison && (!rb.predictions || rb.predictions->rows == 0)) {
+    gap.reason = "the rebuild's predictions hold no rows";
+  } else if (plan.comparison && !plan.comparison->paired) {
+    gap.reason = "the rebuild's predictions do not pair with the release's row by row";
+    if (rb.predictions && in.original_predictions) {
+      const auto shape = [](const Predictions& p) {
+        return std::to_string(p.rows) + " x " + std::to_string(p.cols);
+      };
+      gap.reason +=
+          " (" + shape(*rb.predictions) + " against " + shape(*in.original_predictions) + ")";
+    }
+  }
+  if (!gap.reason.empty())
+    plan.gaps.families[CheckKind::distribution] = gap;
+  // Every segment the release records, or its scoring scores, is planned: a segment check with
+  // seed runs and no row is one the release gives no value for, unless its scopes were to come
+  // from scores the predictions could not give.
+  FamilyGap segments = {
+      true, "the release records no value for it (evaluation.segments, or its scoring)", false};
+  if (ev.scoring && !in.scores && !gap.reason.empty())
+    segments = {gap.release_side, gap.reason, false};
+  plan.gaps.families[CheckKind::segment] = segments;
+  if (!plan.parity) {
+    FamilyGap parity = gap;
+    parity.always = false;
+    if (!ev.scoring) {
+      parity = {true, "the release has no scoring spec (evaluation.scoring) to compute them",
+                false};
+    } else if (in.scores && !in.scores->parity) {
+      parity = {false, in.scores->parity_error.value_or("reverify's parity of the two runs failed"),
+                false};
+    }
+    if (!parity.reason.empty())
+      plan.gaps.families[CheckKind::parity] = parity;
+  }
+  if (ev.scoring && !plan.job_agreement) {
+    CheckResult job;
+    job.name = "job:metric-agrees";
+    job.kind = CheckKind::job;
+    job.outcome = CheckOutcome::not_judged;
+    job.explanation = job.name +
+                      ": not judged: reverify could not score the rebuild's predictions" +
+                      (gap.reason.empty() ? std::string() : " (" + gap.reason + ")");
+    plan.job_agreement = std::move(job);
+  }
 }
 
 Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const VerdictPolicy& policy,
@@ -188,8 +256,8 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
     if (in.scores) {
       const auto& own = *in.scores;
       if (own.release.overall.find(ev.primary.name)) {
-        if (auto unscored =
-                use_own_scores(primary, own.release.overall, &own.rebuild.overall, ev.primary.name))
+        if (auto unscored = use_own_scores(primary, own.release.overall, &own.rebuild.overall,
+                                           ev.primary.name, plan.gaps))
           plan.unscored.push_back(std::move(*unscored));
         // the direction the job or capture recorded stands (a conflict is capture's error)
         primary.higher_is_better = ev.primary.higher_is_better;
@@ -201,8 +269,8 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
                                   metric, tol, policy, how_to);
           spec.seed_runs = segment_runs(tol, scope.segment, metric);
           spec.detect = lookup(tol.detect, spec.name);
-          if (auto unscored =
-                  use_own_scores(spec, scope, find_scope(own.rebuild, scope.segment), metric)) {
+          if (auto unscored = use_own_scores(spec, scope, find_scope(own.rebuild, scope.segment),
+                                             metric, plan.gaps)) {
             plan.unscored.push_back(std::move(*unscored));
             continue;
           }
@@ -275,6 +343,8 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
       plan.distribution.fixed = by_statistic(policy.fallback_tolerance, true);
     plan.distribution.unbanded_informational = policy.allow_fallback;
     plan.distribution.how_to_calibrate = how_to;
+    if (in.fail_closed)
+      note_prediction_gaps(in, plan);
   }
   if (ev.steps && (rb.steps_mode || (rb.steps && !rb.seed_override))) {
     StepsCheckSpec steps;
@@ -408,6 +478,38 @@ VerdictClass classify(const std::vector<CheckResult>& checks, bool enforced) {
   return VerdictClass::passed;
 }
 
+// The deciding checks the release defines (policies/coverage.hpp), from the planned tolerance.
+std::vector<DefinedCheck> defined_by(const VerdictInputs& in, const ToleranceSpec& tol,
+                                     const Plan& plan) {
+  bool flip_rate_decides = true;
+  if (const auto& c = plan.comparison) {
+    flip_rate_decides =
+        c->scores > c->rows || c->original_unit_interval || plan.distribution.threshold_declared;
+  }
+  return defined_checks(in.manifest, tol, plan.distribution.seed_runs, in.rebuild.steps_mode,
+                        flip_rate_decides);
+}
+
+// The release's own side cannot give checks it defines: its record cannot be read whole.
+Verdict unreadable_release(const CheckCoverage& coverage, const std::vector<std::string>& gaps) {
+  std::string reasons;
+  for (const auto& gap : gaps)
+    reasons += (reasons.empty() ? "" : "; ") + gap;
+  Verdict verdict =
+      verdict_for_error(VerdictClass::error_manifest_invalid,
+                        "the release's reference cannot be read whole, so " +
+                            std::to_string(coverage.defined - coverage.judged) + " of the " +
+                            std::to_string(coverage.defined) +
+                            " deciding checks it defines cannot be computed: " + reasons);
+  verdict.coverage = coverage;
+  return verdict;
+}
+
+std::string coverage_note(const CheckCoverage& coverage) {
+  const std::string text = coverage_text(coverage);
+  return text.empty() ? text : "; NOT COMPLETE: " + text;
+}
+
 }  // namespace
 
 ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* calibration,
@@ -487,14 +589,6 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
     verdict.checks.push_back(std::move(unscored));
   if (plan.job_agreement)
     verdict.checks.push_back(std::move(*plan.job_agreement));
-  if (plan.predictions_missing) {
-    CheckResult missing;
-    missing.name = "distribution:predictions";
-    missing.kind = CheckKind::distribution;
-    missing.outcome = CheckOutcome::failed;
-    missing.explanation = "distribution: the rebuild wrote no predictions file";
-    verdict.checks.push_back(std::move(missing));
-  }
   if (plan.comparison) {
     plan.distribution.alpha = alpha.per_check(CheckFamily::distribution);
     for (auto& c : distribution_checks(*plan.comparison, plan.distribution))
@@ -538,13 +632,19 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
                       in.rebuild.tensor_sha256));
   }
 
+  if (in.fail_closed) {
+    const auto release_gaps =
+        apply_coverage(verdict.checks, defined_by(in, tol, plan), plan.gaps, verdict.coverage);
+    if (!release_gaps.empty())
+      return unreadable_release(verdict.coverage, release_gaps);
+  }
   const bool enforced = in.manifest.level != ReproLevel::rerunnable;
   verdict.cls = classify(verdict.checks, enforced);
   verdict.power = summarize_power(verdict.checks);
-  verdict.explanation =
-      verdict.checks.empty()
-          ? "no check applies: the manifest records nothing to compare; " + how_to
-          : verdict_text(verdict.cls, verdict.checks, verdict.power, enforced, copies_text(copies));
+  verdict.explanation = verdict.checks.empty()
+                            ? "no check applies: the manifest records nothing to compare; " + how_to
+                            : verdict_text(verdict.cls, verdict.checks, verdict.power, enforced,
+                                           copies_text(copies) + coverage_note(verdict.coverage));
   return verdict;
 }
 

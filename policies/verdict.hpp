@@ -16,7 +16,11 @@
 //
 // Class precedence: a failed primary, segment, steps or weights check -> failed:out-of-tolerance;
 // else a failed distribution check -> failed:distribution-shift; else an uncalibrated deciding
-// check -> uncalibrated; else passed. A not-judged check never decides. Headline: the failed
+// check -> uncalibrated; else passed. A not-judged check never decides. Fail closed
+// (policies/coverage.hpp): a deciding check the release defines that cannot be computed fails
+// as "not computed" (a family of them is one row), and one the release's own side cannot give
+// (its predictions unreadable, its own score undefined) makes the verdict error:manifest-invalid;
+// Verdict::coverage counts them, so a verdict never passes with fewer. Headline: the failed
 // primary metric when it failed, else the failed check worst relative to its band (margin /
 // half-width), else the first uncalibrated check, else the primary (or steps) check.
 
@@ -83,8 +87,15 @@ struct VerdictInputs {
   std::map<std::string, double> detect = {};
   // reverify's own scoring of the release's and the rebuild's predictions (evaluation.scoring):
   // its numbers replace the job's for the primary metric and the scored segments, and the job's
-  // become the "job:metric-agrees" cross-check (policies/own_scores.hpp). Not owned.
+  // become the "job:metric-agrees" cross-check (policies/own_scores.hpp). Not owned. Null
+  // original_predictions while the manifest names them means they could not be read: the checks
+  // on them cannot be computed, and the verdict is error:manifest-invalid (verify/ stops such a
+  // release in preflight, naming why).
   const OwnScores* scores = nullptr;
+  // A rebuild's verdict fails closed (policies/coverage.hpp): every deciding check the release
+  // defines is a deciding row. Calibration's verdicts over recorded seed-run values (the bands at
+  // the seed means, leave-one-out) judge only what was recorded, and set this false.
+  bool fail_closed = true;
 };
 
 Verdict decide_verdict(const VerdictInputs& inputs, const VerdictPolicy& policy = {});

@@ -44,6 +44,8 @@ json to_json(const CheckResult& check) {
     evidence["cannot_fail"] = true;
   if (check.fallback)
     evidence["fallback"] = *check.fallback;
+  if (check.not_computed)
+    evidence["not_computed"] = true;
   return {{"name", check.name},
           {"kind", to_string(check.kind)},
           {"outcome", to_string(check.outcome)},
@@ -69,6 +71,10 @@ json to_json(const Verdict& verdict) {
             {"runs_needed", optional_json(verdict.power.runs_needed)},
             {"unreachable", verdict.power.unreachable}}},
           {"checks", checks},
+          {"coverage",
+           {{"defined", verdict.coverage.defined},
+            {"judged", verdict.coverage.judged},
+            {"not_computed", verdict.coverage.not_computed}}},
           {"job_exit_status", optional_json(verdict.job_exit_status)},
           {"job_output_fault", optional_json(verdict.job_output_fault)},
           {"job_code_trusted", verdict.job_code_trusted}};

@@ -15,8 +15,10 @@
 //              "runs_needed": null},          docs/design.md property 2 (null when the check has no
 //              band)
 //    "explanation": "...",
-//    "evidence": {"seed_runs": 40, "cannot_fail": false, "fallback": "policy fallback", ...}}
-// evidence holds the typed fields below (seed_runs, cannot_fail, fallback) and everything else
+//    "evidence": {"seed_runs": 40, "cannot_fail": false, "fallback": "policy fallback",
+//                 "not_computed": true, ...}}
+// evidence holds the typed fields below (seed_runs, cannot_fail, fallback, not_computed) and
+// everything else
 // about how the band was made (alpha, model, mean, sd, ...), which is shown whole and never read
 // by key.
 
@@ -106,6 +108,9 @@ struct CheckResult {
   std::optional<std::size_t> seed_runs;  // the runs behind the band
   bool cannot_fail = false;              // its bound is at or above the statistic's range
   std::optional<std::string> fallback;   // a band not calibrated: where it came from
+  // A deciding check its release defines (policies/coverage.hpp) that this verification could
+  // not compute: the explanation says why, and it fails (a family of them is one such row).
+  bool not_computed = false;
   nlohmann::json evidence = nlohmann::json::object();  // the rest, for people: never read by key
 
   bool decides() const { return !informational && outcome != CheckOutcome::not_judged; }
@@ -118,12 +123,24 @@ struct PowerSummary {
   bool unreachable = false;                // some declared detect cannot be met by more runs
 };
 
+// How many of the deciding checks a release defines (policies/coverage.hpp) the verdict judged:
+// `judged` < `defined` never passes and is never signed PASSED. 0 of 0 for verdicts that judge
+// nothing (errors, input drift) and for rows stored before coverage was counted.
+struct CheckCoverage {
+  std::size_t defined = 0;
+  std::size_t judged = 0;
+  std::vector<std::string> not_computed;  // the defined checks that were not judged, by name
+
+  bool complete() const { return judged >= defined; }
+};
+
 struct Verdict {
   VerdictClass cls = VerdictClass::uncalibrated;
   std::vector<CheckResult> checks;
   // Short: which check, by how much, against what band, from how many seed runs.
   std::string explanation;
   PowerSummary power;
+  CheckCoverage coverage;
   // error:job only: the job exited with this status (1-127) by itself, not killed for memory,
   // time or by the runner, or ran into a pids or memory bound the runner sets for every job
   // (then the status may be a kill's): the recorded job failed to rerun, which is evidence about

@@ -89,12 +89,13 @@ std::optional<CheckResult> check_from_json(const json& j) {
     if (auto runs = number_at(c.evidence, "seed_runs"))
       c.seed_runs = static_cast<std::size_t>(*runs);
     c.cannot_fail = flag_at(c.evidence, "cannot_fail");
+    c.not_computed = flag_at(c.evidence, "not_computed");
     if (auto source = string_at(c.evidence, "fallback")) {
       c.fallback = *source;
     } else if (flag_at(c.evidence, "fallback")) {
       c.fallback = "policy fallback";  // rows from when the flag was a boolean
     }
-    for (const char* typed : {"seed_runs", "cannot_fail", "fallback"})
+    for (const char* typed : {"seed_runs", "cannot_fail", "fallback", "not_computed"})
       c.evidence.erase(typed);
   }
   c.power = power_from(j, c.evidence);
@@ -123,6 +124,17 @@ std::optional<Verdict> verdict_from_json(const json& j) {
     }
   }
   v.power = summarize_power(v.checks);
+  if (auto coverage = j.find("coverage"); coverage != j.end() && coverage->is_object()) {
+    v.coverage.defined = static_cast<std::size_t>(number_at(*coverage, "defined").value_or(0));
+    v.coverage.judged = static_cast<std::size_t>(number_at(*coverage, "judged").value_or(0));
+    if (auto names = coverage->find("not_computed");
+        names != coverage->end() && names->is_array()) {
+      for (const auto& name : *names) {
+        if (name.is_string())
+          v.coverage.not_computed.push_back(name.get<std::string>());
+      }
+    }
+  }
   if (auto status = number_at(j, "job_exit_status"))
     v.job_exit_status = static_cast<int>(*status);
   return v;

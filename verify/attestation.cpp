@@ -68,7 +68,7 @@ std::optional<AttestationToRecord> attest_verdict(const Verdict& verdict,
                                                   const AttestationRequest& in,
                                                   const AttestationConfig& config,
                                                   nlohmann::json& evidence) {
-  if (!config.enabled() || !summary_result_for(verdict.cls))
+  if (!config.enabled() || !summary_result_for(verdict))
     return std::nullopt;
   const auto& request = in.request;
   nlohmann::json notes = nlohmann::json::array();

@@ -18,6 +18,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Removes a scratch folder when it goes out of scope, however the calibration ends.
+struct ScratchRemover {
+  fs::path path;
+  ~ScratchRemover() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 // One run's outputs as a SeedRun; its predictions are read into `keep`. With `scoring` (the
 // scoring spec's inputs) the predictions are scored by reverify and its numbers replace the
 // job's: the primary metric when scoring computes it, every scored segment's metrics; and, with
@@ -210,18 +219,25 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
   const VerificationRequest& base = request.base;
   const Manifest& manifest = base.manifest;
   report_progress(deps, "preflight", manifest.id());
-  PreflightReport preflight = run_preflight(mirrored_manifest(base), base.manifest_location);
+  // Remote inputs are fetched into the base's scratch, shared by its runs and removed at the end.
+  const ScratchRemover scratch{base.work_root / base.verification_id};
+  PreflightReport preflight =
+      run_preflight(mirrored_manifest(base), base.manifest_location, inputs_dir(base));
   if (preflight.drifted()) {
     outcome.failure = verdict_for_input_drift(preflight.checks);
     return outcome;
   }
-  std::optional<Predictions> release;
-  if (const auto& ref = manifest.evaluation.predictions) {
-    if (auto path = released_file(base, ref->uri)) {
-      if (auto read = read_predictions(*path); read.ok())
-        release = std::move(read).value();
-    }
+  if (preflight.refusal) {
+    outcome.failure = std::move(preflight.refusal);
+    return outcome;
   }
+  auto read_release = read_released_predictions(manifest, base.manifest_location, inputs_dir(base));
+  if (!read_release.ok()) {
+    outcome.failure =
+        verdict_for_error(VerdictClass::error_manifest_invalid, read_release.error().message);
+    return outcome;
+  }
+  std::optional<Predictions> release = std::move(read_release).value();
   const std::size_t rows = release ? release->values.size() / release->cols : 0;
   const std::size_t scores = release ? release->values.size() : 0;
   std::optional<ScoringInputs> scoring;

@@ -79,9 +79,12 @@ std::variant<OwnScores, Verdict> score_both(const VerificationRequest& request,
         VerdictClass::error_job,
         "evaluation.scoring: the rebuilt predictions: " + after.error().message);
   }
-  OwnScores own{std::move(before).value(), std::move(after).value(), std::nullopt};
+  OwnScores own{std::move(before).value(), std::move(after).value(), std::nullopt, std::nullopt};
   if (auto parity = scoring::parity(*inputs, release, rebuilt); parity.ok())
     own.parity = std::move(parity).value();
+  else
+    own.parity_error =
+        "reverify's parity of the rebuild against the release failed: " + parity.error().message;
   return own;
 }
 
@@ -104,6 +107,15 @@ Verdict judge_rebuild(const VerificationRequest& request, RebuildObservation obs
 }
 
 namespace {
+
+bool same_shape(const Predictions& a, const Predictions& b) {
+  return a.rows == b.rows && a.cols == b.cols && a.two_d == b.two_d;
+}
+
+std::string shape_text(const Predictions& p) {
+  return std::to_string(p.rows) + " rows" +
+         (p.two_d ? " of " + std::to_string(p.cols) + " class scores" : std::string(" (1-D)"));
+}
 
 // Hashes and reads the rebuilt outputs ourselves, then asks the verdict engine. What was
 // produced (hashes, differing tensors) goes into `produced`.
@@ -159,19 +171,22 @@ Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out,
       produced["tensors_differing"] = differing_tensors(request, *tensors);
     }
   }
-  std::optional<Predictions> original;
-  if (const auto& ref = request.manifest.evaluation.predictions) {
-    auto path = released_file(request, ref->uri);
-    auto read = path ? read_predictions(*path)
-                     : Result<Predictions>(make_error(ErrorCode::not_found, "not readable"));
-    if (read.ok()) {
-      original = std::move(read).value();
-    } else {
-      produced["released_predictions"] = read.error().message;
-    }
+  // Read whole or not at all (preflight refused a release it could not read; a resumed
+  // verification reads it here for the first time).
+  auto original =
+      read_released_predictions(request.manifest, request.manifest_location, inputs_dir(request));
+  if (!original.ok())
+    return verdict_for_error(VerdictClass::error_manifest_invalid, original.error().message);
+  if (*original && rebuilt && !same_shape(**original, *rebuilt)) {
+    return verdict_for_error(
+        VerdictClass::error_job,
+        "rebuilt predictions: " + shape_text(*rebuilt) + " against the release's " +
+            shape_text(**original) +
+            ": the contract asks for one row per eval record, in eval-set order, as the release "
+            "wrote them, so no check on predictions could be computed");
   }
-  Verdict verdict =
-      judge_rebuild(request, std::move(observation), original ? &*original : nullptr, deps.policy);
+  Verdict verdict = judge_rebuild(request, std::move(observation),
+                                  *original ? &**original : nullptr, deps.policy);
   if (draw)
     verdict.checks.insert(verdict.checks.begin(), std::move(*draw));
   return verdict;
@@ -223,13 +238,20 @@ VerificationOutcome run_verification(const VerificationRequest& request, Pipelin
   report_progress(deps, "preflight", request.manifest.id());
   PreflightReport preflight = [&] {
     StageTimer timer(evidence["durations"], "preflight");
-    return run_preflight(mirrored_manifest(request), request.manifest_location);
+    return run_preflight(mirrored_manifest(request), request.manifest_location,
+                         inputs_dir(request));
   }();
   evidence["inputs"] = preflight.evidence;
-  if (preflight.drifted()) {
+  if (preflight.drifted() || preflight.refusal) {
     VerificationOutcome outcome;
-    outcome.verdict = verdict_for_input_drift(preflight.checks);
+    if (preflight.drifted()) {
+      outcome.verdict = verdict_for_input_drift(preflight.checks);
+    } else {
+      outcome.verdict = std::move(*preflight.refusal);
+      prepend_inputs(outcome.verdict, preflight.checks);
+    }
     outcome.evidence = std::move(evidence);
+    remove_scratch(request);
     return outcome;
   }
   RebuildAttempt attempt =

@@ -70,6 +70,10 @@ fs::path outputs_dir(const VerificationRequest& request) {
   return request.work_root / request.verification_id / "outputs";
 }
 
+fs::path inputs_dir(const VerificationRequest& request) {
+  return request.work_root / request.verification_id / "inputs";
+}
+
 Manifest mirrored_manifest(const VerificationRequest& request) {
   Manifest manifest = request.manifest;
   if (manifest.code.repo) {

@@ -74,6 +74,9 @@ RebuildSpec rebuild_spec(const VerificationRequest& request, const PreflightRepo
 // Where a verification keeps its collected outputs: <work_root>/<id>/outputs.
 std::filesystem::path outputs_dir(const VerificationRequest& request);
 
+// Where preflight fetches a verification's remote inputs: <work_root>/<id>/inputs.
+std::filesystem::path inputs_dir(const VerificationRequest& request);
+
 // prepare -> start (deps.on_started) -> wait -> collect into collect_dir -> cleanup.
 RebuildAttempt execute_rebuild(const RebuildSpec& spec, PipelineDeps& deps,
                                const std::filesystem::path& collect_dir);

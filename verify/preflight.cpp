@@ -4,9 +4,12 @@
 #include <system_error>
 
 #include "core/hashing.hpp"
+#include "core/manifest_parse.hpp"
 #include "core/program_output.hpp"
 #include "core/uri.hpp"
+#include "policies/verdict.hpp"
 #include "verify/pipeline.hpp"
+#include "verify/remote_inputs.hpp"
 
 namespace reverify {
 namespace {
@@ -28,13 +31,39 @@ CheckResult input_check(std::string name, bool passed, std::string explanation,
   return check;
 }
 
-// The local path of a manifest URI, or why there is none.
-Result<fs::path> local_input(const std::string& location, const std::string& uri) {
-  std::string resolved = resolve_uri(location, uri);
-  if (is_remote_uri(resolved)) {
-    return make_error(ErrorCode::invalid_argument, resolved + " is remote: not re-hashed here");
+// The verification stops before any job; the first reason given stands.
+void refuse(PreflightReport& report, VerdictClass cls, std::string message) {
+  if (!report.refusal)
+    report.refusal = verdict_for_error(cls, std::move(message) + "; no job was started");
+}
+
+// A remote input that could not be fetched and checked (verify/remote_inputs.hpp): drift is an
+// input check that fails; anything else stops the verification, naming `field`.
+void remote_failure(PreflightReport& report, const std::string& check, const std::string& field,
+                    const Error& error, nlohmann::json evidence) {
+  if (error.code == ErrorCode::input_drift) {
+    report.checks.push_back(
+        input_check(check, false, field + ": " + error.message, std::move(evidence)));
+    return;
   }
-  return local_path(resolved);
+  refuse(report,
+         error.code == ErrorCode::manifest_invalid ? VerdictClass::error_manifest_invalid
+                                                   : VerdictClass::error_provision,
+         field + ": " + error.message);
+}
+
+// The local path of a manifest URI resolved against its location: a local path or file:// URI.
+// Another scheme is refused, naming the field: reverify could not check the input.
+std::optional<fs::path> local_input(const std::string& resolved, const std::string& field,
+                                    PreflightReport& report) {
+  auto path = local_path(resolved);
+  if (!path.ok()) {
+    refuse(report, VerdictClass::error_manifest_invalid,
+           field + ": " + path.error().message +
+               " (reverify checks inputs at a local path, file:// or http(s)://)");
+    return std::nullopt;
+  }
+  return *path;
 }
 
 // Names the files that moved, from the file manifest recorded at capture time. That file is
@@ -67,25 +96,55 @@ std::string describe_moves(const nlohmann::json& moved) {
   return text;
 }
 
-void check_dataset(const Manifest& manifest, const std::string& location, PreflightReport& report) {
+// A "files" snapshot at an http(s) URI: its file manifest, then each file, fetched into `into`
+// and checked against the recorded root (verify/remote_inputs.hpp); the job gets that copy.
+void check_remote_dataset(const Snapshot& snapshot, const std::string& url, const fs::path& into,
+                          PreflightReport& report) {
+  nlohmann::json evidence = {{"uri", snapshot.uri}, {"url", url}, {"path", into.string()}};
+  evidence["recorded"] = snapshot.sha256.value_or("");
+  auto fetched = fetch_file_snapshot(url, snapshot.sha256.value_or(""), into);
+  if (!fetched) {
+    remote_failure(report, "input:dataset", "data.snapshot.uri", fetched.error(), evidence);
+    report.evidence["dataset"] = evidence;
+    return;
+  }
+  report.data_path = fetched->folder;
+  evidence["actual"] = fetched->listing.root;
+  evidence["files"] = fetched->listing.files.size();
+  evidence["bytes"] = fetched->listing.total_bytes;
+  report.evidence["dataset"] = evidence;
+  report.checks.push_back(input_check("input:dataset", true,
+                                      "dataset snapshot root " + short_hash(fetched->listing.root) +
+                                          " equals the recorded one (" +
+                                          std::to_string(fetched->listing.files.size()) +
+                                          " files fetched from " + url + ", each hashed)",
+                                      evidence));
+}
+
+void check_dataset(const Manifest& manifest, const std::string& location, const fs::path& fetch_dir,
+                   PreflightReport& report) {
   if (!manifest.data || !manifest.data->snapshot) {
     report.unverified.push_back("data.snapshot: not recorded in the manifest");
     return;
   }
   const Snapshot& snapshot = *manifest.data->snapshot;
-  auto path = local_input(location, snapshot.uri);
+  const std::string resolved = resolve_uri(location, snapshot.uri);
   std::error_code ec;
   if (snapshot.kind != SnapshotKind::files) {
+    auto path = local_path(resolved);
     if (path.ok() && fs::exists(*path, ec))
       report.data_path = *path;
     report.unverified.push_back(std::string("data.snapshot: kind \"") + to_string(snapshot.kind) +
                                 "\" is passed through to the job, not re-hashed");
     return;
   }
-  if (!path.ok()) {
-    report.unverified.push_back("data.snapshot.uri: " + path.error().message);
+  if (is_remote_uri(resolved)) {
+    check_remote_dataset(snapshot, resolved, fetch_dir / "data", report);
     return;
   }
+  auto path = local_input(resolved, "data.snapshot.uri", report);
+  if (!path)
+    return;
   nlohmann::json evidence = {{"uri", snapshot.uri}, {"path", path->string()}};
   if (snapshot.sha256)
     evidence["recorded"] = *snapshot.sha256;
@@ -126,19 +185,32 @@ void check_dataset(const Manifest& manifest, const std::string& location, Prefli
   report.checks.push_back(input_check("input:dataset", same, std::move(explanation), evidence));
 }
 
-// A recorded file (eval set, reference predictions) must still hash to its recorded sha256.
-void check_file(const std::string& name, const std::string& what, const std::optional<FileRef>& ref,
-                const std::string& location, PreflightReport& report,
+// A recorded file (eval set, reference predictions) must still hash to its recorded sha256; one
+// at an http(s) URI is fetched into `fetch_dir` first. `field` names it ("evaluation.set").
+void check_file(const std::string& name, const std::string& what, const std::string& field,
+                const std::optional<FileRef>& ref, const std::string& location,
+                const fs::path& fetch_dir, PreflightReport& report,
                 std::optional<fs::path>* path_out) {
   if (!ref)
     return;
-  auto path = local_input(location, ref->uri);
-  if (!path.ok()) {
-    report.unverified.push_back(what + ": " + path.error().message);
-    return;
+  const std::string resolved = resolve_uri(location, ref->uri);
+  nlohmann::json evidence = {{"uri", ref->uri}};
+  std::optional<fs::path> path;
+  if (is_remote_uri(resolved)) {
+    evidence["url"] = resolved;
+    auto fetched = fetch_remote_file(resolved, fetch_dir);
+    if (!fetched) {
+      remote_failure(report, name, field + ".uri", fetched.error(), evidence);
+      return;
+    }
+    path = *fetched;
+  } else {
+    path = local_input(resolved, field + ".uri", report);
   }
+  if (!path)
+    return;
   std::error_code ec;
-  nlohmann::json evidence = {{"uri", ref->uri}, {"path", path->string()}};
+  evidence["path"] = path->string();
   if (!fs::exists(*path, ec)) {
     report.checks.push_back(
         input_check(name, false, what + " " + path->string() + " no longer exists", evidence));
@@ -248,16 +320,54 @@ bool PreflightReport::drifted() const {
                      [](const CheckResult& c) { return c.outcome == CheckOutcome::failed; });
 }
 
-PreflightReport run_preflight(const Manifest& manifest, const std::string& manifest_location) {
+PreflightReport run_preflight(const Manifest& manifest, const std::string& manifest_location,
+                              const fs::path& fetch_dir) {
   PreflightReport report;
-  check_dataset(manifest, manifest_location, report);
-  check_file("input:eval-set", "eval set", manifest.evaluation.set, manifest_location, report,
-             &report.eval_path);
-  check_file("input:reference-predictions", "released predictions", manifest.evaluation.predictions,
-             manifest_location, report, nullptr);
-  check_lockfile(manifest, manifest_location, report);
+  if (const auto paths = path_containment_errors(manifest); !paths.empty()) {
+    refuse(report, VerdictClass::error_manifest_invalid, paths.front().to_string());
+    return report;
+  }
+  check_dataset(manifest, manifest_location, fetch_dir, report);
+  if (!report.refusal) {
+    check_file("input:eval-set", "eval set", "evaluation.set", manifest.evaluation.set,
+               manifest_location, fetch_dir / "eval", report, &report.eval_path);
+  }
+  std::optional<fs::path> predictions;
+  if (!report.refusal) {
+    check_file("input:reference-predictions", "released predictions", "evaluation.predictions",
+               manifest.evaluation.predictions, manifest_location, fetch_dir / "predictions",
+               report, &predictions);
+  }
+  // Read whole before any job: a release whose predictions cannot be read cannot be judged.
+  if (predictions && !report.refusal && !report.drifted()) {
+    if (auto read = read_released_predictions(manifest, manifest_location, fetch_dir); !read.ok())
+      refuse(report, VerdictClass::error_manifest_invalid, read.error().message);
+  }
+  if (!report.refusal)
+    check_lockfile(manifest, manifest_location, report);
   report.evidence["unverified"] = report.unverified;
   return report;
+}
+
+Result<std::optional<Predictions>> read_released_predictions(const Manifest& manifest,
+                                                             const std::string& manifest_location,
+                                                             const fs::path& fetch_dir) {
+  const auto& ref = manifest.evaluation.predictions;
+  if (!ref)
+    return std::optional<Predictions>();
+  const std::string resolved = resolve_uri(manifest_location, ref->uri);
+  auto path = is_remote_uri(resolved)
+                  ? Result<fs::path>(fetched_file_path(resolved, fetch_dir / "predictions"))
+                  : local_path(resolved);
+  auto read = path.ok() ? read_predictions(*path) : Result<Predictions>(path.error());
+  if (!read.ok()) {
+    return make_error(ErrorCode::manifest_invalid,
+                      "evaluation.predictions: the released predictions " + ref->uri +
+                          " cannot be read whole, so the checks on predictions the release "
+                          "defines cannot be computed: " +
+                          read.error().message);
+  }
+  return std::optional<Predictions>(std::move(read).value());
 }
 
 }  // namespace reverify

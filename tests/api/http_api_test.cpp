@@ -65,10 +65,13 @@ struct Api {
     model->api = std::make_shared<const ApiConfig>(config);  // what the daemon attaches
   }
   ApiResponse call(http::verb verb, const std::string& target, const std::string& body = "",
-                   const std::string& authorization = "") {
+                   const std::string& authorization = "",
+                   const std::vector<std::pair<std::string, std::string>>& headers = {}) {
     ApiRequest request(verb, target, 11);
     if (!authorization.empty())
       request.set(http::field::authorization, authorization);
+    for (const auto& [name, value] : headers)
+      request.insert(name, value);
     request.body() = body;
     request.prepare_payload();
     ApiContext context;
@@ -425,6 +428,99 @@ TEST_CASE("bearer comparison") {
   CHECK_FALSE(bearer_token_matches("Bearer ab", "abc"));
   CHECK_FALSE(bearer_token_matches("Bearer ", ""));
   CHECK_FALSE(bearer_token_matches("", "abc"));
+  // RFC 7235: the scheme is case-insensitive, then one or more spaces.
+  CHECK(bearer_token_matches("bearer abc", "abc"));
+  CHECK(bearer_token_matches("BEARER abc", "abc"));
+  CHECK(bearer_token_matches("Bearer   abc", "abc"));
+  CHECK_FALSE(bearer_token_matches("Bearerabc", "abc"));
+  CHECK_FALSE(bearer_token_matches("Bearer\tabc", "abc"));
+  CHECK_FALSE(bearer_token_matches("Bearers abc", "abc"));
+  CHECK_FALSE(bearer_token_matches("Basic abc", "abc"));
+}
+
+// Found by trying the API as an attacker would: `?max-age=1s` (the CLI flag's spelling) was
+// ignored and the gate answered 200 "fresh" where `?max_age=1s` answers 412; unknown parameters
+// were ignored everywhere; with two Authorization headers the first one won.
+TEST_CASE(
+    "fail closed: unknown, misspelled or repeated query parameters are 400 naming the "
+    "accepted ones, on every endpoint") {
+  Api api;
+  api.model = model_with(brief(3, VerdictClass::passed, kNow - 10 * kDay),
+                         brief(3, VerdictClass::passed, kNow - 10 * kDay),
+                         brief(3, VerdictClass::passed, kNow - 10 * kDay));
+  CHECK(api.get("/v1/gate/m/1").result() == http::status::ok);
+  CHECK(api.get("/v1/gate/m/1?max_age=1s").result() == http::status::precondition_failed);
+  const auto misspelled = api.get("/v1/gate/m/1?max-age=1s");
+  CHECK(misspelled.result() == http::status::bad_request);
+  CHECK(body_of(misspelled)["error"] ==
+        "unknown query parameter \"max-age\" (did you mean \"max_age\"?); this endpoint accepts "
+        "max_age, mode");
+  const auto twice = api.get("/v1/gate/m/1?max_age=400d&max_age=1s");
+  CHECK(twice.result() == http::status::bad_request);
+  CHECK(body_of(twice)["error"].get<std::string>().find("\"max_age\" given twice") !=
+        std::string::npos);
+  // Percent-encoded names are the names they encode; a bad escape is refused.
+  CHECK(api.get("/v1/gate/m/1?max%5Fage=1s").result() == http::status::precondition_failed);
+  CHECK(api.get("/v1/gate/m/1?max_age=1%").result() == http::status::bad_request);
+  // Empty pairs are nothing.
+  CHECK(api.get("/v1/gate/m/1?&max_age=40d&").result() == http::status::ok);
+  const auto far = api.get("/v1/models?owner=team-a");
+  CHECK(far.result() == http::status::bad_request);
+  CHECK(body_of(far)["error"] ==
+        "unknown query parameter \"owner\"; this endpoint accepts no query parameters");
+  for (const char* target :
+       {"/v1/models/m/versions/1?x=1", "/v1/verifications?modle=m", "/v1/verifications/7?limit=1",
+        "/v1/attestations/m/1?verificaton=7", "/v1/attestations/m/1/policy?id=7",
+        "/healthz?verbose=1", "/metrics?format=json", "/?refresh=30&x=1", "/models?pag=2",
+        "/models/m/1?page=2", "/verifications/7?page=2"}) {
+    CAPTURE(target);
+    CHECK(api.get(target).result() == http::status::bad_request);
+  }
+  const auto suggestion = body_of(api.get("/v1/verifications?modle=m"))["error"].get<std::string>();
+  CHECK(suggestion.find("(did you mean \"model\"?); this endpoint accepts limit, model, version") !=
+        std::string::npos);
+  CHECK(api.get("/v1/verifications?model=m&version=1&limit=5").result() == http::status::ok);
+  CHECK(api.get("/models?page=1&refresh=30").result() == http::status::ok);
+  // A POST takes no query parameters: nothing is queued.
+  CHECK(api.call(http::verb::post, "/v1/verifications?mode=full",
+                 R"({"model": "m", "version": "1"})", "Bearer sekrit-token")
+            .result() == http::status::bad_request);
+  CHECK(api.triggered.empty());
+  // A path that names no endpoint is still a 404, whatever its query.
+  CHECK(api.get("/v1/nothing?x=1").result() == http::status::not_found);
+}
+
+TEST_CASE("fail closed: a header read given twice, a misspelt one or an X-Reverify- one is 400") {
+  Api api;
+  const std::string body = R"({"model": "m", "version": "1"})";
+  auto send = [&](const std::vector<std::pair<std::string, std::string>>& headers) {
+    return api.call(http::verb::post, "/v1/verifications", body, "", headers);
+  };
+  // Two tokens: whichever counted, the answer would be a guess.
+  auto two = send({{"Authorization", "Bearer sekrit-token"}, {"Authorization", "Bearer wrong"}});
+  CHECK(two.result() == http::status::bad_request);
+  CHECK(body_of(two)["error"] ==
+        "header Authorization given twice: which one counts would be a guess");
+  CHECK(send({{"Authorization", "Bearer wrong"}, {"authorization", "Bearer sekrit-token"}})
+            .result() == http::status::bad_request);
+  const auto misspelt = send({{"Authorisation", "Bearer sekrit-token"}});
+  CHECK(misspelt.result() == http::status::bad_request);
+  CHECK(body_of(misspelt)["error"] == "unknown header Authorisation (did you mean Authorization?)");
+  CHECK(send({{"X-Reverify-Mode", "full"}, {"Authorization", "Bearer sekrit-token"}}).result() ==
+        http::status::bad_request);
+  CHECK(api.triggered.empty());
+  // Headers reverify does not read pass (clients and proxies add their own); the scheme's case
+  // does not matter.
+  CHECK(send({{"Authorization", "bearer sekrit-token"},
+              {"User-Agent", "curl/7.88"},
+              {"X-Forwarded-For", "10.0.0.1"},
+              {"X-Request-Id", "abc"}})
+            .result() == http::status::accepted);
+  CHECK(api.triggered.size() == 1);
+  // On a GET too.
+  CHECK(
+      api.call(http::verb::get, "/v1/gate/m/1", "", "", {{"Host", "a"}, {"Host", "b"}}).result() ==
+      http::status::bad_request);
 }
 
 TEST_CASE(

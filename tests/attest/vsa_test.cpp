@@ -93,6 +93,17 @@ TEST_CASE("result and levels: PASSED names the level and mode, FAILED says FAILE
     CHECK_FALSE(summary_result_for(cls));
     CHECK_FALSE(summary_for(sample_verdict(cls), sample_inputs(), sample_identity()));
   }
+  // A pass that judged fewer deciding checks than its release defines is never signed PASSED.
+  Verdict short_pass = sample_verdict(VerdictClass::passed);
+  CHECK(summary_result_for(short_pass) == SummaryResult::passed);
+  short_pass.coverage.defined = 35;
+  short_pass.coverage.judged = 17;
+  CHECK_FALSE(summary_result_for(short_pass));
+  CHECK_FALSE(summary_for(short_pass, sample_inputs(), sample_identity()));
+  short_pass.coverage.judged = 35;
+  CHECK(summary_result_for(short_pass) == SummaryResult::passed);
+  short_pass.coverage.not_computed = {"distribution:ks"};
+  CHECK_FALSE(summary_result_for(short_pass));
   using L = ReproLevel;
   using M = SummaryMode;
   const auto passed = SummaryResult::passed;

@@ -296,6 +296,28 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
        [](json& d) { erase(d, "/data/snapshot/sha256"); },
        {"data.snapshot.sha256: required field is missing for kind \"files\" (must be " + kSha +
         ", the root hash of the file manifest)"}},
+      // Paths that would leave their roots (found by trying it: a workdir of "../../../../tmp"
+      // ran the job outside its checkout with no error).
+      {"workdir climbing out of the checkout",
+       [](json& d) { set(d, "/run/workdir", "../../../../tmp"); },
+       {"run.workdir: must be a folder without '..' segments (absolute: in the image; relative: "
+        "in the checkout), got \"../../../../tmp\""}},
+      {"absolute workdir climbing",
+       [](json& d) { set(d, "/run/workdir", "/src/../etc"); },
+       {"run.workdir: must be a folder without '..' segments (absolute: in the image; relative: "
+        "in the checkout), got \"/src/../etc\""}},
+      {"released predictions outside the release",
+       [](json& d) { set(d, "/evaluation/predictions/uri", "../../../etc/passwd"); },
+       {"evaluation.predictions.uri: must be a file beside the manifest (a relative URI without "
+        "'..' segments) or an absolute URI, got \"../../../etc/passwd\""}},
+      {"weights outside the release, percent-encoded",
+       [](json& d) { set(d, "/weights/uri", "sub/%2E%2E/%2e%2e/w.safetensors"); },
+       {"weights.uri: must be a file beside the manifest (a relative URI without '..' segments) "
+        "or an absolute URI, got \"sub/%2E%2E/%2e%2e/w.safetensors\""}},
+      {"subsample predictions outside the release",
+       [](json& d) { set(d, "/subsample/evaluation/predictions/uri", "../p.npy"); },
+       {"subsample.evaluation.predictions.uri: must be a file beside the manifest (a relative "
+        "URI without '..' segments) or an absolute URI, got \"../p.npy\""}},
       {"snapshot without uri",
        [](json& d) { erase(d, "/data/snapshot/uri"); },
        {"data.snapshot.uri: required field is missing (must be a non-empty string)"}},

@@ -20,6 +20,8 @@
 #include "tests/support/temp_dir.hpp"
 
 using reverify::local_path;
+using reverify::path_stays_inside;
+using reverify::percent_decode;
 using reverify::read_uri;
 using reverify::resolve_uri;
 
@@ -170,4 +172,17 @@ TEST_CASE("load_manifest fetches over http") {
   REQUIRE(loaded.ok());
   CHECK(loaded->parse.ok());
   CHECK(loaded->location == server.url("/tiny/1/manifest.json"));
+}
+
+TEST_CASE("path_stays_inside: relative, no '..' segment; percent_decode is strict") {
+  for (const char* inside : {"a", "a/b.npy", "./a", "a/./b", "a..b/c", "...", "sub dir/x"})
+    CHECK(path_stays_inside(inside));
+  for (const char* outside :
+       {"", "/etc/passwd", "..", "../a", "a/../b", "a/..", "file:///x", "https://h/x"})
+    CHECK_FALSE(path_stays_inside(outside));
+  CHECK(percent_decode("max%5Fage").value() == "max_age");
+  CHECK(percent_decode("%2E%2e").value() == "..");
+  CHECK_FALSE(percent_decode("a%").ok());
+  CHECK_FALSE(percent_decode("a%zz").ok());
+  CHECK_FALSE(percent_decode("a%00").ok());
 }

@@ -61,6 +61,24 @@ grep -q "shard-05.csv (changed)" "$t/drift.txt" || fail "the changed shard is no
 grep -q "timings: preflight" "$t/drift.txt" || fail "no timings"
 if grep -q "timings:.* run " "$t/drift.txt"; then fail "a job ran despite the drift"; fi
 
+echo "== 3b. one NaN in the released predictions, their hash updated: refused before any job"
+/usr/bin/python3 - "$t/copy/examples/registry/digits-mlp/2026.11.1" <<'PY'
+import hashlib, json, sys
+import numpy as np
+d = sys.argv[1]
+p = np.load(d + "/predictions.npy")
+p[17, 3] = np.nan
+np.save(d + "/predictions.npy", p)
+m = json.load(open(d + "/manifest.json"))
+m["evaluation"]["predictions"]["sha256"] = hashlib.sha256(open(d + "/predictions.npy", "rb").read()).hexdigest()
+json.dump(m, open(d + "/manifest.json", "w"), indent=2)
+PY
+cp "$src/examples/digits/data/shard-05.csv" "$t/copy/examples/digits/data/shard-05.csv"  # undo 3.
+run 2 "$t/nan.txt" --registry "$t/copy/examples/registry"
+grep -q "^verdict: error:manifest-invalid" "$t/nan.txt" || fail "the NaN release was not refused"
+grep -q "evaluation.predictions" "$t/nan.txt" || fail "the field is not named"
+if grep -q "timings:.* run " "$t/nan.txt"; then fail "a job ran on a release it cannot judge"; fi
+
 echo "== 4. release.sh reproduces the committed release"
 TRAINER_REPO="$t/release-trainer" "$src/examples/digits/release.sh" "$cli" "$t/registry" >/dev/null
 /usr/bin/python3 - "$src/examples/registry/digits-mlp/2026.11.1/manifest.json" \

@@ -245,3 +245,23 @@ TEST_CASE("errors say whose fault in plain words") {
         "The job finished but wrote outputs the rebuild contract refuses (result.json: 83886080 "
         "bytes, over the contract's limit of 16777216 bytes), so the model was not judged.");
 }
+
+TEST_CASE("a family the release defines that could not be computed says so, with its reason") {
+  CheckResult family;
+  family.name = "distribution:*";
+  family.kind = CheckKind::distribution;
+  family.outcome = CheckOutcome::failed;
+  family.not_computed = true;
+  family.evidence["reason"] = "the rebuild wrote no predictions file";
+  const std::string headline = verdict_headline(verdict_of({family}));
+  CHECK(headline ==
+        "The distribution checks the release defines could not be computed: the rebuild wrote no "
+        "predictions file.");
+  check_plain(headline);
+  CheckResult one = family;
+  one.name = "parity:tau-distance";
+  one.kind = CheckKind::parity;
+  CHECK(verdict_headline(verdict_of({one})) ==
+        "The check parity:tau-distance, which the release defines, could not be computed: the "
+        "rebuild wrote no predictions file.");
+}

@@ -76,13 +76,17 @@ struct Judged {
   Predictions release = predictions(in, kReleaseWrong);
   Manifest m = manifest();
   OwnScores own;
+  std::optional<std::string> parity_error;  // set: reverify's parity could not be computed
 
   Verdict judge(const std::vector<int>& rebuild_wrong, std::optional<double> job_primary,
                 SegmentMetrics job_segments = {}) {
     const Predictions rebuilt = predictions(in, rebuild_wrong);
     own.release = scoring::score(in, release).value();
     own.rebuild = scoring::score(in, rebuilt).value();
-    own.parity = scoring::parity(in, release, rebuilt).value();
+    if (parity_error)
+      own.parity_error = parity_error;
+    else
+      own.parity = scoring::parity(in, release, rebuilt).value();
     VerdictInputs inputs{m, {}, nullptr, nullptr, {}};
     inputs.rebuild.primary = job_primary;
     inputs.rebuild.segments = std::move(job_segments);
@@ -210,4 +214,49 @@ TEST_CASE("reported_form: a run's scores in the shape a job reports, for the see
   CHECK(form.segments.at("group=a").at("accuracy") == doctest::Approx(0.98));
   CHECK(form.segments.at("group=b").at("accuracy") == doctest::Approx(0.99));
   CHECK(!reported_form(scores, "rmse").primary);  // not a metric of this task
+}
+
+TEST_CASE("no check disappears: parity the rebuild's scores cannot give fails as one row") {
+  Judged j;
+  j.m.tolerance->parity_seed_runs["parity:threshold=0.5"] = {0.02, 0.03, 0.025, 0.035, 0.02};
+  j.m.tolerance->parity_seed_runs["parity:threshold=0.5:segment:group=a"] = {0.01, 0.02, 0, 0.01};
+  j.parity_error = "reverify's parity of the rebuild against the release failed: 199 rows";
+  const Verdict v = j.judge(kReleaseWrong, 0.95);
+  const auto* family = find_check(v, "parity:*");
+  REQUIRE(family);
+  CHECK(family->outcome == CheckOutcome::failed);
+  CHECK(family->not_computed);
+  CHECK(contains(family->explanation, "the 2 parity check(s) the release defines"));
+  CHECK(contains(family->explanation, "199 rows"));
+  CHECK(v.cls == VerdictClass::failed_out_of_tolerance);
+  CHECK(v.coverage.defined == 5);  // primary, 2 segments, 2 parity
+  CHECK(v.coverage.judged == 3);
+}
+
+TEST_CASE("a metric the release's own predictions do not score, with seed runs: manifest-invalid") {
+  Judged j;
+  j.in.metrics.push_back(ScoringMetric::precision);
+  for (std::size_t i = 0; i < 100; ++i)
+    j.release.values[i] = 0.1;  // group a: nothing predicted positive, so no precision
+  j.m.evaluation.segments["group=a"]["precision"] = 0.9;
+  j.m.tolerance->segment_seed_runs["group=a"]["precision"] = {0.9, 0.91, 0.9, 0.92, 0.9};
+  const Verdict v = j.judge(kReleaseWrong, 0.95);
+  CHECK(v.cls == VerdictClass::error_manifest_invalid);
+  CHECK(contains(v.explanation,
+                 "segment:group=a:precision: the release's predictions score no "
+                 "value for it"));
+  CHECK_FALSE(v.coverage.complete());
+}
+
+TEST_CASE("a parity check the release defines without a band decides: uncalibrated, not a pass") {
+  Judged j;
+  j.m.tolerance->parity_seed_runs["parity:threshold=0.5"] = {0.02};
+  const Verdict v = j.judge(kReleaseWrong, 0.95);
+  const auto* parity = find_check(v, "parity:threshold=0.5");
+  REQUIRE(parity);
+  CHECK(parity->outcome == CheckOutcome::uncalibrated);
+  CHECK_FALSE(parity->informational);
+  CHECK(v.cls == VerdictClass::uncalibrated);
+  // Without any seed value it stays a note (a calibration from before parity checks).
+  CHECK(find_check(v, "parity:threshold=0.5:segment:group=a")->informational);
 }

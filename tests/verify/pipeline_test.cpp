@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 
 #include "core/hashing.hpp"
 #include "policies/verdict.hpp"
@@ -253,6 +254,82 @@ TEST_CASE("scoring: a job whose evaluation code reports what its predictions do 
   CHECK(agrees->explanation.find("it reports primary accuracy 0.95, its predictions score 1") !=
         std::string::npos);
   CHECK(outcome.verdict.cls == VerdictClass::failed_out_of_tolerance);
+}
+
+// Found by trying the pipeline as an attacker would: one NaN in the released predictions (their
+// hash updated) made them unreadable, and every check on predictions vanished while the verdict
+// passed on the rest.
+TEST_CASE("fail closed: released predictions that cannot be read whole stop the verification") {
+  Release release;
+  add_scoring(release);
+  Harness h;
+  h.runner.predictions = predicted({});
+  h.runner.primary = [](const RebuildSpec&) { return 1.0; };
+  // Bytes of a NaN in the first value of the release's .npy, the recorded hash updated.
+  const fs::path file = release.root / "registry/m/1/predictions.npy";
+  Predictions nan;
+  nan.values = std::vector<double>(20, 0.5);
+  nan.values[3] = std::numeric_limits<double>::quiet_NaN();
+  nan.rows = nan.values.size();
+  REQUIRE(write_npy(file, nan).ok());
+  release.request.manifest.evaluation.predictions->sha256 = sha256_file(file).value();
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_manifest_invalid);
+  CHECK(h.runner.calls.empty());  // before any job
+  CHECK(outcome.verdict.explanation.find("evaluation.predictions") != std::string::npos);
+  CHECK(outcome.verdict.explanation.find("NaN") != std::string::npos);
+  CHECK(outcome.verdict.explanation.find("no job was started") != std::string::npos);
+  const CheckResult* hashed = find_check(outcome.verdict, "input:reference-predictions");
+  REQUIRE(hashed != nullptr);
+  CHECK(hashed->outcome == CheckOutcome::passed);  // the hash matches: the record itself is bad
+  CHECK_FALSE(fs::exists(release.request.work_root / "v1"));
+
+  // A reattached job (no preflight in this process) reads them for the first time: the same.
+  Harness resumed;
+  resumed.runner.predictions = predicted({});
+  JobHandle job{"v1", RunnerKind::process, "job-v1", release.root / "work/v1/job"};
+  resumed.runner.started.push_back(RebuildSpec{});  // collect() reads the last started spec
+  outcome = resume_verification(release.request, job, resumed.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_manifest_invalid);
+}
+
+TEST_CASE(
+    "fail closed: rebuilt predictions of another shape are the job's, not a smaller verdict") {
+  Release release;
+  add_scoring(release);
+  Harness h;
+  h.runner.predictions = {0.9, 0.1, 0.9};  // 3 rows against the release's 20
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_job);
+  CHECK(outcome.verdict.explanation.find("3 rows (1-D) against the release's 20 rows (1-D)") !=
+        std::string::npos);
+}
+
+TEST_CASE("fail closed: a manifest path that leaves its root is refused before any job") {
+  Release release;
+  Harness h;
+  release.request.manifest.run.workdir = "../../../../tmp";
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_manifest_invalid);
+  CHECK(h.runner.calls.empty());
+  CHECK(outcome.verdict.explanation.find("run.workdir: must be a folder without '..' segments") !=
+        std::string::npos);
+  release.request.manifest.run.workdir = "/src";
+  release.request.manifest.evaluation.predictions = FileRef{"../../../etc/passwd", std::nullopt};
+  outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_manifest_invalid);
+  CHECK(outcome.verdict.explanation.find("evaluation.predictions.uri") != std::string::npos);
+  CHECK(h.runner.calls.empty());
+}
+
+TEST_CASE("fail closed: a files snapshot at a scheme reverify cannot check is refused, named") {
+  Release release;
+  Harness h;
+  release.request.manifest.data->snapshot->uri = "s3://bucket/data";
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_manifest_invalid);
+  CHECK(outcome.verdict.explanation.find("data.snapshot.uri") != std::string::npos);
+  CHECK(h.runner.calls.empty());
 }
 
 TEST_CASE("scoring: calibration scores each seed run's predictions, not the job's figure") {
