@@ -1597,6 +1597,7 @@ TEST_CASE("schedule.cron that never fires: refused by --check-config and at star
   row.survived = checked.exit_code == 2 && check_named && status == 2 && start_named;
   row.note = "--check-config and the start exit 2, naming schedule.cron";
   table().push_back(row);
+}
 
 // A job that exits 0 with outputs the rebuild contract refuses: the job's fault (error:job, the
 // page's fault "job"), and a headline that names what it wrote wrong, never "did not finish".
