@@ -7,16 +7,22 @@
 namespace reverify {
 namespace {
 
-// A counter by outcome: one line for every value of the enum, 0 for those not counted yet.
+// A counter by an enum's value, as `label`: one line for every value, 0 for those not counted yet.
 template <NamedEnum E>
-void outcome_counts(std::ostream& out, const char* name, const char* help,
-                    const std::map<E, std::int64_t>& counts) {
+void outcome_counts_by(std::ostream& out, const char* name, const char* label, const char* help,
+                       const std::map<E, std::int64_t>& counts) {
   metric_header(out, name, "counter", help);
   for (const auto& entry : EnumNames<E>::table) {
     const auto it = counts.find(entry.value);
-    out << name << "{outcome=\"" << entry.name << "\"} " << (it == counts.end() ? 0 : it->second)
-        << "\n";
+    out << name << "{" << label << "=\"" << entry.name << "\"} "
+        << (it == counts.end() ? 0 : it->second) << "\n";
   }
+}
+
+template <NamedEnum E>
+void outcome_counts(std::ostream& out, const char* name, const char* help,
+                    const std::map<E, std::int64_t>& counts) {
+  outcome_counts_by(out, name, "outcome", help, counts);
 }
 
 }  // namespace
@@ -89,6 +95,30 @@ void DaemonMetrics::heartbeat(UnixSeconds at) {
   heartbeat_ = at;
 }
 
+void DaemonMetrics::store_used(StoreUse use, const Status& outcome, UnixSeconds at) {
+  std::lock_guard lock(mutex_);
+  if (outcome.ok()) {
+    store_faults_.erase(use);
+    if (use == StoreUse::check)
+      store_faults_.erase(StoreUse::write);
+    return;
+  }
+  ++store_errors_[use];
+  auto [fault, first] = store_faults_.try_emplace(use, StoreFault{outcome.error().message, at});
+  if (!first)
+    fault->second.reason = outcome.error().message;  // the latest word, since the first failure
+}
+
+std::optional<StoreFault> DaemonMetrics::store_fault() const {
+  std::lock_guard lock(mutex_);
+  std::optional<StoreFault> earliest;
+  for (const auto& [use, fault] : store_faults_) {
+    if (!earliest || fault.since < earliest->since)
+      earliest = fault;
+  }
+  return earliest;
+}
+
 std::string DaemonMetrics::render() const {
   std::lock_guard lock(mutex_);
   std::ostringstream out;
@@ -134,6 +164,15 @@ std::string DaemonMetrics::render() const {
                  "Calibrations that ended, by outcome (complete; interrupted: they resume; "
                  "failed).",
                  calibrations_ended_);
+
+  metric_single(out, "reverify_store_ok", "gauge",
+                "1 while the store works (its file is whole and takes writes, reads succeed); 0 "
+                "while a use of it fails: /healthz then answers 503 with the reason.",
+                store_faults_.empty() ? 1 : 0);
+  outcome_counts_by(out, "reverify_store_errors_total", "operation",
+                    "Failed uses of the store by the daemon's loop: check (its file and a write, "
+                    "every few seconds), read (read-model builds), write (triggers, cycle plans).",
+                    store_errors_);
 
   metric_header(out, "reverify_stage_duration_seconds", "histogram",
                 "Duration of each stage of the verifications this daemon finished, by runner "

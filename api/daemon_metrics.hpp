@@ -1,9 +1,10 @@
 #pragma once
 // What only the running reverifyd knows, for /metrics: counts of events since it started
-// (registry syncs, config reloads, calibrations), the duration of each verification stage by
-// runner, and the loop's heartbeat. The read model's series (api/metrics.hpp) come from the store
-// and survive restarts; these are the process's own and start from zero with it, as Prometheus
-// counters may (rate() and increase() handle the reset; reverify_start_time_seconds says when).
+// (registry syncs, config reloads, calibrations, store errors), the duration of each verification
+// stage by runner, the loop's heartbeat, and whether the store works (also /healthz's answer). The
+// read model's series (api/metrics.hpp) come from the store and survive restarts; these are the
+// process's own and start from zero with it, as Prometheus counters may (rate() and increase()
+// handle the reset; reverify_start_time_seconds says when).
 //
 // Cardinality: every label is an enum (stage, runner, outcome) or a configured registry source's
 // name; no model, version, verification id or free text.
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/enum_names.hpp"
+#include "core/result.hpp"
 #include "core/unix_time.hpp"
 #include "runners/runner_kind.hpp"
 
@@ -67,6 +69,25 @@ struct EnumNames<CalibrationOutcomeKind> {
   };
 };
 
+// How the daemon's loop used the store: its periodic check (the file is the one opened and whole,
+// and a write commits: Store::check_health), a read (a read-model build, the watch for other
+// processes' commits), or a write of its own (a manual trigger, a cycle's plan).
+enum class StoreUse { check, read, write };
+template <>
+struct EnumNames<StoreUse> {
+  static constexpr EnumName<StoreUse> table[] = {
+      {StoreUse::check, "check"},
+      {StoreUse::read, "read"},
+      {StoreUse::write, "write"},
+  };
+};
+
+// Why the store is failing, and since when.
+struct StoreFault {
+  std::string reason;  // the error, naming the file and the way out
+  UnixSeconds since = 0;
+};
+
 // Upper bounds (seconds) of the stage histogram's buckets; +Inf implied.
 inline constexpr double kStageBucketsS[] = {0.5, 1,    5,    15,   60,    300,
                                             900, 1800, 3600, 7200, 21600, 86400};
@@ -88,6 +109,13 @@ class DaemonMetrics {
   void verification_finished(std::optional<RunnerKind> runner, const nlohmann::json& durations,
                              std::optional<double> total_s);
   void heartbeat(UnixSeconds at);  // the loop is alive and turning
+  // A use of the store and how it ended. A failed use counts an error and makes the store
+  // failing until a use of the same kind succeeds; a successful check (it writes) also ends a
+  // write's failure.
+  void store_used(StoreUse use, const Status& outcome, UnixSeconds at);
+  // The store's fault while it has one (the earliest of the failing uses): /healthz answers 503
+  // with it and reverify_store_ok is 0. nullopt while every use works.
+  std::optional<StoreFault> store_fault() const;
 
   // The exposition text of these series (appended to the read model's at each scrape).
   std::string render() const;
@@ -114,6 +142,8 @@ class DaemonMetrics {
   std::int64_t calibrations_started_ = 0;
   std::map<CalibrationOutcomeKind, std::int64_t> calibrations_ended_;
   std::map<std::pair<Stage, std::string>, Histogram> stages_;  // (stage, runner)
+  std::map<StoreUse, std::int64_t> store_errors_;
+  std::map<StoreUse, StoreFault> store_faults_;  // the kinds of use failing now
 };
 
 }  // namespace reverify

@@ -451,6 +451,16 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
   if (auto page = route_page(request, parts, query, context))
     return std::move(*page);
   if (parts.size() == 1 && parts[0] == "healthz") {
+    const auto fault =
+        context.daemon_metrics ? context.daemon_metrics->store_fault() : std::nullopt;
+    if (fault) {
+      return json_response(request, http::status::service_unavailable,
+                           {{"status", "store_failing"},
+                            {"error", fault->reason},
+                            {"since", rfc3339(fault->since)},
+                            {"state_age_s", context.now - model.built_at}},
+                           context);
+    }
     return json_response(request, http::status::ok,
                          {{"status", "ok"}, {"state_age_s", context.now - model.built_at}},
                          context);

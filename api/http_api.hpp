@@ -11,7 +11,9 @@
 //   GET /, /models, /models/{m}/{v}, /verifications, /verifications/{id}
 //                                           HTML pages for people (api/pages.hpp)
 //   GET /healthz                            readiness: 200 once the daemon serves a read model
-//                                           built from the store, 503 "starting" before
+//                                           built from the store, 503 "starting" before; 503
+//                                           "store_failing" with the reason while the store
+//                                           fails (DaemonMetrics::store_fault)
 //   GET /metrics                            Prometheus text format (api/metrics.hpp)
 //   GET /v1/models                          every model version and its latest verdicts
 //   GET /v1/models/{model}/versions/{version}

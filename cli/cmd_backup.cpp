@@ -1,13 +1,15 @@
 // reverify backup --config FILE OUT: a consistent copy of the state_dir's store, taken with
 // SQLite's online backup API while reverifyd or a `reverify run` keeps writing into it
 // (Store::backup_to: one read transaction, so every commit is wholly in the copy or not at all).
-// `reverify restore --config FILE OUT` puts it back. Exit status: 0 written, 2 error.
+// `reverify restore --config FILE OUT` puts it back. A store that is missing or empty, or that
+// every writer refuses (its history lost, or older than its state_dir's marker), is refused:
+// nothing is written. Exit status: 0 written, 2 refused or error.
 
 #include <iostream>
 
 #include "cli/command.hpp"
 #include "settings/config.hpp"
-#include "store/store.hpp"
+#include "verify/state_dir.hpp"
 
 namespace reverify::cli {
 namespace {
@@ -22,8 +24,9 @@ int run_backup(const BackupArguments& args) {
   auto config = load_config(args.config);
   if (!config.ok())
     return usage_error(kName, config.error().message);
-  // Read-only: a backup never changes the store it copies.
-  auto store = Store::open(config->db_path(), system_now, /*read_only=*/true);
+  // Read-only: a backup never changes the store it copies. Refused as every other command refuses
+  // a store with its history lost, and a missing or empty one (verify/state_dir.hpp).
+  auto store = open_state_store_to_copy(*config, system_now);
   if (!store.ok()) {
     std::cerr << "reverify backup: " << store.error().message << "\n";
     return 2;
@@ -59,7 +62,7 @@ Action define_backup(CLI::App& app) {
 
 const Registrar kBackup{{kName,
                          "copy the state_dir's store to a file, consistent while reverifyd runs "
-                         "(exit 0 written, 2 error)",
+                         "(exit 0 written, 2 refused or error)",
                          define_backup}};
 
 }  // namespace

@@ -45,6 +45,10 @@ constexpr std::chrono::seconds kTickInterval{5};
 // state_dir) committed: its verdicts show in /, /v1 and the gate within this, not at the next
 // sync. One PRAGMA on the pool, no I/O.
 constexpr std::chrono::seconds kStoreWatchInterval{1};
+// How often the loop checks that the store still works (Store::check_health: a stat of its file
+// and a write of one page), for /healthz and reverify_store_ok: a store cut, replaced or on a
+// file system gone read-only is seen within this even when nothing else writes.
+constexpr std::chrono::seconds kStoreCheckInterval{10};
 
 // The API's part of a config, sharing the config's lifetime.
 std::shared_ptr<const ApiConfig> api_config_of(const std::shared_ptr<const Config>& config) {
@@ -164,6 +168,7 @@ int DaemonImpl::run() {
   publish(std::move(empty));
   ping_watchdog();
   watch_store();
+  check_store();
   refresh();
   // Reconcile first: verifications left running by a previous process get their verdict
   // (reattached or runner-lost) before anything new starts.
@@ -286,6 +291,7 @@ void DaemonImpl::begin_drain(const std::string& why) {
   tick_->cancel();
   sync_timer_->cancel();
   store_watch_->cancel();
+  store_check_->cancel();
   drain_timer_->arm(std::chrono::seconds(config_->stop_timeout_s), [this] {
     // Still running at the stop timeout: left to their runner (a process group, a container, a
     // Job keeps going) and reconciled on the next start, which reattaches or records
@@ -547,6 +553,7 @@ void DaemonImpl::refresh() {
         if (version.ok())
           data_version_ = *version;
         planned_calibrations_ = std::move(calibrations);
+        store_used(StoreUse::read, built.ok() ? Status::success() : Status(built.error()));
         if (built.ok()) {
           publish(*built);
           // A started row leaves started_ once a read model no longer shows it queued: a build
@@ -580,12 +587,37 @@ void DaemonImpl::watch_store() {
         [this](Result<std::int64_t> version) {
           if (!version.ok()) {
             log_error("watching the store: " + version.error().message);
+            store_used(StoreUse::read, version.error());
           } else if (!data_version_ || *data_version_ != *version) {
             refresh();  // another process committed since the last build: show it now
           }
           watch_store();
         });
   });
+}
+
+void DaemonImpl::check_store() {
+  if (draining_or_stopped())
+    return;
+  store_check_->arm(kStoreCheckInterval, [this] {
+    off_loop(
+        "checking the store", [this] { return store_.check_health(); },
+        [this](Status checked) {
+          store_used(StoreUse::check, checked);
+          check_store();
+        });
+  });
+}
+
+void DaemonImpl::store_used(StoreUse use, const Status& outcome) {
+  const bool was_failing = metrics_.store_fault().has_value();
+  metrics_.store_used(use, outcome, clock_.now());
+  const auto fault = metrics_.store_fault();
+  if (fault && !was_failing) {
+    log_error("the store is failing (/healthz answers 503 until it works again): " + fault->reason);
+  } else if (!fault && was_failing) {
+    log_info("the store works again");
+  }
 }
 
 void DaemonImpl::accept_trigger(const TriggerRequest& trigger, const TriggerDone& done) {
@@ -604,10 +636,13 @@ void DaemonImpl::accept_trigger(const TriggerRequest& trigger, const TriggerDone
         const std::string key = item.model + "@" + item.version;
         LogFields fields = version_fields(item.model, item.version);
         if (!id.ok()) {
-          if (id.error().code != ErrorCode::conflict)
+          if (id.error().code != ErrorCode::conflict) {
             log_error("manual trigger of " + key + ": " + id.error().message, fields);
+            store_used(StoreUse::write, id.error());
+          }
           return done(id.error());
         }
+        store_used(StoreUse::write, Status::success());
         fields.push_back({"verification", std::to_string(*id)});
         log_info("manual trigger of " + key + ": verification " + std::to_string(*id), fields);
         refresh();

@@ -21,9 +21,9 @@
 //     once the loop has the row committed.
 //   - the POOL: a small thread pool for blocking work (SQLite writes and reads, read-model builds,
 //     registry syncs, config loads, cycle plans, building pager senders, checking who owns a
-//     `reverify run`). Each task gets copies of what it needs from the loop and posts its result
-//     back to the loop. A registry sync parses its manifests on up to 8 threads of its own,
-//     joined before the sync returns.
+//     `reverify run`, checking the store). Each task gets copies of what it needs from the loop and
+//     posts its result back to the loop. A registry sync parses its manifests on up to 8 threads of
+//     its own, joined before the sync returns.
 //   - one thread per running verification (it blocks on the runner for hours); it gets its
 //     settings from the loop when it starts and posts its verdict back.
 //   - at most one calibration thread (seed-only reruns of an underpowered version, for hours);
@@ -61,7 +61,13 @@
 //          becomes due (its runs kept, resumed later); every tick, the rows of `reverify run`
 //          processes that ended without a verdict are reconciled; WATCHDOG=1 from the loop
 //          itself; every second, SQLite's data_version: a commit by another process (`reverify
-//          run --config` on the same state_dir) rebuilds the read model at once;
+//          run --config` on the same state_dir) rebuilds the read model at once; every 10 s, a
+//          check that the store works (its file is the one opened and whole, and a write
+//          commits: Store::check_health). That check, the read-model builds and the loop's own
+//          writes (triggers) set whether the store is failing (DaemonMetrics::store_used):
+//          /healthz answers 503 with the reason and reverify_store_ok is 0 until the failing
+//          kind of use works again; the loop logs the change both ways, once. Nothing else
+//          changes: a daemon whose store fails keeps serving what it last read;
 //   SIGHUP (or reload()): reload the config (an invalid one, or one changing what applies only
 //          at start: state_dir, work_dir, listen address, runner, keeps the old, logged); what
 //          --check-config would report about the new one is logged as warnings, as at start;

@@ -151,6 +151,8 @@ class DaemonImpl {
   nlohmann::json calibration_state() const;
   void refresh();
   void watch_store();
+  void check_store();
+  void store_used(StoreUse use, const Status& outcome);
   void sync_sources();
   void rebuild_sources();
   void reload_config();
@@ -195,7 +197,7 @@ class DaemonImpl {
   net::signal_set signals_{loop_};
   std::unique_ptr<LoopTimer> tick_ = make_timer(), sync_timer_ = make_timer(),
                              watchdog_timer_ = make_timer(), drain_timer_ = make_timer(),
-                             store_watch_ = make_timer();
+                             store_watch_ = make_timer(), store_check_ = make_timer();
   std::optional<std::int64_t> data_version_;  // the store's, as the latest read model read it
   std::map<std::int64_t, std::thread> jobs_;  // running verifications
   std::set<std::int64_t> started_;            // started, the read model may still say queued

@@ -8,10 +8,10 @@
 // How a page is deduplicated and ordered (the whole contract; each step names where it lives):
 //  1. Dedup key. Every page about one model version carries dedup_key "reverify/<model>/<version>"
 //     (page_dedup_key, page_builder.hpp): a trigger, the resolve that ends it and any notice. It
-//     groups a version's pages (PagerDuty's alert, Alertmanager's labels). One page is named by
-//     its page key "<store id>-<page id>" (page_key below): the page id is its outbox row, the
-//     store id that of the store that recorded it (store/store.hpp), so a new or restored store,
-//     whose page ids start again, never repeats an earlier store's page key.
+//     groups a version's pages (PagerDuty's alert, Alertmanager's labels). A page's key is "<store
+//     id>-<page id>-<created_at digits>" (page_key): its outbox row, the store that recorded it
+//     (a new or restored store's ids start again) and its time, so that a store rolled back with
+//     its state_dir (a machine snapshot), reusing page ids, still gives new pages new keys.
 //  2. Recorded before sent. A verdict's pages are written to the Outbox in the SAME SQLite
 //     transaction as the verdict (Store::record_verdict): a crash leaves both or neither, so a
 //     page is never lost and never recorded twice. Nothing is sent before that commit; the
@@ -95,7 +95,7 @@ struct PageEvent {
   std::string created_at;  // RFC 3339 UTC
 };
 
-// "<store id>-<page id>": names one page at every receiver, across stores (point 1 above).
+// "<store id>-<page id>-<yyyymmddhhmmss>" (the last part absent without a created_at): point 1.
 std::string page_key(const PageEvent& event);
 
 nlohmann::json to_json(const PageEvent& event);  // with "page_key"

@@ -5,7 +5,13 @@
 namespace reverify {
 
 std::string page_key(const PageEvent& event) {
-  return event.store_id + "-" + std::to_string(event.id);
+  std::string key = event.store_id + "-" + std::to_string(event.id);
+  std::string when;  // "2026-12-05T10:53:28Z" -> "20261205105328"
+  for (char c : event.created_at) {
+    if (c >= '0' && c <= '9')
+      when += c;
+  }
+  return when.empty() ? key : key + "-" + when;
 }
 
 nlohmann::json to_json(const PageEvent& event) {

@@ -101,6 +101,32 @@ const std::map<std::string, std::string, std::less<>>& aliases() {
   return table;
 }
 
+// When day-of-month and day-of-week must both match (one of them starts with "*"), the days an
+// expression names exist only if one of its months has one of its days of the month: every date
+// falls on each weekday in some year. An error saying why it never fires, or nullopt.
+std::optional<Error> never_fires(std::string_view expression, const std::bitset<32>& days,
+                                 const std::bitset<13>& months) {
+  constexpr unsigned kLongest[13] = {0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  std::string named_months, named_days;
+  for (unsigned m = 1; m <= 12; ++m) {
+    if (!months.test(m))
+      continue;
+    for (unsigned d = 1; d <= kLongest[m]; ++d) {
+      if (days.test(d))
+        return std::nullopt;
+    }
+    named_months += (named_months.empty() ? "" : ",") + std::to_string(m);
+  }
+  for (unsigned d = 1; d <= 31; ++d) {
+    if (days.test(d))
+      named_days += (named_days.empty() ? "" : ",") + std::to_string(d);
+  }
+  return make_error(ErrorCode::invalid_argument,
+                    "cron expression \"" + std::string(expression) +
+                        "\" never fires: no month it names (month " + named_months +
+                        ") has a day-of-month it names (" + named_days + ")");
+}
+
 }  // namespace
 
 Result<CronSchedule> CronSchedule::parse(std::string_view expression) {
@@ -146,6 +172,10 @@ Result<CronSchedule> CronSchedule::parse(std::string_view expression) {
   }
   s.dom_star_ = fields[2].front() == '*';
   s.dow_star_ = fields[4].front() == '*';
+  if (s.dom_star_ || s.dow_star_) {
+    if (auto never = never_fires(expression, s.days_of_month_, s.months_))
+      return *never;
+  }
   return s;
 }
 

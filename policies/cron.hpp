@@ -5,6 +5,9 @@
 // aliases @yearly @annually @monthly @weekly @daily @midnight @hourly.
 // Day-of-month vs day-of-week follows Vixie cron: when both fields are restricted (neither starts
 // with "*"), a day matches if EITHER matches; otherwise both must match.
+// An expression that can never fire (only days that do not exist: "0 0 31 2 *", "0 0 30 2 *",
+// "0 0 31 4,6 *") is refused by parse, naming the fields: a cycle that never starts would
+// verify nothing, silently. 29 February fires (in leap years).
 
 #include <bitset>
 #include <chrono>
@@ -22,7 +25,8 @@ class CronSchedule {
   static Result<CronSchedule> parse(std::string_view expression);
 
   bool matches(std::chrono::sys_seconds t) const;  // t's minute matches (seconds ignored)
-  // The first fire time strictly after t / at or before t. Absent only if none within 28 years.
+  // The first fire time strictly after t / at or before t. Absent only if none within 28 years
+  // (29 February around a century that is not a leap year, such as 2100).
   std::optional<std::chrono::sys_seconds> next_after(std::chrono::sys_seconds t) const;
   std::optional<std::chrono::sys_seconds> latest_at_or_before(std::chrono::sys_seconds t) const;
 

@@ -2,8 +2,21 @@
 
 namespace reverify::sql {
 
+std::string damage_note(sqlite3* db, int code) {
+  const int primary = code & 0xff;
+  if (primary != SQLITE_CORRUPT && primary != SQLITE_NOTADB)
+    return {};
+  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+  return std::string(" (") + (file && *file ? file : "the database file") +
+         " is damaged or is not a reverify store. If it is the state_dir's store: stop reverifyd, "
+         "move it aside with its -wal and -shm files, then put the latest backup back with "
+         "`reverify restore --config FILE BACKUP`, or start over with `reverify restore --config "
+         "FILE --empty`)";
+}
+
 Error sqlite_error(sqlite3* db, std::string_view what) {
-  return make_error(ErrorCode::io, "sqlite: " + std::string(what) + ": " + sqlite3_errmsg(db));
+  return make_error(ErrorCode::io, "sqlite: " + std::string(what) + ": " + sqlite3_errmsg(db) +
+                                       damage_note(db, sqlite3_errcode(db)));
 }
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db), sql_(sql) {
@@ -102,10 +115,10 @@ std::optional<double> Statement::optional_real(int column) const {
 
 Status exec(sqlite3* db, const char* sql) {
   char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+  if (const int code = sqlite3_exec(db, sql, nullptr, nullptr, &message); code != SQLITE_OK) {
     std::string text = message ? message : "unknown error";
     sqlite3_free(message);
-    return make_error(ErrorCode::io, "sqlite: " + text);
+    return make_error(ErrorCode::io, "sqlite: " + text + damage_note(db, code));
   }
   return Status::success();
 }

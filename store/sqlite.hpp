@@ -14,7 +14,13 @@
 
 namespace reverify::sql {
 
+// Every error names the statement and SQLite's reason. A file SQLite finds damaged ("database disk
+// image is malformed") or not a database at all ("file is not a database") is named too, with the
+// way out (damage_note): the reason alone says neither which file nor what to do.
 Error sqlite_error(sqlite3* db, std::string_view what);
+// " (<file> is damaged ...: move it aside, `reverify restore` ...)" for a result code that says
+// the file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB and their extended codes); "" for any other.
+std::string damage_note(sqlite3* db, int code);
 
 class Statement {
  public:

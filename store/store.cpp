@@ -60,6 +60,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& db_path,
   }
   if (auto s = store->load_identity(!read_only); !s.ok())
     return s.error();
+  if (!read_only)
+    store->remember_file();
   return store;
 }
 
@@ -162,6 +164,7 @@ Status Store::load_identity(bool for_writing) {
         "restored_from = copied_from, copied_from = NULL WHERE copied_from IS NOT NULL");
     if (auto s = adopt.run(); !s.ok())
       return s;
+    identity_.adopted = sqlite3_changes(db_) > 0;
   }
   Statement read(db_, "SELECT id, restored_from FROM store_identity");
   auto row = read.step();
@@ -240,7 +243,7 @@ Status Store::backup_to(const std::filesystem::path& dest) {
     }
   }
   if (copied != SQLITE_DONE) {
-    const std::string message = sqlite3_errmsg(out);
+    const std::string message = sqlite3_errmsg(out) + sql::damage_note(db_, copied);
     sqlite3_close(out);
     return fail(message);
   }

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -259,6 +260,21 @@ struct StoreIdentity {
   std::string id;  // 16 random hex digits, made with the store; "" in a store not yet migrated
   // The id of the store this one was restored from (a `reverify backup` copy opened to write).
   std::optional<std::string> restored_from;
+  bool adopted = false;  // this open made a backup copy a store of its own (a restore)
+};
+
+// The highest verification id and page id a store has handed out: SQLite's AUTOINCREMENT
+// sequences, so one store file never hands out an id twice, even after its row is gone.
+// Verification ids are in links (/verifications/12) and page ids in page keys: the state folder
+// keeps the mark outside the file as well (verify/state_dir.hpp), so that a file put back from an
+// older copy is noticed, and a restored store continues after every id handed out before it.
+struct StoreHighWater {
+  std::int64_t verification = 0, page = 0;
+
+  bool below(const StoreHighWater& other) const {  // either id behind `other`'s
+    return verification < other.verification || page < other.page;
+  }
+  bool operator==(const StoreHighWater&) const = default;
 };
 
 class Store final : public Outbox {
@@ -287,6 +303,24 @@ class Store final : public Outbox {
   Status backup_to(const std::filesystem::path& dest);
   // PRAGMA quick_check: an error naming what SQLite found when the file is damaged.
   Status check_integrity();
+
+  // --- the file: its ids' high-water mark and its health (store_file.cpp) ---
+  Result<StoreHighWater> high_water();
+  // Raises the sequences so that the next ids handed out are above `mark`'s.
+  Status continue_after(const StoreHighWater& mark);
+  // `keeper` is called after every commit that handed out a verification or page id, before the
+  // call that made it returns, with the mark as it stands then (other processes' ids included).
+  // It runs inside a write transaction of its own, so the keepers of two processes writing one
+  // store take turns and a later call never sees a lower mark. Its error is the call's (the rows
+  // are committed; the mark is not kept).
+  using HighWaterKeeper = std::function<Status(const StoreHighWater&)>;
+  void keep_high_water(HighWaterKeeper keeper);
+  // Whether the store still takes writes (reverifyd asks every few seconds): the file at its path
+  // is the one opened and no shorter than it has been (SQLite never shrinks it: something else
+  // cut it), and a write commits (PRAGMA user_version written again: one page). The error names
+  // the file, what happened and the way out. A file found cut, replaced or gone stays failed:
+  // its damage does not heal while this connection writes on.
+  Status check_health();
   // SQLite's PRAGMA data_version: changes whenever ANOTHER connection (e.g. `reverify run` in its
   // own process) commits to the database; this connection's own commits leave it alone. Cheap
   // (no I/O): the daemon polls it to see other writers' verdicts at once.
@@ -407,11 +441,24 @@ class Store final : public Outbox {
   Status apply_migration(const Migration& migration);  // one, in its own transaction
   // Reads the identity; for_writing: a backup copy first gets an id of its own.
   Status load_identity(bool for_writing);
+  // After a commit that handed out ids: calls the keeper, if any (keep_high_water). mutex_ held.
+  Status ids_handed_out();
+  Result<StoreHighWater> read_high_water();  // mutex_ held
+  void remember_file();                      // at open: the file check_health compares with
+  std::optional<std::string> file_fault();   // mutex_ held
 
   sqlite3* db_;
   ClockFn clock_;
   StoreIdentity identity_;
   RetryPolicy retry_;
+  HighWaterKeeper keeper_;
+  // The file as opened (device, inode) and the largest size seen since; what check_health found.
+  struct FileSeen {
+    std::uint64_t device = 0, inode = 0;
+    std::int64_t largest = 0;
+  };
+  std::optional<FileSeen> file_;
+  std::optional<std::string> file_fault_;
   std::mutex mutex_;
 };
 

@@ -116,7 +116,12 @@ Result<VerdictBrief> read_brief(const Statement& r) {
 
 Result<std::int64_t> Store::enqueue(const QueuedVerification& item) {
   std::lock_guard lock(mutex_);
-  return insert_verification(db_, item, clock_(), false);
+  auto id = insert_verification(db_, item, clock_(), false);
+  if (!id.ok())
+    return id;
+  if (auto st = ids_handed_out(); !st.ok())
+    return st.error();
+  return id;
 }
 
 Result<std::int64_t> Store::enqueue_unless_active(const QueuedVerification& item) {
@@ -162,12 +167,19 @@ Result<std::int64_t> Store::enqueue_unless_active(const QueuedVerification& item
     return id.error();
   if (auto st = tx.commit(); !st.ok())
     return st.error();
+  if (auto st = ids_handed_out(); !st.ok())
+    return st.error();
   return id;
 }
 
 Result<std::int64_t> Store::insert_running(const QueuedVerification& item) {
   std::lock_guard lock(mutex_);
-  return insert_verification(db_, item, clock_(), true);
+  auto id = insert_verification(db_, item, clock_(), true);
+  if (!id.ok())
+    return id;
+  if (auto st = ids_handed_out(); !st.ok())
+    return st.error();
+  return id;
 }
 
 Status Store::mark_running(std::int64_t id, const std::string& work_dir) {
@@ -271,6 +283,10 @@ WHERE id = ?1 AND state != 'done')sql");
   }
   if (auto st = tx.commit(); !st.ok())
     return st.error();
+  if (!page_ids.empty() || retry) {
+    if (auto st = ids_handed_out(); !st.ok())
+      return st.error();
+  }
   return page_ids;
 }
 
@@ -432,6 +448,8 @@ Result<std::int64_t> Store::start_cycle(UnixSeconds period_start, const nlohmann
       return id.error();
   }
   if (auto st = tx.commit(); !st.ok())
+    return st.error();
+  if (auto st = ids_handed_out(); !st.ok())
     return st.error();
   return cycle_id;
 }

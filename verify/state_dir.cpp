@@ -1,81 +1,16 @@
+// The state folder's store (verify/state_dir.hpp): never made anew where the folder shows it held
+// one, never taken back from an older copy in silence, and restored with ids that continue.
 #include "verify/state_dir.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <algorithm>
 #include <set>
-#include <thread>
+
+#include "verify/store_marker.hpp"
 
 namespace reverify {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kStoreMarker = "reverify.store-id";
-
-fs::path whole_lock_path(const fs::path& state_dir) {
-  return state_dir / "reverifyd.lock";
-}
-
-// Model and version names are validated ([A-Za-z0-9][A-Za-z0-9._-]*): safe in a file name.
-fs::path version_lock_path(const fs::path& state_dir, const std::string& model,
-                           const std::string& version) {
-  return state_dir / "owners" / (model + "@" + version + ".lock");
-}
-
-// The holder a lock file names: "pid 1234 (reverifyd)".
-std::string holder_named_in(const fs::path& path) {
-  std::ifstream in(path);
-  std::string pid, what;
-  if (!(in >> pid))
-    return "a process that has not written its pid yet";
-  std::getline(in >> std::ws, what);
-  return "pid " + pid + (what.empty() ? "" : " (" + what + ")");
-}
-
-// Whether another process holds the lock on `path` (a shared lock taken and dropped at once).
-bool held_by_another(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;  // never taken, or taken before this file existed: nobody holds it
-  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);
-  return held;
-}
-
-// An exclusive flock on `path` (created if needed), tried for `patience`, with this process's pid
-// and `holder` written into the file once held. `what` names what the lock guards, for errors.
-Result<int> lock_exclusive(const fs::path& path, std::string_view holder,
-                           std::chrono::milliseconds patience, const std::string& what) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
-  if (fd < 0)
-    return make_error(ErrorCode::io, path.string() + ": cannot open: " + std::strerror(errno));
-  const auto deadline = std::chrono::steady_clock::now() + patience;
-  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    const int error = errno;
-    if (error != EWOULDBLOCK) {
-      ::close(fd);
-      return make_error(ErrorCode::io, path.string() + ": cannot lock: " + std::strerror(error));
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      ::close(fd);
-      return make_error(ErrorCode::conflict,
-                        what + " is held by " + holder_named_in(path) + " (" + path.string() + ")");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  // Only to name the holder in someone else's refusal: a failed write costs nothing else.
-  const std::string line = std::to_string(::getpid()) + " " + std::string(holder) + "\n";
-  if (::ftruncate(fd, 0) == 0)
-    (void)!::pwrite(fd, line.data(), line.size(), 0);
-  return fd;
-}
 
 // Why there is no store to open: the file is missing, or holds no schema (0 bytes, and no WAL
 // holding one); nullopt when it holds a store, or when what it holds is SQLite's to report.
@@ -93,14 +28,11 @@ std::optional<std::string> store_absence(const fs::path& db) {
 // What shows that the state folder held a store: the marker, or work left behind.
 std::vector<std::string> history_evidence(const Config& config) {
   std::vector<std::string> found;
-  const fs::path marker = config.state_dir / kStoreMarker;
-  std::error_code ec;
-  if (fs::exists(marker, ec)) {
-    std::ifstream in(marker);
-    std::string id;
-    in >> id;
-    found.push_back(marker.string() + (id.empty() ? "" : " names store " + id));
+  if (const auto marker = read_store_marker(config.state_dir)) {
+    found.push_back(store_marker_path(config.state_dir).string() +
+                    (marker->store_id.empty() ? "" : " names store " + marker->store_id));
   }
+  std::error_code ec;
   const std::set<fs::path> folders = {config.work_root(), config.runner.process.scratch_root,
                                       config.runner.docker.scratch_root};
   for (const auto& folder : folders) {
@@ -115,76 +47,91 @@ std::vector<std::string> history_evidence(const Config& config) {
   return found;
 }
 
-// Rewrites the marker when it does not name this store (tmp + rename: never half written).
-Status keep_marker(const fs::path& state_dir, const std::string& store_id) {
-  const fs::path marker = state_dir / kStoreMarker;
-  {
-    std::ifstream in(marker);
-    std::string id;
-    if (in >> id && id == store_id)
-      return Status::success();
+// The refusal of a store that is missing or empty where the folder shows history; nullopt when
+// the store is there, or when it may be made (nothing shows it held one).
+std::optional<Error> lost_history(const Config& config) {
+  const fs::path db = config.db_path();
+  const auto absent = store_absence(db);
+  if (!absent)
+    return std::nullopt;
+  const auto evidence = history_evidence(config);
+  if (evidence.empty())
+    return std::nullopt;
+  std::string shown;
+  for (const auto& e : evidence)
+    shown += "\n  " + e;
+  return make_error(
+      ErrorCode::conflict,
+      "the store " + db.string() + " " + *absent + ", but this state_dir held one:" + shown +
+          "\nreverify does not start over with an empty history in silence (every verification "
+          "would be gone and page numbers would start again). Either restore a backup made with "
+          "`reverify backup`:\n  reverify restore --config FILE BACKUP\nor start over with an "
+          "empty store, on purpose:\n  reverify restore --config FILE --empty");
+}
+
+// The refusal of a store file older than the ids the folder handed out: put back from a copy.
+Error rolled_back(const Config& config, const StoreMarker& marker, const StoreHighWater& in_file) {
+  const std::string db = config.db_path().string();
+  const std::string aside = db + ".rolled-back";
+  return make_error(
+      ErrorCode::conflict,
+      "the store " + db + " is older than this state_dir's history: it has handed out " +
+          "verification ids up to " + std::to_string(in_file.verification) +
+          " and page ids up to " + std::to_string(in_file.page) + ", but " +
+          store_marker_path(config.state_dir).string() + " records ids up to " +
+          std::to_string(marker.handed_out.verification) + " and " +
+          std::to_string(marker.handed_out.page) + " handed out (store " + marker.store_id +
+          "). The file was put back from an older copy (a file-system snapshot, a copied file): "
+          "what was recorded after that copy is not in it, and going on with it would give new "
+          "verifications and pages the ids of earlier ones (old links would open other "
+          "verifications, and receivers would drop new pages as copies of old ones). Either put "
+          "the newest " +
+          db +
+          " back (with its -wal file), or keep this copy as a restore, whose ids continue after "
+          "every id handed out:\n  mv " +
+          db + " " + aside + "   (and its -wal and -shm files, if any, to " + aside + "-wal and " +
+          aside + "-shm)\n  reverify restore --config FILE " + aside);
+}
+
+// The marker after `mark`: the folder's mark never goes down.
+StoreMarker marker_after(const fs::path& state_dir, const std::string& store_id,
+                         const StoreHighWater& mark) {
+  StoreMarker next{store_id, mark};
+  if (const auto kept = read_store_marker(state_dir)) {
+    next.handed_out.verification =
+        std::max(next.handed_out.verification, kept->handed_out.verification);
+    next.handed_out.page = std::max(next.handed_out.page, kept->handed_out.page);
   }
-  const fs::path partial = marker.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::trunc);
-    out << store_id << "\n";
-    out.flush();
-    if (!out)
-      return make_error(ErrorCode::io, "cannot write " + partial.string());
+  return next;
+}
+
+// The store as opened to write, checked against the folder's marker: refused when it is behind
+// the marker (unless a restore: `new_store` allow, or a backup copy adopted at this open), moved
+// past it otherwise; the marker then names it, and its keeper keeps the mark with every id.
+Status hold_to_marker(const Config& config, Store& store, NewStore new_store) {
+  auto mark = store.high_water();
+  if (!mark.ok())
+    return mark.error();
+  const auto marker = read_store_marker(config.state_dir);
+  if (marker && mark->below(marker->handed_out)) {
+    if (new_store == NewStore::refuse_where_history && !store.identity().adopted)
+      return rolled_back(config, *marker, *mark);
+    if (auto s = store.continue_after(marker->handed_out); !s.ok())
+      return s;
   }
-  std::error_code ec;
-  fs::rename(partial, marker, ec);
-  if (ec)
-    return make_error(ErrorCode::io, "cannot write " + marker.string() + ": " + ec.message());
+  const std::string id = store.identity().id;
+  const auto next = marker_after(config.state_dir, id, *mark);
+  if (!marker || marker->store_id != next.store_id || !(marker->handed_out == next.handed_out)) {
+    if (auto s = write_store_marker(config.state_dir, next); !s.ok())
+      return s;
+  }
+  store.keep_high_water([state_dir = config.state_dir, id](const StoreHighWater& handed_out) {
+    return write_store_marker(state_dir, marker_after(state_dir, id, handed_out));
+  });
   return Status::success();
 }
 
-// The versions a live `reverify run` owns: "m@v (pid 1234 (reverify run))".
-std::vector<std::string> live_run_owners(const fs::path& state_dir) {
-  std::vector<std::string> owners;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(state_dir / "owners", ec);
-       !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (it->path().extension() == ".lock" && held_by_another(it->path()))
-      owners.push_back(it->path().stem().string() + " (" + holder_named_in(it->path()) + ")");
-  }
-  return owners;
-}
-
 }  // namespace
-
-Result<StateLock> StateLock::whole(const fs::path& state_dir, std::string_view holder) {
-  auto fd = lock_exclusive(whole_lock_path(state_dir), holder, std::chrono::milliseconds(0),
-                           "state_dir " + state_dir.string());
-  if (!fd.ok())
-    return fd.error();
-  return StateLock(*fd);
-}
-
-Result<StateLock> StateLock::version(const fs::path& state_dir, const std::string& model,
-                                     const std::string& version, std::string_view holder,
-                                     std::chrono::milliseconds patience) {
-  auto fd = lock_exclusive(version_lock_path(state_dir, model, version), holder, patience,
-                           model + "@" + version + " on this state_dir");
-  if (!fd.ok())
-    return fd.error();
-  return StateLock(*fd);
-}
-
-StateLock::StateLock(StateLock&& other) noexcept : fd_(other.fd_) {
-  other.fd_ = -1;
-}
-
-StateLock::~StateLock() {
-  if (fd_ >= 0)
-    ::close(fd_);  // releases the lock
-}
-
-std::string run_owner(const fs::path& state_dir, const std::string& model,
-                      const std::string& version) {
-  const fs::path path = version_lock_path(state_dir, model, version);
-  return held_by_another(path) ? holder_named_in(path) : std::string();
-}
 
 Result<std::unique_ptr<Store>> open_state_store(const Config& config, ClockFn clock,
                                                 NewStore new_store) {
@@ -194,30 +141,37 @@ Result<std::unique_ptr<Store>> open_state_store(const Config& config, ClockFn cl
     return make_error(ErrorCode::io,
                       "state_dir " + config.state_dir.string() + ": " + ec.message());
   }
-  const fs::path db = config.db_path();
   if (new_store == NewStore::refuse_where_history) {
-    if (auto absent = store_absence(db)) {
-      const auto evidence = history_evidence(config);
-      if (!evidence.empty()) {
-        std::string shown;
-        for (const auto& e : evidence)
-          shown += "\n  " + e;
-        return make_error(
-            ErrorCode::conflict,
-            "the store " + db.string() + " " + *absent + ", but this state_dir held one:" + shown +
-                "\nreverify does not start over with an empty history in silence (every "
-                "verification would be gone and page numbers would start again). Either restore "
-                "a backup made with `reverify backup`:\n  reverify restore --config FILE BACKUP"
-                "\nor start over with an empty store, on purpose:\n  reverify restore --config "
-                "FILE --empty");
-      }
-    }
+    if (auto refusal = lost_history(config))
+      return *refusal;
   }
-  auto store = Store::open(db, std::move(clock));
+  auto store = Store::open(config.db_path(), std::move(clock));
   if (!store.ok())
     return store.error();
-  if (auto s = keep_marker(config.state_dir, (*store)->identity().id); !s.ok())
+  if (auto s = hold_to_marker(config, **store, new_store); !s.ok())
     return s.error();
+  return store;
+}
+
+Result<std::unique_ptr<Store>> open_state_store_to_copy(const Config& config, ClockFn clock) {
+  const fs::path db = config.db_path();
+  if (auto refusal = lost_history(config))
+    return *refusal;
+  if (auto absent = store_absence(db)) {
+    return make_error(ErrorCode::conflict,
+                      "the store " + db.string() + " " + *absent +
+                          ": there is nothing to back up (a copy would hold no verification and "
+                          "no store id)");
+  }
+  auto store = Store::open(db, std::move(clock), /*read_only=*/true);
+  if (!store.ok())
+    return store.error();
+  auto mark = (*store)->high_water();
+  if (!mark.ok())
+    return mark.error();
+  const auto marker = read_store_marker(config.state_dir);
+  if (marker && mark->below(marker->handed_out))
+    return rolled_back(config, *marker, *mark);
   return store;
 }
 
@@ -256,15 +210,18 @@ Result<std::unique_ptr<Store>> restore_state_store(const Config& config,
   }
   const fs::path incoming = db.string() + ".restoring";
   if (backup) {
+    const auto unusable = [&](const std::string& why) {
+      return make_error(ErrorCode::invalid_argument,
+                        "the backup " + backup->string() + " cannot be restored: " + why +
+                            "; restore another backup (`reverify backup` writes them)");
+    };
     auto source = Store::open(*backup, clock, /*read_only=*/true);
     if (!source.ok())
-      return make_error(ErrorCode::invalid_argument, "backup: " + source.error().message);
+      return unusable(source.error().message);
     if (auto s = (*source)->check_integrity(); !s.ok())
-      return make_error(ErrorCode::invalid_argument, backup->string() + ": " + s.error().message);
-    if ((*source)->schema_version() == 0) {
-      return make_error(ErrorCode::invalid_argument,
-                        backup->string() + " is not a reverify store (it has no schema)");
-    }
+      return unusable(s.error().message);
+    if ((*source)->schema_version() == 0)
+      return unusable("it is not a reverify store (it has no schema)");
     fs::remove(incoming, ec);
     if (auto s = (*source)->backup_to(incoming); !s.ok())
       return s.error();
@@ -279,6 +236,7 @@ Result<std::unique_ptr<Store>> restore_state_store(const Config& config,
                         "cannot move " + incoming.string() + " into place: " + ec.message());
     }
   }
+  // Its ids continue after every id the folder handed out (open_state_store, NewStore::allow).
   return open_state_store(config, std::move(clock), NewStore::allow);
 }
 

@@ -57,6 +57,7 @@ struct Api {
   ApiConfig config;
   std::shared_ptr<ReadModel> model;
   std::vector<TriggerRequest> triggered;
+  const DaemonMetrics* daemon_metrics = nullptr;  // the daemon's own series and the store's health
   // What the daemon answers a trigger with.
   Result<nlohmann::json> outcome = nlohmann::json{{"status", "queued"}};
   Api() : model(model_with(std::nullopt, std::nullopt, std::nullopt)) {
@@ -78,6 +79,7 @@ struct Api {
     context.model = model;
     context.api = &config;
     context.now = kNow;
+    context.daemon_metrics = daemon_metrics;
     context.trigger = [this](const TriggerRequest& t, TriggerDone done) {
       triggered.push_back(t);
       done(outcome);
@@ -420,6 +422,37 @@ TEST_CASE("redaction works on string values: a secret can neither break JSON nor
   const auto verification = body_of(api.get("/v1/verifications/7"));
   CHECK(verification["log_tail"] == "token=[redacted] in the log");
   CHECK(body_of(api.get("/healthz"))["status"] == "ok");
+}
+
+TEST_CASE("/healthz answers 503 with the reason while the store fails, 200 once it works") {
+  Api api;
+  DaemonMetrics daemon(kNow);
+  api.daemon_metrics = &daemon;
+  CHECK(api.get("/healthz").result() == http::status::ok);
+  const std::string reason =
+      "/var/lib/reverify/reverify.db was cut from 118784 to 0 bytes while reverifyd ran";
+  daemon.store_used(StoreUse::check, make_error(ErrorCode::io, reason), kNow - 30);
+  daemon.store_used(StoreUse::read, make_error(ErrorCode::io, "malformed"), kNow);
+  const auto failing = api.get("/healthz");
+  CHECK(failing.result() == http::status::service_unavailable);
+  const auto body = body_of(failing);
+  CHECK(body["status"] == "store_failing");
+  CHECK(body["error"] == reason);  // the earliest failing use
+  CHECK(body["since"] == rfc3339(kNow - 30));
+  // Each kind of use recovers on its own: a read that works again does not end a failed check.
+  daemon.store_used(StoreUse::read, Status::success(), kNow);
+  CHECK(api.get("/healthz").result() == http::status::service_unavailable);
+  daemon.store_used(StoreUse::check, Status::success(), kNow);
+  CHECK(api.get("/healthz").result() == http::status::ok);
+  // A check that commits a write also ends a failed write (a trigger that could not be recorded).
+  daemon.store_used(StoreUse::write, make_error(ErrorCode::io, "readonly"), kNow);
+  CHECK(api.get("/healthz").result() == http::status::service_unavailable);
+  daemon.store_used(StoreUse::check, Status::success(), kNow);
+  CHECK(api.get("/healthz").result() == http::status::ok);
+  const std::string metrics = daemon.render();
+  CHECK(metrics.find("reverify_store_ok 1\n") != std::string::npos);
+  CHECK(metrics.find("reverify_store_errors_total{operation=\"check\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("reverify_store_errors_total{operation=\"write\"} 1\n") != std::string::npos);
 }
 
 TEST_CASE("bearer comparison") {

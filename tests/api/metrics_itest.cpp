@@ -116,6 +116,7 @@ TEST_CASE("metrics pass promtool and carry every documented series") {
                                {{"preflight", 0.4}, {"run", 75.0}, {"job", 70.0}, {"unknown", 1.0}},
                                80.0);
   daemon.verification_finished(std::nullopt, {{"preflight", 0.2}}, 0.3);
+  daemon.store_used(StoreUse::check, make_error(ErrorCode::io, "reverify.db was cut"), now);
   const std::string own = daemon.render();
   for (const char* expected :
        {"reverify_registry_syncs_total{source=\"local\",outcome=\"ok\"} 1",
@@ -128,7 +129,9 @@ TEST_CASE("metrics pass promtool and carry every documented series") {
         "reverify_stage_duration_seconds_bucket{stage=\"run\",runner=\"process\",le=\"300\"} 1",
         "reverify_stage_duration_seconds_count{stage=\"total\",runner=\"process\"} 1",
         "reverify_stage_duration_seconds_count{stage=\"preflight\",runner=\"none\"} 1",
-        "reverify_loop_heartbeat_timestamp_seconds 1800004130"}) {
+        "reverify_loop_heartbeat_timestamp_seconds 1800004130", "reverify_store_ok 0",
+        "reverify_store_errors_total{operation=\"check\"} 1",
+        "reverify_store_errors_total{operation=\"read\"} 0"}) {
     INFO(expected);
     CHECK(own.find(expected) != std::string::npos);
   }

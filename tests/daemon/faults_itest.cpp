@@ -10,11 +10,14 @@
 //   - one owner per state_dir: a second reverifyd on it, a `reverify run` owning its row while
 //     the daemon starts (then killed in its job);
 //   - history that survives its disk: a store cut to 0 bytes or deleted with the state folder
-//     still showing history (refused; then started over, paging under new keys), and a restore
-//     from a `reverify backup` taken beside the running daemon;
+//     still showing history (refused, and its backup refused; then started over, numbering on),
+//     and a restore from a `reverify backup` taken beside the running daemon;
 //   - fail closed: a release whose predictions hold a NaN (hash updated), a gate asked
 //     `?max-age=`, two Authorization headers and a lowercase bearer scheme, a "files" snapshot
-//     served over http (whole, changed, gone), a run.workdir that climbs out of its checkout.
+//     served over http (whole, changed, gone), a run.workdir that climbs out of its checkout;
+//   - what operators do to a state_dir: reverifyd.lock or a `reverify run`'s lock file deleted
+//     while held, reverify.db put back from an older copy, cut under a running daemon, damaged,
+//     a restore from a file that is no store, and a schedule.cron that never fires.
 // After every fault the same invariants are checked over the whole store:
 //   - every acknowledged trigger (a 202 and its verification_id) has its verdict;
 //   - once settled, no verification is left queued or running;
@@ -31,6 +34,7 @@
 #include <doctest/doctest.h>
 
 #include <condition_variable>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -55,6 +59,14 @@ using std::chrono::seconds;
 namespace {
 
 constexpr const char* kToken = "fault-token-0123456789abcdef0123456789";
+
+// The page id in a page key ("<store id>-<page id>-<time>", pager/notifier.hpp); "" if none.
+std::string page_id_in(const std::string& key) {
+  const auto first = key.find('-');
+  if (first == std::string::npos)
+    return {};
+  return key.substr(first + 1, key.find('-', first + 1) - first - 1);
+}
 
 // Every job this suite starts carries REVERIFY_FAULTS_MARKER=<this value> in its environment, and
 // so does every process it starts: after the suite none may be left (its last case looks).
@@ -106,7 +118,7 @@ class Receiver {
     std::unique_lock lock(mutex_);
     return changed_.wait_for(lock, limit, [this] { return holding_; });
   }
-  // By page key ("<store id>-<page id>", pager/notifier.hpp): copies answered 2xx, and the
+  // By page key ("<store id>-<page id>-<time>", pager/notifier.hpp): copies answered 2xx, and the
   // Idempotency-Key of every copy received.
   std::map<std::string, int> acknowledged() {
     std::lock_guard lock(mutex_);
@@ -251,8 +263,8 @@ pager:
   // (read-only, beside the daemon's own connection: WAL). A page of another store is not sent by
   // this one.
   bool recorded_sent(const std::string& page_key) const {
-    const auto dash = page_key.rfind('-');
-    if (dash == std::string::npos)
+    const std::string page_id = page_id_in(page_key);
+    if (page_id.empty())
       return false;
     sqlite3* db = nullptr;
     bool sent = false;
@@ -264,8 +276,9 @@ pager:
                              "SELECT d.state FROM page_deliveries d JOIN pages p "
                              "ON p.id = d.page_id WHERE d.page_id = ?1 AND p.store_id = ?2",
                              -1, &q, nullptr) == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, std::stoll(page_key.substr(dash + 1)));
-        sqlite3_bind_text(q, 2, page_key.substr(0, dash).c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(q, 1, std::stoll(page_id));
+        sqlite3_bind_text(q, 2, page_key.substr(0, page_key.find('-')).c_str(), -1,
+                          SQLITE_TRANSIENT);
         sent = sqlite3_step(q) == SQLITE_ROW &&
                std::string(reinterpret_cast<const char*>(sqlite3_column_text(q, 0))) == "sent";
       }
@@ -403,14 +416,19 @@ pager:
                               nullptr) == SQLITE_OK);
       sqlite3_stmt* q = nullptr;
       REQUIRE(sqlite3_prepare_v2(db,
-                                 "SELECT p.id, p.verification_id, d.state, p.store_id "
-                                 "FROM pages p JOIN page_deliveries d ON d.page_id = p.id",
+                                 "SELECT p.id, p.verification_id, d.state, p.store_id, "
+                                 "p.event_json FROM pages p JOIN page_deliveries d "
+                                 "ON d.page_id = p.id",
                                  -1, &q, nullptr) == SQLITE_OK);
       while (sqlite3_step(q) == SQLITE_ROW) {
         ++pages_of[sqlite3_column_int64(q, 1)];
-        const std::string store_id = reinterpret_cast<const char*>(sqlite3_column_text(q, 3));
-        delivery_state[store_id + "-" + std::to_string(sqlite3_column_int64(q, 0))] =
-            reinterpret_cast<const char*>(sqlite3_column_text(q, 2));
+        PageEvent page;  // what names it at the receiver: its key
+        page.id = sqlite3_column_int64(q, 0);
+        page.store_id = reinterpret_cast<const char*>(sqlite3_column_text(q, 3));
+        page.created_at =
+            nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(q, 4)))
+                .value("created_at", std::string());
+        delivery_state[page_key(page)] = reinterpret_cast<const char*>(sqlite3_column_text(q, 2));
       }
       sqlite3_finalize(q);
       sqlite3_close(db);
@@ -805,13 +823,12 @@ std::set<std::int64_t> verification_ids(const fs::path& db) {
 // (Receiver::keys_naming_two_pages counts a key that came back with another page).
 int page_ids_reused(const std::map<std::string, std::set<std::string>>& before,
                     const std::map<std::string, std::set<std::string>>& after) {
-  const auto number = [](const std::string& key) { return key.substr(key.rfind('-') + 1); };
   std::set<std::string> old_numbers;
   for (const auto& [key, idempotency] : before)
-    old_numbers.insert(number(key));
+    old_numbers.insert(page_id_in(key));
   int reused = 0;
   for (const auto& [key, idempotency] : after)
-    reused += !before.count(key) && old_numbers.count(number(key)) > 0;
+    reused += !before.count(key) && old_numbers.count(page_id_in(key)) > 0;
   return reused;
 }
 
@@ -946,8 +963,24 @@ TEST_CASE("a store cut to 0 bytes or deleted, with history in its state_dir, is 
     row.survived = status == 2 && named && ways_on && untouched;
     row.note = "exit 2, naming the path, `reverify restore` and `--empty`";
     table().push_back(row);
-    if (!deleted)
+    if (!deleted) {
+      // The nightly backup of that store: refused, nothing written (an empty copy with a blank
+      // store id would rotate the good copies out).
+      FaultRow backup{"`reverify backup` of reverify.db cut to 0 bytes", 1};
+      const fs::path out = lab.temp.path / "nightly.db";
+      const Ran refused =
+          run_cli({"backup", "--config", lab.daemon.config.string(), out.string()}, lab.temp.path);
+      INFO(refused.out << refused.err);
+      CHECK(refused.exit_code == 2);
+      const bool said = refused.err.find(db.string() + " is empty (0 bytes)") != std::string::npos;
+      CHECK(said);
+      CHECK_FALSE(fs::exists(out));
+      backup.survived = refused.exit_code == 2 && said && !fs::exists(out);
+      backup.note = "exit 2, the refusal every command gives; no file written";
+      table().push_back(backup);
       continue;
+    }
+    const std::int64_t highest_before = lab.acknowledged.empty() ? 0 : lab.acknowledged.back();
 
     // Starting over on purpose: a new store numbers its pages from 1 again, under keys of its own.
     const auto before = lab.receiver.keys();
@@ -957,22 +990,27 @@ TEST_CASE("a store cut to 0 bytes or deleted, with history in its state_dir, is 
     REQUIRE(fresh.exit_code == 0);
     lab.start_until_rows(1);  // the new store plans the month's cycle again
     REQUIRE(lab.settle());
-    FaultRow keys{"a new store (restore --empty) pages again from page id 1", 1};
+    FaultRow keys{"a new store (`reverify restore --empty`) numbers on after the lost store", 1};
     lab.check_invariants(keys);
+    // Its ids continue after every id the lost store handed out (the state_dir's marker keeps
+    // them): no page id and no verification id is used again.
     const int reused = page_ids_reused(before, lab.receiver.keys());
-    CHECK(reused >= 1);  // the new store's page 1 is not the old store's page 1
-    keys.survived = keys.duplicate_pages == 0 && lab.receiver.keys_naming_two_pages() == 0;
-    keys.note = std::to_string(reused) + " page id(s) used again, under keys of their own";
+    CHECK(reused == 0);
+    const auto ids = verification_ids(db_of(lab));
+    const bool ids_new = !ids.empty() && *ids.begin() > std::max<std::int64_t>(highest_before, 1);
+    CHECK(ids_new);
+    keys.survived = keys.duplicate_pages == 0 && lab.receiver.keys_naming_two_pages() == 0 &&
+                    reused == 0 && ids_new;
+    keys.note = std::to_string(reused) + " page ids and 0 verification ids used again";
     table().push_back(keys);
     CHECK(lab.stop());
   }
 }
 
-TEST_CASE("a second reverifyd on the same state_dir exits 2, naming the first one's pid") {
-  Lab lab;
-  lab.add_version("9.1", 0.2);
-  lab.start_and_settle_first_cycle();
-  DaemonUnderTest second;
+namespace {
+
+// A second reverifyd on the lab's state_dir, on a port of its own (not started).
+void configure_second(const Lab& lab, DaemonUnderTest& second) {
   second.dir = lab.temp.path / "second";
   fs::create_directories(second.dir);
   second.port = free_port();
@@ -981,6 +1019,16 @@ TEST_CASE("a second reverifyd on the same state_dir exits 2, naming the first on
   const std::string port = "port: " + std::to_string(lab.daemon.port);
   text.replace(text.find(port), port.size(), "port: " + std::to_string(second.port));
   write_file(second.config, text);
+}
+
+}  // namespace
+
+TEST_CASE("a second reverifyd on the same state_dir exits 2, naming the first one's pid") {
+  Lab lab;
+  lab.add_version("9.1", 0.2);
+  lab.start_and_settle_first_cycle();
+  DaemonUnderTest second;
+  configure_second(lab, second);
   second.start();
   const int status = second.wait_exit(seconds(30));
   const std::string log = second.log();
@@ -1108,31 +1156,36 @@ TEST_CASE(
   REQUIRE(restored.exit_code == 0);
   CHECK(restored.out.find("restored " + std::to_string(in_backup.size()) + " verification(s)") !=
         std::string::npos);
+  // The verification acknowledged after the backup is gone with the disk, as a backup's age says
+  // (and its id is never handed out again: settling must not wait for it).
+  lab.acknowledged.erase(std::remove(lab.acknowledged.begin(), lab.acknowledged.end(), *lost),
+                         lab.acknowledged.end());
   lab.start();
   const bool settled = lab.settle();
+  INFO(lab.daemon.log());
   CHECK(settled);
   const std::set<std::int64_t> after = verification_ids(db_of(lab));
   const bool all_back =
       std::includes(after.begin(), after.end(), in_backup.begin(), in_backup.end());
   CHECK(all_back);
-  // The verification acknowledged after the backup is gone with the disk, as a backup's age says.
-  lab.acknowledged.erase(std::remove(lab.acknowledged.begin(), lab.acknowledged.end(), *lost),
-                         lab.acknowledged.end());
-  // The restored store pages under keys of its own: its page ids continue from the backup's, which
-  // the lost store had used after it.
-  REQUIRE(lab.trigger("11.1"));
+  // The restored store pages under keys of its own, and its ids continue after the lost store's
+  // (the state_dir's marker outlived the store): the verification after the backup keeps its id.
+  const auto next = lab.trigger("11.1");
+  REQUIRE(next);
+  CHECK(*next > *lost);
   CHECK(lab.settle());
   FaultRow row{"disk lost: `reverify restore` of a `reverify backup` taken while a job ran", 1};
   lab.check_invariants(row);
   const int reused = page_ids_reused(before, lab.receiver.keys());
-  CHECK(reused >= 1);  // the lost store's page after the backup, numbered again
-  row.survived = settled && all_back && lab.receiver.keys_naming_two_pages() == 0 &&
+  CHECK(reused == 0);
+  row.survived = settled && all_back && lab.receiver.keys_naming_two_pages() == 0 && reused == 0 &&
+                 *next > *lost &&
                  row.lost_triggers + row.verdicts_without_page_decision + row.duplicate_pages == 0;
   const auto back = std::count_if(in_backup.begin(), in_backup.end(),
                                   [&](std::int64_t id) { return after.count(id) > 0; });
   row.note = std::to_string(back) + " of " + std::to_string(in_backup.size()) +
              " backed-up verifications back; " + std::to_string(reused) +
-             " page id(s) used again, under keys of their own";
+             " page ids and 0 verification ids used again";
   table().push_back(row);
   CHECK(lab.stop());
 }
@@ -1253,6 +1306,303 @@ TEST_CASE(
   CHECK(run_command("true") == 0);
   h.stop();
   CHECK(no_job_process_left());
+}
+
+// --- One owner and one history, whatever operators do; a store that fails says so. ---
+
+namespace {
+
+// The daemon's /healthz answer: its status code and body.
+std::pair<unsigned, nlohmann::json> health_of(const Lab& lab) {
+  auto answer = get(lab.daemon.url() + "/healthz");
+  if (!answer.ok())
+    return {0, nullptr};
+  return {answer->status, nlohmann::json::parse(answer->body, nullptr, false)};
+}
+
+// The value of one line of the daemon's /metrics ("name{labels}"), or -1.
+double metric_of(const Lab& lab, const std::string& series) {
+  auto answer = get(lab.daemon.url() + "/metrics");
+  if (!answer.ok())
+    return -1;
+  const auto at = answer->body.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::stod(answer->body.substr(at + series.size() + 2));
+}
+
+}  // namespace
+
+TEST_CASE("reverifyd.lock deleted while a job runs: a second reverifyd is refused all the same") {
+  Lab lab;
+  lab.add_version("14.1", 4.0);
+  lab.start_and_settle_first_cycle();
+  fs::remove(lab.temp.path / "markers/14.1/started");
+  const auto id = lab.trigger("14.1");
+  REQUIRE(id);
+  REQUIRE(Lab::wait_for([&] { return lab.marker("14.1", "started"); }, milliseconds(60'000)));
+  // What an operator does with a lock file a refusal named: it is only a label now; the lock is
+  // the state_dir folder's.
+  REQUIRE(fs::remove(lab.temp.path / "state/reverifyd.lock"));
+  DaemonUnderTest second;
+  configure_second(lab, second);
+  second.start();
+  const int status = second.wait_exit(seconds(30));
+  const std::string refusal = second.log();
+  INFO(refusal);
+  CHECK(status == 2);
+  const bool named = refusal.find("is held by pid " + std::to_string(lab.daemon.pid) +
+                                  " (reverifyd)") != std::string::npos;
+  CHECK(named);
+  // The first one's verification is its own to the end: no one else reconciled it.
+  const bool settled = lab.settle();
+  CHECK(settled);
+  const auto done = lab.row(*id);
+  const bool own = done && done->cls == VerdictClass::passed &&
+                   lab.daemon.log().find("reconciling verification " + std::to_string(*id)) ==
+                       std::string::npos &&
+                   refusal.find("reconciling") == std::string::npos;
+  CHECK(own);
+  FaultRow row{"reverifyd.lock deleted while a job runs, then a second reverifyd", 1};
+  lab.check_invariants(row);
+  row.survived = status == 2 && named && settled && own &&
+                 row.lost_triggers + row.verdicts_without_page_decision + row.duplicate_pages == 0;
+  row.note = "exit 2, naming the first one's pid; its job's verdict its own (passed)";
+  table().push_back(row);
+  CHECK(lab.stop());
+}
+
+TEST_CASE("a `reverify run`'s lock file deleted while its job runs: the version stays its own") {
+  Lab lab;
+  lab.add_version("15.1", 0.2);
+  std::string text = lab.config_text();
+  text.replace(text.find("jitter: 0s,"), 11, "jitter: 0s, at_release: {enabled: false},");
+  write_file(lab.daemon.config, text);
+  lab.start_and_settle_first_cycle();
+  lab.add_version("15.2", 8.0);  // its job outlives a few of the daemon's ticks (every 5 s)
+  const std::string config = lab.daemon.config.string();
+  Started run = start_cli({"run", "slow@15.2", "--config", config}, lab.temp.path, "-15.2");
+  REQUIRE(Lab::wait_for([&] { return lab.marker("15.2", "started"); }, milliseconds(60'000)));
+  REQUIRE(fs::remove(lab.temp.path / "state/owners/slow@15.2.lock"));
+  // A second run of the version, as an operator would start it after removing the "stale" file.
+  const Ran second = run_cli({"run", "slow@15.2", "--config", config}, lab.temp.path);
+  INFO(second.out << second.err);
+  CHECK(second.exit_code == 2);
+  const bool named =
+      second.err.find("is held by pid " + std::to_string(run.pid)) != std::string::npos;
+  CHECK(named);
+  const Ran first = run.finish();
+  INFO(first.out << first.err);
+  CHECK(first.exit_code == 0);
+  auto rows = lab.store()->verifications("slow", "15.2", 10);
+  REQUIRE(rows.ok());
+  REQUIRE(rows->size() == 1);  // the second run wrote no row
+  const VerificationRow& verified = rows->front();
+  // The daemon's ticks asked who owns the running row and left it to the run.
+  const bool own = verified.cls == VerdictClass::passed &&
+                   lab.daemon.log().find("reconciling verification " +
+                                         std::to_string(verified.id)) == std::string::npos;
+  CHECK(own);
+  const bool settled = lab.settle();
+  FaultRow row{"a `reverify run`'s lock file deleted while its job runs, then a second run", 1};
+  lab.check_invariants(row);
+  row.survived = first.exit_code == 0 && second.exit_code == 2 && named && own && settled &&
+                 row.verdicts_without_page_decision + row.duplicate_pages == 0;
+  row.note = "the second run exits 2 naming the first's pid; reverifyd leaves the row to it";
+  table().push_back(row);
+  CHECK(lab.stop());
+}
+
+TEST_CASE("reverify.db put back from an older copy: refused; kept as a restore, no id repeats") {
+  Lab lab;
+  lab.add_version("16.1", 0.2);
+  lab.add_version("16.2", 0.2);
+  lab.start_and_settle_first_cycle();
+  REQUIRE(lab.trigger("16.1"));
+  REQUIRE(lab.settle());
+  REQUIRE(lab.stop());
+  // The copy a file-system snapshot holds (the daemon stopped: no WAL beside it).
+  const fs::path db = db_of(lab);
+  const fs::path snapshot = lab.temp.path / "snapshot.db";
+  fs::copy_file(db, snapshot);
+  const std::set<std::int64_t> in_snapshot = verification_ids(snapshot);
+  lab.start();
+  const auto after_snapshot = lab.acknowledged.size();
+  REQUIRE(lab.trigger("16.2"));
+  REQUIRE(lab.settle());
+  REQUIRE(lab.trigger("16.1"));
+  REQUIRE(lab.settle());
+  const std::int64_t highest = lab.acknowledged.back();
+  const auto before = lab.receiver.keys();
+  REQUIRE(lab.stop());
+  // The file rolled back under the stopped daemon.
+  remove_store(lab);
+  fs::copy_file(snapshot, db);
+
+  FaultRow refused{"reverify.db put back from a copy taken earlier (its state_dir kept)", 1};
+  lab.daemon.start();
+  const int status = lab.daemon.wait_exit(seconds(30));
+  const std::string log = lab.daemon.log();
+  INFO(log);
+  CHECK(status == 2);
+  const std::string aside = db.string() + ".rolled-back";
+  const bool said =
+      log.find(db.string() + " is older than this state_dir's history") != std::string::npos &&
+      log.find("reverify restore --config FILE " + aside) != std::string::npos;
+  CHECK(said);
+  const bool untouched = verification_ids(db) == in_snapshot;
+  CHECK(untouched);
+  refused.survived = status == 2 && said && untouched;
+  refused.note = "exit 2, naming both marks, the newest file and `reverify restore`";
+  table().push_back(refused);
+
+  // Kept as the refusal says: moved aside and restored. Its ids continue after every id handed out.
+  fs::rename(db, aside);
+  const Ran restored =
+      run_cli({"restore", "--config", lab.daemon.config.string(), aside}, lab.temp.path);
+  INFO(restored.out << restored.err);
+  REQUIRE(restored.exit_code == 0);
+  // What was recorded after the copy is gone with the newer file, as a restore's age says.
+  lab.acknowledged.resize(after_snapshot);
+  lab.start();
+  const auto next = lab.trigger("16.2");
+  REQUIRE(next);
+  const bool settled = lab.settle();
+  CHECK(settled);
+  CHECK(*next > highest);
+  FaultRow kept{"that copy kept as a restore (`reverify restore` of it): new ids and keys", 1};
+  lab.check_invariants(kept);
+  const int reused = page_ids_reused(before, lab.receiver.keys());
+  CHECK(reused == 0);
+  kept.survived =
+      settled && *next > highest && reused == 0 && lab.receiver.keys_naming_two_pages() == 0 &&
+      kept.lost_triggers + kept.verdicts_without_page_decision + kept.duplicate_pages == 0;
+  kept.note = "verification " + std::to_string(*next) + " after " + std::to_string(highest) +
+              " handed out; " + std::to_string(reused) + " page ids used again";
+  table().push_back(kept);
+  CHECK(lab.stop());
+}
+
+TEST_CASE("reverify.db cut to 0 bytes under a running reverifyd: /healthz and a metric say so") {
+  Lab lab;
+  lab.add_version("17.1", 0.2);
+  lab.start_and_settle_first_cycle();
+  CHECK(health_of(lab).first == 200);
+  CHECK(metric_of(lab, "reverify_store_ok") == 1);
+  const fs::path db = db_of(lab);
+  fs::resize_file(db, 0);
+  FaultRow row{"reverify.db cut to 0 bytes under a running reverifyd", 1};
+  const bool flipped = Lab::wait_for([&] { return health_of(lab).first == 503; },
+                                     milliseconds(60'000), milliseconds(200));
+  CHECK(flipped);
+  const auto [status, body] = health_of(lab);
+  INFO(body.dump());
+  const std::string reason = body.is_object() ? body.value("error", std::string()) : "";
+  const bool named = body.is_object() && body.value("status", std::string()) == "store_failing" &&
+                     reason.find(db.string() + " was cut from ") != std::string::npos &&
+                     reason.find("reverify restore --config FILE BACKUP") != std::string::npos;
+  CHECK(named);
+  const double ok = metric_of(lab, "reverify_store_ok");
+  const double errors = metric_of(lab, "reverify_store_errors_total{operation=\"check\"}");
+  CHECK(ok == 0);
+  CHECK(errors >= 1);
+  const bool logged = lab.daemon.log().find("error: the store is failing") != std::string::npos;
+  CHECK(logged);
+  row.survived = status == 503 && named && ok == 0 && errors >= 1 && logged;
+  row.note = "/healthz 503 naming the file and `reverify restore`; reverify_store_ok 0";
+  table().push_back(row);
+  ::kill(lab.daemon.pid, SIGTERM);
+  CHECK(lab.daemon.wait_exit(seconds(30)) == 0);
+}
+
+TEST_CASE(
+    "a damaged reverify.db and a restore file that is no store: each named, with the way on") {
+  Lab lab;
+  lab.add_version("18.1", 0.2);
+  lab.start_and_settle_first_cycle();
+  const fs::path backup = lab.temp.path / "backup.db";
+  const Ran backed_up =
+      run_cli({"backup", "--config", lab.daemon.config.string(), backup.string()}, lab.temp.path);
+  REQUIRE(backed_up.exit_code == 0);
+  REQUIRE(lab.stop());
+  // Every page but the first overwritten: SQLite reads a schema whose tables are garbage.
+  const fs::path db = db_of(lab);
+  {
+    const auto size = fs::file_size(db);
+    REQUIRE(size > 8192);
+    std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4096);
+    const std::string garbage(size - 4096, '\xAB');
+    file.write(garbage.data(), std::streamsize(garbage.size()));
+  }
+  FaultRow damaged{"start with reverify.db damaged (all but its first page overwritten)", 1};
+  lab.daemon.start();
+  const int status = lab.daemon.wait_exit(seconds(30));
+  const std::string log = lab.daemon.log();
+  INFO(log);
+  CHECK((status == 1 || status == 2));
+  const bool named = log.find(db.string() + " is damaged") != std::string::npos &&
+                     log.find("reverify restore --config FILE BACKUP") != std::string::npos;
+  CHECK(named);
+  damaged.survived = (status == 1 || status == 2) && named;
+  damaged.note = "exit " + std::to_string(status) +
+                 ", SQLite's reason with the file named and "
+                 "`reverify restore`";
+  table().push_back(damaged);
+
+  // Moved aside as the error says; a file that is not a store offered to restore: refused, named.
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::error_code none;  // the -wal and -shm files, if any
+    fs::rename(db.string() + suffix, db.string() + ".damaged" + suffix, none);
+  }
+  const fs::path junk = lab.temp.path / "not-a-backup.db";
+  write_file(junk, std::string(8192, 'x'));
+  FaultRow bad_file{"`reverify restore` of a file that is not a store", 1};
+  const Ran refused =
+      run_cli({"restore", "--config", lab.daemon.config.string(), junk.string()}, lab.temp.path);
+  INFO(refused.out << refused.err);
+  CHECK(refused.exit_code == 2);
+  const bool said = refused.err.find("the backup " + junk.string() + " cannot be restored") !=
+                        std::string::npos &&
+                    refused.err.find("file is not a database") != std::string::npos &&
+                    refused.err.find("restore another backup") != std::string::npos;
+  CHECK(said);
+  CHECK_FALSE(fs::exists(db));
+  const Ran restored =
+      run_cli({"restore", "--config", lab.daemon.config.string(), backup.string()}, lab.temp.path);
+  INFO(restored.out << restored.err);
+  REQUIRE(restored.exit_code == 0);
+  lab.start();
+  REQUIRE(lab.trigger("18.1"));
+  const bool settled = lab.settle();
+  CHECK(settled);
+  lab.check_invariants(bad_file);
+  bad_file.survived = refused.exit_code == 2 && said && settled &&
+                      bad_file.lost_triggers + bad_file.duplicate_pages == 0;
+  bad_file.note = "exit 2, naming it; the backup then restored and verifying";
+  table().push_back(bad_file);
+  CHECK(lab.stop());
+}
+
+TEST_CASE("schedule.cron that never fires: refused by --check-config and at start, named") {
+  Lab lab;
+  std::string text = lab.config_text();
+  text.replace(text.find("schedule: {"), 11, "schedule: {cron: \"0 0 31 2 *\", ");
+  write_file(lab.daemon.config, text);
+  FaultRow row{"schedule.cron \"0 0 31 2 *\" (31 February: never fires)", 1};
+  const Ran checked =
+      run_reverifyd({"--config", lab.daemon.config.string(), "--check-config"}, lab.temp.path);
+  INFO(checked.out << checked.err);
+  CHECK(checked.exit_code == 2);
+  const bool check_named = checked.err.find("schedule.cron") != std::string::npos &&
+                           checked.err.find("never fires") != std::string::npos;
+  CHECK(check_named);
+  lab.daemon.start();
+  const int status = lab.daemon.wait_exit(seconds(30));
+  const bool start_named = lab.daemon.log().find("schedule.cron") != std::string::npos;
+  CHECK(status == 2);
+  CHECK(start_named);
+  row.survived = checked.exit_code == 2 && check_named && status == 2 && start_named;
+  row.note = "--check-config and the start exit 2, naming schedule.cron";
+  table().push_back(row);
 }
 
 // A job that exits 0 with outputs the rebuild contract refuses: the job's fault (error:job, the

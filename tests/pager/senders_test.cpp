@@ -236,7 +236,22 @@ TEST_CASE("the file sink tells the same page id of two stores apart by the page 
   std::vector<std::string> keys;
   for (std::string line; std::getline(in, line);)
     keys.push_back(nlohmann::json::parse(line)["page_key"]);
-  CHECK(keys == std::vector<std::string>{"00aa00aa00aa00aa-3", "11bb11bb11bb11bb-3"});
+  CHECK(keys == std::vector<std::string>{"00aa00aa00aa00aa-3-20261129080000",
+                                         "11bb11bb11bb11bb-3-20261129080000"});
+}
+
+// A store rolled back together with its state_dir (a machine snapshot put back) hands out page 3
+// again, for another page: the time in the key keeps it apart from the page 3 sent before.
+TEST_CASE("the same page id of one store, recorded at another time, has another page key") {
+  auto sent_before = failing_event();
+  sent_before.store_id = "00aa00aa00aa00aa";
+  auto after_rollback = sent_before;
+  after_rollback.created_at = "2026-11-29T09:30:00Z";
+  CHECK(page_key(sent_before) == "00aa00aa00aa00aa-3-20261129080000");
+  CHECK(page_key(after_rollback) == "00aa00aa00aa00aa-3-20261129093000");
+  auto undated = sent_before;
+  undated.created_at.clear();
+  CHECK(page_key(undated) == "00aa00aa00aa00aa-3");
 }
 
 TEST_CASE("the file sink reports a path it cannot write as a transient failure") {

@@ -69,12 +69,40 @@ TEST_CASE("next and previous fire times across month, year and leap-year boundar
   CHECK(*new_year.latest_at_or_before(at(2027, 1, 1)) == at(2026, 12, 31, 23, 59));
 }
 
-TEST_CASE("a day that never exists never fires") {
-  const auto never = cron("0 0 31 2 *");
-  CHECK_FALSE(never.next_after(at(2026, 1, 1)).has_value());
-  CHECK_FALSE(never.latest_at_or_before(at(2026, 1, 1)).has_value());
-  const auto april = cron("0 0 31 4,6 *");
-  CHECK_FALSE(april.next_after(at(2026, 1, 1)).has_value());
+TEST_CASE("an expression that names only days that never exist is refused, naming its fields") {
+  for (const char* never : {"0 0 31 2 *", "0 0 30 2 *", "0 0 30,31 2 *", "0 0 31 4,6,9,11 *",
+                            "0 0 31 2 */2", "*/5 * 30-31 feb *"}) {
+    CAPTURE(never);
+    auto s = CronSchedule::parse(never);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().code == ErrorCode::invalid_argument);
+    CHECK(s.error().message.find("never fires") != std::string::npos);
+    CHECK(s.error().message.find("day-of-month") != std::string::npos);
+  }
+  CHECK(CronSchedule::parse("0 0 31 2 *").error().message ==
+        "cron expression \"0 0 31 2 *\" never fires: no month it names (month 2) has a "
+        "day-of-month it names (31)");
+  // Each of these fires, and soon after 2026 (a check that it does, within 28 years).
+  for (const char* fires : {"0 0 29 2 *", "0 0 31 2,3 *", "0 0 31 2 mon", "0 0 30 * *",
+                            "0 0 31 * *", "0 0 * 2 *", "0 0 1 2 */3", "@yearly"}) {
+    CAPTURE(fires);
+    CHECK(cron(fires).next_after(at(2026, 1, 1)).has_value());
+  }
+}
+
+TEST_CASE("every month and day of the month from 28 on: refused exactly when no such date exists") {
+  constexpr unsigned kLongest[13] = {0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  for (unsigned month = 1; month <= 12; ++month) {
+    for (unsigned day_of_month = 28; day_of_month <= 31; ++day_of_month) {
+      const std::string text =
+          "0 0 " + std::to_string(day_of_month) + " " + std::to_string(month) + " *";
+      CAPTURE(text);
+      const auto parsed = CronSchedule::parse(text);
+      CHECK(parsed.ok() == (day_of_month <= kLongest[month]));
+      if (parsed.ok())  // and the date it names comes within 28 years (29 February: in 2028)
+        CHECK(parsed->next_after(at(2026, 1, 1)).has_value());
+    }
+  }
 }
 
 TEST_CASE("invalid expressions name the field") {

@@ -12,6 +12,7 @@
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "verify/state_dir.hpp"
+#include "verify/store_marker.hpp"
 
 using namespace reverify;
 namespace fs = std::filesystem;
@@ -31,7 +32,7 @@ UnixSeconds fixed_now() {
   return 1'800'000'000;
 }
 
-// A store holding one model version and `count` finished verifications.
+// A store holding one model version and `count` more finished verifications, each with a page.
 void record_verifications(Store& store, int count) {
   ModelVersionRow version;
   version.model = "m";
@@ -45,8 +46,30 @@ void record_verifications(Store& store, int count) {
     Verdict verdict;
     verdict.cls = VerdictClass::passed;
     verdict.explanation = "passed";
-    REQUIRE(store.record_verdict(*id, verdict, nullptr, "", {}).ok());
+    PageToRecord page;
+    page.event.dedup_key = "reverify/m/1";
+    page.event.action = PageAction::resolve;
+    page.senders = {"hook"};
+    REQUIRE(store.record_verdict(*id, verdict, nullptr, "", {page}).ok());
   }
+}
+
+StoreHighWater high_water_of(Store& store) {
+  auto mark = store.high_water();
+  REQUIRE(mark.ok());
+  return *mark;
+}
+
+// The marker's mark as the folder keeps it.
+StoreHighWater marked(const Config& config) {
+  const auto marker = read_store_marker(config.state_dir);
+  REQUIRE(marker.has_value());
+  return marker->handed_out;
+}
+
+void remove_store_files(const Config& config) {
+  for (const char* suffix : {"-wal", "-shm", ""})
+    fs::remove(config.db_path().string() + suffix);
 }
 
 std::size_t verifications_in(Store& store) {
@@ -115,7 +138,18 @@ TEST_CASE("a missing or empty store where the state folder shows history is refu
     REQUIRE(store.ok());
     const std::string id = (*store)->identity().id;
     CHECK(id.size() == 16);
-    CHECK(test::read_file(config.state_dir / "reverify.store-id") == id + "\n");
+    CHECK(test::read_file(config.state_dir / "reverify.store-id") ==
+          id + "\nverifications 0\npages 0\n");
+    // Each id handed out is in the marker before the call that handed it out returns.
+    record_verifications(**store, 2);
+    CHECK(marked(config) == StoreHighWater{2, 2});
+  }
+  SUBCASE("a marker of an earlier version (its id alone) is read, and given the mark") {
+    test::write_file(config.state_dir / "reverify.store-id", "0123456789abcdef\n");
+    const auto old = read_store_marker(config.state_dir);
+    REQUIRE(old.has_value());
+    CHECK(old->store_id == "0123456789abcdef");
+    CHECK(old->handed_out == StoreHighWater{});
   }
   const auto lose_the_store = [&](bool deleted) {
     {
@@ -208,7 +242,11 @@ TEST_CASE("a backup restores every verification into a store with an id of its o
     CHECK(identity.id.size() == 16);
     CHECK(identity.id != original_id);  // pages recorded from now on get keys of their own
     CHECK(identity.restored_from == original_id);
-    CHECK(test::read_file(config.state_dir / "reverify.store-id") == identity.id + "\n");
+    CHECK(read_store_marker(config.state_dir)->store_id == identity.id);
+    // Its ids continue after every id handed out here, the one recorded after the backup too.
+    CHECK(marked(config) == StoreHighWater{4, 4});
+    record_verifications(**restored, 1);
+    CHECK(high_water_of(**restored) == StoreHighWater{5, 5});
     restored->reset();
     // Opened again, it keeps that id; the backup file itself is still a backup copy.
     auto reopened = open_state_store(config, fixed_now);
@@ -217,5 +255,170 @@ TEST_CASE("a backup restores every verification into a store with an id of its o
     auto backup = Store::open(dir.path / "backup.db", fixed_now, /*read_only=*/true);
     REQUIRE(backup.ok());
     CHECK((*backup)->identity().id == original_id);
+  }
+}
+
+TEST_CASE("a lock survives its file being deleted: the holder is still found and named") {
+  test::TempDir dir;
+  const fs::path state_dir = dir.path / "state";
+  const std::string me = "pid " + std::to_string(::getpid());
+  SUBCASE("the state_dir's lock is the folder's: deleting reverifyd.lock changes nothing") {
+    auto held = StateLock::whole(state_dir, "reverifyd");
+    REQUIRE(held.ok());
+    REQUIRE(fs::remove(state_dir / "reverifyd.lock"));
+    auto second = StateLock::whole(state_dir, "reverifyd");
+    REQUIRE_FALSE(second.ok());
+    CHECK(second.error().code == ErrorCode::conflict);
+    // Named from the kernel's table of locks, its label gone.
+    CHECK(second.error().message.find("is held by " + me) != std::string::npos);
+    // A restore beside it is refused too.
+    Config config = config_in(dir.path);
+    CHECK_FALSE(restore_state_store(config, std::nullopt, fixed_now).ok());
+  }
+  SUBCASE("a version's lock file deleted while held stays held") {
+    const fs::path file = state_dir / "owners" / "m@1.lock";
+    auto held = StateLock::version(state_dir, "m", "1", "reverify run");
+    REQUIRE(held.ok());
+    REQUIRE(fs::remove(file));
+    const std::string owner = run_owner(state_dir, "m", "1");
+    CHECK(owner.find(me) == 0);
+    CHECK(owner.find("whose lock file " + fs::weakly_canonical(state_dir).string() +
+                     "/owners/m@1.lock was deleted") != std::string::npos);
+    auto second =
+        StateLock::version(state_dir, "m", "1", "reverify run", std::chrono::milliseconds(50));
+    REQUIRE_FALSE(second.ok());
+    CHECK(second.error().code == ErrorCode::conflict);
+    CHECK(second.error().message.find(me) != std::string::npos);
+    // The refused try left a new file at the path; it holds nothing.
+    CHECK(run_owner(state_dir, "m", "1").find(me) == 0);
+    const auto owners = live_run_owners(state_dir);
+    REQUIRE(owners.size() == 1);
+    CHECK(owners.front().find("m@1 (" + me) == 0);
+    CHECK(StateLock::version(state_dir, "m", "2", "reverify run").ok());  // others are free
+  }
+  // Released with the holder: the version is free again.
+  CHECK(run_owner(state_dir, "m", "1").empty());
+  CHECK(StateLock::version(state_dir, "m", "1", "reverify run").ok());
+  CHECK(StateLock::whole(state_dir, "reverifyd").ok());
+}
+
+TEST_CASE("a store file put back from an older copy is refused; restored, its ids continue") {
+  test::TempDir dir;
+  const Config config = config_in(dir.path);
+  const fs::path copy = dir.path / "snapshot.db";
+  {
+    auto store = open_state_store(config, fixed_now);
+    REQUIRE(store.ok());
+    record_verifications(**store, 2);
+  }  // closed: its WAL is folded into the file, which is copied as a snapshot would hold it
+  fs::copy_file(config.db_path(), copy);
+  {
+    auto store = open_state_store(config, fixed_now);
+    REQUIRE(store.ok());
+    record_verifications(**store, 2);  // verifications 3 and 4, pages 3 and 4: then rolled back
+  }
+  CHECK(marked(config) == StoreHighWater{4, 4});
+  remove_store_files(config);
+  fs::copy_file(copy, config.db_path());
+  const auto size = fs::file_size(config.db_path());
+
+  auto refused = open_state_store(config, fixed_now);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == ErrorCode::conflict);
+  const std::string& message = refused.error().message;
+  CHECK(message.find("the store " + config.db_path().string() +
+                     " is older than this state_dir's history") != std::string::npos);
+  CHECK(message.find("verification ids up to 2 and page ids up to 2") != std::string::npos);
+  CHECK(message.find("records ids up to 4 and 4 handed out") != std::string::npos);
+  const std::string aside = config.db_path().string() + ".rolled-back";
+  CHECK(message.find("reverify restore --config FILE " + aside) != std::string::npos);
+  CHECK(fs::file_size(config.db_path()) == size);  // left as it was
+  CHECK(marked(config) == StoreHighWater{4, 4});
+  // `reverify backup` refuses it as well.
+  auto to_copy = open_state_store_to_copy(config, fixed_now);
+  REQUIRE_FALSE(to_copy.ok());
+  CHECK(to_copy.error().message.find("is older than this state_dir's history") !=
+        std::string::npos);
+
+  // The way on it names: the copy kept as a restore, its ids continuing after 4.
+  fs::rename(config.db_path(), aside);
+  auto restored = restore_state_store(config, fs::path(aside), fixed_now);
+  REQUIRE(restored.ok());
+  CHECK(verifications_in(**restored) == 2);
+  record_verifications(**restored, 1);
+  CHECK(high_water_of(**restored) == StoreHighWater{5, 5});
+  auto all = (*restored)->verifications("", "", 10);
+  REQUIRE(all.ok());
+  CHECK(all->front().id == 5);  // never 3 again: a link to verification 3 opens no other one
+}
+
+TEST_CASE("a backup copy put in place by hand is a restore: accepted, its ids continuing") {
+  test::TempDir dir;
+  const Config config = config_in(dir.path);
+  {
+    auto store = open_state_store(config, fixed_now);
+    REQUIRE(store.ok());
+    record_verifications(**store, 1);
+    REQUIRE((*store)->backup_to(dir.path / "backup.db").ok());
+    record_verifications(**store, 2);
+  }
+  remove_store_files(config);
+  fs::copy_file(dir.path / "backup.db", config.db_path());
+  auto store = open_state_store(config, fixed_now);
+  REQUIRE(store.ok());
+  CHECK((*store)->identity().adopted);
+  record_verifications(**store, 1);
+  CHECK(high_water_of(**store) == StoreHighWater{4, 4});
+}
+
+TEST_CASE("a new store started on purpose numbers its ids after the lost store's") {
+  test::TempDir dir;
+  const Config config = config_in(dir.path);
+  {
+    auto store = open_state_store(config, fixed_now);
+    REQUIRE(store.ok());
+    record_verifications(**store, 3);
+  }
+  remove_store_files(config);
+  auto fresh = restore_state_store(config, std::nullopt, fixed_now);
+  REQUIRE(fresh.ok());
+  CHECK(verifications_in(**fresh) == 0);
+  record_verifications(**fresh, 1);
+  CHECK(high_water_of(**fresh) == StoreHighWater{4, 4});
+}
+
+TEST_CASE("`reverify backup` refuses a store that is missing or empty: nothing to copy") {
+  test::TempDir dir;
+  const Config config = config_in(dir.path);
+  SUBCASE("never made") {
+    auto refused = open_state_store_to_copy(config, fixed_now);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code == ErrorCode::conflict);
+    CHECK(refused.error().message.find(config.db_path().string() +
+                                       " is missing: there is nothing to back up") !=
+          std::string::npos);
+  }
+  SUBCASE("0 bytes where the folder shows history: the refusal every writer gives") {
+    {
+      auto store = open_state_store(config, fixed_now);
+      REQUIRE(store.ok());
+      record_verifications(**store, 1);
+    }
+    remove_store_files(config);
+    test::write_file(config.db_path(), "");
+    auto refused = open_state_store_to_copy(config, fixed_now);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code == ErrorCode::conflict);
+    CHECK(refused.error().message.find(config.db_path().string() + " is empty (0 bytes)") !=
+          std::string::npos);
+    CHECK(refused.error().message.find("reverify restore --config FILE BACKUP") !=
+          std::string::npos);
+  }
+  SUBCASE("a store that holds one is copied") {
+    {
+      auto store = open_state_store(config, fixed_now);
+      REQUIRE(store.ok());
+    }
+    CHECK(open_state_store_to_copy(config, fixed_now).ok());
   }
 }
