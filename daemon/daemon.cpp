@@ -525,14 +525,18 @@ void DaemonImpl::refresh() {
         auto version = store_.data_version();
         const UnixSeconds now = clock_.now();
         auto plan = plan_current_cycle(store_, *config, now);
-        nlohmann::json shown;
+        std::shared_ptr<const CyclePlan> shown;
+        std::vector<PlannedCalibration> planned;
         if (plan.ok()) {
-          shown = plan_to_json(*plan);
-          shown["calibrating"] = calibrations;  // the loop's: running now, done this cycle
+          // The loop's calibrations: the one running now, those done this cycle.
+          plan->calibrating = calibrations.running;
+          plan->calibrated = calibrations.done;
+          planned = plan->calibrations;
+          shown = std::make_shared<const CyclePlan>(std::move(plan).value());
         }
         return Refreshed{version,
                          build_read_model(store_, std::move(shown), now, api_config_of(config)),
-                         plan.ok() ? plan->calibrations : std::vector<PlannedCalibration>()};
+                         std::move(planned)};
       },
       [this](Refreshed result) {
         refreshing_ = false;

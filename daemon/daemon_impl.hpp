@@ -49,6 +49,13 @@ inline LogFields version_fields(const std::string& model, const std::string& ver
   return {{"model", model}, {"version", version}};
 }
 
+// The calibrations the loop runs, for the plan it publishes: the one running, those done this
+// cycle.
+struct LoopCalibrations {
+  std::optional<CalibrationRunning> running;
+  std::vector<CalibrationFinished> done;
+};
+
 // Why the running calibration stops before its next run: written by the loop, read by the
 // calibration's thread.
 enum class CalibrationStop { none, verification_due, draining };
@@ -145,7 +152,7 @@ class DaemonImpl {
   void on_verification_done(std::int64_t id, const Result<std::optional<VerificationRow>>& result);
   void start_calibration_if_planned();
   void on_calibration_done(const Result<CalibrationOutcome>& result);
-  nlohmann::json calibration_state() const;
+  LoopCalibrations calibration_state() const;
   void refresh();
   void watch_store();
   void sync_sources();

@@ -181,6 +181,7 @@ struct VerdictBrief {
   std::string model, version;
   VerdictClass cls = VerdictClass::passed;
   RebuildMode mode = RebuildMode::full;
+  VerificationTrigger trigger = VerificationTrigger::schedule;  // why it was queued
   UnixSeconds finished_at = 0;
   std::string explanation;
   std::string manifest_sha256;  // the manifest it verified

@@ -81,7 +81,7 @@ Result<VerificationRow> read_verification(const Statement& s) {
 }
 
 // Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256,
-// underpowered, runs_needed, underpowered_checks (a JSON array, or ""), seed_runs.
+// underpowered, runs_needed, underpowered_checks (a JSON array, or ""), seed_runs, trigger.
 Result<VerdictBrief> read_brief(const Statement& r) {
   VerdictBrief brief;
   brief.id = r.int64(0);
@@ -101,6 +101,11 @@ Result<VerdictBrief> read_brief(const Statement& r) {
   brief.underpowered = r.int64(8) != 0;
   brief.runs_needed = r.optional_int64(9);
   brief.seed_runs = r.optional_int64(11);
+  auto trigger =
+      parse_column<VerificationTrigger>("verifications", brief.id, "trigger", r.text(12));
+  if (!trigger.ok())
+    return trigger.error();
+  brief.trigger = *trigger;
   if (auto checks = nlohmann::json::parse(r.text(10), nullptr, false); checks.is_array()) {
     for (const auto& name : checks) {
       if (name.is_string())
@@ -310,7 +315,8 @@ SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha25
        json_extract(verdict_json, '$.power.runs_needed'),
        COALESCE(json_extract(verdict_json, '$.power.underpowered_checks'), ''),
        (SELECT MAX(json_extract(c.value, '$.evidence.seed_runs'))
-        FROM json_each(verdict_json, '$.checks') AS c)
+        FROM json_each(verdict_json, '$.checks') AS c),
+       trigger
 FROM verifications
 WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
                   where +
@@ -323,7 +329,7 @@ Result<std::vector<VerdictBrief>> Store::history() {
   Statement s(
       db_,
       "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, 0, NULL, '', "
-      "NULL "
+      "NULL, trigger "
       "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
   return collect_rows<VerdictBrief>(s, read_brief);
 }
