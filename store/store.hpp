@@ -379,9 +379,11 @@ class Store final : public Outbox {
 
   // --- cycles ---
   // Records the cycle starting at period_start with its plan and queues its verifications, in
-  // one transaction; conflict when that cycle was already started (a restart mid-cycle).
-  Result<std::int64_t> start_cycle(UnixSeconds period_start, const nlohmann::json& plan,
-                                   std::vector<QueuedVerification> entries);
+  // one transaction; conflict when that cycle was already started (a restart mid-cycle). Returns
+  // the queued verifications' ids, in the order of `entries`.
+  Result<std::vector<std::int64_t>> start_cycle(UnixSeconds period_start,
+                                                const nlohmann::json& plan,
+                                                std::vector<QueuedVerification> entries);
   Result<std::optional<UnixSeconds>> last_cycle_period();
 
   // --- outbox (pager/notifier.hpp) ---

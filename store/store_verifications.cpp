@@ -402,8 +402,9 @@ Result<VerificationStats> Store::verification_stats() {
 
 // --- cycles ---------------------------------------------------------------------------------
 
-Result<std::int64_t> Store::start_cycle(UnixSeconds period_start, const nlohmann::json& plan,
-                                        std::vector<QueuedVerification> entries) {
+Result<std::vector<std::int64_t>> Store::start_cycle(UnixSeconds period_start,
+                                                     const nlohmann::json& plan,
+                                                     std::vector<QueuedVerification> entries) {
   std::lock_guard lock(mutex_);
   const UnixSeconds now = clock_();
   Transaction tx(db_);
@@ -420,14 +421,17 @@ Result<std::int64_t> Store::start_cycle(UnixSeconds period_start, const nlohmann
                       "the cycle starting " + rfc3339(period_start) + " was already started");
   }
   const std::int64_t cycle_id = sqlite3_last_insert_rowid(db_);
+  std::vector<std::int64_t> ids;
   for (auto& entry : entries) {
     entry.cycle_id = cycle_id;
-    if (auto id = insert_verification(db_, entry, now, false); !id.ok())
+    auto id = insert_verification(db_, entry, now, false);
+    if (!id.ok())
       return id.error();
+    ids.push_back(*id);
   }
   if (auto st = tx.commit(); !st.ok())
     return st.error();
-  return cycle_id;
+  return ids;
 }
 
 Result<std::optional<UnixSeconds>> Store::last_cycle_period() {

@@ -287,9 +287,9 @@ Result<CyclePlan> plan_current_cycle(Store& store, const Config& config, UnixSec
   return plan;
 }
 
-Result<std::vector<std::string>> queue_releases(Store& store, const Config& config,
-                                                UnixSeconds now) {
-  std::vector<std::string> queued;
+Result<std::vector<QueuedRelease>> queue_releases(Store& store, const Config& config,
+                                                  UnixSeconds now) {
+  std::vector<QueuedRelease> queued;
   if (!config.schedule.at_release.enabled)
     return queued;
   auto plan = plan_current_cycle(store, config, now);
@@ -306,8 +306,7 @@ Result<std::vector<std::string>> queue_releases(Store& store, const Config& conf
         continue;  // a manual trigger queued it meanwhile
       return id.error();
     }
-    queued.push_back("at release: queued verification " + std::to_string(*id) + " of " + d.model +
-                     "@" + d.version + ": " + d.reason);
+    queued.push_back({*id, d.model, d.version, d.mode, d.reason});
   }
   return queued;
 }

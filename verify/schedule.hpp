@@ -63,12 +63,20 @@ std::vector<CalibrationWarning> calibration_warnings(
 // earlier cycle that was never queued is the rotation's first pick (awaiting_release).
 Result<CyclePlan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now);
 
+// A new release queued to be verified at release.
+struct QueuedRelease {
+  std::int64_t verification_id = 0;
+  std::string model, version;
+  RebuildMode mode = RebuildMode::full;
+  std::string reason;  // when and why (ReleaseDecision::reason)
+};
+
 // Blocking (SQLite). Queues, as trigger `release` with not_before = its start time, each new
 // release of this cycle that the at-release budget has room for (plan_current_cycle's
-// `at_release` without a verification yet and with a start time). Returns one log line per
-// release queued. Nothing when schedule.at_release.enabled is false.
-Result<std::vector<std::string>> queue_releases(Store& store, const Config& config,
-                                                UnixSeconds now);
+// `at_release` without a verification yet and with a start time). Returns each release queued.
+// Nothing when schedule.at_release.enabled is false.
+Result<std::vector<QueuedRelease>> queue_releases(Store& store, const Config& config,
+                                                  UnixSeconds now);
 
 // The plan's entries as rows to queue, each start jittered uniformly over [0, jitter_s].
 std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeconds now,

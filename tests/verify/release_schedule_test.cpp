@@ -94,7 +94,9 @@ TEST_CASE(
   auto queued = queue_releases(*r.store, r.config, r.now);
   REQUIRE(queued.ok());
   REQUIRE(queued->size() == 1);
-  CHECK((*queued)[0].find("at release: queued verification 1 of m@2") == 0);
+  CHECK((*queued)[0].verification_id == 1);
+  CHECK((*queued)[0].model + "@" + (*queued)[0].version == "m@2");
+  CHECK((*queued)[0].reason == plan.at_release[0].reason);
   auto row = r.store->verification(1);
   REQUIRE(row.ok());
   CHECK((*row)->trigger == VerificationTrigger::release);
