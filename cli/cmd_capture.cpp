@@ -123,13 +123,17 @@ ScoringStep capture_scoring(Manifest& m, const CaptureArguments& args, const Job
     if (released)
       (void)names.claim(*released, "");
   }
-  auto spec = scoring_spec(args, out_dir, names);
+  auto spec = release_scoring_spec(args, out_dir, names);
   if (!spec.ok())
     return {std::nullopt, usage_error(kName, spec.error().message)};
   m.evaluation.scoring = std::move(spec).value();
   if (ManifestParse check = parse_manifest(to_json(m).dump()); !check.ok())
     return {std::nullopt, invalid_manifest(check)};
-  auto tried = try_scoring(m, args, out_dir, *outputs.predictions);
+  std::optional<FileRef> eval_set;
+  if (args.eval && m.evaluation.set)
+    eval_set = FileRef{fs::absolute(*args.eval).string(), m.evaluation.set->sha256};
+  auto tried = try_scoring(*m.evaluation.scoring, (out_dir / "manifest.json").string(), eval_set,
+                           *outputs.predictions);
   if (!tried.ok())
     return {std::nullopt, usage_error(kName, tried.error().message)};
   return {std::move(tried).value(), 0};

@@ -1,5 +1,6 @@
-// reverify plan --config FILE: what runners hold now (with where each job stands on its runner);
-// what the current cycle verifies, in which order and mode, and why;
+// reverify plan --config FILE: what runs now (each job's standing on its runner: a Slurm job
+// pending in its partition with Slurm's reason); what the current cycle verifies, in which order
+// and mode, and why;
 // what it defers and what it skips (verified this cycle, invalid manifest), each with why; the
 // new releases verified at release (queued, to queue, or waiting for the next cycle) with when
 // each is expected to start and why; the stored calibrations whose leave-one-out paged more
@@ -68,8 +69,8 @@ void print_running(std::ostream& out, const reverify::CyclePlan& plan) {
         << "  verification " << r.verification_id;
     if (r.runner)
       out << "  " << to_string(*r.runner) << " job " << r.runner_ref.value_or("(not started)");
-    if (!r.standing.empty())
-      out << ": " << r.standing;
+    if (r.standing)
+      out << ": " << r.standing->text();
     out << "\n";
   }
 }

@@ -425,6 +425,18 @@ void DaemonImpl::reconcile_ended_cli_runs() {
       });
 }
 
+VerificationService::Progress DaemonImpl::show_stages() {
+  // The first stage means the row is committed as running: show it. Where its job stands in its
+  // runner's queue (kQueueStage) shows each time it changes.
+  auto shown = std::make_shared<std::once_flag>();
+  return [this, shown](std::string_view stage, std::string_view) {
+    if (stage == kQueueStage)
+      net::post(loop_, [this] { refresh(); });
+    else
+      std::call_once(*shown, [this] { net::post(loop_, [this] { refresh(); }); });
+  };
+}
+
 void DaemonImpl::start_verification(const VerificationRow& row, VerificationStart how) {
   if (jobs_.count(row.id))
     return;
@@ -450,18 +462,13 @@ void DaemonImpl::start_verification(const VerificationRow& row, VerificationStar
     auto result = guarded(where, [&]() -> Result<std::optional<VerificationRow>> {
       switch (how) {
         case VerificationStart::run: {
-          // The first stage means the row is committed as running: show it.
-          auto shown = std::make_shared<std::once_flag>();
-          auto on_stage = [this, shown](std::string_view, std::string_view) {
-            std::call_once(*shown, [this] { net::post(loop_, [this] { refresh(); }); });
-          };
-          auto done = service_->execute(row.id, settings, on_stage);
+          auto done = service_->execute(row.id, settings, show_stages());
           if (!done.ok())
             return done.error();
           return std::optional(*done);
         }
         case VerificationStart::reattach: {
-          auto done = service_->recover(row, settings);
+          auto done = service_->recover(row, settings, show_stages());
           if (!done.ok())
             return done.error();
           return std::optional(*done);
@@ -480,7 +487,7 @@ void DaemonImpl::start_verification(const VerificationRow& row, VerificationStar
             return now.error();
           if (!*now || (*now)->state != VerificationState::running)
             return std::optional<VerificationRow>();  // it ended meanwhile
-          auto done = service_->recover(**now, settings);
+          auto done = service_->recover(**now, settings, show_stages());
           if (!done.ok())
             return done.error();
           return std::optional(*done);

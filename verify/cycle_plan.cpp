@@ -130,15 +130,16 @@ nlohmann::json running_json(const CyclePlan& plan) {
   auto running = nlohmann::json::array();
   for (const auto& r : plan.running) {
     running.push_back(
-        {{"verification_id", r.verification_id},
+        {{"id", r.verification_id},
          {"model", r.model},
          {"version", r.version},
          {"mode", to_string(r.mode)},
          {"trigger", to_string(r.trigger)},
          {"started_at", r.started_at ? nlohmann::json(rfc3339(*r.started_at)) : nullptr},
          {"runner", r.runner ? nlohmann::json(to_string(*r.runner)) : nullptr},
-         {"runner_ref", r.runner_ref ? nlohmann::json(*r.runner_ref) : nullptr},
-         {"standing", r.standing}});
+         {"ref", r.runner_ref ? nlohmann::json(*r.runner_ref) : nullptr},
+         {"standing", r.standing ? r.standing->to_json() : nullptr},
+         {"where", r.standing ? r.standing->text() : ""}});
   }
   return running;
 }

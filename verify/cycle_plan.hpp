@@ -20,6 +20,7 @@
 #include "core/rebuild_mode.hpp"
 #include "core/unix_time.hpp"
 #include "policies/rotation.hpp"
+#include "runners/runner.hpp"  // JobStanding
 #include "runners/runner_kind.hpp"
 #include "store/store.hpp"
 
@@ -40,9 +41,9 @@ struct RebuildOnRunner {
   std::optional<UnixSeconds> started_at;
   std::optional<RunnerKind> runner;       // absent until the runner took the job
   std::optional<std::string> runner_ref;  // the runner's name for the job (container, Job, pid)
-  // Where the job stands on its runner, in words, when the runner reports more than "started"
-  // (a queueing runner: pending in which queue and why, or running on which node); "" otherwise.
-  std::string standing;
+  // Where the job stands on its runner, when the runner reports more than "started" (a queueing
+  // runner: pending in which queue and why, or running on which node).
+  std::optional<JobStanding> standing;
 };
 
 // How a new release stands: queued (its at-release verification exists), to-queue (a start time

@@ -115,7 +115,7 @@ std::vector<RebuildOnRunner> on_runners(const std::vector<VerificationRow>& unfi
     if (v.state != VerificationState::running)
       continue;
     running.push_back({v.id, v.model, v.version, v.mode, v.trigger, v.started_at, v.runner_kind,
-                       v.runner_ref, ""});
+                       v.runner_ref, v.runner_standing});
   }
   return running;
 }
