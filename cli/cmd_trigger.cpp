@@ -12,9 +12,9 @@
 #include "cli/run_report.hpp"
 #include "core/command_line.hpp"
 #include "core/names.hpp"
-#include "core/secret_file.hpp"
 #include "core/page_links.hpp"
 #include "core/rebuild_mode.hpp"
+#include "core/secret_file.hpp"
 #include "core/text.hpp"
 #include "settings/config.hpp"
 

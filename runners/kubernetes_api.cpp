@@ -35,8 +35,8 @@ Result<HttpResponse> KubernetesApi::call(const std::string& method, const std::s
   }
   if (!endpoint_.token_file.empty()) {
     // Read again for every request: a cluster rotates service-account tokens in place.
-    auto token = read_secret_file(endpoint_.token_file, "runner.kubernetes.token_file",
-                                  SecretForm::opaque);
+    auto token =
+        read_secret_file(endpoint_.token_file, "runner.kubernetes.token_file", SecretForm::opaque);
     if (!token.ok())
       return make_error(ErrorCode::io, token.error().message);
     request.bearer_token = std::move(token).value();
