@@ -63,7 +63,8 @@ Status attach_attestations(Store& store, ReadModel& model) {
 
 }  // namespace
 
-Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann::json plan,
+Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store,
+                                                          std::shared_ptr<const CyclePlan> plan,
                                                           UnixSeconds now,
                                                           std::shared_ptr<const ApiConfig> api) {
   auto model = std::make_shared<ReadModel>();
@@ -133,12 +134,10 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann
   }
   model->unfinished = std::move(*active);
   // The plan's new releases, for the gate ("queued" with when, instead of "never verified").
-  if (model->plan.is_object() && model->plan.contains("at_release")) {
-    for (const auto& r : model->plan["at_release"]) {
-      auto* view = view_of(*model, r.value("model", ""), r.value("version", ""));
-      auto expected = parse_rfc3339(r.value("expected_at", ""));
-      if (view && expected.ok())
-        view->at_release = GateQueued{*expected, r.value("reason", "")};
+  if (model->plan) {
+    for (const auto& r : model->plan->at_release) {
+      if (auto* view = view_of(*model, r.model, r.version))
+        view->at_release = GateQueued{model->plan->expected_at(r), r.reason};
     }
   }
   auto recent = store.verifications("", "", kRecentVerifications);

@@ -13,13 +13,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/result.hpp"
 #include "core/unix_time.hpp"
 #include "policies/gate.hpp"
 #include "settings/config.hpp"
 #include "store/store.hpp"
+#include "verify/cycle_plan.hpp"
 
 namespace reverify {
 
@@ -60,7 +59,9 @@ struct ReadModel {
   std::map<std::int64_t, std::shared_ptr<const AttestationRow>> attestations;
   VerificationStats stats;
   DeliveryCounts deliveries;
-  nlohmann::json plan;       // the next cycle's plan as `reverify plan` shows it; null if none
+  // The current cycle's plan as `reverify plan` shows it, with the daemon's calibrations; null
+  // when it could not be made (the error is logged).
+  std::shared_ptr<const CyclePlan> plan;
   std::string metrics_text;  // /metrics body, rendered once per model
   // Every listed version's standing (gate, attention), most urgent first, worked out at built_at
   // and true until standing_until (when the first fresh pass outgrows max_age): the HTML pages
@@ -75,7 +76,8 @@ struct ReadModel {
 inline constexpr std::size_t kRecentVerifications = 1000;
 
 // Blocking (SQLite): call on a worker thread. `plan` and `api` are attached as they are.
-Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store, nlohmann::json plan,
+Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store,
+                                                          std::shared_ptr<const CyclePlan> plan,
                                                           UnixSeconds now,
                                                           std::shared_ptr<const ApiConfig> api);
 

@@ -134,15 +134,21 @@ void queue_section(std::ostream& out, const ReadModel& model, UnixSeconds now) {
   out << "</section>";
 }
 
-// A table of plan rows (JSON objects with "model" and "version"): the version linked, then one
-// column per (heading, key); the first kPlanRows rows, saying so when there are more.
+// One row of a plan table: the version it is about, then its cells in column order.
+struct PlanRow {
+  std::string model, version;
+  std::vector<std::string> cells;
+};
 struct PlanColumn {
   const char* heading;
-  const char* key;
   bool text = false;  // a sentence (a reason): it wraps anywhere
 };
+
+// A table of plan rows: the version linked, then one column per PlanColumn; the first kPlanRows
+// rows of `total` (rows.size() unless the caller listed fewer), saying so when there are more.
 void plan_table(std::ostream& out, const ReadModel& model, const char* id, const char* label,
-                const std::vector<PlanColumn>& columns, const nlohmann::json& rows) {
+                const std::vector<PlanColumn>& columns, const std::vector<PlanRow>& rows,
+                std::size_t total = 0) {
   out << "<div class=\"wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" << label
       << "\"><table id=\"" << id
       << "\" class=\"cards\"><thead><tr><th scope=\"col\">Model version</th>";
@@ -153,76 +159,64 @@ void plan_table(std::ostream& out, const ReadModel& model, const char* id, const
   for (const auto& row : rows) {
     if (shown++ >= kPlanRows)
       break;
-    const std::string m = string_field(row, "model"), v = string_field(row, "version");
-    out << "<tr><td><a href=\"" << version_href(m, v) << "\">" << escape_html(m + "@" + v)
-        << "</a></td>";
-    for (const auto& column : columns) {
-      out << "<td" << (column.text ? " class=\"why\"" : "") << " data-label=\"" << column.heading
-          << "\">" << page_text(model, string_field(row, column.key)) << "</td>";
+    out << "<tr><td><a href=\"" << version_href(row.model, row.version) << "\">"
+        << escape_html(row.model + "@" + row.version) << "</a></td>";
+    for (std::size_t i = 0; i < columns.size() && i < row.cells.size(); ++i) {
+      out << "<td" << (columns[i].text ? " class=\"why\"" : "") << " data-label=\""
+          << columns[i].heading << "\">" << page_text(model, row.cells[i]) << "</td>";
     }
     out << "</tr>";
   }
   out << "</tbody></table></div>";
-  if (rows.size() > kPlanRows)
-    out << "<p>First " << kPlanRows << " of " << rows.size() << " shown.</p>";
-}
-
-// The array at object[key], or an empty one.
-const nlohmann::json& array_at(const nlohmann::json& object, const char* key) {
-  static const nlohmann::json none = nlohmann::json::array();
-  return object.is_object() && object.contains(key) && object[key].is_array() ? object[key] : none;
+  total = std::max(total, rows.size());
+  if (total > std::min(rows.size(), kPlanRows))
+    out << "<p>First " << std::min(rows.size(), kPlanRows) << " of " << total << " shown.</p>";
 }
 
 // Underpowered versions the daemon calibrates in spare capacity: the one running, those planned
-// with their reason, and what this cycle's finished ones did ("calibrating", which reverifyd adds
-// to the plan: the loop's state).
-void calibrations_part(std::ostream& out, const ReadModel& model) {
-  const auto& plan = model.plan;
-  const auto& planned = array_at(plan, "calibrations");
-  const nlohmann::json state = plan.contains("calibrating") && plan["calibrating"].is_object()
-                                   ? plan["calibrating"]
-                                   : nlohmann::json::object();
-  const nlohmann::json running = state.contains("running") ? state["running"] : nlohmann::json();
-  const auto& done = array_at(state, "done");
-  if (planned.empty() && !running.is_object() && done.empty())
+// with their reason, and what this cycle's finished ones did (the loop's state, which reverifyd
+// adds to the plan).
+void calibrations_part(std::ostream& out, const ReadModel& model, const CyclePlan& plan) {
+  if (plan.calibrations.empty() && !plan.calibrating && plan.calibrated.empty())
     return;
   out << "<h3 id=\"calibrations-h\">Calibrations of underpowered versions</h3><p>Seed-only reruns "
          "until each band catches its declared <code>tolerance.detect</code>, in capacity the "
          "verifications leave (one at a time; it gives its slot back when a verification is "
          "due).</p>";
-  if (running.is_object()) {
-    const std::string m = string_field(running, "model"), v = string_field(running, "version");
-    out << "<p id=\"calibrating\">Calibrating <a href=\"" << version_href(m, v) << "\">"
-        << escape_html(m + "@" + v) << "</a> since " << escape_html(string_field(running, "since"))
-        << ".</p>";
+  if (const auto& running = plan.calibrating) {
+    out << "<p id=\"calibrating\">Calibrating <a href=\""
+        << version_href(running->model, running->version) << "\">"
+        << escape_html(running->model + "@" + running->version) << "</a> since "
+        << escape_html(rfc3339(running->since)) << ".</p>";
   }
-  if (!planned.empty())
-    plan_table(out, model, "calibrations", "Planned calibrations", {{"Why", "reason", true}},
-               planned);
-  if (!done.empty()) {
+  if (!plan.calibrations.empty()) {
+    std::vector<PlanRow> rows;
+    for (const auto& c : plan.calibrations)
+      rows.push_back({c.model, c.version, {c.reason}});
+    plan_table(out, model, "calibrations", "Planned calibrations", {{"Why", true}}, rows);
+  }
+  if (!plan.calibrated.empty()) {
+    std::vector<PlanRow> rows;
+    for (const auto& c : plan.calibrated)
+      rows.push_back({c.model, c.version, {c.outcome}});
     plan_table(out, model, "calibrated", "Calibrations finished this cycle",
-               {{"What it did", "outcome", true}}, done);
+               {{"What it did", true}}, rows);
   }
 }
 
 // Stored calibrations whose leave-one-out paged more often than the false-page rate allows, as
 // `reverify plan` warns: the checks to blame (the held-out runs each failed) and the warning.
-void calibration_warnings_part(std::ostream& out, const ReadModel& model) {
-  const auto& warnings = array_at(model.plan, "calibration_warnings");
-  if (warnings.empty())
+void calibration_warnings_part(std::ostream& out, const ReadModel& model, const CyclePlan& plan) {
+  if (plan.calibration_warnings.empty())
     return;
-  auto rows = nlohmann::json::array();
-  for (const auto& warning : warnings) {
-    auto row = warning;
+  std::vector<PlanRow> rows;
+  for (const auto& warning : plan.calibration_warnings) {
     std::string blamed;
-    for (const auto& b : array_at(warning, "blamed")) {
-      const bool counted = b.is_object() && b.contains("runs") && b["runs"].is_number_integer() &&
-                           b["runs"].get<std::int64_t>() >= 0;
-      blamed += (blamed.empty() ? "" : ", ") + string_field(b, "check") +
-                (counted ? " (" + std::to_string(b["runs"].get<std::int64_t>()) + " runs)" : "");
-    }
-    row["blamed_text"] = blamed.empty() ? "no single check" : blamed;
-    rows.push_back(std::move(row));
+    for (const auto& [check, runs] : warning.blamed)
+      blamed += (blamed.empty() ? "" : ", ") + check + " (" + std::to_string(runs) + " runs)";
+    rows.push_back({warning.model,
+                    warning.version,
+                    {blamed.empty() ? "no single check" : blamed, warning.text}});
   }
   out << "<h3 id=\"calibration-warnings-h\">Calibrations that page honest reruns</h3><p>Their "
          "leave-one-out (each seed run judged against the others' bands) paged more often than "
@@ -230,87 +224,112 @@ void calibration_warnings_part(std::ostream& out, const ReadModel& model) {
          "and verdicts against them page too often. "
       << command_html(model, "plan") << " shows the same.</p>";
   plan_table(out, model, "calibration-warnings", "Calibrations that page honest reruns",
-             {{"To blame", "blamed_text", true}, {"Leave-one-out", "leave_one_out", true}}, rows);
+             {{"To blame", true}, {"Leave-one-out", true}}, rows);
 }
 
 // The versions whose model sets a cadence: each mode, how often, its cost, when it is next due
-// and when it last passed.
-void cadence_part(std::ostream& out, const ReadModel& model) {
-  const auto& cadence = array_at(model.plan, "cadence");
-  if (cadence.empty())
+// ("never run" for a mode that never completed) and when it last passed; then each period the
+// cycle cannot keep.
+void cadence_part(std::ostream& out, const ReadModel& model, const CyclePlan& plan) {
+  if (plan.cadence.empty())
     return;
-  auto rows = nlohmann::json::array();
-  for (const auto& version : cadence) {
-    const std::string m = string_field(version, "model"), v = string_field(version, "version");
-    const auto* view = model.find(m, v);
-    for (const auto& mode : array_at(version, "modes")) {
-      auto row = mode;
-      row["model"] = m;
-      row["version"] = v;
-      row["gpu_hours"] = number_text(mode.value("gpu_hours", 0.0));
-      row["last_passed"] = "never";
-      const auto which = enum_from_string<RebuildMode>(string_field(mode, "mode"));
-      if (view && which) {
-        if (auto pass = view->passed_by_mode.find(*which); pass != view->passed_by_mode.end())
-          row["last_passed"] = rfc3339(pass->second.finished_at);
+  std::vector<PlanRow> rows;
+  for (const auto& version : plan.cadence) {
+    if (rows.size() >= kPlanRows)
+      break;  // plan_table shows no more
+    const auto* view = model.find(version.model, version.version);
+    for (const auto& mode : version.modes) {
+      std::string last_passed = "never";
+      if (view) {
+        if (auto pass = view->passed_by_mode.find(mode.mode); pass != view->passed_by_mode.end())
+          last_passed = rfc3339(pass->second.finished_at);
       }
-      rows.push_back(std::move(row));
+      rows.push_back({version.model,
+                      version.version,
+                      {to_string(mode.mode), duration_text(mode.every_s),
+                       number_text(mode.gpu_hours), to_string(mode.cost_basis),
+                       mode.next_due ? rfc3339(mode.next_due->time_since_epoch().count())
+                                     : std::string("never run"),
+                       last_passed}});
     }
   }
   out << "<h3 id=\"cadence-h\">Cadence</h3><p>Models with "
          "<code>models.&lt;name&gt;.cadence</code>: "
          "each mode runs on its own period; a cycle runs the due mode with the longest "
-         "period.</p>";
+         "period, and each mode at most once.</p>";
+  std::size_t total = 0;
+  for (const auto& version : plan.cadence)
+    total += version.modes.size();
   plan_table(out, model, "cadence", "Cadence per mode",
-             {{"Mode", "mode"},
-              {"Every", "every"},
-              {"GPU-hours", "gpu_hours"},
-              {"Cost from", "cost_basis"},
-              {"Next due", "next_due"},
-              {"Last passed", "last_passed"}},
-             rows);
+             {{"Mode"}, {"Every"}, {"GPU-hours"}, {"Cost from"}, {"Next due"}, {"Last passed"}},
+             rows, total);
+  if (!plan.cadence_warnings.empty()) {
+    out << "<ul id=\"cadence-warnings\">";
+    for (const auto& warning : plan.cadence_warnings)
+      out << "<li>Warning: " << page_text(model, warning.text) << "</li>";
+    out << "</ul>";
+  }
+}
+
+void releases_part(std::ostream& out, const ReadModel& model, const CyclePlan& plan) {
+  if (plan.at_release.empty())
+    return;
+  std::vector<PlanRow> rows;
+  for (const auto& r : plan.at_release) {
+    rows.push_back(
+        {r.model,
+         r.version,
+         {to_string(r.mode), to_string(release_state(r)), rfc3339(plan.expected_at(r)), r.reason}});
+  }
+  out << "<h3 id=\"at-release-h\">New releases, verified at release</h3><p>On the at-release "
+         "budget (<code>schedule.at_release</code>), apart from the rotation's: queued ones "
+         "start at their time, one waiting starts when a day has budget or is the next "
+         "cycle's first pick.</p>";
+  plan_table(out, model, "at-release", "New releases verified at release",
+             {{"Mode"}, {"State"}, {"Expected"}, {"Why", true}}, rows);
+}
+
+void missing_subsample_part(std::ostream& out, const ReadModel& model, const CyclePlan& plan) {
+  if (plan.missing_subsample.empty())
+    return;
+  std::vector<PlanRow> rows;
+  for (const auto& m : plan.missing_subsample) {
+    if (rows.size() >= kPlanRows)
+      break;
+    rows.push_back({m.model, m.version, {m.why_large, m.next_step}});
+  }
+  out << "<h3 id=\"missing-subsample-h\">Large versions without a subsample reference</h3><p>A "
+         "subsample rebuild of these is refused; the cycle runs another due mode or skips "
+         "them.</p>";
+  plan_table(out, model, "missing-subsample", "Large versions without a subsample reference",
+             {{"Large", true}, {"Next step", true}}, rows, plan.missing_subsample.size());
 }
 
 void plan_section(std::ostream& out, const ReadModel& model) {
-  const auto& plan = model.plan;
-  if (!plan.is_object() || !plan.contains("entries") || !plan["entries"].is_array())
+  if (!model.plan)
     return;
-  const auto& entries = plan["entries"];
+  const CyclePlan& plan = *model.plan;
   const std::string command = command_html(model, "plan");
   out << "<section aria-labelledby=\"plan-h\"><h2 id=\"plan-h\">This cycle's plan</h2><p>Cycle "
-      << escape_html(string_field(plan, "cycle_start")) << " to "
-      << escape_html(string_field(plan, "cycle_end")) << ": " << entries.size()
+      << escape_html(rfc3339(plan.cycle_start.time_since_epoch().count())) << " to "
+      << escape_html(rfc3339(plan.cycle_end.time_since_epoch().count())) << ": "
+      << plan.entries.size()
       << " verification(s) planned by the rotation policy, least recently verified first; "
       << command << " shows the same.</p>";
-  if (!entries.empty()) {
-    plan_table(out, model, "plan", "This cycle&#39;s plan table",
-               {{"Mode", "mode"}, {"Why", "reason", true}}, entries);
+  if (!plan.entries.empty()) {
+    std::vector<PlanRow> rows;
+    for (const auto& e : plan.entries)
+      rows.push_back({e.model, e.version, {to_string(e.mode), e.reason}});
+    plan_table(out, model, "plan", "This cycle&#39;s plan table", {{"Mode"}, {"Why", true}}, rows);
   }
-  if (const auto& deferred = array_at(plan, "deferred"); !deferred.empty()) {
-    out << "<p>Deferred to a later cycle: " << deferred.size() << " (see " << command << ").</p>";
-  }
-  if (const auto& releases = array_at(plan, "at_release"); !releases.empty()) {
-    out << "<h3 id=\"at-release-h\">New releases, verified at release</h3><p>On the at-release "
-           "budget (<code>schedule.at_release</code>), apart from the rotation's: queued ones "
-           "start at their time, one waiting starts when a day has budget or is the next "
-           "cycle's first pick.</p>";
-    plan_table(out, model, "at-release", "New releases verified at release",
-               {{"Mode", "mode"},
-                {"State", "state"},
-                {"Expected", "expected_at"},
-                {"Why", "reason", true}},
-               releases);
-  }
-  cadence_part(out, model);
-  if (const auto& missing = array_at(plan, "missing_subsample"); !missing.empty()) {
-    out << "<h3 id=\"missing-subsample-h\">Large versions without a subsample reference</h3><p>A "
-           "subsample rebuild of these is refused; the cycle runs another due mode or skips "
-           "them.</p>";
-    plan_table(out, model, "missing-subsample", "Large versions without a subsample reference",
-               {{"Large", "large", true}, {"Next step", "next_step", true}}, missing);
-  }
-  calibrations_part(out, model);
-  calibration_warnings_part(out, model);
+  if (!plan.deferred.empty())
+    out << "<p>Deferred to a later cycle: " << plan.deferred.size() << " (see " << command
+        << ").</p>";
+  releases_part(out, model, plan);
+  cadence_part(out, model, plan);
+  missing_subsample_part(out, model, plan);
+  calibrations_part(out, model, plan);
+  calibration_warnings_part(out, model, plan);
   out << "</section>";
 }
 

@@ -143,8 +143,8 @@ Action define_attest(CLI::App& app) {
       ->type_name("MODEL@VERSION");
   verify
       ->add_option("--max-age", v->max_age,
-                   "timeVerified must be at most this old: a duration with unit s, m, h or d "
-                   "(e.g. 40d)")
+                   std::string("timeVerified must be at most this old: a duration with unit ") +
+                       kDurationUnits + " (e.g. 40d)")
       ->type_name("DURATION")
       ->check(duration());
   verify

@@ -5,9 +5,11 @@
 // manifest's tolerance and, with --config, its stored calibration). Nothing is recorded, nobody
 // is paged. The cost is printed before anything runs; --budget stops early and says what was not
 // run. Full mode only: a bisect is about the metric.
-// Exit status: 0 every swap ran and was judged, 1 some were not (over --budget, an error:* or
-// input-drift rebuild, an uncalibrated A without a band), 2 refused (incomparable releases) or a
-// usage or input error.
+// Exit status (kExitStatus, in its --help): 0 every swap ran and was judged, 1 some were not (over
+// --budget, an error:* or input-drift rebuild, an uncalibrated A without a band), 2 refused
+// (incomparable releases) or a usage or input error, 3 nothing was rebuilt (every input that
+// differs was refused, none differs, or --budget allowed none): no answer, which a script must not
+// read as "every swap judged".
 
 #include <iomanip>
 #include <iostream>
@@ -24,6 +26,12 @@ namespace reverify::cli {
 namespace {
 
 constexpr const char* kName = "bisect";
+constexpr int kNothingRebuilt = 3;
+constexpr const char* kExitStatus =
+    "Exit status: 0 every swap ran and was judged; 1 some were not (over --budget, an error:* or "
+    "input-drift rebuild, an uncalibrated A); 2 refused (incomparable releases) or a usage error; "
+    "3 nothing was rebuilt (every input that differs was refused, none differs, or --budget "
+    "allowed none).";
 
 struct BisectArguments {
   RunArguments run;  // run.target is A
@@ -211,6 +219,8 @@ int run_bisect(const BisectArguments& args) {
     std::cout << to_json(report).dump(2) << "\n";
   else
     print_results(std::cout, report);
+  if (report.readings.empty())
+    return kNothingRebuilt;
   const bool all_judged =
       report.not_run.empty() &&
       std::all_of(report.readings.begin(), report.readings.end(),
@@ -236,6 +246,7 @@ Action define_bisect(CLI::App& app) {
                  "not run, and the report names them")
       ->type_name("N|Xgpu-h");
   add_json_flag(app, o->json);
+  app.footer(kExitStatus);
   return [o] { return run_bisect(*o); };
 }
 

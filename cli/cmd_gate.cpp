@@ -119,10 +119,11 @@ reverify::cli::Action define_gate(CLI::App& app) {
   auto o = std::make_shared<GateArguments>();
   app.add_option("MODEL@VERSION", o->target, "the model version a release wants to ship")
       ->required();
-  app.add_option(
-         "--max-age", o->max_age,
-         "the last pass must be at most this old: a duration with unit s, m, h or d "
-         "(e.g. 40d); without it the daemon's api.default_max_age applies (40d unless configured)")
+  app.add_option("--max-age", o->max_age,
+                 std::string("the last pass must be at most this old: a duration with unit ") +
+                     reverify::kDurationUnits +
+                     " (e.g. 40d); without it the daemon's api.default_max_age applies (40d unless "
+                     "configured)")
       ->type_name("DURATION")
       ->check(reverify::duration());
   app.add_option("--mode", o->mode,

@@ -5,8 +5,10 @@
 // new releases verified at release (queued, to queue, or waiting for the next cycle) with when
 // each is expected to start and why; the stored calibrations whose leave-one-out paged more
 // than alpha allows, with the checks to blame; the large versions without a subsample reference,
-// with the commands that record and check one; each cost in GPU-hours with what it was read
-// from; computed like the daemon does from the store, read-only.
+// with the commands that record and check one; each cadence mode's next due date ("never run")
+// and each period the cycle cannot keep; each cost in GPU-hours with what it was read from;
+// computed like the daemon does from the store, read-only, from the typed plan (verify/
+// cycle_plan.hpp) its text and JSON are both written from.
 
 #include <iostream>
 #include <map>
@@ -59,25 +61,108 @@ std::string why_nothing_to_run(const reverify::Plan& plan) {
   return text;
 }
 
-// The verifications running now, with where each job stands on its runner (a Slurm job pending
-// in its partition with Slurm's reason, or running on its node).
-nlohmann::json running_to_json(const std::vector<reverify::VerificationRow>& unfinished) {
+// The verifications a runner holds now, with where each job stands on it.
+void print_running(std::ostream& out, const reverify::CyclePlan& plan) {
   using namespace reverify;
-  nlohmann::json running = nlohmann::json::array();
-  for (const auto& row : unfinished) {
-    if (row.state != VerificationState::running)
-      continue;
-    running.push_back(
-        {{"id", row.id},
-         {"model", row.model},
-         {"version", row.version},
-         {"mode", to_string(row.mode)},
-         {"runner", row.runner_kind ? nlohmann::json(to_string(*row.runner_kind)) : nullptr},
-         {"ref", row.runner_ref ? nlohmann::json(*row.runner_ref) : nullptr},
-         {"standing", row.runner_standing ? row.runner_standing->to_json() : nullptr},
-         {"where", row.runner_standing ? row.runner_standing->text() : ""}});
+  for (const auto& r : plan.running) {
+    out << "  running " << r.model << "@" << r.version << "  " << to_string(r.mode)
+        << "  verification " << r.verification_id;
+    if (r.runner)
+      out << "  " << to_string(*r.runner) << " job " << r.runner_ref.value_or("(not started)");
+    if (r.standing)
+      out << ": " << r.standing->text();
+    out << "\n";
   }
-  return running;
+}
+
+// Each version whose model sets a cadence: every mode, how often, its cost, next due ("never
+// run" for a mode that never completed); then each period the cycle cannot keep.
+void print_cadence(std::ostream& out, const reverify::CyclePlan& plan) {
+  using namespace reverify;
+  std::size_t shown = 0;
+  for (const auto& c : plan.cadence) {
+    if (shown++ >= kPlanVersionsShown)
+      break;
+    out << "  cadence " << c.model << "@" << c.version << ":";
+    for (const auto& m : c.modes) {
+      out << " " << to_string(m.mode) << " every " << duration_text(m.every_s) << ", "
+          << m.gpu_hours << " GPU-hours (" << to_string(m.cost_basis) << "), next due "
+          << (m.next_due ? rfc3339(m.next_due->time_since_epoch().count()) : "never run") << ";";
+    }
+    out << "\n";
+  }
+  if (plan.cadence.size() > kPlanVersionsShown) {
+    out << "  cadence of " << plan.cadence.size() - kPlanVersionsShown
+        << " more version(s) not listed\n";
+  }
+  for (const auto& w : plan.cadence_warnings)
+    out << "  WARNING " << w.text << "\n";
+}
+
+void print_releases(std::ostream& out, const reverify::CyclePlan& plan) {
+  using namespace reverify;
+  for (const auto& r : plan.at_release) {
+    out << "  at release " << r.model << "@" << r.version << "  " << to_string(r.mode) << "  "
+        << to_string(release_state(r)) << ", expected " << rfc3339(plan.expected_at(r)) << ": "
+        << r.reason << "\n";
+  }
+}
+
+void print_missing_subsample(std::ostream& out, const reverify::CyclePlan& plan) {
+  using namespace reverify;
+  std::size_t shown = 0;
+  for (const auto& m : plan.missing_subsample) {
+    if (shown++ >= kPlanVersionsShown)
+      break;
+    out << "  no subsample reference " << m.model << "@" << m.version << " (large: " << m.why_large
+        << "): " << m.next_step << "\n";
+  }
+  if (plan.missing_subsample.size() > kPlanVersionsShown) {
+    out << "  " << plan.missing_subsample.size() - kPlanVersionsShown
+        << " more large version(s) without a subsample reference not listed\n";
+  }
+}
+
+void print_plan(std::ostream& out, const reverify::CyclePlan& plan) {
+  using namespace reverify;
+  out << "cycle " << rfc3339(plan.cycle_start.time_since_epoch().count()) << " .. "
+      << rfc3339(plan.cycle_end.time_since_epoch().count()) << ": " << plan.entries.size()
+      << " to run, " << plan.deferred.size() << " deferred, " << plan.skipped.size() << " skipped, "
+      << plan.gpu_hours_planned << " GPU hours planned\n";
+  if (plan.entries.empty())
+    out << "  nothing to run: " << why_nothing_to_run(plan) << "\n";
+  print_running(out, plan);
+  for (const auto& e : plan.entries) {
+    out << "  " << e.model << "@" << e.version << "  " << to_string(e.mode) << "  wave " << e.wave
+        << "  " << e.gpu_hours << " GPU-hours (" << to_string(e.cost_basis) << ")  " << e.reason
+        << "\n";
+  }
+  for (const auto& d : plan.deferred)
+    out << "  deferred " << d.model << "@" << d.version << ": " << d.reason << "\n";
+  for (const auto& c : plan.calibrations)
+    out << "  calibrate " << c.model << "@" << c.version << ": " << c.reason << "\n";
+  print_cadence(out, plan);
+  print_releases(out, plan);
+  print_missing_subsample(out, plan);
+  for (const auto& w : plan.calibration_warnings) {
+    out << "  WARNING " << w.model << "@" << w.version
+        << ": its calibration's leave-one-out: " << w.text << "\n";
+  }
+  // Each skipped version with why (new releases are listed above); past kSkippedShown of one
+  // reason, how many more.
+  std::map<SkipReason, std::size_t> shown;
+  for (const auto& skip : plan.skipped) {
+    if (skip.why == SkipReason::at_release)
+      continue;
+    if (shown[skip.why]++ < kSkippedShown)
+      out << "  skipped " << skip.model << "@" << skip.version << ": " << skip.reason << "\n";
+  }
+  for (const auto& [why, count] : shown) {
+    if (count > kSkippedShown) {
+      out << "  skipped " << count - kSkippedShown << " more (" << to_string(why)
+          << "; --json lists every one)\n";
+    }
+  }
 }
 
 int run_plan(const PlanArguments& options) {
@@ -96,101 +181,15 @@ int run_plan(const PlanArguments& options) {
     std::cerr << "reverify plan: " << plan.error().message << "\n";
     return 2;
   }
-  auto unfinished = (*store)->unfinished();
-  if (!unfinished.ok()) {
-    std::cerr << "reverify plan: " << unfinished.error().message << "\n";
-    return 2;
-  }
-  auto j = plan_to_json(*plan);
-  j["running"] = running_to_json(*unfinished);
   if (options.json) {
+    auto j = plan_to_json(*plan);
     j["skipped"] = skipped_to_json(*plan);
     if (plan->entries.empty())
       j["nothing_to_run"] = why_nothing_to_run(*plan);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << "cycle " << j["cycle_start"].get<std::string>() << " .. "
-            << j["cycle_end"].get<std::string>() << ": " << plan->entries.size() << " to run, "
-            << plan->deferred.size() << " deferred, " << plan->skipped.size() << " skipped, "
-            << plan->gpu_hours_planned << " GPU hours planned\n";
-  if (plan->entries.empty())
-    std::cout << "  nothing to run: " << why_nothing_to_run(*plan) << "\n";
-  for (const auto& r : j["running"]) {
-    std::cout << "  running " << r["model"].get<std::string>() << "@"
-              << r["version"].get<std::string>() << "  " << r["mode"].get<std::string>()
-              << "  verification " << r["id"].get<std::int64_t>();
-    if (r["runner"].is_string()) {
-      std::cout << "  " << r["runner"].get<std::string>() << " job "
-                << (r["ref"].is_string() ? r["ref"].get<std::string>() : "(not started)");
-    }
-    if (!r["where"].get<std::string>().empty())
-      std::cout << ": " << r["where"].get<std::string>();
-    std::cout << "\n";
-  }
-  for (const auto& e : plan->entries) {
-    std::cout << "  " << e.model << "@" << e.version << "  " << to_string(e.mode) << "  wave "
-              << e.wave << "  " << e.gpu_hours << " GPU-hours (" << to_string(e.cost_basis) << ")  "
-              << e.reason << "\n";
-  }
-  for (const auto& d : plan->deferred) {
-    std::cout << "  deferred " << d.model << "@" << d.version << ": " << d.reason << "\n";
-  }
-  for (const auto& c : plan->calibrations) {
-    std::cout << "  calibrate " << c.model << "@" << c.version << ": " << c.reason << "\n";
-  }
-  // Each version whose model sets a cadence: every mode, how often, its cost, next due.
-  for (const auto& c : j["cadence"]) {
-    std::cout << "  cadence " << c["model"].get<std::string>() << "@"
-              << c["version"].get<std::string>() << ":";
-    for (const auto& m : c["modes"]) {
-      std::cout << " " << m["mode"].get<std::string>() << " every " << m["every"].get<std::string>()
-                << ", " << m["gpu_hours"].get<double>() << " GPU-hours ("
-                << m["cost_basis"].get<std::string>() << "), next due "
-                << m["next_due"].get<std::string>() << ";";
-    }
-    std::cout << "\n";
-  }
-  if (j["cadence_total"].get<std::size_t>() > j["cadence"].size()) {
-    std::cout << "  cadence of " << j["cadence_total"].get<std::size_t>() - j["cadence"].size()
-              << " more version(s) not listed\n";
-  }
-  for (const auto& r : j["at_release"]) {
-    std::cout << "  at release " << r["model"].get<std::string>() << "@"
-              << r["version"].get<std::string>() << "  " << r["mode"].get<std::string>() << "  "
-              << r["state"].get<std::string>() << ", expected "
-              << r["expected_at"].get<std::string>() << ": " << r["reason"].get<std::string>()
-              << "\n";
-  }
-  for (const auto& m : j["missing_subsample"]) {
-    std::cout << "  no subsample reference " << m["model"].get<std::string>() << "@"
-              << m["version"].get<std::string>() << " (large: " << m["large"].get<std::string>()
-              << "): " << m["next_step"].get<std::string>() << "\n";
-  }
-  if (j["missing_subsample_total"].get<std::size_t>() > j["missing_subsample"].size()) {
-    std::cout << "  "
-              << j["missing_subsample_total"].get<std::size_t>() - j["missing_subsample"].size()
-              << " more large version(s) without a subsample reference not listed\n";
-  }
-  for (const auto& w : plan->calibration_warnings) {
-    std::cout << "  WARNING " << w.model << "@" << w.version
-              << ": its calibration's leave-one-out: " << w.text << "\n";
-  }
-  // Each skipped version with why (new releases are listed above); past kSkippedShown of one
-  // reason, how many more.
-  std::map<SkipReason, std::size_t> shown;
-  for (const auto& skip : plan->skipped) {
-    if (skip.why == SkipReason::at_release)
-      continue;
-    if (shown[skip.why]++ < kSkippedShown)
-      std::cout << "  skipped " << skip.model << "@" << skip.version << ": " << skip.reason << "\n";
-  }
-  for (const auto& [why, count] : shown) {
-    if (count > kSkippedShown) {
-      std::cout << "  skipped " << count - kSkippedShown << " more (" << to_string(why)
-                << "; --json lists every one)\n";
-    }
-  }
+  print_plan(std::cout, *plan);
   return 0;
 }
 

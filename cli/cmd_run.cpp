@@ -18,6 +18,7 @@
 #include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
 #include "core/text.hpp"
+#include "policies/calibration.hpp"
 #include "policies/verdict.hpp"
 #include "policies/verdict_model.hpp"
 #include "verify/pipeline.hpp"
@@ -85,23 +86,29 @@ std::string seed_ranges(std::vector<std::int64_t> seeds) {
   return text;
 }
 
-// A fresh-seed rerun is judged against bands it must not be part of: its seed may not be one of
-// the seed runs they come from (tolerance.seed_overrides of the manifest, or of the stored
-// calibration, which holds the whole list).
+// A fresh-seed rerun is judged against bands it must not be part of: its seed may not be one the
+// seed runs they come from used. Those are the request's as make_run_context judges it: in
+// subsample mode the subsample reference's (subsample.tolerance; the stored calibration, of
+// full-mode runs, is dropped), else the manifest's tolerance with the stored calibration over it
+// (which holds the whole list). A list holds every seed tried, those left out of the bands too.
 Status check_fresh_seed(std::int64_t seed, const VerificationRequest& request) {
   const ToleranceSpec* calibration = request.calibration ? &*request.calibration : nullptr;
-  const std::vector<std::int64_t> taken =
-      merged_tolerance(request.manifest, calibration).seed_overrides;
+  const ToleranceSpec merged = merged_tolerance(request.manifest, calibration);
+  const std::vector<std::int64_t>& taken = merged.seed_overrides;
   if (std::find(taken.begin(), taken.end(), seed) == taken.end())
     return {};
-  const bool stored = calibration && !calibration->seed_overrides.empty();
+  const std::string list = request.mode == RebuildMode::subsample
+                               ? "the subsample reference's subsample.tolerance.seed_overrides"
+                           : calibration && !calibration->seed_overrides.empty()
+                               ? "the stored calibration's tolerance.seed_overrides"
+                               : "the manifest's tolerance.seed_overrides";
+  const std::size_t runs = seed_run_count(merged, request.manifest.evaluation.primary.name);
   return make_error(ErrorCode::invalid_argument,
                     "--seed-override " + std::to_string(seed) + ": seed " + std::to_string(seed) +
-                        " is one of the " + std::to_string(taken.size()) +
-                        " seed runs the bands come from (" +
-                        (stored ? "the stored calibration's" : "the manifest's") +
-                        " tolerance.seed_overrides: seeds " + seed_ranges(taken) +
-                        " are taken); a fresh-seed rerun needs a seed not among them, e.g. " +
+                        " is taken: " + list + " lists the " + std::to_string(taken.size()) +
+                        " seeds its seed runs used (" + seed_ranges(taken) +
+                        "), and the bands come from " + std::to_string(runs) +
+                        " seed runs; a fresh-seed rerun needs a seed not among them, e.g. " +
                         std::to_string(*std::max_element(taken.begin(), taken.end()) + 1));
 }
 
@@ -215,8 +222,9 @@ Action define_run(CLI::App& app) {
          "seed (as calibration does), so the rebuild is an honest draw from the "
          "distribution the bands describe and should pass about 1 - false_page_rate of "
          "the time (docs/design.md property 1, measured: bench/fresh_seed_reruns.sh); the verdict "
-         "is printed, never recorded, and pages nobody. Full mode only; N must not be "
-         "one of the seeds the calibration's seed runs used (tolerance.seed_overrides)")
+         "is printed, never recorded, and pages nobody. Full or subsample mode (steps mode "
+         "is a same-seed comparison); N must not be one of the seeds the seed runs of the "
+         "bands used (tolerance.seed_overrides; in subsample mode the subsample reference's)")
       ->type_name("N")
       ->check(integer_in(0, 1'000'000'000));
   return [o] { return run_run(*o); };

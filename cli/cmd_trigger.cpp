@@ -178,7 +178,9 @@ reverify::cli::Action define_trigger(CLI::App& app) {
   app.add_option("MODEL@VERSION", o->target, "the model version to verify now")->required();
   app.add_option("--mode", o->mode,
                  "full: the whole training run; steps: its first models.<name>.max_steps steps; "
-                 "without it: steps for a model configured large, else full")
+                 "subsample: the job on the release's recorded subsample, judged against its "
+                 "subsample reference (refused for a version without one); without it: steps for "
+                 "a model configured large, else full")
       ->type_name(reverify::enum_names<reverify::RebuildMode>("|"))
       ->check(reverify::one_of(reverify::enum_choices<reverify::RebuildMode>()));
   app.add_option("--token-file", o->token_file,

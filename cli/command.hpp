@@ -19,7 +19,7 @@
 // Value checks (core/command_line.hpp: integer_in, duration, one_of, ...) run before the command,
 // so a bad value exits 2 with "reverify lint: --min-score: must be ..." and never reaches it.
 // Exit status convention: 0 success, 1 a negative answer (different, not verified, failed), 2 usage
-// or input error; `run` adds 3 for uncalibrated.
+// or input error; `run` adds 3 for uncalibrated, `bisect` 3 for nothing rebuilt.
 
 #include <functional>
 #include <map>

@@ -19,7 +19,8 @@ constexpr const char* kFooter =
     "api.port of --config, else $REVERIFY_URL, else http://127.0.0.1:8420 (reverifyd's default).\n"
     "\n"
     "Exit status: 0 success; 1 a negative answer (failed, not verified, different, below the\n"
-    "minimum); 2 usage, input or system error; `run` adds 3 for uncalibrated. 70 is a bug.\n"
+    "minimum); 2 usage, input or system error; `run` adds 3 for uncalibrated, `bisect` 3 for\n"
+    "nothing rebuilt. 70 is a bug.\n"
     "\n"
     "Shell completion: source <(reverify completion bash)   (or zsh)";
 

@@ -171,9 +171,9 @@ void add_rebuild_options(CLI::App& app, RunArguments& args) {
       ->type_name(enum_names<RunnerKind>("|"))
       ->check(one_of(enum_choices<RunnerKind>()));
   app.add_option("--timeout", args.timeout,
-                 "the whole rebuild's time limit, with unit s, m, h or d (e.g. 90m); then the job "
-                 "is killed (error:job); without it: the config's models.<name>.timeout (6h by "
-                 "default)")
+                 std::string("the whole rebuild's time limit, with unit ") + kDurationUnits +
+                     " (e.g. 90m); then the job is killed (error:job); without it: the config's "
+                     "models.<name>.timeout (6h by default)")
       ->type_name("DURATION")
       ->check(duration());
   app.add_option("--work-dir", args.work_dir,

@@ -81,6 +81,8 @@ int syslog_priority(LogLevel level) {
       return 5;
     case LogLevel::info:
       return 6;
+    case LogLevel::debug:
+      return 7;
   }
   return 6;
 }
@@ -131,6 +133,9 @@ void log_notice(std::string_view message, const LogFields& fields) {
 }
 void log_info(std::string_view message, const LogFields& fields) {
   log_line(LogLevel::info, message, fields);
+}
+void log_debug(std::string_view message, const LogFields& fields) {
+  log_line(LogLevel::debug, message, fields);
 }
 
 LogLineFn log_lines_to_stderr() {

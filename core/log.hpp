@@ -9,11 +9,15 @@
 //
 // Under systemd, when stderr is the journal stream $JOURNAL_STREAM names (systemd.exec(5)), each
 // line starts with its syslog priority (sd-daemon(3)): <2> critical, <3> error, <4> warning,
-// <5> notice, <6> info, so `journalctl -u reverifyd -p warning` shows exactly warnings and worse;
-// the journal adds the time. Elsewhere each line starts with its RFC 3339 UTC time instead.
+// <5> notice, <6> info, <7> debug, so `journalctl -u reverifyd -p warning` shows exactly warnings
+// and worse and `-p info` leaves out what happens every few minutes without news (a registry sync
+// that changed nothing); the journal adds the time. Elsewhere each line starts with its RFC 3339
+// UTC time instead. Every level is written: what is kept is the journal's (or the reader's) choice.
 // Fields follow the message in logfmt (key=value; a value with a space, a quote, '=' or nothing
 // in it is quoted, with \" \\ \n escaped), so `journalctl -o json` consumers and log shippers
-// filter on model=, version=, verification=, class=, sender=, page=, attempt=.
+// filter on model=, version=, verification=, class=, sender=, page=, attempt=. A value is written
+// whole, never cut: a caller that keeps a line short leaves the long text where a field points
+// (url=).
 // A message with newlines (a config with three errors) becomes one line per line of it, each
 // with the full prefix and continuations indented (the fields go on the first): no line of it
 // loses its priority. Thread-safe; the lines of one message are written together. Callers never
@@ -31,15 +35,15 @@
 namespace reverify {
 
 // Syslog severities (RFC 5424), most severe first.
-enum class LogLevel { critical, error, warning, notice, info };
+enum class LogLevel { critical, error, warning, notice, info, debug };
 template <>
 struct EnumNames<LogLevel> {
   static constexpr EnumName<LogLevel> table[] = {
       {LogLevel::critical, "critical"}, {LogLevel::error, "error"}, {LogLevel::warning, "warning"},
-      {LogLevel::notice, "notice"},     {LogLevel::info, "info"},
+      {LogLevel::notice, "notice"},     {LogLevel::info, "info"},   {LogLevel::debug, "debug"},
   };
 };
-int syslog_priority(LogLevel level);  // 2 critical ... 6 info
+int syslog_priority(LogLevel level);  // 2 critical ... 6 info, 7 debug
 
 struct LogField {
   std::string key;  // a fixed identifier: model, version, verification, class, sender, ...
@@ -67,6 +71,7 @@ void log_error(std::string_view message, const LogFields& fields = {});
 void log_warning(std::string_view message, const LogFields& fields = {});
 void log_notice(std::string_view message, const LogFields& fields = {});
 void log_info(std::string_view message, const LogFields& fields = {});
+void log_debug(std::string_view message, const LogFields& fields = {});
 LogLineFn log_lines_to_stderr();  // log_line as a LogLineFn
 
 // Whether stderr is the journal stream systemd connected (fstat(2) matches $JOURNAL_STREAM).

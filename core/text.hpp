@@ -14,7 +14,9 @@ namespace reverify {
 std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
 
 // The first sentence of `text` (up to the first ". ", or its first line), whitespace runs made
-// one space, at most max_bytes (cut as truncate_utf8 cuts). "" for an empty text.
+// one space, at most max_bytes (cut as truncate_utf8 cuts). "" for an empty text. A suggested
+// command (a `backtick-quoted` span) is never split, folded or cut: it ends the text whole, even
+// past max_bytes, so what a person copies from the line runs as printed.
 std::string one_line(std::string_view text, std::size_t max_bytes);
 
 // The items separated by ", " ("a, b, c"); "" for none.

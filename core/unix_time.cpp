@@ -96,10 +96,9 @@ Result<UnixSeconds> parse_rfc3339(std::string_view text) {
 }
 
 Result<std::int64_t> parse_duration_s(std::string_view text) {
-  auto bad = [&](const char* why) {
+  auto bad = [&](const std::string& why) {
     return make_error(ErrorCode::invalid_argument,
-                      std::string(why) +
-                          " (expected a duration like 40d, 12h, 30m, 90s, 3mo), got \"" +
+                      why + " (expected a duration like 40d, 12h, 30m, 90s, 3mo), got \"" +
                           std::string(text) + "\"");
   };
   if (text.empty())
@@ -107,7 +106,7 @@ Result<std::int64_t> parse_duration_s(std::string_view text) {
   const char last = text.back();
   // A bare number is refused: "40" meant as days would silently be 40 seconds.
   if (last >= '0' && last <= '9')
-    return bad("a duration needs its unit (s, m, h, d, w or mo)");
+    return bad(std::string("a duration needs its unit (") + kDurationUnits + ")");
   std::int64_t unit = 1;
   std::size_t unit_chars = 1;
   if (text.size() >= 2 && text.substr(text.size() - 2) == "mo") {

@@ -25,6 +25,9 @@ Result<UnixSeconds> parse_rfc3339(std::string_view text);
 // status`); a negative duration reads as its size.
 std::string duration_text(std::int64_t seconds);
 
+// The units parse_duration_s takes, as every help text and error names them.
+inline constexpr const char* kDurationUnits = "s, m, h, d, w or mo";
+
 // "40d", "2w", "12h", "30m", "90s", "3mo" (a month is 30 days). Rejects a bare number (no unit),
 // negatives and overflow; the error names the accepted forms.
 Result<std::int64_t> parse_duration_s(std::string_view text);

@@ -55,19 +55,43 @@ std::shared_ptr<const ApiConfig> api_config_of(const std::shared_ptr<const Confi
   return std::shared_ptr<const ApiConfig>(config, &config->api);
 }
 
-// What planning a cycle hands back to the loop: what to log ("" when another run of the
-// daemon already planned it).
-struct CycleOutcome {
-  bool failed = false;
-  std::string message;
-};
+// Planning a cycle: what to log (nothing when another run of the daemon already planned it): the
+// cycle, each verification it queued, each cadence period it cannot keep; or why it failed.
+std::vector<PendingLine> start_cycle(Store& store, const Config& config, UnixSeconds period,
+                                     UnixSeconds now, std::mt19937_64& rng) {
+  auto last = store.last_cycle_period();
+  if (last.ok() && *last && **last >= period)
+    return {};  // already planned by an earlier run of the daemon
+  auto plan = plan_current_cycle(store, config, now);
+  if (!plan.ok())
+    return {{LogLevel::error, "planning the cycle: " + plan.error().message, {}}};
+  auto queue = plan_entries_to_queue(*plan, now, config.schedule.jitter_s, rng);
+  auto ids = store.start_cycle(period, plan_to_json(*plan), std::move(queue));
+  if (!ids.ok())
+    return {{LogLevel::error, "starting the cycle: " + ids.error().message, {}}};
+  const std::string cycle = "cycle " + rfc3339(period);
+  std::vector<PendingLine> lines{
+      {LogLevel::info, cycle + ": queued " + std::to_string(ids->size()) + " verification(s)", {}}};
+  for (std::size_t i = 0; i < ids->size() && i < plan->entries.size(); ++i) {
+    const PlanEntry& e = plan->entries[i];
+    LogFields fields = verification_fields(e.model, e.version, (*ids)[i]);
+    fields.push_back({"mode", to_string(e.mode)});
+    lines.push_back({LogLevel::info,
+                     cycle + ": queued verification " + std::to_string((*ids)[i]) + " of " +
+                         e.model + "@" + e.version + " (" + to_string(e.mode) + "): " + e.reason,
+                     std::move(fields)});
+  }
+  for (const auto& w : plan->cadence_warnings)
+    lines.push_back({LogLevel::warning, cycle + ": " + w.text, {{"model", w.model}}});
+  return lines;
+}
 
 // A verdict as one log line: its level says how bad (failed:* a warning, error:* an error,
 // uncalibrated a notice, passed info), the fields say which, and the explanation stays on the
-// verification's page, linked, with its first sentence as the reason.
+// verification's page, linked, with its first line, whole, as the reason: never cut, so a command
+// it suggests runs as printed.
 void log_verdict(const VerificationRow& row, const Config& config) {
-  LogFields fields = version_fields(row.model, row.version);
-  fields.push_back({"verification", std::to_string(row.id)});
+  LogFields fields = verification_fields(row.model, row.version, row.id);
   LogLevel level = LogLevel::info;
   if (row.cls) {
     fields.push_back({"class", to_string(*row.cls)});
@@ -77,8 +101,8 @@ void log_verdict(const VerificationRow& row, const Config& config) {
                                                : LogLevel::notice;
   }
   fields.push_back({"url", verification_page_url(config.pager.public_url, row.id)});
-  constexpr std::size_t kReasonBytes = 160;
-  fields.push_back({"reason", one_line(redact(row.explanation, config.api.secrets), kReasonBytes)});
+  const std::string explanation = redact(row.explanation, config.api.secrets);
+  fields.push_back({"reason", explanation.substr(0, explanation.find('\n'))});
   log_line(level,
            "verification " + std::to_string(row.id) + " of " + row.model + "@" + row.version +
                ": " + (row.cls ? to_string(*row.cls) : "no verdict"),
@@ -218,8 +242,9 @@ void DaemonImpl::reconcile(Result<LeftRunning> left) {
       start_verification(row, VerificationStart::adopt);
     for (const auto& [row, owner] : left->owned) {
       log_info("verification " + std::to_string(row.id) + " of " + row.model + "@" + row.version +
-               " is a `reverify run` that still runs (" + owner +
-               "): left to it; reconciled here if it ends without a verdict");
+                   " is a `reverify run` that still runs (" + owner +
+                   "): left to it; reconciled here if it ends without a verdict",
+               verification_fields(row.model, row.version, row.id));
     }
   }
   lifecycle_ = DaemonLifecycle::first_sync;
@@ -335,29 +360,15 @@ void DaemonImpl::plan_cycle_if_due(UnixSeconds now) {
   off_loop(
       "planning the cycle",
       [this, config = config_, period, now, seed = rng_()] {
-        auto last = store_.last_cycle_period();
-        if (last.ok() && *last && **last >= period)
-          return CycleOutcome{};  // already planned by an earlier run of the daemon
-        auto plan = plan_current_cycle(store_, *config, now);
-        if (!plan.ok())
-          return CycleOutcome{true, "planning the cycle: " + plan.error().message};
         std::mt19937_64 rng(seed);
-        auto queue = plan_entries_to_queue(*plan, now, config->schedule.jitter_s, rng);
-        auto started = store_.start_cycle(period, plan_to_json(*plan), std::move(queue));
-        return started.ok() ? CycleOutcome{false, "cycle " + rfc3339(period) + ": queued " +
-                                                      std::to_string(plan->entries.size()) +
-                                                      " verification(s)"}
-                            : CycleOutcome{true, "starting the cycle: " + started.error().message};
+        return start_cycle(store_, *config, period, now, rng);
       },
-      [this, period](CycleOutcome outcome) {
+      [this, period](std::vector<PendingLine> lines) {
         planning_ = false;
         if (planned_period_ != period)
           calibrated_.clear();  // a new cycle: its calibrations are planned afresh
         planned_period_ = period;
-        if (outcome.failed)
-          log_error(outcome.message);
-        else if (!outcome.message.empty())
-          log_info(outcome.message);
+        log_all(lines);
         refresh();
       });
 }
@@ -436,74 +447,77 @@ void DaemonImpl::start_verification(const VerificationRow& row, VerificationStar
   if (jobs_.count(row.id))
     return;
   started_.insert(row.id);
-  LogFields fields = version_fields(row.model, row.version);
-  fields.push_back({"verification", std::to_string(row.id)});
+  LogFields fields = verification_fields(row.model, row.version, row.id);
   fields.push_back({"mode", to_string(row.mode)});
+  fields.push_back({"trigger", to_string(row.trigger)});
   log_info(
       std::string(how == VerificationStart::run ? "starting" : "reconciling") + " verification " +
-      std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" + to_string(row.mode) +
-      ")" +
-      (how == VerificationStart::adopt ? ", left running by a `reverify run` that ended" : ""));
+          std::to_string(row.id) + " of " + row.model + "@" + row.version + " (" +
+          to_string(row.mode) + ")" +
+          (how == VerificationStart::adopt ? ", left running by a `reverify run` that ended" : ""),
+      fields);
   // The settings as the config says now; the thread keeps its own copy.
   auto settings = verification_settings(*config_, row.model);
   const std::string where = "the thread of verification " + std::to_string(row.id) + " (" +
                             row.model + "@" + row.version + ")";
-  jobs_.emplace(row.id,
-                std::thread([this, row, how, where, settings = std::move(settings),
-                             state_dir = config_->state_dir, guard = net::make_work_guard(loop_)] {
-                  auto result = guarded(where, [&]() -> Result<std::optional<VerificationRow>> {
-                    switch (how) {
-                      case VerificationStart::run: {
-                        auto done = service_->execute(row.id, settings, show_stages());
-                        if (!done.ok())
-                          return done.error();
-                        return std::optional(*done);
-                      }
-                      case VerificationStart::reattach: {
-                        auto done = service_->recover(row, settings, show_stages());
-                        if (!done.ok())
-                          return done.error();
-                        return std::optional(*done);
-                      }
-                      case VerificationStart::adopt: {
-                        // The version's lock first: a `reverify run` of it that started since
-                        // reconciles the row itself (verify/state_dir.hpp).
-                        auto owned = StateLock::version(
-                            state_dir, row.model, row.version,
-                            "reverifyd, reconciling verification " + std::to_string(row.id),
-                            std::chrono::milliseconds(0));
-                        if (!owned.ok())
-                          return std::optional<VerificationRow>();
-                        auto now = store_.verification(row.id);
-                        if (!now.ok())
-                          return now.error();
-                        if (!*now || (*now)->state != VerificationState::running)
-                          return std::optional<VerificationRow>();  // it ended meanwhile
-                        auto done = service_->recover(**now, settings, show_stages());
-                        if (!done.ok())
-                          return done.error();
-                        return std::optional(*done);
-                      }
-                    }
-                    return std::optional<VerificationRow>();
-                  });
-                  net::post(loop_, [this, id = row.id, result = std::move(result)] {
-                    on_verification_done(id, result);
-                  });
-                }));
+  auto& job = jobs_[row.id];
+  job.model = row.model;
+  job.version = row.version;
+  job.thread = std::thread([this, row, how, where, settings = std::move(settings),
+                            state_dir = config_->state_dir, guard = net::make_work_guard(loop_)] {
+    auto result = guarded(where, [&]() -> Result<std::optional<VerificationRow>> {
+      switch (how) {
+        case VerificationStart::run: {
+          auto done = service_->execute(row.id, settings, show_stages());
+          if (!done.ok())
+            return done.error();
+          return std::optional(*done);
+        }
+        case VerificationStart::reattach: {
+          auto done = service_->recover(row, settings, show_stages());
+          if (!done.ok())
+            return done.error();
+          return std::optional(*done);
+        }
+        case VerificationStart::adopt: {
+          // The version's lock first: a `reverify run` of it that started since
+          // reconciles the row itself (verify/state_dir.hpp).
+          auto owned =
+              StateLock::version(state_dir, row.model, row.version,
+                                 "reverifyd, reconciling verification " + std::to_string(row.id),
+                                 std::chrono::milliseconds(0));
+          if (!owned.ok())
+            return std::optional<VerificationRow>();
+          auto now = store_.verification(row.id);
+          if (!now.ok())
+            return now.error();
+          if (!*now || (*now)->state != VerificationState::running)
+            return std::optional<VerificationRow>();  // it ended meanwhile
+          auto done = service_->recover(**now, settings, show_stages());
+          if (!done.ok())
+            return done.error();
+          return std::optional(*done);
+        }
+      }
+      return std::optional<VerificationRow>();
+    });
+    net::post(loop_, [this, id = row.id, result = std::move(result)] {
+      on_verification_done(id, result);
+    });
+  });
   refresh();
 }
 
 void DaemonImpl::on_verification_done(std::int64_t id,
                                       const Result<std::optional<VerificationRow>>& result) {
-  auto it = jobs_.find(id);
-  if (it != jobs_.end()) {
-    it->second.join();  // it posted this as its last act
+  LogFields fields = {{"verification", std::to_string(id)}};
+  if (auto it = jobs_.find(id); it != jobs_.end()) {
+    it->second.thread.join();  // it posted this as its last act
+    fields = verification_fields(it->second.model, it->second.version, id);
     jobs_.erase(it);
   }
   if (!result.ok()) {
-    log_error("verification " + std::to_string(id) + ": " + result.error().message,
-              {{"verification", std::to_string(id)}});
+    log_error("verification " + std::to_string(id) + ": " + result.error().message, fields);
   } else if (const auto& row = *result) {
     log_verdict(*row, *config_);
     metrics_.verification_finished(
@@ -517,7 +531,7 @@ void DaemonImpl::on_verification_done(std::int64_t id,
   } else {
     log_info("verification " + std::to_string(id) +
                  ": left alone, its `reverify run` ended it or another took it over",
-             {{"verification", std::to_string(id)}});
+             fields);
   }
   refresh();
   finish_if_drained();
@@ -538,14 +552,18 @@ void DaemonImpl::refresh() {
         auto version = store_.data_version();
         const UnixSeconds now = clock_.now();
         auto plan = plan_current_cycle(store_, *config, now);
-        nlohmann::json shown;
+        std::shared_ptr<const CyclePlan> shown;
+        std::vector<PlannedCalibration> planned;
         if (plan.ok()) {
-          shown = plan_to_json(*plan);
-          shown["calibrating"] = calibrations;  // the loop's: running now, done this cycle
+          // The loop's calibrations: the one running now, those done this cycle.
+          plan->calibrating = calibrations.running;
+          plan->calibrated = calibrations.done;
+          planned = plan->calibrations;
+          shown = std::make_shared<const CyclePlan>(std::move(plan).value());
         }
         return Refreshed{version,
                          build_read_model(store_, std::move(shown), now, api_config_of(config)),
-                         plan.ok() ? plan->calibrations : std::vector<PlannedCalibration>()};
+                         std::move(planned)};
       },
       [this](Refreshed result) {
         refreshing_ = false;
@@ -644,7 +662,10 @@ void DaemonImpl::accept_trigger(const TriggerRequest& trigger, const TriggerDone
         }
         store_used(StoreUse::write, Status::success());
         fields.push_back({"verification", std::to_string(*id)});
-        log_info("manual trigger of " + key + ": verification " + std::to_string(*id), fields);
+        fields.push_back({"mode", to_string(item.mode)});
+        log_info("manual trigger of " + key + ": verification " + std::to_string(*id) +
+                     " queued (" + to_string(item.mode) + ")",
+                 fields);
         refresh();
         done(nlohmann::json{{"status", "queued"},
                             {"verification_id", *id},

@@ -86,17 +86,14 @@ void DaemonImpl::on_calibration_done(const Result<CalibrationOutcome>& result) {
     net::post(loop_, [this] { tick(); });
 }
 
-nlohmann::json DaemonImpl::calibration_state() const {
-  nlohmann::json done = nlohmann::json::array();
+LoopCalibrations DaemonImpl::calibration_state() const {
+  LoopCalibrations state;
   for (const auto& [version, summary] : calibrated_)
-    done.push_back({{"model", version.first}, {"version", version.second}, {"outcome", summary}});
-  nlohmann::json running;
-  if (calibration_) {
-    running = {{"model", calibration_->model},
-               {"version", calibration_->version},
-               {"since", rfc3339(calibration_->since)}};
-  }
-  return {{"running", std::move(running)}, {"done", std::move(done)}};
+    state.done.push_back({version.first, version.second, summary});
+  if (calibration_)
+    state.running =
+        CalibrationRunning{calibration_->model, calibration_->version, calibration_->since};
+  return state;
 }
 
 }  // namespace reverify

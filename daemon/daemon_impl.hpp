@@ -48,6 +48,29 @@ std::vector<std::string> source_names(const Config& config);
 inline LogFields version_fields(const std::string& model, const std::string& version) {
   return {{"model", model}, {"version", version}};
 }
+// A line worked out on the pool, logged once back on the loop.
+struct PendingLine {
+  LogLevel level = LogLevel::info;
+  std::string message;
+  LogFields fields;
+};
+inline void log_all(const std::vector<PendingLine>& lines) {
+  for (const auto& line : lines)
+    log_line(line.level, line.message, line.fields);
+}
+
+// The fields of every line about one verification (docs/operating.md, logs).
+inline LogFields verification_fields(const std::string& model, const std::string& version,
+                                     std::int64_t id) {
+  return {{"model", model}, {"version", version}, {"verification", std::to_string(id)}};
+}
+
+// The calibrations the loop runs, for the plan it publishes: the one running, those done this
+// cycle.
+struct LoopCalibrations {
+  std::optional<CalibrationRunning> running;
+  std::vector<CalibrationFinished> done;
+};
 
 // Why the running calibration stops before its next run: written by the loop, read by the
 // calibration's thread.
@@ -148,7 +171,7 @@ class DaemonImpl {
   void on_verification_done(std::int64_t id, const Result<std::optional<VerificationRow>>& result);
   void start_calibration_if_planned();
   void on_calibration_done(const Result<CalibrationOutcome>& result);
-  nlohmann::json calibration_state() const;
+  LoopCalibrations calibration_state() const;
   void refresh();
   void watch_store();
   void check_store();
@@ -199,8 +222,13 @@ class DaemonImpl {
                              watchdog_timer_ = make_timer(), drain_timer_ = make_timer(),
                              store_watch_ = make_timer(), store_check_ = make_timer();
   std::optional<std::int64_t> data_version_;  // the store's, as the latest read model read it
-  std::map<std::int64_t, std::thread> jobs_;  // running verifications
-  std::set<std::int64_t> started_;            // started, the read model may still say queued
+  // Running verifications, by id: the thread working on each, and which version it verifies.
+  struct RunningJob {
+    std::thread thread;
+    std::string model, version;
+  };
+  std::map<std::int64_t, RunningJob> jobs_;
+  std::set<std::int64_t> started_;  // started, the read model may still say queued
   // Calibrations of underpowered versions, in spare capacity: the cycle's plan as last built, the
   // one running (it takes one of max_concurrent's slots), and what each finished one of this
   // cycle did (not planned again this cycle; an interrupted one is not listed and resumes).

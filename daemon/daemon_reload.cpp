@@ -49,6 +49,7 @@ void DaemonImpl::reload_config() {
         // What --check-config calls errors only warns, as at start (settings/config_check.hpp).
         for (const auto& problem : reloaded.problems)
           log_warning(problem.message);
+        const auto changed = changed_settings(*config_, *next);
         config_ = std::make_shared<const Config>(std::move(*next));
         if (syncing_)
           sources_stale_ = true;
@@ -57,7 +58,15 @@ void DaemonImpl::reload_config() {
         install_dispatcher(config_);
         metrics_.add_sources(source_names(*config_));
         metrics_.config_reloaded(ReloadOutcome::applied, clock_.now());
-        log_info("SIGHUP: config reloaded");
+        // Which settings changed, by name (a value is never logged: it may be a URL with a
+        // secret in it).
+        std::string names;
+        for (const auto& name : changed)
+          names += (names.empty() ? "" : ", ") + name;
+        log_info(changed.empty() ? "SIGHUP: config reloaded: no setting changed"
+                                 : "SIGHUP: config reloaded: " + std::to_string(changed.size()) +
+                                       " setting(s) changed: " + names,
+                 {{"changed", std::to_string(changed.size())}});
         (void)sd_.ready("serving (reloaded)");
         refresh();
       });

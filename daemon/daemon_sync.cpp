@@ -8,18 +8,11 @@ namespace reverify {
 
 namespace {
 
-// One line a registry sync logs, once back on the loop.
-struct SyncLine {
-  LogLevel level;
-  std::string message;
-  std::string source;
-};
-
 // What a registry sync hands back to the loop: the sources it borrowed, what to log, and
 // whether each source's listing was stored.
 struct SyncOutcome {
   std::vector<std::unique_ptr<RegistrySource>> sources;
-  std::vector<SyncLine> log;
+  std::vector<PendingLine> log;
   std::vector<std::pair<std::string, bool>> listed;  // source name, listed and stored
 };
 
@@ -27,15 +20,18 @@ struct SyncOutcome {
 void sync_one(RegistrySource& source, Store& store, const Config& config, SyncOutcome& outcome) {
   auto& log = outcome.log;
   const std::string& name = source.name();
+  const LogFields fields{{"source", name}};
   auto listing = source.list();
   if (!listing.ok()) {
-    log.push_back({LogLevel::error, "source " + name + ": " + listing.error().message, name});
+    log.push_back({LogLevel::error, "source " + name + ": " + listing.error().message, fields});
     outcome.listed.emplace_back(name, false);
     return;
   }
   for (const auto& w : listing->warnings)
-    log.push_back({LogLevel::warning, "source " + name + ": " + w, name});
+    log.push_back({LogLevel::warning, "source " + name + ": " + w, fields});
   if (listing->unchanged) {
+    log.push_back(
+        {LogLevel::debug, "source " + name + ": unchanged since the last listing", fields});
     outcome.listed.emplace_back(name, true);
     return;
   }
@@ -48,16 +44,17 @@ void sync_one(RegistrySource& source, Store& store, const Config& config, SyncOu
     if (config.pager.routes.empty())
       break;
     if (auto routed = check_owner_routed(config.pager, owner); !routed.ok())
-      log.push_back({LogLevel::warning, "pager: " + routed.error().message, name});
+      log.push_back({LogLevel::warning, "pager: " + routed.error().message, fields});
   }
   auto changed = store.sync_model_versions(name, listing->rows);
+  // A listing that changed nothing is the sync's routine: debug, so info stays news.
   log.push_back(
-      changed.ok()
-          ? SyncLine{LogLevel::info,
-                     "source " + name + ": " + std::to_string(listing->rows.size()) +
-                         " version(s), " + std::to_string(*changed) + " new or changed",
-                     name}
-          : SyncLine{LogLevel::error, "source " + name + ": " + changed.error().message, name});
+      changed.ok() ? PendingLine{*changed > 0 ? LogLevel::info : LogLevel::debug,
+                                 "source " + name + ": " + std::to_string(listing->rows.size()) +
+                                     " version(s), " + std::to_string(*changed) + " new or changed",
+                                 fields}
+                   : PendingLine{LogLevel::error, "source " + name + ": " + changed.error().message,
+                                 fields});
   outcome.listed.emplace_back(name, changed.ok());
 }
 
@@ -70,16 +67,27 @@ SyncOutcome sync_all(std::vector<std::unique_ptr<RegistrySource>> sources, Store
   for (auto& source : outcome.sources)
     sync_one(*source, store, config, outcome);
   // A manifest that changed since its verdict: what moved, for the pages.
-  for (auto& line : describe_manifest_moves(store))
-    log.push_back({line.failed ? LogLevel::warning : LogLevel::info, std::move(line.text), ""});
+  for (auto& line : describe_manifest_moves(store)) {
+    log.push_back({line.failed ? LogLevel::warning : LogLevel::info, std::move(line.text),
+                   line.model.empty()
+                       ? LogFields{}
+                       : verification_fields(line.model, line.version, line.verification_id)});
+  }
   // New releases are queued as soon as a sync sees them, on the at-release budget; one
   // the budget has no room for today is queued by a later sync (or the next cycle).
   auto queued = queue_releases(store, config, now);
-  if (!queued.ok())
-    log.push_back({LogLevel::error, "queueing new releases: " + queued.error().message, ""});
-  else
-    for (auto& line : *queued)
-      log.push_back({LogLevel::info, std::move(line), ""});
+  if (!queued.ok()) {
+    log.push_back({LogLevel::error, "queueing new releases: " + queued.error().message, {}});
+  } else {
+    for (const auto& r : *queued) {
+      LogFields fields = verification_fields(r.model, r.version, r.verification_id);
+      fields.push_back({"mode", to_string(r.mode)});
+      log.push_back({LogLevel::info,
+                     "at release: queued verification " + std::to_string(r.verification_id) +
+                         " of " + r.model + "@" + r.version + ": " + r.reason,
+                     std::move(fields)});
+    }
+  }
   return outcome;
 }
 
@@ -106,9 +114,7 @@ void DaemonImpl::sync_sources() {
         sources_ = std::move(outcome.sources);
         if (sources_stale_)
           rebuild_sources();  // a reload during the sync: the next sync uses the new sources
-        for (const auto& line : outcome.log)
-          log_line(line.level, line.message,
-                   line.source.empty() ? LogFields{} : LogFields{{"source", line.source}});
+        log_all(outcome.log);
         for (const auto& [source, listed] : outcome.listed)
           metrics_.registry_synced(source, listed, clock_.now());
         syncing_ = false;

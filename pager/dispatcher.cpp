@@ -17,8 +17,10 @@ LogFields fields_of(const OutboxEntry& entry, int attempt = 0) {
   LogFields fields{{"page", std::to_string(entry.event.id)},
                    {"sender", entry.sender},
                    {"model", entry.event.model},
-                   {"version", entry.event.version},
-                   {"class", to_string(entry.event.cls)}};
+                   {"version", entry.event.version}};
+  if (entry.event.verification_id > 0)
+    fields.push_back({"verification", std::to_string(entry.event.verification_id)});
+  fields.push_back({"class", to_string(entry.event.cls)});
   if (attempt > 0)
     fields.push_back({"attempt", std::to_string(attempt)});
   return fields;

@@ -84,6 +84,7 @@ struct PageEvent {
   std::string dedup_key;
   PageAction action = PageAction::trigger;
   std::string model, version, owner;
+  std::int64_t verification_id = 0;  // the verification whose verdict it is about; 0 = unknown
   VerdictClass cls = VerdictClass::passed;
   PageFault fault = PageFault::none;
   std::string summary;      // one line, phone-sized

@@ -193,6 +193,7 @@ PageEvent build_page(const PageInput& input) {
   event.model = input.model;
   event.version = input.version;
   event.owner = input.owner;
+  event.verification_id = input.verification_id;
   event.cls = input.verdict.cls;
   event.fault = page_fault(input.verdict);
   event.explanation = input.verdict.explanation;

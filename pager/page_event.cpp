@@ -26,6 +26,7 @@ nlohmann::json to_json(const PageEvent& event) {
           {"model", event.model},
           {"version", event.version},
           {"owner", event.owner},
+          {"verification_id", event.verification_id},
           {"class", to_string(event.cls)},
           {"fault", to_string(event.fault)},
           {"summary", event.summary},
@@ -52,6 +53,7 @@ std::optional<PageEvent> page_event_from_json(const nlohmann::json& j) {
     event.model = j.at("model").get<std::string>();
     event.version = j.at("version").get<std::string>();
     event.owner = j.at("owner").get<std::string>();
+    event.verification_id = j.value("verification_id", std::int64_t{0});
     event.summary = j.at("summary").get<std::string>();
     event.details = j.value("details", nlohmann::json::object());
     // Outbox rows written before fault and explanation had fields of their own kept them in

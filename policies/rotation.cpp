@@ -32,6 +32,7 @@ std::string id_of(const std::string& model, const std::string& version) {
 
 struct Record {
   std::optional<sys_seconds> last_verified;
+  std::optional<sys_seconds> last_scheduled;  // the last completed one nobody asked for by hand
   std::size_t steps_since_full = 0;  // completed verifications in another mode since the last full
   std::map<RebuildMode, sys_seconds> last_by_mode;  // the last completed verification per mode
 };
@@ -48,6 +49,8 @@ std::map<std::string, Record> records(const std::vector<HistoryItem>& history, s
   for (const auto* h : done) {
     auto& r = out[id_of(h->model, h->version)];
     r.last_verified = h->finished_at;
+    if (!h->manual)
+      r.last_scheduled = h->finished_at;
     r.steps_since_full = h->mode == RebuildMode::full ? 0 : r.steps_since_full + 1;
     r.last_by_mode[h->mode] = h->finished_at;
   }
@@ -82,18 +85,27 @@ bool before(const Candidate& a, const Candidate& b) {
 }
 
 std::vector<ModeDue> modes_due(const InventoryItem& item, const Record& record,
-                               sys_seconds cycle_start) {
+                               sys_seconds cycle_start, sys_seconds cycle_end) {
   std::vector<ModeDue> modes;
   for (const auto& [mode, every] : item.cadence_s) {
-    ModeDue due{mode,         every,      item.gpu_hours(mode), item.cost_basis(mode),
-                std::nullopt, cycle_start};
+    ModeDue m{mode,         every, item.gpu_hours(mode), item.cost_basis(mode), std::nullopt,
+              std::nullopt, true};
     if (auto last = record.last_by_mode.find(mode); last != record.last_by_mode.end()) {
-      due.last_completed = last->second;
-      due.next_due = last->second + seconds(every);
+      m.last_completed = last->second;
+      m.next_due = last->second + seconds(every);
+      // Completed in this cycle: not again before the next one, whatever its period.
+      if (last->second >= cycle_start)
+        m.next_due = std::max(*m.next_due, cycle_end);
+      m.due = *m.next_due < cycle_end;
     }
-    modes.push_back(due);
+    modes.push_back(m);
   }
   return modes;
+}
+
+// When a mode is next due, in words: "never run" or the date.
+std::string next_due_text(const ModeDue& m) {
+  return m.next_due ? date_text(*m.next_due) : std::string("never run");
 }
 
 struct ModeChoice {
@@ -110,11 +122,11 @@ struct ModeChoice {
 ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::size_t every_n,
                        sys_seconds cycle_start, sys_seconds cycle_end) {
   if (!item.cadence_s.empty()) {
-    const auto modes = modes_due(item, record, cycle_start);
+    const auto modes = modes_due(item, record, cycle_start, cycle_end);
     const ModeDue* pick = nullptr;
     const ModeDue* refused = nullptr;  // subsample due without a reference
     for (const auto& m : modes) {
-      if (m.next_due >= cycle_end)
+      if (!m.due)
         continue;
       if (m.mode == RebuildMode::subsample && !item.has_subsample_reference())
         refused = &m;
@@ -124,8 +136,8 @@ ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::siz
     const auto describe = [](const ModeDue& m) {
       return std::string(to_string(m.mode)) + " every " + duration_text(m.every_s) +
              (m.last_completed
-                  ? ", last " + date_text(*m.last_completed) + ", due " + date_text(m.next_due)
-                  : std::string(", never verified in this mode"));
+                  ? ", last " + date_text(*m.last_completed) + ", due " + next_due_text(m)
+                  : std::string(", never run"));
     };
     const std::string no_reference =
         refused ? "; subsample (" + describe(*refused) +
@@ -139,7 +151,7 @@ ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::siz
       const ModeDue* other = nullptr;
       for (const auto& m : modes) {
         if (m.mode != RebuildMode::subsample && (!other || m.next_due < other->next_due))
-          other = &m;
+          other = &m;  // nullopt (never run) orders first
       }
       return {other ? other->mode : RebuildMode::subsample, SkipReason::no_subsample_reference,
               "cadence: " + describe(*refused) +
@@ -166,6 +178,31 @@ ModeChoice choose_mode(const InventoryItem& item, const Record& record, std::siz
           "steps mode (large model; full rebuild after " +
               std::to_string(every_n - 1 - record.steps_since_full) +
               " more steps verification(s))"};
+}
+
+// Per model and mode, each cadence period the cycle is more than kCadenceSlack times as long as.
+std::vector<CadenceWarning> cadence_warnings(const std::vector<InventoryItem>& inventory,
+                                             sys_seconds cycle_start, sys_seconds cycle_end) {
+  const std::int64_t cycle_s = (cycle_end - cycle_start).count();
+  std::map<std::pair<std::string, RebuildMode>, CadenceWarning> by_model;
+  for (const auto& item : inventory) {
+    for (const auto& [mode, every] : item.cadence_s) {
+      if (double(cycle_s) <= kCadenceSlack * double(every) || by_model.count({item.model, mode}))
+        continue;
+      by_model[{item.model, mode}] = {
+          item.model, mode, every,
+          item.model + "'s cadence runs " + std::string(to_string(mode)) + " every " +
+              duration_text(every) + ", but this cycle (" + date_text(cycle_start) + " to " +
+              date_text(cycle_end) + ") lasts " + duration_text(cycle_s) +
+              " and runs each mode of a version at most once: it runs about every " +
+              duration_text(cycle_s) +
+              "; shorten the cycle (schedule.cron) or lengthen the period to match"};
+    }
+  }
+  std::vector<CadenceWarning> warnings;
+  for (auto& [key, warning] : by_model)
+    warnings.push_back(std::move(warning));
+  return warnings;
 }
 
 std::string priority_text(const Candidate& c, sys_seconds now) {
@@ -302,9 +339,12 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
           {item.model, item.version, SkipReason::at_release, item.at_release_reason});
       continue;
     }
-    if (record.last_verified && *record.last_verified >= plan.cycle_start) {
+    // With a cadence, a manual run counts for its own mode only (choose_mode sees it): what
+    // ends the version's cycle is a verification the schedule queued.
+    const auto& this_cycle = item.cadence_s.empty() ? record.last_verified : record.last_scheduled;
+    if (this_cycle && *this_cycle >= plan.cycle_start) {
       plan.skipped.push_back({item.model, item.version, SkipReason::verified_this_cycle,
-                              "verified " + date_text(*record.last_verified) +
+                              "verified " + date_text(*this_cycle) +
                                   ", in this cycle; due again in the cycle starting " +
                                   date_text(plan.cycle_end)});
       continue;
@@ -344,11 +384,12 @@ Result<Plan> plan_cycle(const std::vector<InventoryItem>& inventory,
   }
   for (std::size_t i = 0; i < plan.entries.size(); ++i)
     plan.entries[i].wave = i / config.max_concurrent;
+  plan.cadence_warnings = cadence_warnings(inventory, plan.cycle_start, plan.cycle_end);
   for (const auto& item : inventory) {
     if (!item.cadence_s.empty())
-      plan.cadence.push_back(
-          {item.model, item.version,
-           modes_due(item, record_of(id_of(item.model, item.version)), plan.cycle_start)});
+      plan.cadence.push_back({item.model, item.version,
+                              modes_due(item, record_of(id_of(item.model, item.version)),
+                                        plan.cycle_start, plan.cycle_end)});
     if (item.wants_subsample_reference() && !item.has_subsample_reference()) {
       auto cadence = item.cadence_s.find(RebuildMode::subsample);
       plan.missing_subsample.push_back(

@@ -94,6 +94,9 @@ struct HistoryItem {
   std::chrono::sys_seconds finished_at;
   RebuildMode mode = RebuildMode::full;
   bool completed = true;  // false for error:* verifications: they do not count as verified
+  // Asked for by a person (a manual trigger, `reverify run`): it counts for its own mode's
+  // cadence, never as the cycle's verification of a version whose model sets a cadence.
+  bool manual = false;
 };
 
 struct ManualTrigger {
@@ -169,14 +172,29 @@ struct PlannedCalibration {
 };
 
 // One mode of a version's cadence: how often, what it costs, when it last completed and when it
-// is next due (its last completion + its period; the cycle's start when never).
+// is next due. A cycle runs each mode of a version at most once (the cycle is the finest grain).
 struct ModeDue {
   RebuildMode mode = RebuildMode::full;
   std::int64_t every_s = 0;
   double gpu_hours = 0;
   CostBasis cost_basis = CostBasis::full_run;
   std::optional<std::chrono::sys_seconds> last_completed;
-  std::chrono::sys_seconds next_due;
+  // Its last completion + its period, or the next cycle's start when that is later and the mode
+  // already completed in this cycle; absent when it never completed ("never run": due at once).
+  std::optional<std::chrono::sys_seconds> next_due;
+  bool due = false;  // due in this cycle: never run, or next_due before the cycle ends
+};
+
+// A cadence period the cycle cannot keep: a cycle runs each mode at most once, so a mode whose
+// period is shorter than the cycle runs once per cycle, not once per period. Warned when the cycle
+// is more than kCadenceSlack times the period (a `1mo` cadence, 30 days, in 31-day calendar
+// months is not worth a warning).
+inline constexpr double kCadenceSlack = 1.1;
+struct CadenceWarning {
+  std::string model;
+  RebuildMode mode = RebuildMode::full;
+  std::int64_t every_s = 0;
+  std::string text;  // what happens and what to change, for `reverify plan` and the status page
 };
 
 struct CadenceRow {
@@ -217,6 +235,8 @@ struct Plan {
   std::vector<ReleaseDecision> at_release;
   // Every listed version whose model sets a cadence, with each mode's next due date.
   std::vector<CadenceRow> cadence;
+  // Per model and mode, each cadence period shorter than this cycle (by model, then mode).
+  std::vector<CadenceWarning> cadence_warnings;
   std::vector<CalibrationWarning> calibration_warnings;      // listed versions, by name
   std::vector<MissingSubsampleReference> missing_subsample;  // listed versions, inventory order
   double gpu_hours_planned = 0;
@@ -227,7 +247,9 @@ Result<std::pair<std::chrono::sys_seconds, std::chrono::sys_seconds>> cycle_boun
     std::chrono::sys_seconds now, const RotationConfig& config);
 
 // Manual triggers first (in request order, always included), then items not verified in this
-// cycle (nor left to the at-release policy): releases awaiting the rotation first, then never
+// cycle (nor left to the at-release policy; for a model with a cadence only a verification the
+// schedule queued counts, since a manual run of one mode never consumes another mode's due
+// cadence): releases awaiting the rotation first, then never
 // verified, then least recently verified, then higher criticality, then newer
 // release, then name. Budget packing is first-fit in that order: an item that does not fit is
 // deferred and smaller later items may still run.

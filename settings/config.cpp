@@ -565,6 +565,35 @@ void read_root(const YAML::Node& root, const std::filesystem::path& base, Config
     config.api.secrets.push_back(source.token);
 }
 
+// Every scalar of the document by its YAML path ("schedule.per_cycle", "sources[0].root"; an
+// empty mapping or list as "{}" or "[]"). Depth-first with an explicit stack, as
+// duplicate_key_errors walks, and only over a document that read without errors (so within its
+// node limit).
+std::map<std::string, std::string> written_settings(const YAML::Node& root) {
+  std::map<std::string, std::string> written;
+  std::vector<std::pair<YAML::Node, std::string>> pending{{root, ""}};
+  while (!pending.empty()) {
+    auto [node, path] = std::move(pending.back());
+    pending.pop_back();
+    if (node.IsMap()) {
+      if (node.size() == 0 && !path.empty())
+        written[path] = "{}";
+      for (const auto& entry : node) {
+        const std::string key = entry.first.as<std::string>();
+        pending.emplace_back(entry.second, path.empty() ? key : path + "." + key);
+      }
+    } else if (node.IsSequence()) {
+      if (node.size() == 0)
+        written[path] = "[]";
+      for (std::size_t i = 0; i < node.size(); ++i)
+        pending.emplace_back(node[i], path + "[" + std::to_string(i) + "]");
+    } else {
+      written[path] = node.IsScalar() ? node.Scalar() : "null";
+    }
+  }
+  return written;
+}
+
 // Every error on its own line, as one Error.
 Error joined(ErrorCode code, const std::vector<std::string>& errors) {
   std::string message;
@@ -600,6 +629,8 @@ ConfigReading read_config_text(const std::string& yaml_text,
     reading.errors = duplicate_key_errors(root);  // reported first, with every other error
     reading.settings_read = true;
     read_root(root, base_dir, reading);
+    if (reading.errors.empty())  // a config with errors is never applied, so never compared
+      reading.config.written = written_settings(root);
   } catch (const YAML::Exception& e) {
     // A key that is not a string, an alias loop: still the file's fault, not a crash.
     reading.code = ErrorCode::parse;

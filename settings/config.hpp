@@ -139,6 +139,9 @@ struct Config {
   PagerConfig pager;
   AttestationConfig attestation;
   std::int64_t stop_timeout_s = 60;  // SIGTERM: running jobs get this long to finish
+  // Every setting as the file wrote it: YAML path ("schedule.per_cycle", "sources[0].root") ->
+  // its scalar, so a reload can say which settings changed (changed_settings).
+  std::map<std::string, std::string> written;
 
   std::filesystem::path db_path() const { return state_dir / "reverify.db"; }
   std::filesystem::path work_root() const {
@@ -160,6 +163,11 @@ Result<Config> load_daemon_config(const std::filesystem::path& path);
 // that differ from `running` among state_dir, work_dir, api.address, api.port and runner (the
 // whole section). Empty = the reload may be applied.
 std::vector<std::string> restart_only_changes(const Config& running, const Config& next);
+
+// What a reload changes: the YAML paths of the settings `next` writes differently from `running`
+// (set, changed or removed, in path order), and "api.token_file (its token)" when the file now
+// holds another token. Names only: a value is never logged. Empty = nothing changed.
+std::vector<std::string> changed_settings(const Config& running, const Config& next);
 
 // The file read as far as it goes, for --check-config: the Config with every valid value applied
 // (defaults where a value was wrong) and every error, one per line ("<yaml path>: <message>").

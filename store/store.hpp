@@ -185,6 +185,7 @@ struct VerdictBrief {
   std::string model, version;
   VerdictClass cls = VerdictClass::passed;
   RebuildMode mode = RebuildMode::full;
+  VerificationTrigger trigger = VerificationTrigger::schedule;  // why it was queued
   UnixSeconds finished_at = 0;
   std::string explanation;
   std::string manifest_sha256;  // the manifest it verified
@@ -421,9 +422,11 @@ class Store final : public Outbox {
 
   // --- cycles ---
   // Records the cycle starting at period_start with its plan and queues its verifications, in
-  // one transaction; conflict when that cycle was already started (a restart mid-cycle).
-  Result<std::int64_t> start_cycle(UnixSeconds period_start, const nlohmann::json& plan,
-                                   std::vector<QueuedVerification> entries);
+  // one transaction; conflict when that cycle was already started (a restart mid-cycle). Returns
+  // the queued verifications' ids, in the order of `entries`.
+  Result<std::vector<std::int64_t>> start_cycle(UnixSeconds period_start,
+                                                const nlohmann::json& plan,
+                                                std::vector<QueuedVerification> entries);
   Result<std::optional<UnixSeconds>> last_cycle_period();
 
   // --- outbox (pager/notifier.hpp) ---

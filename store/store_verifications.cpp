@@ -83,7 +83,7 @@ Result<VerificationRow> read_verification(const Statement& s) {
 }
 
 // Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256,
-// underpowered, runs_needed, underpowered_checks (a JSON array, or ""), seed_runs.
+// underpowered, runs_needed, underpowered_checks (a JSON array, or ""), seed_runs, trigger.
 Result<VerdictBrief> read_brief(const Statement& r) {
   VerdictBrief brief;
   brief.id = r.int64(0);
@@ -103,6 +103,11 @@ Result<VerdictBrief> read_brief(const Statement& r) {
   brief.underpowered = r.int64(8) != 0;
   brief.runs_needed = r.optional_int64(9);
   brief.seed_runs = r.optional_int64(11);
+  auto trigger =
+      parse_column<VerificationTrigger>("verifications", brief.id, "trigger", r.text(12));
+  if (!trigger.ok())
+    return trigger.error();
+  brief.trigger = *trigger;
   if (auto checks = nlohmann::json::parse(r.text(10), nullptr, false); checks.is_array()) {
     for (const auto& name : checks) {
       if (name.is_string())
@@ -338,7 +343,8 @@ SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha25
        json_extract(verdict_json, '$.power.runs_needed'),
        COALESCE(json_extract(verdict_json, '$.power.underpowered_checks'), ''),
        (SELECT MAX(json_extract(c.value, '$.evidence.seed_runs'))
-        FROM json_each(verdict_json, '$.checks') AS c)
+        FROM json_each(verdict_json, '$.checks') AS c),
+       trigger
 FROM verifications
 WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
                   where +
@@ -351,7 +357,7 @@ Result<std::vector<VerdictBrief>> Store::history() {
   Statement s(
       db_,
       "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, 0, NULL, '', "
-      "NULL "
+      "NULL, trigger "
       "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
   return collect_rows<VerdictBrief>(s, read_brief);
 }
@@ -424,8 +430,9 @@ Result<VerificationStats> Store::verification_stats() {
 
 // --- cycles ---------------------------------------------------------------------------------
 
-Result<std::int64_t> Store::start_cycle(UnixSeconds period_start, const nlohmann::json& plan,
-                                        std::vector<QueuedVerification> entries) {
+Result<std::vector<std::int64_t>> Store::start_cycle(UnixSeconds period_start,
+                                                     const nlohmann::json& plan,
+                                                     std::vector<QueuedVerification> entries) {
   std::lock_guard lock(mutex_);
   const UnixSeconds now = clock_();
   Transaction tx(db_);
@@ -442,16 +449,19 @@ Result<std::int64_t> Store::start_cycle(UnixSeconds period_start, const nlohmann
                       "the cycle starting " + rfc3339(period_start) + " was already started");
   }
   const std::int64_t cycle_id = sqlite3_last_insert_rowid(db_);
+  std::vector<std::int64_t> ids;
   for (auto& entry : entries) {
     entry.cycle_id = cycle_id;
-    if (auto id = insert_verification(db_, entry, now, false); !id.ok())
+    auto id = insert_verification(db_, entry, now, false);
+    if (!id.ok())
       return id.error();
+    ids.push_back(*id);
   }
   if (auto st = tx.commit(); !st.ok())
     return st.error();
   if (auto st = ids_handed_out(); !st.ok())
     return st.error();
-  return cycle_id;
+  return ids;
 }
 
 Result<std::optional<UnixSeconds>> Store::last_cycle_period() {

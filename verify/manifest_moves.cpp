@@ -47,26 +47,30 @@ std::vector<MoveLogLine> describe_manifest_moves(Store& store) {
   std::vector<MoveLogLine> log;
   auto changes = store.manifests_to_compare();
   if (!changes.ok())
-    return {{true, "describing changed manifests: " + changes.error().message}};
+    return {{true, "describing changed manifests: " + changes.error().message, "", "", 0}};
   for (const auto& change : *changes) {
     const std::string id = change.model + "@" + change.version;
     auto moved = compare(change);
     if (!moved.ok()) {
-      log.push_back({true, id + ": cannot say what moved in its manifest since verification " +
-                               std::to_string(change.verification_id) + ": " +
-                               moved.error().message});
+      log.push_back({true,
+                     id + ": cannot say what moved in its manifest since verification " +
+                         std::to_string(change.verification_id) + ": " + moved.error().message,
+                     change.model, change.version, change.verification_id});
       continue;
     }
     if (auto put = store.put_manifest_moved(*moved); !put.ok()) {
-      log.push_back({true, id + ": " + put.error().message});
+      log.push_back({true, id + ": " + put.error().message, change.model, change.version,
+                     change.verification_id});
       continue;
     }
     const std::string what = moved->inputs_moved.empty()
                                  ? "no input moved"
                                  : "inputs moved: " + joined(moved->inputs_moved);
-    log.push_back({false, id + ": the manifest changed since verification " +
-                              std::to_string(change.verification_id) + ": " + what + "; " +
-                              std::to_string(moved->lines.size()) + " line(s) on its page"});
+    log.push_back({false,
+                   id + ": the manifest changed since verification " +
+                       std::to_string(change.verification_id) + ": " + what + "; " +
+                       std::to_string(moved->lines.size()) + " line(s) on its page",
+                   change.model, change.version, change.verification_id});
   }
   return log;
 }

@@ -5,6 +5,7 @@
 // policies/manifest_diff's one-screen summary, which the pages show beside "the manifest changed
 // since verification N". Blocking: reads manifests (file or URL) and SQLite.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ namespace reverify {
 struct MoveLogLine {
   bool failed = false;
   std::string text;
+  // The version and the verification whose manifest it compares with ("" when the store failed).
+  std::string model, version;
+  std::int64_t verification_id = 0;
 };
 
 // Describes every change Store::manifests_to_compare lists. Returns one line per version for the

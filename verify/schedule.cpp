@@ -23,6 +23,7 @@ UnixSeconds from_sys(std::chrono::sys_seconds t) {
 // on the inventory for the rotation; returns the at-release list the plan shows.
 Result<std::vector<ReleaseDecision>> mark_releases(Store& store, const Config& config,
                                                    const std::vector<ModelVersionRow>& rows,
+                                                   const std::vector<VerificationRow>& unfinished,
                                                    std::vector<InventoryItem>& inventory,
                                                    UnixSeconds now, UnixSeconds cycle_start,
                                                    UnixSeconds cycle_end) {
@@ -57,11 +58,8 @@ Result<std::vector<ReleaseDecision>> mark_releases(Store& store, const Config& c
   }
   // Every at-release verification not done yet, whatever day it was queued for: the rotation
   // leaves its version alone, and the plan shows the queued ones.
-  auto unfinished = store.unfinished();
-  if (!unfinished.ok())
-    return unfinished.error();
   std::vector<ReleaseDecision> shown;
-  for (const auto& v : *unfinished) {
+  for (const auto& v : unfinished) {
     auto item = item_of.find({v.model, v.version});
     if (v.trigger != VerificationTrigger::release || item == item_of.end())
       continue;
@@ -109,6 +107,18 @@ Result<std::vector<ReleaseDecision>> mark_releases(Store& store, const Config& c
   }
   return shown;
 }
+
+// The verifications a runner holds now (running rows), for the plan.
+std::vector<RebuildOnRunner> on_runners(const std::vector<VerificationRow>& unfinished) {
+  std::vector<RebuildOnRunner> running;
+  for (const auto& v : unfinished) {
+    if (v.state != VerificationState::running)
+      continue;
+    running.push_back({v.id, v.model, v.version, v.mode, v.trigger, v.started_at, v.runner_kind,
+                       v.runner_ref, v.runner_standing});
+  }
+  return running;
+}
 }  // namespace
 
 RotationConfig rotation_config(const ScheduleConfig& schedule) {
@@ -155,7 +165,10 @@ std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts
   std::vector<HistoryItem> history;
   history.reserve(verdicts.size());
   for (const auto& v : verdicts) {
-    history.push_back({v.model, v.version, to_sys(v.finished_at), v.mode, !is_error(v.cls)});
+    const bool manual =
+        v.trigger == VerificationTrigger::manual || v.trigger == VerificationTrigger::cli;
+    history.push_back(
+        {v.model, v.version, to_sys(v.finished_at), v.mode, !is_error(v.cls), manual});
   }
   return history;
 }
@@ -216,7 +229,7 @@ std::vector<CalibrationWarning> calibration_warnings(
   return warnings;
 }
 
-Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now) {
+Result<CyclePlan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now) {
   auto rows = store.model_versions();
   if (!rows.ok())
     return rows.error();
@@ -229,35 +242,41 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   auto calibrations = store.latest_calibrations();
   if (!calibrations.ok())
     return calibrations.error();
+  auto unfinished = store.unfinished();
+  if (!unfinished.ok())
+    return unfinished.error();
   auto inventory = build_inventory(*rows, config);
   const auto rotation = rotation_config(config.schedule);
   auto bounds = cycle_bounds(to_sys(now), rotation);
   if (!bounds.ok())
     return bounds.error();
-  auto at_release = mark_releases(store, config, *rows, inventory, now, from_sys(bounds->first),
-                                  from_sys(bounds->second));
+  auto at_release = mark_releases(store, config, *rows, *unfinished, inventory, now,
+                                  from_sys(bounds->first), from_sys(bounds->second));
   if (!at_release.ok())
     return at_release.error();
-  auto plan = plan_cycle(inventory, build_history(*verdicts), {}, to_sys(now), rotation);
-  if (!plan.ok())
-    return plan;
-  plan->at_release = std::move(*at_release);
+  auto rotation_plan = plan_cycle(inventory, build_history(*verdicts), {}, to_sys(now), rotation);
+  if (!rotation_plan.ok())
+    return rotation_plan.error();
+  CyclePlan plan;
+  static_cast<Plan&>(plan) = std::move(rotation_plan).value();
+  plan.running = on_runners(*unfinished);
+  plan.at_release = std::move(*at_release);
   for (const auto& row : *rows) {
     if (!row.removed && row.manifest_error) {
-      plan->skipped.push_back({row.model, row.version, SkipReason::manifest_invalid,
-                               "manifest invalid: " + one_line(*row.manifest_error, 200)});
+      plan.skipped.push_back({row.model, row.version, SkipReason::manifest_invalid,
+                              "manifest invalid: " + one_line(*row.manifest_error, 200)});
     }
   }
   CalibrationPlanConfig calibration;
   calibration.per_cycle = config.schedule.calibrations_per_cycle;
   calibration.max_runs = config.schedule.calibration_max_runs;
-  plan->calibrations =
+  plan.calibrations =
       plan_calibrations(calibration_candidates(inventory, std::move(latest).value(), *calibrations),
-                        *plan, config.schedule.gpu_budget_hours, calibration);
-  plan->calibration_warnings =
+                        plan, config.schedule.gpu_budget_hours, calibration);
+  plan.calibration_warnings =
       calibration_warnings(inventory, *calibrations, config.verdict.command_scope);
   const std::string& scope = config.verdict.command_scope;
-  for (auto& missing : plan->missing_subsample) {
+  for (auto& missing : plan.missing_subsample) {
     const std::string id = missing.model + "@" + missing.version;
     missing.next_step =
         "a subsample rebuild of it is refused (nothing to judge it against); "
@@ -268,9 +287,9 @@ Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds 
   return plan;
 }
 
-Result<std::vector<std::string>> queue_releases(Store& store, const Config& config,
-                                                UnixSeconds now) {
-  std::vector<std::string> queued;
+Result<std::vector<QueuedRelease>> queue_releases(Store& store, const Config& config,
+                                                  UnixSeconds now) {
+  std::vector<QueuedRelease> queued;
   if (!config.schedule.at_release.enabled)
     return queued;
   auto plan = plan_current_cycle(store, config, now);
@@ -287,123 +306,9 @@ Result<std::vector<std::string>> queue_releases(Store& store, const Config& conf
         continue;  // a manual trigger queued it meanwhile
       return id.error();
     }
-    queued.push_back("at release: queued verification " + std::to_string(*id) + " of " + d.model +
-                     "@" + d.version + ": " + d.reason);
+    queued.push_back({*id, d.model, d.version, d.mode, d.reason});
   }
   return queued;
-}
-
-nlohmann::json plan_to_json(const Plan& plan) {
-  auto entries = nlohmann::json::array();
-  for (const auto& e : plan.entries) {
-    entries.push_back({{"model", e.model},
-                       {"version", e.version},
-                       {"mode", to_string(e.mode)},
-                       {"manual", e.manual},
-                       {"gpu_hours", e.gpu_hours},
-                       {"cost_basis", to_string(e.cost_basis)},
-                       {"wave", e.wave},
-                       {"reason", e.reason}});
-  }
-  auto deferred = nlohmann::json::array();
-  for (const auto& d : plan.deferred) {
-    deferred.push_back({{"model", d.model}, {"version", d.version}, {"reason", d.reason}});
-  }
-  auto calibrations = nlohmann::json::array();
-  for (const auto& c : plan.calibrations) {
-    calibrations.push_back({{"model", c.model},
-                            {"version", c.version},
-                            {"max_runs", c.max_runs},
-                            {"runs_to_add", c.runs_to_add},
-                            {"gpu_hours", c.gpu_hours},
-                            {"reason", c.reason}});
-  }
-  auto at_release = nlohmann::json::array();
-  for (const auto& r : plan.at_release) {
-    at_release.push_back(
-        {{"model", r.model},
-         {"version", r.version},
-         {"mode", to_string(r.mode)},
-         {"gpu_hours", r.gpu_hours},
-         {"first_seen", rfc3339(from_sys(r.first_seen))},
-         {"state", r.verification_id ? "queued"
-                   : r.starts_at     ? "to-queue"
-                                     : "waiting"},
-         {"verification_id", r.verification_id ? nlohmann::json(*r.verification_id) : nullptr},
-         // When it is expected to start: its start time, else the next cycle's start.
-         {"expected_at", rfc3339(from_sys(r.starts_at.value_or(plan.cycle_end)))},
-         {"reason", r.reason}});
-  }
-  // The first kVersionsShown versions of the cadence and of those missing a subsample reference
-  // (a models.default cadence or `large` covers every version, and this JSON is rebuilt with
-  // every read model); cadence_total and missing_subsample_total count them all.
-  constexpr std::size_t kVersionsShown = 500;
-  auto cadence = nlohmann::json::array();
-  for (const auto& c : plan.cadence) {
-    if (cadence.size() >= kVersionsShown)
-      break;
-    auto modes = nlohmann::json::array();
-    for (const auto& m : c.modes) {
-      modes.push_back({{"mode", to_string(m.mode)},
-                       {"every", duration_text(m.every_s)},
-                       {"every_s", m.every_s},
-                       {"gpu_hours", m.gpu_hours},
-                       {"cost_basis", to_string(m.cost_basis)},
-                       {"last_completed", m.last_completed
-                                              ? nlohmann::json(rfc3339(from_sys(*m.last_completed)))
-                                              : nlohmann::json(nullptr)},
-                       {"next_due", rfc3339(from_sys(m.next_due))}});
-    }
-    cadence.push_back({{"model", c.model}, {"version", c.version}, {"modes", std::move(modes)}});
-  }
-  auto warnings = nlohmann::json::array();
-  for (const auto& w : plan.calibration_warnings) {
-    auto blamed = nlohmann::json::array();
-    for (const auto& [check, runs] : w.blamed)
-      blamed.push_back({{"check", check}, {"runs", runs}});
-    warnings.push_back({{"model", w.model},
-                        {"version", w.version},
-                        {"leave_one_out", w.text},
-                        {"blamed", std::move(blamed)}});
-  }
-  auto missing_subsample = nlohmann::json::array();
-  for (const auto& m : plan.missing_subsample) {
-    if (missing_subsample.size() >= kVersionsShown)
-      break;
-    missing_subsample.push_back({{"model", m.model},
-                                 {"version", m.version},
-                                 {"large", m.why_large},
-                                 {"next_step", m.next_step}});
-  }
-  auto skipped = nlohmann::json::object();
-  for (const auto& entry : EnumNames<SkipReason>::table)
-    skipped[entry.name] = 0;
-  for (const auto& skip : plan.skipped)
-    skipped[to_string(skip.why)] = skipped[to_string(skip.why)].get<std::int64_t>() + 1;
-  return {{"cycle_start", rfc3339(from_sys(plan.cycle_start))},
-          {"cycle_end", rfc3339(from_sys(plan.cycle_end))},
-          {"gpu_hours_planned", plan.gpu_hours_planned},
-          {"entries", std::move(entries)},
-          {"deferred", std::move(deferred)},
-          {"calibrations", std::move(calibrations)},
-          {"at_release", std::move(at_release)},
-          {"cadence", std::move(cadence)},
-          {"cadence_total", plan.cadence.size()},
-          {"calibration_warnings", std::move(warnings)},
-          {"missing_subsample", std::move(missing_subsample)},
-          {"missing_subsample_total", plan.missing_subsample.size()},
-          {"skipped_counts", std::move(skipped)}};
-}
-
-nlohmann::json skipped_to_json(const Plan& plan) {
-  auto skipped = nlohmann::json::array();
-  for (const auto& skip : plan.skipped) {
-    skipped.push_back({{"model", skip.model},
-                       {"version", skip.version},
-                       {"why", to_string(skip.why)},
-                       {"reason", skip.reason}});
-  }
-  return skipped;
 }
 
 std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeconds now,

@@ -16,6 +16,7 @@
 #include "policies/rotation.hpp"
 #include "settings/config.hpp"
 #include "store/store.hpp"
+#include "verify/cycle_plan.hpp"
 
 namespace reverify {
 
@@ -27,6 +28,8 @@ RotationConfig rotation_config(const ScheduleConfig& schedule);
 // also when a full rebuild costs at least schedule.large_gpu_hours (with why, in words).
 std::vector<InventoryItem> build_inventory(const std::vector<ModelVersionRow>& rows,
                                            const Config& config);
+// Each verdict as the rotation reads it; manual triggers and `reverify run` are manual (a retry
+// counts as the schedule's: the store does not say whom the attempt it retries was for).
 std::vector<HistoryItem> build_history(const std::vector<VerdictBrief>& verdicts);
 
 // Versions whose latest conclusive verdict is underpowered and that are still verifiable, oldest
@@ -49,7 +52,8 @@ std::vector<CalibrationWarning> calibration_warnings(
 // schedule.calibration_max_runs), and the new releases verified at release (schedule.at_release):
 // those queued and those still to queue or waiting, each with when and why; the warnings
 // of stored calibrations (calibration_warnings); and the large versions without a subsample
-// reference (Plan::missing_subsample), whose next step names config.verdict.command_scope.
+// reference (Plan::missing_subsample), whose next step names config.verdict.command_scope; the
+// verifications a runner holds now (CyclePlan::running).
 //
 // A NEW RELEASE is a version first seen by a registry sync after its source's first listing in
 // this store (the versions a source lists the first time it is synced are the inventory, not
@@ -57,25 +61,22 @@ std::vector<CalibrationWarning> calibration_warnings(
 // validates and that has no verification of any kind yet. One first seen in this cycle is left
 // to the at-release policy (the rotation skips it: SkipReason::at_release); one first seen in an
 // earlier cycle that was never queued is the rotation's first pick (awaiting_release).
-Result<Plan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now);
+Result<CyclePlan> plan_current_cycle(Store& store, const Config& config, UnixSeconds now);
+
+// A new release queued to be verified at release.
+struct QueuedRelease {
+  std::int64_t verification_id = 0;
+  std::string model, version;
+  RebuildMode mode = RebuildMode::full;
+  std::string reason;  // when and why (ReleaseDecision::reason)
+};
 
 // Blocking (SQLite). Queues, as trigger `release` with not_before = its start time, each new
 // release of this cycle that the at-release budget has room for (plan_current_cycle's
-// `at_release` without a verification yet and with a start time). Returns one log line per
-// release queued. Nothing when schedule.at_release.enabled is false.
-Result<std::vector<std::string>> queue_releases(Store& store, const Config& config,
-                                                UnixSeconds now);
-
-// The plan as `reverify plan --json`, the status page and the cycle's record show it; the
-// skipped versions only as counts by reason ("skipped_counts": with 100,000 versions nearly all
-// are skipped, and this JSON is rebuilt with every read model), the cadence of the first 500
-// versions whose model sets one ("cadence_total" counts them all), and the first 500 large
-// versions without a subsample reference, each with the commands that record and check one
-// ("missing_subsample", "missing_subsample_total"). Each entry and cadence mode names what its
-// GPU-hours were read from ("cost_basis", CostBasis).
-nlohmann::json plan_to_json(const Plan& plan);
-// The skipped versions one by one, with why ({"model","version","why","reason"}).
-nlohmann::json skipped_to_json(const Plan& plan);
+// `at_release` without a verification yet and with a start time). Returns each release queued.
+// Nothing when schedule.at_release.enabled is false.
+Result<std::vector<QueuedRelease>> queue_releases(Store& store, const Config& config,
+                                                  UnixSeconds now);
 
 // The plan's entries as rows to queue, each start jittered uniformly over [0, jitter_s].
 std::vector<QueuedVerification> plan_entries_to_queue(const Plan& plan, UnixSeconds now,

@@ -835,26 +835,31 @@ TEST_CASE("status page: an underpowered pass is listed as underpowered, after fa
   CHECK(gate_of_1()["ok"] == false);
 }
 
+namespace {
+
+// A plan of January 2027 with nothing in it: each test adds what it shows.
+CyclePlan january_plan() {
+  CyclePlan plan;
+  plan.cycle_start = std::chrono::sys_days(std::chrono::year(2027) / 1 / 1);
+  plan.cycle_end = std::chrono::sys_days(std::chrono::year(2027) / 2 / 1);
+  return plan;
+}
+
+std::shared_ptr<const CyclePlan> shared(CyclePlan plan) {
+  return std::make_shared<const CyclePlan>(std::move(plan));
+}
+
+}  // namespace
+
 TEST_CASE("status page: the calibrations of underpowered versions, planned, running and done") {
   Api api;
-  api.model->plan = {
-      {"cycle_start", "2027-01-01T00:00:00Z"},
-      {"cycle_end", "2027-02-01T00:00:00Z"},
-      {"entries", nlohmann::json::array()},
-      {"calibrations",
-       {{{"model", "m"},
-         {"version", "1"},
-         {"max_runs", 100},
-         {"runs_to_add", 17},
-         {"reason",
-          "underpowered: primary:accuracy cannot catch tolerance.detect; ~57 seed runs "
-          "in all would (40 so far)"}}}},
-      {"calibrating",
-       {{"running", {{"model", "m"}, {"version", "1"}, {"since", "2027-01-03T10:00:00Z"}}},
-        {"done",
-         {{{"model", "m"},
-           {"version", "<2>"},
-           {"outcome", "5 seed-only run(s) added; stopped at --max-runs 45"}}}}}}};
+  CyclePlan plan = january_plan();
+  plan.calibrations.push_back({"m", "1", 100, 17, 0,
+                               "underpowered: primary:accuracy cannot catch tolerance.detect; ~57 "
+                               "seed runs in all would (40 so far)"});
+  plan.calibrating = CalibrationRunning{"m", "1", *parse_rfc3339("2027-01-03T10:00:00Z")};
+  plan.calibrated.push_back({"m", "<2>", "5 seed-only run(s) added; stopped at --max-runs 45"});
+  api.model->plan = shared(plan);
   const std::string html = api.get("/").body();
   for (const char* expected :
        {"<h3 id=\"calibrations-h\">Calibrations of underpowered versions</h3>",
@@ -866,60 +871,73 @@ TEST_CASE("status page: the calibrations of underpowered versions, planned, runn
     INFO(expected);
     CHECK(html.find(expected) != std::string::npos);
   }
+  // The same plan as `reverify plan --json` writes it.
+  const auto json = plan_to_json(plan);
+  CHECK(json["calibrations"][0]["runs_to_add"] == 17);
+  CHECK(json["calibrating"]["running"]["since"] == "2027-01-03T10:00:00Z");
+  CHECK(json["calibrating"]["done"][0]["version"] == "<2>");
   // Nothing planned, running or done: no calibrations part at all.
-  api.model->plan.erase("calibrations");
-  api.model->plan.erase("calibrating");
+  api.model->plan = shared(january_plan());
   CHECK(api.get("/").body().find("calibrations-h") == std::string::npos);
 }
 
 TEST_CASE("status page: the large versions without a subsample reference, and each mode's cost") {
   Api api;
-  api.model->plan = {
-      {"cycle_start", "2027-01-01T00:00:00Z"},
-      {"cycle_end", "2027-02-01T00:00:00Z"},
-      {"entries", nlohmann::json::array()},
-      {"cadence",
-       {{{"model", "m"},
-         {"version", "1"},
-         {"modes",
-          {{{"mode", "subsample"},
-            {"every", "30 d"},
-            {"gpu_hours", 20.0},
-            {"cost_basis", "subsample.fraction"},
-            {"next_due", "2027-01-01T00:00:00Z"}}}}}}},
-      {"missing_subsample",
-       {{{"model", "m"},
-         {"version", "2"},
-         {"large", "its cadence runs subsample every 30 d"},
-         {"next_step",
-          "a subsample rebuild of it is refused (nothing to judge it against); record one when "
-          "releasing it"}}}}};
+  CyclePlan plan = january_plan();
+  ModeDue subsample;
+  subsample.mode = RebuildMode::subsample;
+  subsample.every_s = 30 * 86'400;
+  subsample.gpu_hours = 20;
+  subsample.cost_basis = CostBasis::subsample_fraction;
+  subsample.due = true;  // never run
+  ModeDue full = subsample;
+  full.mode = RebuildMode::full;
+  full.every_s = 90 * 86'400;
+  full.cost_basis = CostBasis::full_run;
+  full.last_completed = plan.cycle_start - std::chrono::days(10);
+  full.next_due = *full.last_completed + std::chrono::days(90);
+  full.due = false;
+  plan.cadence.push_back({"m", "1", {full, subsample}});
+  plan.cadence_warnings.push_back(
+      {"m", RebuildMode::steps, 7 * 86'400, "m's cadence runs steps every 7 d, but this cycle"});
+  plan.missing_subsample.push_back({"m", "2", "its cadence runs subsample every 30 d",
+                                    "a subsample rebuild of it is refused (nothing to judge it "
+                                    "against); record one when releasing it"});
+  api.model->plan = shared(plan);
   const std::string html = api.get("/").body();
   for (const char* expected :
        {"<h3 id=\"missing-subsample-h\">Large versions without a subsample reference</h3>",
         "<table id=\"missing-subsample\" class=\"cards\">", "<a href=\"/models/m/2\">m@2</a>",
         "its cadence runs subsample every 30 d", "a subsample rebuild of it is refused",
-        "data-label=\"Cost from\">subsample.fraction</td>"}) {
+        "data-label=\"Cost from\">subsample.fraction</td>",
+        "data-label=\"Next due\">never run</td>",
+        "data-label=\"Next due\">2027-03-22T00:00:00Z</td>",
+        "<li>Warning: m&#39;s cadence runs steps every 7 d, but this cycle</li>"}) {
     INFO(expected);
     CHECK(html.find(expected) != std::string::npos);
   }
-  api.model->plan.erase("missing_subsample");
+  // What the status page reads, `reverify plan --json` writes: a mode never run has no date.
+  const auto json = plan_to_json(plan);
+  CHECK(json["cadence"][0]["modes"][1]["next_due"].is_null());
+  CHECK(json["cadence"][0]["modes"][1]["due"] == true);
+  CHECK(json["cadence"][0]["modes"][0]["next_due"] == "2027-03-22T00:00:00Z");
+  CHECK(json["cadence_warnings"][0]["mode"] == "steps");
+  CHECK(json["missing_subsample"][0]["large"] == "its cadence runs subsample every 30 d");
+  plan.missing_subsample.clear();
+  api.model->plan = shared(plan);
   CHECK(api.get("/").body().find("missing-subsample-h") == std::string::npos);
 }
 
 TEST_CASE(
     "status page: a calibration whose leave-one-out pages too often, and the check to blame") {
   Api api;
-  api.model->plan = {
-      {"cycle_start", "2027-01-01T00:00:00Z"},
-      {"cycle_end", "2027-02-01T00:00:00Z"},
-      {"entries", nlohmann::json::array()},
-      {"calibration_warnings",
-       {{{"model", "m"},
-         {"version", "1"},
-         {"leave_one_out",
-          "2 of 24 seed runs paged where 0.24 are expected at false_page_rate 0.01"},
-         {"blamed", {{{"check", "parity:threshold=0.5:segment:radius=low"}, {"runs", 2}}}}}}}};
+  CyclePlan plan = january_plan();
+  plan.calibration_warnings.push_back(
+      {"m",
+       "1",
+       "2 of 24 seed runs paged where 0.24 are expected at false_page_rate 0.01",
+       {{"parity:threshold=0.5:segment:radius=low", 2}}});
+  api.model->plan = shared(plan);
   const std::string html = api.get("/").body();
   for (const char* expected :
        {"<h3 id=\"calibration-warnings-h\">Calibrations that page honest reruns</h3>",
@@ -929,7 +947,8 @@ TEST_CASE(
     INFO(std::string(expected));
     CHECK(html.find(expected) != std::string::npos);
   }
+  CHECK(plan_to_json(plan)["calibration_warnings"][0]["blamed"][0]["runs"] == 2);
   // No warning: no part at all.
-  api.model->plan["calibration_warnings"] = nlohmann::json::array();
+  api.model->plan = shared(january_plan());
   CHECK(api.get("/").body().find("calibration-warnings-h") == std::string::npos);
 }

@@ -75,7 +75,7 @@ TEST_CASE("a command's --help explains every flag with its unit and default") {
   const Ran run{run_help.exit_code, flat(run_help.out), run_help.err};
   CHECK(run.exit_code == 0);
   CHECK(contains(run.out, "--timeout DURATION"));
-  CHECK(contains(run.out, "unit s, m, h or d"));
+  CHECK(contains(run.out, "unit s, m, h, d, w or mo"));
   CHECK(contains(run.out, "--mode full|steps|subsample"));
   CHECK(contains(run.out, "[default: full]"));
   CHECK(contains(run.out, "--runner process|docker|kubernetes|slurm"));
@@ -87,7 +87,17 @@ TEST_CASE("a command's --help explains every flag with its unit and default") {
   CHECK(gate.exit_code == 0);
   CHECK(contains(flat(gate.out), "$REVERIFY_URL"));
   CHECK(contains(flat(gate.out), "api.default_max_age applies (40d unless configured)"));
+  // Every unit the parser takes, named where a duration is asked for.
+  CHECK(contains(flat(gate.out),
+                 "--max-age DURATION the last pass must be at most this old: a "
+                 "duration with unit s, m, h, d, w or mo (e.g. 40d)"));
+  CHECK(contains(flat(reverify_cli({"attest", "verify", "--help"}).out),
+                 "a duration with unit s, m, h, d, w or mo"));
   CHECK(contains(flat(reverify_cli({"capture", "--help"}).out), "[env: $REVERIFY_DATA]"));
+  // trigger takes every mode, and its --help describes each.
+  const std::string trigger = flat(reverify_cli({"trigger", "--help"}).out);
+  CHECK(contains(trigger, "--mode full|steps|subsample"));
+  CHECK(contains(trigger, "subsample: the job on the release's recorded subsample"));
 }
 
 TEST_CASE("bisect refuses a bad --budget and the same version twice before anything runs") {

@@ -3,12 +3,13 @@
 // - `run --mode steps --seed-override N` (steps mode is a same-seed comparison: another seed
 //   diverges from step 0) and `calibrate --mode steps` with --first-seed, --until-power or fewer
 //   than 3 --seeds (its reruns keep the release's seeds and replace the stored ones);
-// - `run --seed-override N` with N one of the seed runs the bands come from (the manifest's
-//   tolerance.seed_overrides, or the stored calibration's with --config): no fresh-seed rerun;
+// - `run --seed-override N` with N one of the seeds the bands' seed runs used (the manifest's
+//   tolerance.seed_overrides, or the stored calibration's with --config, or in subsample mode the
+//   subsample reference's): no fresh-seed rerun; in subsample mode a fresh seed runs;
 // - `capture --seed-runs DIR` / `--same-seed-runs DIR` with fewer than 3 reruns (no band: the
 //   release would verify as uncalibrated).
-// The digits example is the release; the one case that runs jobs calibrates it once (one seed
-// run) into a state_dir of its own.
+// The digits example is the release; the cases that run jobs calibrate it once (one seed run) into
+// a state_dir of their own, or rerun it once with a fresh seed.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -98,16 +99,16 @@ TEST_CASE("run --seed-override with a seed of the manifest's seed runs is refuse
   const std::size_t n = released_seed_runs();
   for (const std::size_t seed : {std::size_t{1}, std::size_t{3}, n}) {
     CAPTURE(seed);
-    check_refused(
-        run_cli({"run", kTarget, "--registry", registry().string(), "--seed-override",
-                 std::to_string(seed)},
-                dir.path),
-        "reverify run: --seed-override " + std::to_string(seed) + ": seed " + std::to_string(seed) +
-            " is one of the " + std::to_string(n) +
-            " seed runs the bands come from (the manifest's tolerance.seed_overrides: seeds 1.." +
-            std::to_string(n) +
-            " are taken); a fresh-seed rerun needs a seed not among them, e.g. " +
-            std::to_string(n + 1));
+    check_refused(run_cli({"run", kTarget, "--registry", registry().string(), "--seed-override",
+                           std::to_string(seed)},
+                          dir.path),
+                  "reverify run: --seed-override " + std::to_string(seed) + ": seed " +
+                      std::to_string(seed) +
+                      " is taken: the manifest's tolerance.seed_overrides lists the " +
+                      std::to_string(n) + " seeds its seed runs used (1.." + std::to_string(n) +
+                      "), and the bands come from " + std::to_string(n) +
+                      " seed runs; a fresh-seed rerun needs a seed not among them, e.g. " +
+                      std::to_string(n + 1));
   }
 }
 
@@ -132,11 +133,11 @@ TEST_CASE("with --config the stored calibration's seeds are taken too; a fresh s
   // The manifest does not have seed 1000; the stored calibration does.
   check_refused(
       run_cli({"run", kTarget, "--config", config.string(), "--seed-override", "1000"}, dir.path),
-      "reverify run: --seed-override 1000: seed 1000 is one of the " + std::to_string(n + 1) +
-          " seed runs the bands come from (the stored calibration's tolerance.seed_overrides: "
-          "seeds 1.." +
-          std::to_string(n) +
-          ", 1000 are taken); a fresh-seed rerun needs a seed not among them, e.g. 1001");
+      "reverify run: --seed-override 1000: seed 1000 is taken: the stored calibration's "
+      "tolerance.seed_overrides lists the " +
+          std::to_string(n + 1) + " seeds its seed runs used (1.." + std::to_string(n) +
+          ", 1000), and the bands come from " + std::to_string(n + 1) +
+          " seed runs; a fresh-seed rerun needs a seed not among them, e.g. 1001");
 
   // A seed none of them used is judged as a rebuild, recorded nowhere.
   const Ran fresh =
@@ -145,6 +146,45 @@ TEST_CASE("with --config the stored calibration's seeds are taken too; a fresh s
   CHECK((fresh.exit_code == 0 || fresh.exit_code == 1));
   CHECK(contains(fresh.out, "\nverdict: "));
   CHECK(contains(fresh.err, "fresh-seed rerun (REVERIFY_SEED_OVERRIDE=1001) judged as a rebuild"));
+}
+
+TEST_CASE("run --mode subsample --seed-override: the subsample reference's seeds, and it runs") {
+  // A copy of the release whose subsample reference lists one seed more than its bands hold (a
+  // seed run left out of them still took its seed).
+  TempDir dir("reverify-seed-options-itest-");
+  const fs::path version = dir.path / "registry/digits-mlp/2026.11.1";
+  fs::create_directories(version.parent_path());
+  fs::copy(registry() / "digits-mlp/2026.11.1", version, fs::copy_options::recursive);
+  json manifest = json::parse(std::ifstream(version / "manifest.json"));
+  json& seeds = manifest["subsample"]["tolerance"]["seed_overrides"];
+  const std::size_t runs = manifest["subsample"]["tolerance"]["seed_runs"]["accuracy"].size();
+  REQUIRE(seeds.size() == runs);
+  REQUIRE(seeds.back() == runs);
+  seeds.push_back(99);
+  // Data and eval set by absolute path: the copy is read from elsewhere.
+  manifest["data"]["snapshot"]["uri"] = (source_dir() / "examples/digits/data").string();
+  manifest["evaluation"]["set"]["uri"] =
+      (source_dir() / "examples/digits/eval/digits-eval.csv").string();
+  std::ofstream(version / "manifest.json") << manifest.dump(2);
+  const std::string copy = (dir.path / "registry").string();
+  check_refused(
+      run_cli({"run", kTarget, "--registry", copy, "--mode", "subsample", "--seed-override", "99"},
+              dir.path),
+      "reverify run: --seed-override 99: seed 99 is taken: the subsample reference's "
+      "subsample.tolerance.seed_overrides lists the " +
+          std::to_string(runs + 1) + " seeds its seed runs used (1.." + std::to_string(runs) +
+          ", 99), and the bands come from " + std::to_string(runs) +
+          " seed runs; a fresh-seed rerun needs a seed not among them, e.g. 100");
+  // A fresh seed is judged in subsample mode against the subsample reference's bands.
+  build_digits_trainer(dir.path / "trainer");
+  const Ran fresh = run_cli({"run", kTarget, "--registry", copy, "--mode", "subsample",
+                             "--code-mirror", kRepoUrl + "=" + (dir.path / "trainer").string(),
+                             "--work-dir", (dir.path / "work").string(), "--seed-override", "100"},
+                            dir.path);
+  INFO(fresh.out << fresh.err);
+  CHECK((fresh.exit_code == 0 || fresh.exit_code == 1));
+  CHECK(contains(fresh.out, "\nverdict: "));
+  CHECK(contains(fresh.err, "fresh-seed rerun (REVERIFY_SEED_OVERRIDE=100) judged as a rebuild"));
 }
 
 TEST_CASE("a run without --config names its rebuild after its own process") {

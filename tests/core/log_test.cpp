@@ -21,6 +21,7 @@ TEST_CASE("a line carries its priority for the journal and its time elsewhere") 
   CHECK(format_log(LogLevel::warning, "x", {}, kJournal) == "<4>reverifyd: warning: x\n");
   CHECK(format_log(LogLevel::notice, "x", {}, kJournal) == "<5>reverifyd: notice: x\n");
   CHECK(format_log(LogLevel::info, "x", {}, kJournal) == "<6>reverifyd: info: x\n");
+  CHECK(format_log(LogLevel::debug, "x", {}, kJournal) == "<7>reverifyd: debug: x\n");
   CHECK(format_log(LogLevel::info, "x", {}, LogStyle{"reverify", true, 0}) ==
         "<6>reverify: info: x\n");
 }
@@ -60,6 +61,20 @@ TEST_CASE("one_line: the first sentence of the first line, spaces folded, cut on
   CHECK(one_line("abcdefghijkl", 8) == "abcde…");
   // "é" is two bytes: a cut never splits it.
   CHECK(truncate_utf8("aééé", 5) == "a…");
+}
+
+TEST_CASE("one_line never splits, folds or cuts a suggested command: it runs as printed") {
+  const std::string command = "`reverify calibrate m@1 --seeds 10 --config '/tmp/a  b. c/r.yaml'`";
+  // Cut inside the command: the command is kept whole, then the mark.
+  CHECK(one_line("uncalibrated; calibrate with " + command + " (seed-only reruns)", 40) ==
+        "uncalibrated; calibrate with " + command + "…");
+  // Its ". " is no sentence end, its two spaces stay two.
+  CHECK(one_line("calibrate with " + command + ". Then rerun it.", 500) ==
+        "calibrate with " + command + ".");
+  // Cut before the command: as before.
+  CHECK(one_line("a long reason before " + command, 10) == "a long …");
+  // A command that never closes is left out rather than cut.
+  CHECK(one_line("run `reverify gate m@1 --config /etc/x.yaml", 20) == "run …");
 }
 
 TEST_CASE("shell_word: a plain word as it is, anything else single-quoted so it runs as printed") {

@@ -683,7 +683,12 @@ TEST_CASE("SIGHUP with broken or restart-only configs keeps the running one, and
   }
   // A change that may be applied is.
   write_file(lab.daemon.config, replaced("sync_interval: 1s", "sync_interval: 2s"));
-  CHECK(reload(lab).rfind("SIGHUP: config reloaded", 0) == 0);
+  // It says what changed, by name, never by value.
+  const std::string applied = reload(lab);
+  CHECK(applied.rfind("SIGHUP: config reloaded: 1 setting(s) changed: sync_interval changed=1",
+                      0) == 0);
+  // The same file again: nothing changed, and it says so.
+  CHECK(reload(lab).rfind("SIGHUP: config reloaded: no setting changed", 0) == 0);
   ::kill(lab.daemon.pid, SIGTERM);
   CHECK(lab.daemon.wait_exit(seconds(30)) == 0);
 }

@@ -171,11 +171,26 @@ TEST_CASE("a failed verdict and a failing receiver show at warning level; metric
   const std::string log = ops.daemon.log();
   INFO(log);
 
-  // Every line carries its priority: nothing reaches the journal at the default level.
+  // Every line carries its priority: nothing reaches the journal at the default level. Debug
+  // (<7>) holds only the routine: a registry sync that found nothing new.
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
     INFO(line);
-    CHECK(std::regex_search(line, std::regex(R"(^<[2-6]>reverifyd: [a-z]+: )")));
+    CHECK(std::regex_search(line, std::regex(R"(^<[2-7]>reverifyd: [a-z]+: )")));
+    // `journalctl -g 'model=fail'` finds every line about a verification of it: queued,
+    // started, finished, paged.
+    if (std::regex_search(line,
+                          std::regex(R"(: (starting |reconciling |queued )?verification \d)")) ||
+        line.find(" page=") != std::string::npos) {
+      CHECK(line.find(" model=") != std::string::npos);
+      CHECK(line.find(" version=") != std::string::npos);
+      CHECK(line.find(" verification=") != std::string::npos);
+    }
+    if (line.rfind("<7>", 0) == 0)
+      CHECK(std::regex_search(line, std::regex(R"(^<7>reverifyd: debug: source local: )")));
+    if (line.find("new or changed") != std::string::npos &&
+        line.find(", 0 new") != std::string::npos)
+      CHECK(line.rfind("<7>", 0) == 0);
   }
   // `journalctl -p warning` (priority <= 4) shows the failed verdict, with its fields and its
   // page's link, and the failed delivery attempts and the give-up.

@@ -24,7 +24,7 @@ InventoryItem item(const std::string& model, int criticality = 0, double cost = 
 }
 
 HistoryItem done(const std::string& model, sys_seconds when, bool steps = false) {
-  return {model, "1", when, steps ? RebuildMode::steps : RebuildMode::full, true};
+  return {model, "1", when, steps ? RebuildMode::steps : RebuildMode::full, true, false};
 }
 
 std::vector<std::string> order(const Plan& p) {
@@ -193,7 +193,7 @@ TEST_CASE("large models: a subsample rebuild is scoped like steps, never the Nth
   big.large = true;
   const auto now = at(2026, 11, 5);
   const auto subsample = [](sys_seconds when) {
-    return HistoryItem{"big", "1", when, RebuildMode::subsample, true};
+    return HistoryItem{"big", "1", when, RebuildMode::subsample, true, false};
   };
   auto p = plan({big}, {subsample(at(2026, 9, 1)), subsample(at(2026, 10, 1))}, {}, now, config);
   CHECK(p.entries[0].mode == RebuildMode::full);
@@ -214,8 +214,7 @@ TEST_CASE("cadence: each mode due on its own period, the longest due one runs, c
   REQUIRE(p.entries.size() == 1);
   CHECK(p.entries[0].mode == RebuildMode::full);
   CHECK(p.entries[0].gpu_hours == doctest::Approx(100));
-  CHECK(p.entries[0].reason.find("cadence: full every 90 d, never verified in this mode") !=
-        std::string::npos);
+  CHECK(p.entries[0].reason.find("cadence: full every 90 d, never run") != std::string::npos);
 
   // Full in September (due again in December), steps in October (due 2026-11-30): steps runs,
   // although the large-model rule (full every 2nd) would have chosen full.
@@ -352,7 +351,7 @@ TEST_CASE("cadence with subsample: costed as subsample, and never run without a 
   p = plan({stepped}, full_in_september, {}, now);
   REQUIRE(p.entries.size() == 1);
   CHECK(p.entries[0].mode == RebuildMode::steps);
-  CHECK(p.entries[0].reason.find("subsample (subsample every 30 d, never verified in this mode) "
+  CHECK(p.entries[0].reason.find("subsample (subsample every 30 d, never run) "
                                  "not run: the manifest records no subsample reference") !=
         std::string::npos);
 
@@ -365,4 +364,82 @@ TEST_CASE("cadence with subsample: costed as subsample, and never run without a 
   CHECK(p.missing_subsample[0].model == "plain");
   CHECK(p.missing_subsample[0].why_large == plain.large_reason);
   CHECK(p.entries.size() == 2);
+}
+
+TEST_CASE("cadence: a manual run of one mode never consumes another mode's due cadence") {
+  const auto now = at(2026, 11, 20);  // the cycle is November
+  auto big = item("big", 0, 96);
+  big.large = true;
+  big.cadence_s = {{RebuildMode::subsample, 30 * 86400}, {RebuildMode::full, 90 * 86400}};
+  big.subsample = subsample_cost(8, 96, 0.25, std::nullopt);
+  // Full last in July (due 2026-10-10), then a manual subsample run on November 3.
+  HistoryItem manual_subsample{"big", "1", at(2026, 11, 3), RebuildMode::subsample, true, true};
+  const std::vector<HistoryItem> history = {done("big", at(2026, 7, 12)), manual_subsample};
+  auto p = plan({big}, history, {}, now);
+  REQUIRE(p.entries.size() == 1);  // not "verified in this cycle": full is due, and runs
+  CHECK(p.entries[0].mode == RebuildMode::full);
+  REQUIRE(p.cadence.size() == 1);
+  CHECK(p.cadence[0].modes[0].mode == RebuildMode::full);
+  CHECK(p.cadence[0].modes[0].due);
+  // The manual subsample run counts for subsample's own cadence: not due again this cycle.
+  CHECK(p.cadence[0].modes[1].mode == RebuildMode::subsample);
+  CHECK_FALSE(p.cadence[0].modes[1].due);
+  CHECK(p.cadence[0].modes[1].next_due == at(2026, 12, 3));
+
+  // The same run queued by the schedule ends the version's cycle, as before.
+  auto scheduled = manual_subsample;
+  scheduled.manual = false;
+  p = plan({big}, {done("big", at(2026, 7, 12)), scheduled}, {}, now);
+  CHECK(p.entries.empty());
+  REQUIRE(p.skipped.size() == 1);
+  CHECK(p.skipped[0].why == SkipReason::verified_this_cycle);
+
+  // Without a cadence a manual run still counts as the cycle's verification.
+  auto small = item("small");
+  p = plan({small}, {{"small", "1", at(2026, 11, 3), RebuildMode::full, true, true}}, {}, now);
+  CHECK(p.entries.empty());
+  CHECK(p.skipped[0].why == SkipReason::verified_this_cycle);
+}
+
+TEST_CASE("cadence: a mode never run has no next due date, and is due") {
+  auto big = item("big", 0, 100);
+  big.cadence_s = {{RebuildMode::steps, 30 * 86400}, {RebuildMode::full, 90 * 86400}};
+  const auto p = plan({big}, {done("big", at(2026, 10, 1), true)}, {}, at(2026, 11, 5));
+  REQUIRE(p.cadence.size() == 1);
+  const auto& full = p.cadence[0].modes[0];
+  CHECK(full.mode == RebuildMode::full);
+  CHECK_FALSE(full.last_completed.has_value());
+  CHECK_FALSE(full.next_due.has_value());  // "never run", not the cycle's start
+  CHECK(full.due);
+  CHECK(p.entries[0].mode == RebuildMode::full);
+  CHECK(p.entries[0].reason.find("full every 90 d, never run") != std::string::npos);
+}
+
+TEST_CASE("cadence: a period shorter than the cycle runs once per cycle, and is warned about") {
+  auto fast = item("fast", 0, 10);
+  fast.cadence_s = {{RebuildMode::steps, 7 * 86400}, {RebuildMode::full, 30 * 86400}};
+  auto twin = fast;
+  twin.version = "2";
+  // Steps ran on December 2 (a scheduled run ends the cycle; a manual one here, so the version
+  // is looked at): due again December 9, inside the cycle, yet not before the next one.
+  HistoryItem steps{"fast", "1", at(2026, 12, 2), RebuildMode::steps, true, true};
+  const auto p = plan({fast, twin}, {steps, done("fast", at(2026, 12, 2))}, {}, at(2026, 12, 20));
+  REQUIRE(p.cadence.size() == 2);
+  const auto& modes = p.cadence[0].modes;
+  CHECK(modes[1].mode == RebuildMode::steps);
+  CHECK_FALSE(modes[1].due);
+  CHECK(modes[1].next_due == at(2027, 1, 1));  // the next cycle's start, not 12-09
+  // One warning per model and mode (two versions, one model), for steps only: 30 days in a
+  // 31-day month is within kCadenceSlack.
+  REQUIRE(p.cadence_warnings.size() == 1);
+  CHECK(p.cadence_warnings[0].model == "fast");
+  CHECK(p.cadence_warnings[0].mode == RebuildMode::steps);
+  CHECK(p.cadence_warnings[0].text ==
+        "fast's cadence runs steps every 7 d, but this cycle (2026-12-01T00:00:00Z to "
+        "2027-01-01T00:00:00Z) lasts 31 d and runs each mode of a version at most once: it runs "
+        "about every 31 d; shorten the cycle (schedule.cron) or lengthen the period to match");
+  // A weekly cron cycle keeps a 7-day period.
+  RotationConfig weekly;
+  weekly.cron = "0 3 * * mon";
+  CHECK(plan({fast}, {}, {}, at(2026, 12, 20), weekly).cadence_warnings.size() == 0);
 }

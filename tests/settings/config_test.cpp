@@ -690,6 +690,25 @@ TEST_CASE("a reload may not change state_dir, work_dir, the listen address or th
   CHECK(changes(kRequired + "runner: {process: {path_env: /opt/bin}}\n") == Keys{"runner"});
 }
 
+TEST_CASE("a reload names the settings it changes, by YAML path, never by value") {
+  const Config running =
+      *parse_config(kRequired + "schedule: {per_cycle: 3}\nsync_interval: 1m\n", "/etc/reverify");
+  auto changed = [&](const std::string& yaml) {
+    auto next = parse_config(yaml, "/etc/reverify");
+    REQUIRE_MESSAGE(next.ok(), (next.ok() ? "" : next.error().message));
+    return changed_settings(running, *next);
+  };
+  using Keys = std::vector<std::string>;
+  // The same settings, written in another order and style: nothing changed.
+  CHECK(changed("sync_interval: 1m\nschedule:\n  per_cycle: 3\n" + kRequired).empty());
+  // Changed, set and removed, in path order; a list entry by its index.
+  CHECK(changed(kRequired + "schedule: {per_cycle: 4, jitter: 5m}\n") ==
+        Keys{"schedule.jitter", "schedule.per_cycle", "sync_interval"});
+  CHECK(changed("state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: "
+                "other}]\nschedule: {per_cycle: 3}\nsync_interval: 1m\n") ==
+        Keys{"sources[0].root"});
+}
+
 TEST_CASE("pager.public_url unset: the daemon's own api address, marked as the default") {
   auto loopback = parse_config(kRequired + "api: {address: 127.0.0.1, port: 9000}\n", "/etc/r");
   REQUIRE(loopback.ok());

@@ -458,6 +458,8 @@ TEST_CASE("a cycle is started once, with its queued verifications") {
   auto cycle = f.store->start_cycle(1000, {{"entries", 2}},
                                     {QueuedVerification{"m", "1"}, QueuedVerification{"m", "2"}});
   REQUIRE(cycle.ok());
+  REQUIRE(cycle->size() == 2);
+  CHECK((*f.store->verification((*cycle)[1]))->version == "2");
   auto again = f.store->start_cycle(1000, {}, {QueuedVerification{"m", "1"}});
   REQUIRE_FALSE(again.ok());
   CHECK(again.error().code == ErrorCode::conflict);

@@ -47,7 +47,7 @@ struct Registry {
     REQUIRE(store->sync_model_versions(source, rows).ok());
   }
 
-  Plan plan() {
+  CyclePlan plan() {
     auto p = plan_current_cycle(*store, config, now);
     REQUIRE(p.ok());
     return *p;
@@ -81,7 +81,7 @@ TEST_CASE(
   r.now = kMar10;
   r.list("reg", {"1", "2"});
   r.list("other", {"x"});  // a source's first listing is not a release either
-  Plan plan = r.plan();
+  CyclePlan plan = r.plan();
   CHECK(releases(plan) == std::vector<std::string>{"m@2"});
   CHECK(entries(plan) == std::vector<std::string>{"m@1", "other@x"});  // not m@2
   const auto skipped = std::find_if(plan.skipped.begin(), plan.skipped.end(),
@@ -94,7 +94,9 @@ TEST_CASE(
   auto queued = queue_releases(*r.store, r.config, r.now);
   REQUIRE(queued.ok());
   REQUIRE(queued->size() == 1);
-  CHECK((*queued)[0].find("at release: queued verification 1 of m@2") == 0);
+  CHECK((*queued)[0].verification_id == 1);
+  CHECK((*queued)[0].model + "@" + (*queued)[0].version == "m@2");
+  CHECK((*queued)[0].reason == plan.at_release[0].reason);
   auto row = r.store->verification(1);
   REQUIRE(row.ok());
   CHECK((*row)->trigger == VerificationTrigger::release);
@@ -122,14 +124,14 @@ TEST_CASE("at release: one from an earlier cycle never queued is the rotation's 
   r.list("reg", {"1", "3"});  // a February release nobody queued (the daemon was down)
   r.now = kMar10;
   r.list("reg", {"1", "2", "3"});
-  const Plan plan = r.plan();
+  const CyclePlan plan = r.plan();
   CHECK(entries(plan) == std::vector<std::string>{"m@3", "m@1"});
   CHECK(plan.entries[0].reason.find("first pick") != std::string::npos);
   CHECK(releases(plan) == std::vector<std::string>{"m@2"});
 }
 
 TEST_CASE("the plan's JSON lists the cadence of the first 500 versions and counts them all") {
-  Plan plan;
+  CyclePlan plan;
   for (int i = 0; i < 501; ++i)
     plan.cadence.push_back({"m", std::to_string(i), {}});
   const auto j = plan_to_json(plan);
@@ -144,7 +146,7 @@ TEST_CASE("at release: a model's cadence names its at-release mode; beyond budge
   r.list("reg", {"1"});
   r.now = kMar10;
   r.list("reg", {"1", "2"});
-  Plan plan = r.plan();
+  CyclePlan plan = r.plan();
   REQUIRE(plan.at_release.size() == 1);
   CHECK(plan.at_release[0].mode == RebuildMode::steps);
   CHECK(plan.at_release[0].gpu_hours == doctest::Approx(0.5));

@@ -104,7 +104,7 @@ TEST_CASE("calibration candidates: underpowered and still verifiable, oldest ver
   CHECK(candidates[1].model == "b");
   CHECK_FALSE(candidates[1].runs_needed.has_value());
 
-  Plan plan;
+  CyclePlan plan;
   plan.calibrations = plan_calibrations(candidates, plan, std::nullopt, {});
   auto json = plan_to_json(plan);
   REQUIRE(json["calibrations"].size() == 1);  // calibrations_per_cycle defaults to 1
@@ -137,7 +137,7 @@ TEST_CASE("calibration candidates: underpowered and still verifiable, oldest ver
 }
 
 TEST_CASE("plan entries are queued with jitter inside [start, start + jitter]") {
-  Plan plan;
+  CyclePlan plan;
   plan.cycle_start = std::chrono::sys_seconds{std::chrono::seconds{1000}};
   for (int i = 0; i < 50; ++i) {
     PlanEntry e;
