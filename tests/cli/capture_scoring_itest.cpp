@@ -266,3 +266,34 @@ TEST_CASE("--detect and --floor key any check name, '=' in it included, --help's
   CHECK(bad.exit_code == 2);
   CHECK(contains(bad.err, "--detect segment:region=west:accuracy: expected CHECK=SHIFT"));
 }
+
+TEST_CASE(
+    "a metric scoring computes, named otherwise by the job, is refused with the name to use") {
+  FakeJob job;
+  auto reports = [&](const std::string& name) {
+    job.dir.write("out/result.json", json{{"primary", {{"name", name}, {"value", 0.5}}},
+                                          {"predictions", "predictions.npy"}}
+                                         .dump());
+  };
+  // Ranking over the two regions as queries, k = 2: "ndcg@2" is reverify's ndcg@k.
+  const std::vector<std::string> ranking = {"--task",  "ranking", "--labels", "label",
+                                            "--query", "region",  "--k",      "2"};
+  reports("ndcg@2");
+  const Ran taken = job.capture(ranking);
+  INFO(taken.out << taken.err);
+  CHECK(taken.exit_code == 0);
+  fs::remove_all(job.dir.path / "release");
+  reports("ndcg@10");
+  const Ran other_k = job.capture(ranking);
+  CHECK(other_k.exit_code == 2);
+  CHECK(contains(other_k.err,
+                 "evaluation.primary.name reports \"ndcg@10\", a metric reverify's scoring "
+                 "computes, but not under that name (it would be judged on the job's own "
+                 "figures): ndcg@10 names the cut-off 10, the scoring spec's k is 2: name it "
+                 "ndcg@2 (or ndcg@k), or set evaluation.scoring.k to 10"));
+  CHECK_FALSE(fs::exists(job.dir.path / "release/manifest.json"));
+  reports("AUC");
+  const Ran auc = job.capture({"--task", "binary", "--labels", "label"});
+  CHECK(auc.exit_code == 2);
+  CHECK(contains(auc.err, "(it would be judged on the job's own figures): name it roc_auc"));
+}
