@@ -25,7 +25,10 @@
 //   GET /v1/verifications[?model=&version=&limit=]   newest first, from the recent window
 //   GET /v1/verifications/{id}
 //   POST /v1/verifications  {"model","version","mode"?}  bearer token; 202 once the queued
-//         verification is committed to the store, 409 when one is already queued or running
+//         verification is committed to the store, 409 when one is already running or a manual
+//         one is queued; a queued row that only waits for its time (a retry backing off, a
+//         jittered scheduled start) is folded into the trigger, runs now as a manual one, and
+//         the answer is 202 with its id (store/store.hpp, enqueue_unless_active)
 // Reads come from the immutable ReadModel given in the context; the handler never blocks. Every
 // request is answered through its reply function: at once, except a POST that passed its checks,
 // which the daemon answers once its loop has recorded (or refused) the trigger.

@@ -101,6 +101,22 @@ std::string page_text(const ReadModel& model, const std::string& text) {
   return escape_html(redact(text, model.api->secrets));
 }
 
+std::string runner_text(const VerificationRow& row) {
+  std::string text = row.runner_kind ? to_string(*row.runner_kind) : "";
+  if (row.runner_ref)
+    text += (text.empty() ? "" : " ") + *row.runner_ref;
+  if (!row.runner_standing)
+    return text;
+  const JobStanding& standing = *row.runner_standing;
+  if (row.state != VerificationState::done)
+    return text + ": " + standing.text();
+  // After the verdict the latest standing says where the job ran, or where it last waited.
+  if (standing.state == JobQueueState::running)
+    return text + ": ran in partition " + standing.queue +
+           (standing.nodes.empty() ? "" : " on " + standing.nodes);
+  return text + ": last " + standing.text();
+}
+
 std::string command_html(const ReadModel& model, const std::string& args) {
   const std::string scope = model.api ? model.api->command_scope : std::string();
   return "<code>reverify " + page_text(model, args + (scope.empty() ? "" : " " + scope)) +

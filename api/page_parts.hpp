@@ -32,6 +32,11 @@ std::string string_field(const nlohmann::json& object, const char* key);
 // Store text made safe for a page: secrets redacted, then HTML-escaped.
 std::string page_text(const ReadModel& model, const std::string& text);
 
+// Where a verification runs or ran, in words: "slurm 12: pending in partition gpu (Resources)",
+// "slurm 12: ran in partition gpu on node17", "process 4711:90210" (kind, reference, and the job's
+// latest standing when its runner queues jobs). Not escaped.
+std::string runner_text(const VerificationRow& row);
+
 // A command the pages suggest, as <code>, runnable as printed: "reverify <args>" then the
 // daemon's --config (ApiConfig::command_scope). `args` is escaped here.
 std::string command_html(const ReadModel& model, const std::string& args);

@@ -94,9 +94,7 @@ void running_section(std::ostream& out, const ReadModel& model, UnixSeconds now)
         << to_string(row.mode) << "</td><td data-label=\"Why\">"
         << escape_html(queued_because(model, row)) << "</td><td data-label=\"Started\">"
         << (row.started_at ? when_html(*row.started_at, now) : "starting")
-        << "</td><td class=\"why\" data-label=\"Runner\">"
-        << page_text(model, (row.runner_kind ? to_string(*row.runner_kind) : "") +
-                                std::string(" ") + row.runner_ref.value_or(""))
+        << "</td><td class=\"why\" data-label=\"Runner\">" << page_text(model, runner_text(row))
         << "</td></tr>";
   }
   out << "</tbody></table></div></section>";

@@ -294,9 +294,7 @@ std::string render_verification_page(const PageFrame& frame, const ReadModel& mo
        std::string(to_string(row.trigger)) +
            (row.attempt > 1 ? " (attempt " + std::to_string(row.attempt) + ")" : ""));
   if (row.runner_kind)
-    fact(out, "Runner",
-         page_text(model,
-                   to_string(*row.runner_kind) + std::string(" ") + row.runner_ref.value_or("")));
+    fact(out, "Runner", page_text(model, runner_text(row)));
   fact(out, "Queued", when_html(row.queued_at, now));
   if (row.started_at)
     fact(out, "Started", when_html(*row.started_at, now));

@@ -1,9 +1,11 @@
-// What it costs to start and end a job inside cgroups of its own (process runner): start() to
-// the end of wait() for a trivial job (`true`), median of N, with the job's cgroups (the host's
-// v2 membership and kill, pids and memory limits) against the named baseline in the same run,
-// the same runner without cgroups (the supervisor as subreaper and rlimits only). Runs alternate,
-// so load from other work on the machine falls on both alike. prepare() (a git clone) is not
-// timed. Usage: process_start_bench [N (30)]; as root where cgroups are to be measured.
+// What it costs to start and end a job in its sandbox and cgroups (process runner): start() to
+// the end of wait() for a trivial job (`true`), median of N, for three runners in the same run:
+// the named baseline, the bare runner (job code trusted, no cgroups: the supervisor as subreaper
+// and rlimits only); the same with cgroups (the host's v2 membership and kill, pids and memory
+// limits); and the default runner, cgroups and the bubblewrap sandbox (runners/job_sandbox.hpp).
+// Runs alternate, so load from other work on the machine falls on all alike. prepare() (a git
+// clone, and the sandbox's probe once) is not timed. Usage: process_start_bench [N (30)]; as
+// root where cgroups are to be measured.
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,14 +89,16 @@ int main(int argc, char** argv) {
   with.space.min_free_bytes = 0;
   ProcessRunnerConfig without = with;
   without.cgroups = false;
-  ProcessRunner cgrouped(with), baseline(without);
+  const JobIsolation trusted{true, {}};
+  ProcessRunner sandboxed(with), cgrouped(with, trusted), baseline(without, trusted);
 
-  std::vector<double> ours, base;
+  std::vector<double> boxed, ours, base;
   for (int i = 0; i < n; ++i) {
+    boxed.push_back(run_once(sandboxed, spec, "bench-sandbox-" + std::to_string(i)));
     ours.push_back(run_once(cgrouped, spec, "bench-cg-" + std::to_string(i)));
     base.push_back(run_once(baseline, spec, "bench-base-" + std::to_string(i)));
   }
-  const double m_ours = median(ours), m_base = median(base);
+  const double m_boxed = median(boxed), m_ours = median(ours), m_base = median(base);
   std::string cgroups;
   if (auto probe = JobCgroup::create("bench-probe", {}); probe.ok()) {
     for (const auto& d : probe->dirs()) {
@@ -105,10 +109,15 @@ int main(int argc, char** argv) {
     probe->remove();
   }
   std::printf("start() to the end of wait(), trivial job, median of %d:\n", n);
-  std::printf("  with cgroups (%s): %.2f ms\n",
+  std::printf("  sandbox and cgroups (the default): %.2f ms\n", m_boxed);
+  std::printf("  cgroups, job code trusted (%s): %.2f ms\n",
               cgroups.empty() ? JobCgroup::host_notes().c_str() : cgroups.c_str(), m_ours);
-  std::printf("  baseline, subreaper and rlimits only: %.2f ms\n", m_base);
-  std::printf("  ratio %.3f (+%.2f ms a job)\n", m_ours / m_base, m_ours - m_base);
+  std::printf("  baseline, bare runner (trusted, subreaper and rlimits only): %.2f ms\n", m_base);
+  std::printf("  sandbox and cgroups / bare: ratio %.3f (+%.2f ms a job)\n", m_boxed / m_base,
+              m_boxed - m_base);
+  std::printf("  cgroups / bare: ratio %.3f (+%.2f ms a job)\n", m_ours / m_base, m_ours - m_base);
+  std::printf("  the sandbox alone, sandbox and cgroups / cgroups: ratio %.3f (+%.2f ms a job)\n",
+              m_boxed / m_ours, m_boxed - m_ours);
   fs::remove_all(dir);
   return 0;
 }

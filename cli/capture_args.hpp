@@ -11,20 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/scoring_flags.hpp"
+
 namespace reverify::cli {
-
-// The flags that make evaluation.scoring.
-struct ScoringArguments {
-  std::optional<std::string> task, labels, query;
-  std::optional<std::int64_t> classes, k;
-  std::vector<std::string> metrics, segment_keys;
-  std::vector<double> thresholds;
-
-  bool any() const {
-    return task || labels || query || classes || k || !metrics.empty() || !segment_keys.empty() ||
-           !thresholds.empty();
-  }
-};
 
 struct CaptureArguments {
   std::string out, model, version, owner;

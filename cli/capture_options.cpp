@@ -143,7 +143,15 @@ void define_subsample_options(CLI::App& app, CaptureArguments* o) {
       ->type_name("DIR");
   app.add_option("--subsample-seed-runs", o->subsample_seed_runs,
                  "the subsample job's seed-only reruns, one sub-folder each (named by the seed "
-                 "override): the subsample reference's own bands")
+                 "override): the subsample reference's own bands. At least " +
+                     std::to_string(kMinSeedRuns) +
+                     "; 20 or more recommended, as many as --seed-runs: a model trained on a "
+                     "fraction of the records spreads more from seed to seed than the full one, "
+                     "and a band from n runs is a prediction interval whose width falls steeply "
+                     "with n (one check at a false-page rate of 0.01: +-11.5 standard deviations "
+                     "from 3 runs, 5.0 from 5, 3.4 from 10, 2.9 from 20, 2.7 from 40), so few runs "
+                     "give bands that let real shifts through. Every run must draw the same "
+                     "records as --subsample-out (the rule does not depend on the seed)")
       ->type_name("DIR");
   app.add_option("--subsample-fraction", o->subsample_fraction,
                  "REVERIFY_SUBSAMPLE_FRACTION the subsample job ran with, in (0, 1]")
@@ -168,43 +176,6 @@ void define_subsample_options(CLI::App& app, CaptureArguments* o) {
       ->check(CLI::NonNegativeNumber);
 }
 
-// evaluation.scoring: reverify scores every set of predictions itself.
-void define_scoring_options(CLI::App& app, CaptureArguments* o) {
-  ScoringArguments& scoring = o->scoring;
-  app.add_option("--task", scoring.task,
-                 "evaluation.scoring.task: reverify scores every set of predictions itself "
-                 "from the eval set's labels (docs/job-guide.md \"Scoring spec\"); needs --labels")
-      ->type_name(enum_names<ScoringTask>("|"))
-      ->check(one_of(enum_choices<ScoringTask>()));
-  app.add_option("--labels", scoring.labels,
-                 "the eval set's labels: a column of --eval (a CSV file with a header row), or "
-                 "a file with one label per eval record (.npy, or one per line), or FILE:COLUMN "
-                 "of a CSV file; files are copied into --out and hashed")
-      ->type_name("COLUMN|FILE[:COLUMN]");
-  app.add_option("--classes", scoring.classes,
-                 "multiclass: the number of classes (labels are 0..N-1)")
-      ->type_name("N")
-      ->check(integer_in(2, 1'000'000));
-  app.add_option("--metric", scoring.metrics,
-                 "a metric to compute (without it: the task's full set); repeatable")
-      ->type_name("NAME");
-  app.add_option("--segment-key", scoring.segment_keys,
-                 "segment keys per record: a record whose key is v is in the segment NAME=v "
-                 "(NAME defaults to the column's or the file's name); repeatable")
-      ->type_name("[NAME=]COLUMN|FILE[:COLUMN]");
-  app.add_option("--threshold", scoring.thresholds,
-                 "binary: an operating threshold, decision = score >= X (without it: 0.5); "
-                 "regression: a decision threshold whose crossings parity counts; repeatable")
-      ->type_name("X")
-      ->check(finite_number());
-  app.add_option("--k", scoring.k, "ranking: the cut-off of ndcg@k and precision@k")
-      ->type_name("N")
-      ->check(integer_in(1, 1'000'000));
-  app.add_option("--query", scoring.query,
-                 "ranking: each record's query id, as a column of --eval or a file")
-      ->type_name("COLUMN|FILE[:COLUMN]");
-}
-
 }  // namespace
 
 void define_capture_options(CLI::App& app, CaptureArguments& args) {
@@ -212,7 +183,7 @@ void define_capture_options(CLI::App& app, CaptureArguments& args) {
   define_inputs_options(app, &args);
   define_tolerance_options(app, &args);
   define_subsample_options(app, &args);
-  define_scoring_options(app, &args);
+  add_scoring_flags(app, args.scoring);  // evaluation.scoring (cli/scoring_flags.hpp)
 }
 
 }  // namespace reverify::cli

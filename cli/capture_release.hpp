@@ -34,18 +34,9 @@ class ReleaseNames {
   std::map<std::string, std::filesystem::path> by_name_;
 };
 
-// evaluation.scoring from the flags; the manifest's validation judges the combination.
-Result<ScoringSpec> scoring_spec(const CaptureArguments& args, const std::filesystem::path& out_dir,
-                                 ReleaseNames& names);
-
-// The spec tried on the release's own predictions: every per-record input read and checked,
-// every metric scored. One line for the user, and the inputs (the seed runs are scored with them).
-struct ScoringTried {
-  std::string line;
-  ScoringInputs inputs;
-};
-Result<ScoringTried> try_scoring(const Manifest& m, const CaptureArguments& args,
-                                 const std::filesystem::path& out_dir,
-                                 const std::filesystem::path& predictions_file);
+// evaluation.scoring from the flags (cli/scoring_flags.hpp), its files copied into the release
+// folder and recorded by name and sha256.
+Result<ScoringSpec> release_scoring_spec(const CaptureArguments& args,
+                                         const std::filesystem::path& out_dir, ReleaseNames& names);
 
 }  // namespace reverify::cli

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "cli/capture_release.hpp"
+#include "cli/subsample_draw_read.hpp"
 #include "core/hashing.hpp"
 #include "core/keyed_number.hpp"
 #include "policies/bands.hpp"
@@ -187,8 +188,17 @@ Result<SubsampleReference> capture_subsample(const CaptureArguments& args, const
   SubsampleReference s;
   s.fraction = *args.subsample_fraction;
   s.salt = *args.subsample_salt;
-  s.key = args.subsample_key;
+  s.key = args.subsample_key ? args.subsample_key : outputs->subsample_key;
   s.duration_s = args.subsample_duration_s;
+  auto drawn = checked_draw(*outputs, s.fraction, s.salt, "--subsample-out " + dir.string());
+  if (!drawn.ok())
+    return drawn.error();
+  s.drawn = *drawn;
+  if (s.drawn) {
+    if (auto same = same_draw_in_runs(*args.subsample_seed_runs, *s.drawn, "--subsample-seed-runs");
+        !same.ok())
+      return same.error();
+  }
   s.evaluation.primary =
       PrimaryMetric{outputs->primary_name, outputs->primary_value,
                     m.evaluation.primary.higher_is_better, outputs->primary_examples};

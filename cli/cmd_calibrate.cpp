@@ -1,12 +1,13 @@
 // reverify calibrate MODEL@VERSION: reruns that measure the spread later verdicts are judged
 // against (verify/calibration.hpp). A full calibration adds seed-only reruns (with
 // --until-power, until every declared tolerance.detect is met); --mode subsample adds them to the
-// subsample reference's tolerance (printed, never stored: the state keeps full mode's); --mode
-// steps records same-seed reruns of the first --max-steps steps. It prints the runs, every band
-// with the smallest shift it catches, and the leave-one-out estimate: each seed run judged as a
-// rebuild against the others, and how many of them paged. With --config the calibration is stored
-// in the daemon's state (it overrides the manifest's tolerance key by key); without, it is printed
-// as the manifest's `tolerance` JSON to paste.
+// subsample reference's; --mode steps records same-seed reruns of the first --max-steps steps. It
+// prints the runs, every band with the smallest shift it catches, and the leave-one-out estimate:
+// each seed run judged as a rebuild against the others, and how many of them paged. With --config
+// the calibration is stored in the daemon's state, where every later verdict of that reference
+// reads it (the release's for full and steps verdicts, the subsample reference's for subsample
+// verdicts; it overrides the manifest's tolerance key by key). Without --config nothing is kept:
+// a manifest is never edited by hand, so it prints no tolerance to paste (--json still holds it).
 
 #include <iostream>
 
@@ -114,12 +115,6 @@ std::optional<std::string> steps_mode_conflict(const CalibrateArguments& args) {
 int run_calibrate(const CalibrateArguments& args) {
   if (auto conflict = steps_mode_conflict(args))
     return usage_error(kName, *conflict);
-  if (args.run.mode == "subsample" && args.run.config) {
-    return usage_error(kName,
-                       "--mode subsample with --config: the daemon's state keeps one calibration "
-                       "per version, measured in full mode; run it without --config and put the "
-                       "printed tolerance in the manifest's subsample.tolerance");
-  }
   auto ctx = make_run_context(args.run);
   if (!ctx.ok())
     return usage_error(kName, ctx.error().message);
@@ -185,22 +180,20 @@ int run_calibrate(const CalibrateArguments& args) {
         CalibrationEnd::complete, {},
         outcome.leave_one_out ? std::optional(leave_one_out_finding(
                                     *outcome.leave_one_out, ctx->config.verdict.false_page_rate))
-                              : std::nullopt);
+                              : std::nullopt,
+        calibrated_reference(ctx->request.mode));
     if (!stored.ok())
       return usage_error(kName, "storing the calibration: " + stored.error().message);
-    out << "stored in " << ctx->config.db_path().string() << "; later verdicts use it\n";
+    out << "stored in " << ctx->config.db_path().string() << "; later "
+        << (ctx->request.mode == RebuildMode::subsample ? "subsample verdicts of " + m.id()
+                                                        : "verdicts of " + m.id())
+        << " use it\n";
   } else {
-    const bool subsample = ctx->request.mode == RebuildMode::subsample;
-    nlohmann::json printed = {{"tolerance", tolerance_to_json(*outcome.spec)}};
-    if (!args.json)
-      std::cout << (subsample ? nlohmann::json{{"subsample", printed}} : printed).dump(2) << "\n";
-    if (subsample) {
-      out << "not stored: put it in the manifest's `subsample.tolerance` (the subsample "
-             "reference's own seed runs)\n";
-    } else {
-      out << "not stored (no --config): put it in the manifest's `tolerance`, or rerun with "
-             "--config to keep it in the daemon's state\n";
-    }
+    out << "measured, not kept: without --config there is no state to keep it in. Rerun with "
+           "--config FILE to store it where the daemon's and `reverify run --config`'s verdicts "
+           "read it, or record seed runs at release (`reverify capture "
+        << (ctx->request.mode == RebuildMode::subsample ? "--subsample-seed-runs" : "--seed-runs")
+        << " DIR`)\n";
   }
   return outcome.failure ? exit_status(outcome.failure->cls) : 0;
 }

@@ -123,7 +123,7 @@ ScoringStep capture_scoring(Manifest& m, const CaptureArguments& args, const Job
     if (released)
       (void)names.claim(*released, "");
   }
-  auto spec = scoring_spec(args, out_dir, names);
+  auto spec = release_scoring_spec(args, out_dir, names);
   if (!spec.ok())
     return {std::nullopt, usage_error(kName, spec.error().message)};
   m.evaluation.scoring = std::move(spec).value();
@@ -133,16 +133,22 @@ ScoringStep capture_scoring(Manifest& m, const CaptureArguments& args, const Job
   // job's own figures: refused with the name to report.
   if (const auto misspelled = misspelled_metrics(m.evaluation); !misspelled.empty()) {
     const auto& first = misspelled.front();
-    return {std::nullopt,
-            usage_error(kName, result_path.string() + ": " + first.path + " reports \"" +
-                                   first.name + "\", a metric reverify's scoring computes, but not under that name (it "
-                                   "would be judged on the job's own figures): " + first.use +
-                                   (misspelled.size() > 1
-                                        ? " (and " + std::to_string(misspelled.size() - 1) +
-                                              " more name(s) like it)"
-                                        : ""))};
+    return {
+        std::nullopt,
+        usage_error(kName,
+                    result_path.string() + ": " + first.path + " reports \"" + first.name +
+                        "\", a metric reverify's scoring computes, but not under that name (it "
+                        "would be judged on the job's own figures): " +
+                        first.use +
+                        (misspelled.size() > 1 ? " (and " + std::to_string(misspelled.size() - 1) +
+                                                     " more name(s) like it)"
+                                               : ""))};
   }
-  auto tried = try_scoring(m, args, out_dir, *outputs.predictions);
+  std::optional<FileRef> eval_set;
+  if (args.eval && m.evaluation.set)
+    eval_set = FileRef{fs::absolute(*args.eval).string(), m.evaluation.set->sha256};
+  auto tried = try_scoring(*m.evaluation.scoring, (out_dir / "manifest.json").string(), eval_set,
+                           *outputs.predictions);
   if (!tried.ok())
     return {std::nullopt, usage_error(kName, tried.error().message)};
   return {std::move(tried).value(), 0};

@@ -1,4 +1,6 @@
-// reverify plan --config FILE: what the current cycle verifies, in which order and mode, and why;
+// reverify plan --config FILE: what runs now (each job's standing on its runner: a Slurm job
+// pending in its partition with Slurm's reason); what the current cycle verifies, in which order
+// and mode, and why;
 // what it defers and what it skips (verified this cycle, invalid manifest), each with why; the
 // new releases verified at release (queued, to queue, or waiting for the next cycle) with when
 // each is expected to start and why; the stored calibrations whose leave-one-out paged more
@@ -57,6 +59,27 @@ std::string why_nothing_to_run(const reverify::Plan& plan) {
   return text;
 }
 
+// The verifications running now, with where each job stands on its runner (a Slurm job pending
+// in its partition with Slurm's reason, or running on its node).
+nlohmann::json running_to_json(const std::vector<reverify::VerificationRow>& unfinished) {
+  using namespace reverify;
+  nlohmann::json running = nlohmann::json::array();
+  for (const auto& row : unfinished) {
+    if (row.state != VerificationState::running)
+      continue;
+    running.push_back(
+        {{"id", row.id},
+         {"model", row.model},
+         {"version", row.version},
+         {"mode", to_string(row.mode)},
+         {"runner", row.runner_kind ? nlohmann::json(to_string(*row.runner_kind)) : nullptr},
+         {"ref", row.runner_ref ? nlohmann::json(*row.runner_ref) : nullptr},
+         {"standing", row.runner_standing ? row.runner_standing->to_json() : nullptr},
+         {"where", row.runner_standing ? row.runner_standing->text() : ""}});
+  }
+  return running;
+}
+
 int run_plan(const PlanArguments& options) {
   using namespace reverify;
   auto config = load_config(options.config);
@@ -73,7 +96,13 @@ int run_plan(const PlanArguments& options) {
     std::cerr << "reverify plan: " << plan.error().message << "\n";
     return 2;
   }
+  auto unfinished = (*store)->unfinished();
+  if (!unfinished.ok()) {
+    std::cerr << "reverify plan: " << unfinished.error().message << "\n";
+    return 2;
+  }
   auto j = plan_to_json(*plan);
+  j["running"] = running_to_json(*unfinished);
   if (options.json) {
     j["skipped"] = skipped_to_json(*plan);
     if (plan->entries.empty())
@@ -87,6 +116,18 @@ int run_plan(const PlanArguments& options) {
             << plan->gpu_hours_planned << " GPU hours planned\n";
   if (plan->entries.empty())
     std::cout << "  nothing to run: " << why_nothing_to_run(*plan) << "\n";
+  for (const auto& r : j["running"]) {
+    std::cout << "  running " << r["model"].get<std::string>() << "@"
+              << r["version"].get<std::string>() << "  " << r["mode"].get<std::string>()
+              << "  verification " << r["id"].get<std::int64_t>();
+    if (r["runner"].is_string()) {
+      std::cout << "  " << r["runner"].get<std::string>() << " job "
+                << (r["ref"].is_string() ? r["ref"].get<std::string>() : "(not started)");
+    }
+    if (!r["where"].get<std::string>().empty())
+      std::cout << ": " << r["where"].get<std::string>();
+    std::cout << "\n";
+  }
   for (const auto& e : plan->entries) {
     std::cout << "  " << e.model << "@" << e.version << "  " << to_string(e.mode) << "  wave "
               << e.wave << "  " << e.gpu_hours << " GPU-hours (" << to_string(e.cost_basis) << ")  "

@@ -3,9 +3,7 @@
 // for that verdict. The bearer token comes from --token-file, else the config's api.token_file.
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +12,7 @@
 #include "cli/run_report.hpp"
 #include "core/command_line.hpp"
 #include "core/names.hpp"
+#include "core/secret_file.hpp"
 #include "core/page_links.hpp"
 #include "core/rebuild_mode.hpp"
 #include "core/text.hpp"
@@ -40,17 +39,8 @@ struct TriggerArguments {
 
 reverify::Result<std::string> read_token(const TriggerArguments& options) {
   using namespace reverify;
-  if (auto file = options.token_file) {
-    std::ifstream in(*file);
-    if (!in)
-      return make_error(ErrorCode::not_found, "--token-file: cannot read " + *file);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    auto token = buffer.str();
-    while (!token.empty() && (token.back() == '\n' || token.back() == '\r'))
-      token.pop_back();
-    return token;
-  }
+  if (auto file = options.token_file)
+    return read_secret_file(*file, "--token-file", SecretForm::bearer_token);
   if (auto path = options.daemon.config) {
     auto config = load_config(*path);
     if (!config.ok())

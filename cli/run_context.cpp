@@ -258,11 +258,12 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   request.max_steps = policy.max_steps;
   request.detect = policy.detect;
   request.timeout = std::chrono::seconds(policy.timeout_s);
+  request.network = policy.network == JobNetwork::allow;
   request.code_mirrors = ctx.config.code_mirrors;
   if (Status applied = apply_options(args, request); !applied.ok())
     return applied.error();
 
-  auto stored = ctx.store->calibration(id->model, id->version);
+  auto stored = ctx.store->calibration(id->model, id->version, calibrated_reference(request.mode));
   if (!stored.ok())
     return stored.error();
   request.calibration = *stored;
@@ -276,7 +277,8 @@ Result<RunContext> make_run_context(const RunArguments& args) {
       if (auto s = (*store)->put_calibration(
               id->model, id->version, *request.calibration,
               static_cast<int>(
-                  seed_run_count(*request.calibration, request.manifest.evaluation.primary.name)));
+                  seed_run_count(*request.calibration, request.manifest.evaluation.primary.name)),
+              CalibrationEnd::complete, {}, std::nullopt, calibrated_reference(request.mode));
           !s.ok())
         return s.error();
     }

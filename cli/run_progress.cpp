@@ -72,8 +72,7 @@ void RunProgress::job_started(const JobHandle& job) {
     const auto path = job.work_dir / "job.log";
     if (job.work_dir.empty()) {
       where = "its log streams into the report";
-    } else if (job.runner_kind ==
-               RunnerKind::process) {  // the process runner writes job.log itself
+    } else if (writes_job_log(job.runner_kind)) {
       where = "its log: " + path.string();
     } else {
       log_file_.open(path, std::ios::binary | std::ios::trunc);

@@ -6,9 +6,11 @@
 // On a terminal a status line under them is redrawn every second, and at once when the job logs a
 // new line, with the stage, its elapsed time and the job's latest log line ("[run 1:23] epoch 3
 // loss 0.41"); elsewhere (a pipe, a CI log) only the plain lines are written. The log path is where
-// the job's log is while it runs: the process runner's job.log, or, for runners that stream it, a
-// file this class writes there. It goes when the runner cleans up; the report shows its tail when
-// the job fails.
+// the job's log is while it runs: the job.log the process and slurm runners write, or, for runners
+// that stream it, a file this class writes there. It goes when the runner cleans up; the report
+// shows its tail when the job fails. On a runner that queues jobs (slurm), a "queue" line says
+// where the job stands each time that changes ("slurm job 12 pending in partition gpu
+// (Resources)").
 
 #include <atomic>
 #include <chrono>

@@ -10,7 +10,9 @@
 // A table's rows may be a richer struct than EnumName<E> (ScoringMetric's also hold its family and
 // direction): the conversions read only each row's `.value` and `.name`.
 // Each enumerator is listed once; a value missing from its table is a bug (to_string says
-// "unknown" rather than crash, and the tests of each enum check that every value has a name).
+// "unknown" rather than crash). tests/daemon/enum_names_test.cpp holds every named enum: it takes
+// each enum's enumerators from the enum itself, not from its table, and checks that each has one
+// name that reads back, so a new enum goes on its list.
 
 #include <optional>
 #include <string>

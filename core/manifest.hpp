@@ -376,6 +376,17 @@ struct ToleranceSpec {
 // x 2^64, and is scored on the frozen eval set. Its own metrics, predictions and seed runs, because
 // a model trained on a quarter of the data is another model: the full release's bands say nothing
 // about it.
+// Which records the subsample job trained on, as it reported them (docs/design.md, "The subsample
+// rule": result.json "subsample" and its keys file): a subsample rebuild must draw the same.
+struct SubsampleDrawn {
+  std::int64_t records = 0;                // records trained on
+  std::int64_t keys = 0;                   // distinct keys among them
+  std::optional<std::int64_t> candidates;  // records the rule picked from
+  std::string keys_sha256;                 // of the keys file: distinct keys, sorted, one a line
+
+  bool operator==(const SubsampleDrawn&) const = default;
+};
+
 struct SubsampleReference {
   double fraction = 1;             // 0 < fraction <= 1 (REVERIFY_SUBSAMPLE_FRACTION)
   std::string salt;                // non-empty (REVERIFY_SUBSAMPLE_SALT)
@@ -386,6 +397,7 @@ struct SubsampleReference {
   std::optional<Weights> weights;
   std::optional<ToleranceSpec> tolerance;  // its own seed runs
   std::optional<double> duration_s;        // the subsample job's wall time
+  std::optional<SubsampleDrawn> drawn;     // absent: recorded before the job kit, not compared
 
   bool operator==(const SubsampleReference&) const = default;
 };

@@ -172,6 +172,12 @@ json subsample(const SubsampleReference& s) {
   if (s.tolerance)
     j["tolerance"] = tolerance(*s.tolerance);
   put(j, "duration_s", s.duration_s);
+  if (s.drawn) {
+    j["drawn"] = {{"records", s.drawn->records},
+                  {"keys", s.drawn->keys},
+                  {"keys_sha256", s.drawn->keys_sha256}};
+    put(j["drawn"], "candidates", s.drawn->candidates);
+  }
   return j;
 }
 }  // namespace

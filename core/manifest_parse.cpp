@@ -13,6 +13,7 @@
 #include "core/manifest_strict_json.hpp"
 #include "core/names.hpp"
 #include "core/statistic.hpp"
+#include "core/subsample_rule.hpp"
 
 namespace reverify {
 namespace {
@@ -250,10 +251,11 @@ Weights read_weights(ObjectReader& r) {
 SubsampleReference read_subsample(ObjectReader& r) {
   SubsampleReference s;
   Findings& f = r.findings();
-  constexpr std::string_view kFraction = "a number in (0, 1] (the share of training records)";
+  constexpr std::string_view kFraction =
+      "a number in (0, 1] with at most 18 digits after the point (the share of training records)";
   if (const json* v = r.required("fraction", kFraction)) {
     auto fraction = read_number(f, *v, r.path("fraction"), kFraction);
-    if (fraction && !(*fraction > 0 && *fraction <= 1))
+    if (fraction && !subsample_fraction_of(*fraction).ok())
       f.mismatch(r.path("fraction"), kFraction, *v);
     else if (fraction)
       s.fraction = *fraction;
@@ -275,6 +277,18 @@ SubsampleReference read_subsample(ObjectReader& r) {
   s.weights = read_section(r, "weights", read_weights);
   s.tolerance = read_section(r, "tolerance", read_tolerance);
   s.duration_s = optional_seconds(r, "duration_s");
+  s.drawn = read_section(r, "drawn", [](ObjectReader& d) {
+    SubsampleDrawn drawn;
+    constexpr std::string_view kCount = "a non-negative integer";
+    drawn.records = optional_integer(d, "records", 0, kCount).value_or(0);
+    drawn.keys = optional_integer(d, "keys", 0, kCount).value_or(0);
+    drawn.candidates = optional_integer(d, "candidates", 0, kCount);
+    drawn.keys_sha256 = optional_sha256(d, "keys_sha256").value_or("");
+    if (!d.object().contains("keys_sha256"))
+      d.findings().error(d.path("keys_sha256"),
+                         "required field is missing (must be " + std::string(kSha256) + ")");
+    return drawn;
+  });
   return s;
 }
 

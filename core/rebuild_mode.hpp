@@ -20,4 +20,22 @@ struct EnumNames<RebuildMode> {
   };
 };
 
+// Whose seed spread a calibration measures: the release's (full-mode seed runs, and the steps
+// band's same-seed reruns) or the subsample reference's (subsample-mode seed runs, a model of its
+// own). A verification judges against the calibration of its mode's reference.
+enum class CalibratedReference { release, subsample };
+
+template <>
+struct EnumNames<CalibratedReference> {
+  static constexpr EnumName<CalibratedReference> table[] = {
+      {CalibratedReference::release, "release"},
+      {CalibratedReference::subsample, "subsample"},
+  };
+};
+
+inline CalibratedReference calibrated_reference(RebuildMode mode) {
+  return mode == RebuildMode::subsample ? CalibratedReference::subsample
+                                        : CalibratedReference::release;
+}
+
 }  // namespace reverify

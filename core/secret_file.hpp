@@ -1,7 +1,9 @@
 #pragma once
 // Secrets (the API's bearer token, registry tokens, PagerDuty routing keys, Slack webhook URLs)
-// live in files named by `*_file` config keys, never inline. One reader for all of them, so every
-// secret gets the same checks and the same errors, each naming the config key.
+// live in files named by `*_file` config keys (or `reverify trigger --token-file`), never inline.
+// One reader for all of them, so every secret gets the same checks and the same errors, each
+// naming the config key or option. Most are read once, when the config is loaded; the Kubernetes
+// runner's token is read again for every request (a cluster rotates it in place).
 
 #include <cstddef>
 #include <filesystem>

@@ -414,6 +414,18 @@ void DaemonImpl::reconcile_ended_cli_runs() {
       });
 }
 
+VerificationService::Progress DaemonImpl::show_stages() {
+  // The first stage means the row is committed as running: show it. Where its job stands in its
+  // runner's queue (kQueueStage) shows each time it changes.
+  auto shown = std::make_shared<std::once_flag>();
+  return [this, shown](std::string_view stage, std::string_view) {
+    if (stage == kQueueStage)
+      net::post(loop_, [this] { refresh(); });
+    else
+      std::call_once(*shown, [this] { net::post(loop_, [this] { refresh(); }); });
+  };
+}
+
 void DaemonImpl::start_verification(const VerificationRow& row, VerificationStart how) {
   if (jobs_.count(row.id))
     return;
@@ -430,54 +442,49 @@ void DaemonImpl::start_verification(const VerificationRow& row, VerificationStar
   auto settings = verification_settings(*config_, row.model);
   const std::string where = "the thread of verification " + std::to_string(row.id) + " (" +
                             row.model + "@" + row.version + ")";
-  jobs_.emplace(
-      row.id, std::thread([this, row, how, where, settings = std::move(settings),
-                           state_dir = config_->state_dir, guard = net::make_work_guard(loop_)] {
-        auto result = guarded(where, [&]() -> Result<std::optional<VerificationRow>> {
-          switch (how) {
-            case VerificationStart::run: {
-              // The first stage means the row is committed as running: show it.
-              auto shown = std::make_shared<std::once_flag>();
-              auto on_stage = [this, shown](std::string_view, std::string_view) {
-                std::call_once(*shown, [this] { net::post(loop_, [this] { refresh(); }); });
-              };
-              auto done = service_->execute(row.id, settings, on_stage);
-              if (!done.ok())
-                return done.error();
-              return std::optional(*done);
-            }
-            case VerificationStart::reattach: {
-              auto done = service_->recover(row, settings);
-              if (!done.ok())
-                return done.error();
-              return std::optional(*done);
-            }
-            case VerificationStart::adopt: {
-              // The version's lock first: a `reverify run` of it that started since
-              // reconciles the row itself (verify/state_dir.hpp).
-              auto owned = StateLock::version(
-                  state_dir, row.model, row.version,
-                  "reverifyd, reconciling verification " + std::to_string(row.id),
-                  std::chrono::milliseconds(0));
-              if (!owned.ok())
-                return std::optional<VerificationRow>();
-              auto now = store_.verification(row.id);
-              if (!now.ok())
-                return now.error();
-              if (!*now || (*now)->state != VerificationState::running)
-                return std::optional<VerificationRow>();  // it ended meanwhile
-              auto done = service_->recover(**now, settings);
-              if (!done.ok())
-                return done.error();
-              return std::optional(*done);
-            }
-          }
-          return std::optional<VerificationRow>();
-        });
-        net::post(loop_, [this, id = row.id, result = std::move(result)] {
-          on_verification_done(id, result);
-        });
-      }));
+  jobs_.emplace(row.id,
+                std::thread([this, row, how, where, settings = std::move(settings),
+                             state_dir = config_->state_dir, guard = net::make_work_guard(loop_)] {
+                  auto result = guarded(where, [&]() -> Result<std::optional<VerificationRow>> {
+                    switch (how) {
+                      case VerificationStart::run: {
+                        auto done = service_->execute(row.id, settings, show_stages());
+                        if (!done.ok())
+                          return done.error();
+                        return std::optional(*done);
+                      }
+                      case VerificationStart::reattach: {
+                        auto done = service_->recover(row, settings, show_stages());
+                        if (!done.ok())
+                          return done.error();
+                        return std::optional(*done);
+                      }
+                      case VerificationStart::adopt: {
+                        // The version's lock first: a `reverify run` of it that started since
+                        // reconciles the row itself (verify/state_dir.hpp).
+                        auto owned = StateLock::version(
+                            state_dir, row.model, row.version,
+                            "reverifyd, reconciling verification " + std::to_string(row.id),
+                            std::chrono::milliseconds(0));
+                        if (!owned.ok())
+                          return std::optional<VerificationRow>();
+                        auto now = store_.verification(row.id);
+                        if (!now.ok())
+                          return now.error();
+                        if (!*now || (*now)->state != VerificationState::running)
+                          return std::optional<VerificationRow>();  // it ended meanwhile
+                        auto done = service_->recover(**now, settings, show_stages());
+                        if (!done.ok())
+                          return done.error();
+                        return std::optional(*done);
+                      }
+                    }
+                    return std::optional<VerificationRow>();
+                  });
+                  net::post(loop_, [this, id = row.id, result = std::move(result)] {
+                    on_verification_done(id, result);
+                  });
+                }));
   refresh();
 }
 

@@ -142,6 +142,9 @@ class DaemonImpl {
   void plan_cycle_if_due(UnixSeconds now);
   void reconcile_ended_cli_runs();
   void start_verification(const VerificationRow& row, VerificationStart how);
+  // A verification thread's progress: refreshes the read model when the row shows as running and
+  // each time its job's standing in a runner's queue changes. Called from that thread.
+  VerificationService::Progress show_stages();
   void on_verification_done(std::int64_t id, const Result<std::optional<VerificationRow>>& result);
   void start_calibration_if_planned();
   void on_calibration_done(const Result<CalibrationOutcome>& result);

@@ -1,10 +1,14 @@
 #pragma once
 // The daemon loop's time, given to it like its other collaborators (daemon.hpp): the wall clock
-// every thread reads (cycle periods, not_before, verdict times) and the loop's timers (the tick,
-// the registry sync, the store watch, the watchdog, the drain limit). reverifyd runs on
-// SystemLoopClock (the system clock and Asio's steady timers); the in-process tests on a manual
+// the loop and its tasks read (cycle periods, not_before, the read model's "now", jitter, the
+// heartbeat) and the loop's timers (the tick, the registry sync, the store watch, the watchdog,
+// the drain limit). The times the store records (a verification's queued, started and finished
+// times, a verdict's) come from the store's own clock (store/store.hpp, Store::open's ClockFn),
+// which reverifyd's main and the in-process tests set to the same time as this one. reverifyd runs
+// on SystemLoopClock (the system clock and Asio's steady timers); the in-process tests on a manual
 // clock that fires the timers when the test moves it on (ManualClock in
-// tests/daemon/loop_harness.hpp), so they never wait for real time to pass.
+// tests/daemon/loop_harness.hpp, also given to the store), so they never wait for real time to
+// pass.
 
 #include <chrono>
 #include <functional>

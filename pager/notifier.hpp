@@ -60,7 +60,8 @@ struct EnumNames<PageAction> {
 
 // Whose problem a page is about (the page says so, in words that never blame without evidence):
 // the model's (failed:*: an input or its numbers moved), the recorded job's (error:job where the
-// job exited non-zero by itself), the system's (any other error:*), or none (passed, uncalibrated).
+// job exited non-zero by itself, hit its own bound or wrote outputs the contract refuses), the
+// system's (any other error:*), or none (passed, uncalibrated).
 enum class PageFault { none, model, job, system };
 template <>
 struct EnumNames<PageFault> {

@@ -179,7 +179,7 @@ PageAction page_action_for(VerdictClass cls) {
 PageFault page_fault(const Verdict& verdict) {
   if (is_failure(verdict.cls))
     return PageFault::model;
-  if (verdict.job_exit_status)
+  if (verdict.job_exit_status || verdict.job_output_fault)
     return PageFault::job;
   if (is_error(verdict.cls))
     return PageFault::system;

@@ -6,7 +6,8 @@
 //   failed:*      -> trigger (the model's fault: an input or its numbers moved)
 //   error:*       -> trigger (reverify's or the infrastructure's fault, lower severity), except
 //                    error:job of a job that exited non-zero by itself or ran into its own pids
-//                    or memory bound (Verdict::job_exit_status): the recorded job failed to
+//                    or memory bound (Verdict::job_exit_status), or exited 0 with outputs the
+//                    contract refuses (Verdict::job_output_fault): the recorded job failed to
 //                    rerun; the summary quotes its last log lines and details.fault is "job",
 //                    never "reverify ... failed, not the model". error:infra (a full or
 //                    read-only disk, the host's OOM killer under the job) says the platform

@@ -47,7 +47,7 @@ nlohmann::json slack_message(const PageEvent& event) {
   std::string body = escape(event.summary);
   if (const char* fault =
           event.fault == PageFault::model    ? "the model's (an input or its numbers moved)"
-          : event.fault == PageFault::job    ? "the recorded job's (it exited non-zero by itself)"
+          : event.fault == PageFault::job    ? "the recorded job's (it failed by itself)"
           : event.fault == PageFault::system ? "the system's (reverify or its infrastructure)"
                                              : nullptr) {
     body += "\n*Whose problem:* " + std::string(fault);

@@ -184,6 +184,10 @@ std::string error_headline(const Verdict& verdict) {
                std::to_string(*verdict.job_exit_status) +
                "): evidence about the build, not about the model's numbers.";
       }
+      if (verdict.job_output_fault) {
+        return "The job finished but wrote outputs the rebuild contract refuses (" +
+               one_line(*verdict.job_output_fault, 240) + "), so the model was not judged.";
+      }
       return "The job did not finish (killed or timed out), so the model was not judged.";
     case VerdictClass::error_runner_lost:
       return "The job's runner was lost before the job ended, so the model was not judged.";

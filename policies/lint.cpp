@@ -270,8 +270,16 @@ void check_subsample(const Manifest& m, const LintRule& rule, Findings& out) {
         "the subsample reference has " + std::to_string(runs) +
             " seed run(s): a subsample rebuild gets no band from fewer than " +
             std::to_string(kMinSeedRuns) + " and is judged uncalibrated",
-        "add subsample seed runs: `reverify calibrate MODEL@VERSION --mode subsample --seeds N` "
-        "and put the printed tolerance in subsample.tolerance");
+        "record subsample seed runs at release (`reverify capture --subsample-seed-runs DIR`), "
+        "or add them later with `reverify calibrate MODEL@VERSION --mode subsample --seeds N "
+        "--config FILE`, stored where subsample verdicts read them");
+  }
+  if (!m.subsample->drawn) {
+    add(out, rule, LintSeverity::info, "subsample.drawn",
+        "the subsample reference records no draw: its rebuilds cannot check that they trained on "
+        "the release's records (input:subsample-draw is not judged)",
+        "release with a job that reports the records it trained on (the job kit's "
+        "subsample_mask; docs/design.md \"The subsample rule\")");
   }
 }
 

@@ -69,7 +69,9 @@ json to_json(const Verdict& verdict) {
             {"runs_needed", optional_json(verdict.power.runs_needed)},
             {"unreachable", verdict.power.unreachable}}},
           {"checks", checks},
-          {"job_exit_status", optional_json(verdict.job_exit_status)}};
+          {"job_exit_status", optional_json(verdict.job_exit_status)},
+          {"job_output_fault", optional_json(verdict.job_output_fault)},
+          {"job_code_trusted", verdict.job_code_trusted}};
 }
 
 }  // namespace reverify

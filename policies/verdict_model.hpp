@@ -129,6 +129,14 @@ struct Verdict {
   // (then the status may be a kill's): the recorded job failed to rerun, which is evidence about
   // the build, not about reverify (docs/design.md, verdict classes). Absent for every other error.
   std::optional<int> job_exit_status;
+  // error:job only: the job exited 0 but what it wrote breaks the rebuild contract, in words that
+  // name the file or field and the limit ("result.json: 83886080 bytes, over the contract's
+  // limit of 16777216"): the job's fault, like job_exit_status.
+  std::optional<std::string> job_output_fault;
+  // The job ran unisolated because the config trusts its code (runner.trust_job_code): it could
+  // have read the verifier's secrets or written what it reported anywhere. Said in the
+  // explanation too, so every page and summary carries it.
+  bool job_code_trusted = false;
 
   // The primary metric's check, when the verdict has one with an observed value.
   const CheckResult* primary() const;

@@ -182,7 +182,8 @@ json create_body(const RebuildSpec& spec, const ImageRef& image, const DockerRun
 
   const auto& argv = spec.manifest.run.entrypoint;
   json host = {{"Binds", binds},
-               {"NetworkMode", config.network_mode},
+               // Only a job whose model declares network gets one (docker_runner.hpp).
+               {"NetworkMode", spec.network ? config.network_mode : std::string("none")},
                {"CapDrop", {"ALL"}},
                {"SecurityOpt", {"no-new-privileges"}},
                {"Memory", config.memory_bytes},
@@ -437,7 +438,8 @@ void judge_container_end(const DockerRunnerConfig& config, const ContainerState&
 
 }  // namespace
 
-DockerRunner::DockerRunner(DockerRunnerConfig config) : config_(std::move(config)) {}
+DockerRunner::DockerRunner(DockerRunnerConfig config, JobIsolation isolation)
+    : config_(std::move(config)), isolation_(std::move(isolation)) {}
 
 Status DockerRunner::prepare(const RebuildSpec& spec) {
   auto image = parse_image(spec);
@@ -470,6 +472,8 @@ Result<JobHandle> DockerRunner::start(const RebuildSpec& spec) {
     return make_error(ErrorCode::io, (*dir / "out").string() + ": cannot create: " + ec.message());
   if (auto s = write_contract_inputs(spec, *dir / "in"); !s)
     return s.error();
+  if (auto own = check_inputs_not_verifier_own(spec, isolation_.verifier_paths); !own)
+    return own.error();
 
   auto api = api_for(config_);
   const std::int64_t deadline =

@@ -2,7 +2,10 @@
 // The `docker` runner: the Docker Engine API over its unix socket (core/http_client.hpp, never
 // the docker CLI). The image is pulled by digest and must carry exactly that digest; the
 // container gets the contract's environment, read-only data/eval binds, a writable out folder,
-// no capabilities, no new privileges, NetworkMode from config, GPUs through DeviceRequests. It
+// no capabilities, no new privileges, GPUs through DeviceRequests, and nothing else of the host:
+// no other bind (never the engine's socket, the verifier's config, secrets or store: a data or
+// eval path that would show one of those is refused, error:provision), NetworkMode none unless
+// the job's model declares network (then runner.docker.network_mode). It
 // cannot take the host down: a read-only root file system (tmpfs folders, /tmp by default, for
 // scratch), PidsLimit, a nofile ulimit, Memory with no swap on top when set, and the host OOM
 // killer's first pick (OomScoreAdj 1000). It is labelled reverify.rebuild-id (and with its
@@ -20,7 +23,7 @@ namespace reverify {
 
 class DockerRunner final : public Runner {
  public:
-  explicit DockerRunner(DockerRunnerConfig config);
+  explicit DockerRunner(DockerRunnerConfig config, JobIsolation isolation = {});
 
   RunnerKind kind() const override { return RunnerKind::docker; }
   // Negotiates the API version, pulls environment.image by digest (error:provision when the
@@ -44,6 +47,7 @@ class DockerRunner final : public Runner {
 
  private:
   DockerRunnerConfig config_;
+  JobIsolation isolation_;
 };
 
 }  // namespace reverify

@@ -1,8 +1,8 @@
 #include "runners/job_contract.hpp"
 
-#include <charconv>
-
 #include "core/file_write.hpp"
+#include "core/subsample_rule.hpp"
+#include "runners/job_sandbox.hpp"
 
 namespace reverify {
 namespace {
@@ -21,14 +21,6 @@ bool is_valid_rebuild_id(const std::string& id) {
       return false;
   }
   return true;
-}
-
-// The shortest decimal that reads back as the same double ("0.25", "0.1"), never an exponent a
-// job's parser might refuse for the fractions allowed (0, 1].
-std::string decimal(double value) {
-  char text[64];
-  const auto written = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
-  return std::string(text, written.ptr);
 }
 
 }  // namespace
@@ -58,7 +50,10 @@ std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
   // a subsample rebuild of a manifest without them before any runner starts.
   const auto& subsample = spec.manifest.subsample;
   if (spec.mode == RebuildMode::subsample && subsample) {
-    env["REVERIFY_SUBSAMPLE_FRACTION"] = decimal(subsample->fraction);
+    // The rule's text of the fraction (core/subsample_rule.hpp); the manifest's validation
+    // refuses a fraction without one.
+    auto fraction = subsample_fraction_of(subsample->fraction);
+    env["REVERIFY_SUBSAMPLE_FRACTION"] = fraction.ok() ? fraction->text : std::string();
     env["REVERIFY_SUBSAMPLE_SALT"] = subsample->salt;
   } else {
     env.erase("REVERIFY_SUBSAMPLE_FRACTION");
@@ -83,6 +78,13 @@ std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
   return env;
 }
 
+std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& checkout) {
+  const auto& workdir = spec.manifest.run.workdir;
+  if (workdir && !workdir->empty() && std::filesystem::path(*workdir).is_relative())
+    return checkout / *workdir;
+  return checkout;
+}
+
 Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
                                           const std::filesystem::path& work_dir,
                                           const std::filesystem::path& scratch_root) {
@@ -93,6 +95,18 @@ Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
   if (!work_dir.empty())
     return work_dir;
   return scratch_root / rebuild_id;
+}
+
+Status check_inputs_not_verifier_own(const RebuildSpec& spec,
+                                     const std::vector<std::filesystem::path>& verifier_paths) {
+  for (const auto& [input, what] :
+       {std::pair{spec.data_path, "REVERIFY_DATA"}, std::pair{spec.eval_path, "REVERIFY_EVAL"}}) {
+    if (!input)
+      continue;
+    if (auto own = check_not_verifier_own(*input, what, verifier_paths); !own)
+      return own;
+  }
+  return {};
 }
 
 }  // namespace reverify

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/result.hpp"
 #include "runners/runner.hpp"
@@ -28,6 +29,16 @@ Status write_contract_inputs(const RebuildSpec& spec, const std::filesystem::pat
 // which win over a manifest entry of the same name (a manifest cannot redirect REVERIFY_OUT).
 std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
                                                         const ContractPaths& paths);
+
+// error:provision when the spec's data or eval path would show the job one of the verifier's own
+// files (check_not_verifier_own() in job_sandbox.hpp), naming REVERIFY_DATA or REVERIFY_EVAL.
+Status check_inputs_not_verifier_own(const RebuildSpec& spec,
+                                     const std::vector<std::filesystem::path>& verifier_paths);
+
+// The job's working folder in a checkout of its code: run.workdir when relative (inside the
+// checkout), else the checkout root (an absolute workdir names a folder of the original image,
+// e.g. /src).
+std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& checkout);
 
 // The scratch folder of a rebuild: spec.work_dir, or scratch_root/<rebuild id> when it is empty.
 // An id that is not [A-Za-z0-9._-]+ (or is "." / "..") is an invalid_argument error.

@@ -2,17 +2,20 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
 namespace reverify {
 namespace {
 
-// pid -> parent pid of every process, from /proc/<pid>/stat (field 4).
-std::multimap<pid_t, pid_t> children_by_parent() {
-  std::multimap<pid_t, pid_t> children;
+// Calls visit(pid, stat) for every live process under /proc. A zombie is dead already: only its
+// parent's reaping is left.
+template <class Visit>
+void for_each_live_process(Visit visit) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
@@ -20,18 +23,22 @@ std::multimap<pid_t, pid_t> children_by_parent() {
     const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
     if (error != std::errc() || end != name.data() + name.size())
       continue;
-    // A zombie is dead already: only its parent's reaping is left.
     const auto stat = read_proc_stat(pid);
     if (stat && stat->state != 'Z' && stat->state != 'X')
-      children.emplace(stat->parent, pid);
+      visit(pid, *stat);
   }
+}
+
+// pid -> parent pid of every process, from /proc/<pid>/stat (field 4).
+std::multimap<pid_t, pid_t> children_by_parent() {
+  std::multimap<pid_t, pid_t> children;
+  for_each_live_process(
+      [&](pid_t pid, const ProcStat& stat) { children.emplace(stat.parent, pid); });
   return children;
 }
 
-}  // namespace
-
-std::vector<pid_t> descendants_of(pid_t root) {
-  const auto children = children_by_parent();
+// Every process below `root` in `children`, not `root` itself.
+std::vector<pid_t> descendants_in(const std::multimap<pid_t, pid_t>& children, pid_t root) {
   std::vector<pid_t> found;
   std::vector<pid_t> parents = {root};
   while (!parents.empty()) {
@@ -46,6 +53,40 @@ std::vector<pid_t> descendants_of(pid_t root) {
   return found;
 }
 
+// bubblewrap's monitor (the supervisor's child) and the PID namespace's init below it.
+std::vector<pid_t> sandbox_processes(const std::multimap<pid_t, pid_t>& children,
+                                     pid_t supervisor) {
+  std::vector<pid_t> found;
+  const auto [first, last] = children.equal_range(supervisor);
+  for (auto monitor = first; monitor != last; ++monitor) {
+    found.push_back(monitor->second);
+    const auto [init_first, init_last] = children.equal_range(monitor->second);
+    for (auto init = init_first; init != init_last; ++init)
+      found.push_back(init->second);
+  }
+  return found;
+}
+
+}  // namespace
+
+std::vector<pid_t> descendants_of(pid_t root) {
+  return descendants_in(children_by_parent(), root);
+}
+
+std::vector<pid_t> processes_with_environment(const std::string& entry) {
+  std::vector<pid_t> found;
+  for_each_live_process([&](pid_t pid, const ProcStat&) {
+    std::ifstream environ("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    for (std::string variable; std::getline(environ, variable, '\0');) {
+      if (variable == entry) {
+        found.push_back(pid);
+        break;
+      }
+    }
+  });
+  return found;
+}
+
 std::vector<pid_t> JobProcesses::list() const {
   if (!cgroup_.empty())
     return cgroup_.members();
@@ -53,8 +94,13 @@ std::vector<pid_t> JobProcesses::list() const {
 }
 
 void JobProcesses::signal(int sig) const {
-  for (pid_t pid : list())
-    ::kill(pid, sig);
+  std::vector<pid_t> skipped;
+  if (sandboxed_ && sig != SIGKILL && is_alive(supervisor_))
+    skipped = sandbox_processes(children_by_parent(), supervisor_.pid);
+  for (pid_t pid : list()) {
+    if (std::find(skipped.begin(), skipped.end(), pid) == skipped.end())
+      ::kill(pid, sig);
+  }
 }
 
 bool JobProcesses::kill_all(std::chrono::milliseconds limit) const {

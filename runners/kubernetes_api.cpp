@@ -1,8 +1,6 @@
 #include "runners/kubernetes_api.hpp"
 
-#include <fstream>
-#include <sstream>
-
+#include "core/secret_file.hpp"
 #include "runners/kubernetes_job_status.hpp"
 
 namespace reverify {
@@ -13,6 +11,11 @@ std::string KubernetesApi::jobs_path() const {
 
 std::string KubernetesApi::pods_path() const {
   return "/api/v1/namespaces/" + url_encode(endpoint_.namespace_name) + "/pods";
+}
+
+std::string KubernetesApi::network_policies_path() const {
+  return "/apis/networking.k8s.io/v1/namespaces/" + url_encode(endpoint_.namespace_name) +
+         "/networkpolicies";
 }
 
 Result<HttpResponse> KubernetesApi::call(const std::string& method, const std::string& path,
@@ -31,18 +34,12 @@ Result<HttpResponse> KubernetesApi::call(const std::string& method, const std::s
     request.body = body->dump();
   }
   if (!endpoint_.token_file.empty()) {
-    std::ifstream in(endpoint_.token_file, std::ios::binary);
-    if (!in) {
-      return make_error(ErrorCode::io,
-                        "kubernetes.token_file: cannot read " + endpoint_.token_file.string());
-    }
-    std::ostringstream token;
-    token << in.rdbuf();
-    request.bearer_token = token.str();
-    while (!request.bearer_token.empty() &&
-           (request.bearer_token.back() == '\n' || request.bearer_token.back() == '\r')) {
-      request.bearer_token.pop_back();
-    }
+    // Read again for every request: a cluster rotates service-account tokens in place.
+    auto token = read_secret_file(endpoint_.token_file, "runner.kubernetes.token_file",
+                                  SecretForm::opaque);
+    if (!token.ok())
+      return make_error(ErrorCode::io, token.error().message);
+    request.bearer_token = std::move(token).value();
   }
   return http_request(request);
 }

@@ -21,9 +21,11 @@ class KubernetesApi {
   explicit KubernetesApi(KubernetesEndpoint endpoint) : endpoint_(std::move(endpoint)) {}
 
   const std::string& namespace_name() const { return endpoint_.namespace_name; }
-  // "/apis/batch/v1/namespaces/<ns>/jobs" and "/api/v1/namespaces/<ns>/pods".
+  // "/apis/batch/v1/namespaces/<ns>/jobs", "/api/v1/namespaces/<ns>/pods" and
+  // "/apis/networking.k8s.io/v1/namespaces/<ns>/networkpolicies".
   std::string jobs_path() const;
   std::string pods_path() const;
+  std::string network_policies_path() const;
 
   // One request. path includes the query. body, when given, is sent as application/json.
   // on_body streams the response (watches); timeout_ms 0 = none. Transport failures and an

@@ -59,7 +59,12 @@ struct KubernetesConfig {
   bool in_cluster = false;        // token, ca.crt and namespace from service_account_dir
   std::filesystem::path service_account_dir = kServiceAccountDir;
 
-  std::string service_account;    // the Job's pod service account; empty = namespace default
+  std::string service_account;  // the Job's pod service account; empty = namespace default
+  // A deny-all NetworkPolicy on the pod of each job whose model does not declare network
+  // (created before the Job, deleted with it): the pod then reaches nothing, the daemon's API
+  // included, where the cluster's network plugin enforces NetworkPolicies. false needs
+  // runner.trust_job_code: true (the pod is on the cluster network).
+  bool network_policy = true;
   std::string image_pull_secret;  // empty = none
   std::map<std::string, std::string> node_selector;
   nlohmann::json tolerations = nlohmann::json::array();  // core/v1 Toleration objects, as given

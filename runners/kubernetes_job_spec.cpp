@@ -328,7 +328,8 @@ Result<json> build_kubernetes_job(const RebuildSpec& spec, const KubernetesConfi
   const std::string config_json = (m.config ? *m.config : json::object()).dump();
   const std::string seeds_json = json(m.seeds).dump();
   json labels = {{kRebuildIdLabel, rebuild_id_label_value(spec.rebuild_id)},
-                 {"app.kubernetes.io/managed-by", "reverify"}};
+                 {"app.kubernetes.io/managed-by", "reverify"},
+                 {kNetworkLabel, spec.network ? "allow" : "none"}};
   json job_annotations = {{kRebuildIdAnnotation, spec.rebuild_id},
                           {kWorkDirAnnotation, spec.work_dir.string()},
                           {"reverify/model-version", m.id()}};
@@ -370,6 +371,21 @@ Result<json> build_kubernetes_job(const RebuildSpec& spec, const KubernetesConfi
                 {"labels", labels},
                 {"annotations", job_annotations}}},
               {"spec", job_spec}};
+}
+
+nlohmann::json build_network_policy(const RebuildSpec& spec, const KubernetesConfig& config) {
+  const std::string label = rebuild_id_label_value(spec.rebuild_id);
+  return json{
+      {"apiVersion", "networking.k8s.io/v1"},
+      {"kind", "NetworkPolicy"},
+      {"metadata",
+       {{"name", kubernetes_job_name(spec.rebuild_id)},
+        {"namespace", config.namespace_name},
+        {"labels", {{kRebuildIdLabel, label}, {"app.kubernetes.io/managed-by", "reverify"}}}}},
+      // Both policy types and no rules: nothing in, nothing out.
+      {"spec",
+       {{"podSelector", {{"matchLabels", {{kRebuildIdLabel, label}}}}},
+        {"policyTypes", json::array({"Ingress", "Egress"})}}}};
 }
 
 }  // namespace reverify

@@ -41,10 +41,17 @@ std::string rebuild_id_selector(std::string_view rebuild_id);
 // The rebuild's folder on the outputs claim, relative to the claim root ("reverify/<id>").
 std::filesystem::path rebuild_sub_path(const KubernetesConfig& config, std::string_view rebuild_id);
 
+// The pod label saying whether the job may use the network ("none" or "allow").
+inline constexpr const char* kNetworkLabel = "reverify.network";
+
 // The Job object. Errors (invalid_argument/provision) name the field: no image or an image by
 // tag, an invalid rebuild id, a data/eval path outside every configured input volume, contract
 // files larger than the annotation limit.
 Result<nlohmann::json> build_kubernetes_job(const RebuildSpec& spec,
                                             const KubernetesConfig& config);
+
+// The networking.k8s.io/v1 NetworkPolicy that cuts the rebuild's pod off the network: it selects
+// the pod by its rebuild-id label and allows no ingress and no egress. Named as the Job is.
+nlohmann::json build_network_policy(const RebuildSpec& spec, const KubernetesConfig& config);
 
 }  // namespace reverify

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "runners/job_contract.hpp"
 #include "runners/job_outputs.hpp"
 #include "runners/kubernetes_job_spec.hpp"
 #include "runners/log_tail.hpp"
@@ -133,8 +134,9 @@ std::string job_failure_note(const JobState& state) {
 
 }  // namespace
 
-KubernetesRunner::KubernetesRunner(KubernetesConfig config, KubernetesEndpoint endpoint)
-    : config_(std::move(config)), api_(std::move(endpoint)) {
+KubernetesRunner::KubernetesRunner(KubernetesConfig config, KubernetesEndpoint endpoint,
+                                   JobIsolation isolation)
+    : config_(std::move(config)), api_(std::move(endpoint)), isolation_(std::move(isolation)) {
   config_.namespace_name = api_.namespace_name();
 }
 
@@ -160,10 +162,36 @@ Status KubernetesRunner::prepare(const RebuildSpec& spec) {
   return {};
 }
 
+Status KubernetesRunner::create_network_policy(const RebuildSpec& spec) const {
+  const json policy = build_network_policy(spec, config_);
+  auto response =
+      api_.call("POST", api_.network_policies_path() + "?fieldValidation=Strict", policy);
+  if (!response)
+    return make_error(ErrorCode::provision, "kubernetes API server: " + response.error().message);
+  // 409: ours, left by an earlier try of this rebuild (same name, same selector).
+  if (response->status / 100 == 2 || response->status == 409)
+    return {};
+  return api_error(ErrorCode::provision,
+                   "create NetworkPolicy " + policy["metadata"]["name"].get<std::string>() +
+                       " (the job's pod must not reach the network: kubernetes.network_policy)",
+                   *response);
+}
+
+void KubernetesRunner::delete_network_policy(const std::string& name) const {
+  // Best effort: a policy left behind selects no pod once the Job is gone.
+  (void)api_.call("DELETE", api_.network_policies_path() + "/" + url_encode(name));
+}
+
 Result<JobHandle> KubernetesRunner::start(const RebuildSpec& spec) {
   auto job = build_kubernetes_job(spec, config_);
   if (!job)
     return job.error();
+  if (auto own = check_inputs_not_verifier_own(spec, isolation_.verifier_paths); !own)
+    return own.error();
+  if (!spec.network && config_.network_policy) {
+    if (auto policy = create_network_policy(spec); !policy)
+      return policy.error();
+  }
   const std::string name = (*job)["metadata"]["name"];
   // A fresh, empty out folder that any uid in the pod may write (the job's uid is the image's).
   const auto dir = rebuild_dir(spec.rebuild_id);
@@ -188,6 +216,8 @@ Result<JobHandle> KubernetesRunner::start(const RebuildSpec& spec) {
   } else {
     failure = api_error(ErrorCode::provision, "create Job " + name, *response);
   }
+  if (failure.code != ErrorCode::conflict)
+    delete_network_policy(name);
   std::filesystem::remove_all(dir, ec);
   return failure;
 }
@@ -314,6 +344,7 @@ Status KubernetesRunner::delete_job(const std::string& name) const {
 void KubernetesRunner::cleanup(const JobHandle& job) {
   // Best effort by contract (void): ttlSecondsAfterFinished removes a Job we could not delete.
   (void)delete_job(job.ref);
+  delete_network_policy(job.ref);
   std::error_code ec;
   std::filesystem::remove_all(rebuild_dir(job.rebuild_id), ec);
 }
@@ -339,11 +370,20 @@ Result<std::optional<JobHandle>> KubernetesRunner::find_running(const std::strin
   return std::optional<JobHandle>();
 }
 
-Result<std::unique_ptr<Runner>> make_kubernetes_runner(const KubernetesConfig& config) {
+Result<std::unique_ptr<Runner>> make_kubernetes_runner(const KubernetesConfig& config,
+                                                       const JobIsolation& isolation) {
+  if (!config.network_policy && !isolation.trust_job_code) {
+    return make_error(ErrorCode::invalid_argument,
+                      "runner.kubernetes.network_policy: false leaves each job's pod on the "
+                      "cluster network, where it can reach the daemon's API and any live input; "
+                      "set it to true (a deny-all NetworkPolicy per job) or set "
+                      "runner.trust_job_code: true to run jobs so (docs/security.md)");
+  }
   auto endpoint = resolve_endpoint(config);
   if (!endpoint)
     return endpoint.error();
-  return std::unique_ptr<Runner>(std::make_unique<KubernetesRunner>(config, std::move(*endpoint)));
+  return std::unique_ptr<Runner>(
+      std::make_unique<KubernetesRunner>(config, std::move(*endpoint), isolation));
 }
 
 }  // namespace reverify

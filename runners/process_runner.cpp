@@ -1,5 +1,6 @@
 #include "runners/process_runner.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,12 +10,14 @@
 #include <fstream>
 #include <thread>
 
+#include "core/hashing_io.hpp"
 #include "core/text.hpp"
 #include "runners/job_cgroup.hpp"
 #include "runners/job_contract.hpp"
 #include "runners/job_log.hpp"
 #include "runners/job_outputs.hpp"
 #include "runners/job_processes.hpp"
+#include "runners/job_sandbox.hpp"
 #include "runners/log_tail.hpp"
 #include "runners/process_checkout.hpp"
 #include "runners/process_spawn.hpp"
@@ -37,6 +40,7 @@ struct JobRecord {
   std::uint64_t max_pids = 0;       // the limits its cgroup enforces (0 = none), for the verdict
   std::uint64_t memory_bytes = 0;
   std::uint64_t host_oom_kills = 0;  // /proc/vmstat oom_kill when the job started
+  bool sandboxed = false;            // run by bubblewrap (job_sandbox.hpp)
 };
 
 std::int64_t now_unix_ms() {
@@ -56,7 +60,8 @@ Status write_record(const std::filesystem::path& dir, const JobRecord& record) {
                               {"cgroups", record.cgroup.to_json()},
                               {"max_pids", record.max_pids},
                               {"memory_bytes", record.memory_bytes},
-                              {"host_oom_kills", record.host_oom_kills}};
+                              {"host_oom_kills", record.host_oom_kills},
+                              {"sandboxed", record.sandboxed}};
   const auto tmp = dir / "job.json.tmp";
   std::ofstream(tmp) << doc.dump() << '\n';
   std::error_code ec;
@@ -83,6 +88,7 @@ std::optional<JobRecord> read_record(const std::filesystem::path& dir) {
   record.max_pids = doc.value("max_pids", std::uint64_t{0});
   record.memory_bytes = doc.value("memory_bytes", std::uint64_t{0});
   record.host_oom_kills = doc.value("host_oom_kills", std::uint64_t{0});
+  record.sandboxed = doc.value("sandboxed", false);
   return record;
 }
 
@@ -118,7 +124,7 @@ void signal_group(const ProcessIdentity& supervisor, int sig) {
 }
 
 JobProcesses processes_of(const JobRecord& record) {
-  return JobProcesses(record.supervisor, record.cgroup);
+  return JobProcesses(record.supervisor, record.cgroup, record.sandboxed);
 }
 
 // Everything the job left goes: its group, every member of its cgroups (an orphan whose
@@ -129,6 +135,44 @@ void end_job(const JobRecord& record) {
   if (processes_of(record).kill_all(kKillWait))
     record.cgroup.remove();
   reap_if_child(record.supervisor.pid);
+}
+
+// After the supervisor died without reporting (end_job() has killed its group and cgroups): what
+// became of the job's processes, in words. In a sandbox the kernel ended them with its PID
+// namespace; cgroups list every one. Without either, a setsid() descendant left the group and
+// was reparented away: it is found by the job's own REVERIFY_OUT in its environment and killed,
+// and the words say that a process that cleared its environment cannot be found here.
+std::string end_orphaned(const JobRecord& record, const std::filesystem::path& work_dir) {
+  if (record.sandboxed)
+    return "the kernel ended every process of the job with its sandbox's PID namespace";
+  if (!record.cgroup.empty()) {
+    const auto left = processes_of(record).list();
+    return left.empty() ? "every process in the job's cgroups was killed"
+                        : std::to_string(left.size()) +
+                              " process(es) in the job's cgroups could not be killed yet";
+  }
+  const std::string marker =
+      "REVERIFY_OUT=" + (std::filesystem::absolute(work_dir) / "out").string();
+  const auto found = processes_with_environment(marker);
+  for (pid_t pid : found)
+    ::kill(pid, SIGKILL);
+  std::vector<std::string> survivors;
+  const auto until = std::chrono::steady_clock::now() + kKillWait;
+  for (auto left = found; !left.empty(); left = processes_with_environment(marker)) {
+    if (std::chrono::steady_clock::now() >= until) {
+      for (pid_t pid : left)
+        survivors.push_back(std::to_string(pid));
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::string words = "its process group was killed, and " + std::to_string(found.size()) +
+                      " process(es) outside it, found by the job's REVERIFY_OUT in their "
+                      "environment";
+  words += survivors.empty() ? ", were killed" : "; still running: pids " + joined(survivors);
+  return words +
+         ". Without cgroups or the sandbox a process that cleared its environment cannot be "
+         "found";
 }
 
 // OOM kills since boot, of any process (/proc/vmstat oom_kill).
@@ -203,6 +247,19 @@ std::string unenforced_bounds(const ProcessRunnerConfig& config, const JobCgroup
          (config.cgroups ? JobCgroup::host_notes() : "runner.process.cgroups is false") + ")\n";
 }
 
+// What the supervisor killed after the job ended: distinct processes, each counted once. More
+// than the pids limit allows at once is possible only when they went on forking while they were
+// killed, and the note says so rather than suggest the limit did not hold.
+std::string leftovers_note(std::uint64_t killed, std::uint64_t max_pids) {
+  std::string note = "[reverify] when the job ended, " + std::to_string(killed) +
+                     " process(es) it had started were still running; they were killed";
+  if (max_pids > 0 && killed > max_pids) {
+    note += " (more than its pids limit of " + std::to_string(max_pids) +
+            " holds at once: they went on forking while they were killed)";
+  }
+  return note + "\n";
+}
+
 // The job's last output: job.log's end, or, when the disk refused the log, what its supervisor
 // kept in memory and saved.
 std::string job_output_tail(const JobHandle& job, const JobRecord& record,
@@ -222,13 +279,101 @@ std::string job_output_tail(const JobHandle& job, const JobRecord& record,
   return tail.text();
 }
 
-// The job's working folder: run.workdir when relative (inside the checkout), else the checkout
-// root (an absolute workdir names a folder of the original image, e.g. /src).
-std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& src) {
-  const auto& workdir = spec.manifest.run.workdir;
-  if (workdir && !workdir->empty() && std::filesystem::path(*workdir).is_relative())
-    return src / *workdir;
-  return src;
+// What the job's sandbox shows it: its checkout and contract inputs read-only, its out folder
+// writable, its data and eval read-only (job_sandbox.hpp adds the system paths and the config's).
+SandboxJob sandbox_job(const RebuildSpec& spec, const std::filesystem::path& dir,
+                       const std::filesystem::path& workdir, const SpawnRequest& request) {
+  SandboxJob job;
+  job.binds = {{dir / "src", SandboxAccess::read_only},
+               {dir / "in", SandboxAccess::read_only},
+               {dir / "out", SandboxAccess::writable}};
+  for (const auto& input : {spec.data_path, spec.eval_path}) {
+    if (input)
+      job.binds.push_back({std::filesystem::absolute(*input), SandboxAccess::read_only});
+  }
+  job.workdir = workdir;
+  job.network = spec.network;
+  const auto& environment = spec.manifest.environment;
+  job.gpus = environment && environment->accelerator && environment->accelerator->count > 0;
+  job.command = {request.executable.string()};
+  job.command.insert(job.command.end(), request.args.begin(), request.args.end());
+  return job;
+}
+
+// When the daemon is root the job runs as the sandbox's job uid: its folders become that uid's
+// (the checkout and inputs stay read-only to it through the sandbox's read-only binds).
+Status give_to_job_user(const std::vector<std::filesystem::path>& folders,
+                        const SandboxConfig& sandbox) {
+  for (const auto& folder : folders) {
+    std::error_code ec;
+    auto chown = [&](const std::filesystem::path& path) {
+      if (::lchown(path.c_str(), sandbox.job_uid, sandbox.job_gid) != 0)
+        ec = std::error_code(errno, std::generic_category());
+    };
+    chown(folder);
+    for (auto it = std::filesystem::recursive_directory_iterator(folder, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+      chown(it->path());
+    if (ec) {
+      return make_error(ErrorCode::provision,
+                        folder.string() + ": cannot give it to the job's uid " +
+                            std::to_string(sandbox.job_uid) + ": " + ec.message());
+    }
+  }
+  return {};
+}
+
+// bubblewrap's status file, kept open by the job's first process (--json-status-fd).
+Result<UniqueFd> open_sandbox_status(const std::filesystem::path& dir) {
+  const auto path = dir / "sandbox.json";
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640));
+  if (fd.get() < 0)
+    return make_error(ErrorCode::io, path.string() + ": cannot open: " + std::strerror(errno));
+  return fd;
+}
+
+// The job as its supervisor starts it, outside any sandbox: the contract's environment and
+// paths in the scratch folder `scratch` (absolute), its own log, status and tail files there.
+SpawnRequest job_request(const RebuildSpec& spec, const std::filesystem::path& scratch,
+                         const std::filesystem::path& workdir,
+                         const std::filesystem::path& executable,
+                         const ProcessRunnerConfig& config) {
+  ContractPaths paths{(scratch / "in" / "config.json").string(),
+                      (scratch / "in" / "seeds.json").string(), (scratch / "out").string(),
+                      spec.data_path ? spec.data_path->string() : "",
+                      spec.eval_path ? spec.eval_path->string() : ""};
+  SpawnRequest request;
+  request.env = contract_environment(spec, paths);
+  request.env["PATH"] = config.path_env;
+  request.executable = executable;
+  const auto& argv = spec.manifest.run.entrypoint;
+  request.args.assign(argv.begin() + 1, argv.end());
+  request.working_dir = std::filesystem::absolute(workdir);
+  request.log_file = scratch / "job.log";
+  request.status_file = scratch / "exit_status";
+  request.tail_file = scratch / "job.tail";
+  request.log_cap_bytes = config.job_log_cap_bytes;
+  request.max_open_files = config.max_open_files;
+  request.max_processes = config.max_pids;
+  return request;
+}
+
+// A scratch folder chosen by the caller is found again after a restart through a link at
+// scratch_root/<rebuild id>.
+Status link_from_scratch_root(const std::filesystem::path& dir,
+                              const std::filesystem::path& scratch_root,
+                              const std::string& rebuild_id) {
+  const auto index = scratch_root / rebuild_id;
+  if (dir == index)
+    return {};
+  std::error_code ec;
+  std::filesystem::create_directories(scratch_root, ec);
+  std::filesystem::remove(index, ec);
+  std::filesystem::create_directory_symlink(std::filesystem::absolute(dir), index, ec);
+  if (ec)
+    return make_error(ErrorCode::io,
+                      index.string() + ": cannot link the scratch folder: " + ec.message());
+  return {};
 }
 
 Result<std::filesystem::path> entrypoint_executable(const RebuildSpec& spec,
@@ -242,7 +387,34 @@ Result<std::filesystem::path> entrypoint_executable(const RebuildSpec& spec,
 
 }  // namespace
 
-ProcessRunner::ProcessRunner(ProcessRunnerConfig config) : config_(std::move(config)) {}
+ProcessRunner::ProcessRunner(ProcessRunnerConfig config, JobIsolation isolation)
+    : config_(std::move(config)), isolation_(std::move(isolation)) {}
+
+Status ProcessRunner::sandbox_ready() {
+  std::lock_guard lock(probe_mutex_);
+  if (!probe_)
+    probe_ = probe_sandbox(config_.sandbox);
+  return *probe_;
+}
+
+Status ProcessRunner::run_in_sandbox(const RebuildSpec& spec, const std::filesystem::path& dir,
+                                     SpawnRequest& request, int status_fd) const {
+  auto plan = plan_sandbox(config_.sandbox, sandbox_job(spec, dir, request.working_dir, request),
+                           isolation_.verifier_paths);
+  if (!plan)
+    return plan.error();
+  if (plan->as_root) {
+    if (auto given = give_to_job_user({dir / "src", dir / "in", dir / "out"}, config_.sandbox);
+        !given)
+      return given;
+  }
+  plan->status_fd = status_fd;
+  auto argv = sandbox_argv(*plan);
+  request.executable = argv.front();
+  request.args.assign(argv.begin() + 1, argv.end());
+  request.inherited_fds = {status_fd};
+  return {};
+}
 
 SpaceWatch ProcessRunner::space_for(const std::filesystem::path& work_dir) const {
   std::vector<std::filesystem::path> paths = {work_dir, config_.scratch_root};
@@ -265,6 +437,10 @@ Status ProcessRunner::prepare(const RebuildSpec& spec) {
   }
   if (auto space = space_for(*dir).check_before_start(); !space)
     return space;
+  if (!isolation_.trust_job_code) {
+    if (auto ready = sandbox_ready(); !ready)
+      return ready;
+  }
   std::error_code ec;
   std::filesystem::remove_all(*dir, ec);
   std::filesystem::create_directories(*dir, ec);
@@ -296,7 +472,6 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
   if (auto space = space_for(*dir).check_before_start(); !space)
     return space.error();
   const auto workdir = job_workdir(spec, *dir / "src");
-  const auto& argv = spec.manifest.run.entrypoint;
   auto exe = entrypoint_executable(spec, config_.path_env, workdir);
   if (!exe)
     return exe.error();
@@ -306,9 +481,21 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
   if (ec)
     return make_error(ErrorCode::io, (*dir / "out").string() + ": cannot create: " + ec.message());
 
+  const auto scratch = std::filesystem::absolute(*dir);
+  SpawnRequest request = job_request(spec, scratch, workdir, *exe, config_);
   JobRecord record;
   record.log_cap_bytes = config_.job_log_cap_bytes;
   record.host_oom_kills = host_oom_kills();
+  record.sandboxed = !isolation_.trust_job_code;
+  UniqueFd sandbox_status;  // the daemon's copy: closed once the job has its own
+  if (record.sandboxed) {
+    auto fd = open_sandbox_status(scratch);
+    if (!fd)
+      return fd.error();
+    sandbox_status = std::move(*fd);
+    if (auto s = run_in_sandbox(spec, scratch, request, sandbox_status.get()); !s)
+      return s.error();
+  }
   if (config_.cgroups) {
     auto cgroup = JobCgroup::create(spec.rebuild_id, {config_.max_pids, config_.memory_bytes});
     if (!cgroup)
@@ -317,23 +504,8 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
     record.max_pids = record.cgroup.counts_pids() ? config_.max_pids : 0;
     record.memory_bytes = record.cgroup.counts_memory() ? config_.memory_bytes : 0;
   }
-  ContractPaths paths{(*dir / "in" / "config.json").string(), (*dir / "in" / "seeds.json").string(),
-                      (*dir / "out").string(), spec.data_path ? spec.data_path->string() : "",
-                      spec.eval_path ? spec.eval_path->string() : ""};
-  SpawnRequest request;
-  request.env = contract_environment(spec, paths);
-  request.env["PATH"] = config_.path_env;
-  request.executable = *exe;
-  request.args.assign(argv.begin() + 1, argv.end());
-  request.working_dir = workdir;
-  request.log_file = *dir / "job.log";
-  request.status_file = *dir / "exit_status";
-  request.tail_file = *dir / "job.tail";
-  request.log_cap_bytes = config_.job_log_cap_bytes;
   request.cgroup_v2 = record.cgroup.v2_dir();
   request.cgroups_v1 = record.cgroup.v1_dirs();
-  request.max_open_files = config_.max_open_files;
-  request.max_processes = config_.max_pids;
   record.deadline_unix_ms =
       now_unix_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(spec.timeout).count();
   auto supervisor = spawn_supervised(request);
@@ -346,18 +518,9 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
     end_job(record);
     return s.error();
   }
-  // A scratch folder chosen by the caller is found again after a restart through a link at
-  // scratch_root/<rebuild id>.
-  const auto index = config_.scratch_root / spec.rebuild_id;
-  if (*dir != index) {
-    std::filesystem::create_directories(config_.scratch_root, ec);
-    std::filesystem::remove(index, ec);
-    std::filesystem::create_directory_symlink(std::filesystem::absolute(*dir), index, ec);
-    if (ec) {
-      end_job(record);
-      return make_error(ErrorCode::io,
-                        index.string() + ": cannot link the scratch folder: " + ec.message());
-    }
+  if (auto linked = link_from_scratch_root(*dir, config_.scratch_root, spec.rebuild_id); !linked) {
+    end_job(record);
+    return linked.error();
   }
   return JobHandle{spec.rebuild_id, kind(),
                    std::to_string(supervisor->pid) + ":" + std::to_string(supervisor->start_ticks),
@@ -408,15 +571,26 @@ Result<JobExit> ProcessRunner::wait(const JobHandle& job, const LogSink& logs) {
         "the job's supervisor (pid " + std::to_string(supervisor.pid) + ") ended " +
             (*supervisor_status > 128 ? "by signal " + std::to_string(*supervisor_status - 128)
                                       : std::string("without a trace")) +
-            " before it could report the job's end; the job's processes were killed");
+            " before it could report the job's end; " + end_orphaned(*record, job.work_dir));
   }
   exit.exit_code = *report.exit_status;
   exit.job_seconds = report.job_seconds;
   exit.log_tail = job_output_tail(job, *record, report, config_.log_cap_bytes);
-  if (report.leftovers_killed > 0) {
-    exit.log_tail += "[reverify] the job left " + std::to_string(report.leftovers_killed) +
-                     " process(es) running when it ended; they were killed\n";
+  if (record->sandboxed && !exit.timed_out && exit.exit_code == 1 &&
+      !sandbox_job_exit(job.work_dir / "sandbox.json")) {
+    return make_error(ErrorCode::provision,
+                      "the job's sandbox could not be set up, so the job never ran: " +
+                          std::string(last_lines(exit.log_tail, 5)));
   }
+  if (!record->sandboxed) {
+    exit.log_tail +=
+        "[reverify] runner.trust_job_code is true: this job ran unisolated, as the daemon's "
+        "user, seeing what the daemon sees\n";
+  }
+  // In a sandbox the kernel ended the leftovers with the PID namespace; what the supervisor
+  // reaped then includes bubblewrap's own init, so it counts nothing of the job's.
+  if (report.leftovers_killed > 0 && !record->sandboxed)
+    exit.log_tail += leftovers_note(report.leftovers_killed, record->max_pids);
   exit.log_tail += unenforced_bounds(config_, record->cgroup);
   if (!record->cgroup.counts_memory())
     read_host_oom(*record, exit);

@@ -66,8 +66,9 @@ void close_all_but(int (&keep)[N]) {
 }
 
 // Reaps every child that ended (the job, or an orphan of it: the supervisor is their subreaper);
-// sets *job_status when the job is among them. Returns false once no child is left.
-bool reap_ended(pid_t job, int* job_status, bool* job_done) {
+// sets *job_status when the job is among them and counts the others in *others. Returns false
+// once no child is left.
+bool reap_ended(pid_t job, int* job_status, bool* job_done, unsigned long long* others) {
   int status = 0;
   for (;;) {
     const pid_t reaped = ::waitpid(-1, &status, WNOHANG);
@@ -75,6 +76,8 @@ bool reap_ended(pid_t job, int* job_status, bool* job_done) {
       if (reaped == job) {
         *job_status = status;
         *job_done = true;
+      } else {
+        ++*others;
       }
       continue;
     }
@@ -92,8 +95,9 @@ int copy_output_until_exit(pid_t job, int pipe_fd, CappedLogWriter& log) {
   bool pipe_open = true;
   bool job_done = false;
   int status = 0;
+  unsigned long long orphans_reaped = 0;
   for (;;) {
-    reap_ended(job, &status, &job_done);
+    reap_ended(job, &status, &job_done, &orphans_reaped);
     if (job_done)
       break;
     pollfd fds[2];
@@ -151,22 +155,22 @@ long long ms_since(const struct timespec& start) {
 // Once the job ended: SIGKILLs every process still below the supervisor (the job's orphans are
 // its children, as their subreaper; their own children become its children as they die) and
 // reaps them, until none is left or limit_ms passed (a process stuck in the kernel is not worth
-// holding the job's status for: the daemon kills its cgroup again). Returns how many it killed.
+// holding the job's status for: the daemon kills its cgroup again). Returns how many processes
+// it reaped: each one once, so never more than ever existed (a kill() of a process that is
+// already dying succeeds again, and counting kills counted it twice).
 unsigned long long kill_leftovers(long long limit_ms) {
   char path[64];
   children_path(path);
   struct timespec start {};
   ::clock_gettime(CLOCK_MONOTONIC, &start);
-  unsigned long long killed = 0;
-  pid_t seen[1024];  // killed already, counted once however often a dying one is listed again
-  std::size_t seen_count = 0;
+  unsigned long long reaped = 0;
   char list[8192];
   int ignored = 0;
   bool ignored_done = false;
-  while (reap_ended(-1, &ignored, &ignored_done) && ms_since(start) < limit_ms) {
+  while (reap_ended(-1, &ignored, &ignored_done, &reaped) && ms_since(start) < limit_ms) {
     const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-      return killed;  // no children file (CONFIG_PROC_CHILDREN): the cgroup is the safety net
+      return reaped;  // no children file (CONFIG_PROC_CHILDREN): the cgroup is the safety net
     ssize_t size = 0;
     for (ssize_t n;
          size < static_cast<ssize_t>(sizeof list) &&
@@ -179,12 +183,8 @@ unsigned long long kill_leftovers(long long limit_ms) {
         pid = pid * 10 + (list[i] - '0');
         continue;
       }
-      if (pid > 0 && ::kill(pid, SIGKILL) == 0 &&
-          std::find(seen, seen + seen_count, pid) == seen + seen_count) {
-        ++killed;
-        if (seen_count < std::size(seen))
-          seen[seen_count++] = pid;
-      }
+      if (pid > 0)
+        ::kill(pid, SIGKILL);
       pid = 0;
     }
     struct timespec pause {
@@ -192,7 +192,7 @@ unsigned long long kill_leftovers(long long limit_ms) {
     };
     ::nanosleep(&pause, nullptr);
   }
-  return killed;
+  return reaped;
 }
 
 // clone3(2)'s arguments up to `cgroup` (the kernel's struct clone_args, version 2).
@@ -232,6 +232,8 @@ struct JobSetup {
   std::uint64_t max_open_files = 0;
   std::uint64_t max_processes = 0;
   int status_fd = -1;
+  const int* inherited = nullptr;  // kept open across execve
+  std::size_t inherited_count = 0;
 
   // Returns false (after reporting "setup <errno>") when the job may not run.
   bool apply(bool cloned_in) const {
@@ -304,6 +306,8 @@ struct supervise : bp::extend::handler {
       ::dup2(output[1], 1);
       ::dup2(output[1], 2);
       ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+      for (std::size_t i = 0; i < setup.inherited_count; ++i)
+        ::fcntl(setup.inherited[i], F_SETFD, 0);
       return;
     }
     if (job < 0)
@@ -445,6 +449,8 @@ Result<ProcessIdentity> spawn_supervised(const SpawnRequest& request) {
   setup.max_open_files = request.max_open_files;
   setup.max_processes = request.max_processes;
   setup.status_fd = status.fd;
+  setup.inherited = request.inherited_fds.data();
+  setup.inherited_count = request.inherited_fds.size();
   bp::environment env;
   for (const auto& [name, value] : request.env)
     env[name] = value;

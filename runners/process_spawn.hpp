@@ -65,6 +65,9 @@ struct SpawnRequest {
   std::vector<std::filesystem::path> cgroups_v1;
   std::uint64_t max_open_files = 0;  // RLIMIT_NOFILE of the job; 0 = inherited
   std::uint64_t max_processes = 0;   // RLIMIT_NPROC (binds a non-root uid only); 0 = inherited
+  // Descriptors of the caller that the job keeps across execve, at the same numbers (the
+  // sandbox's status file); every other one is closed there.
+  std::vector<int> inherited_fds;
 };
 
 // Starts the supervisor + job; returns the supervisor, whose pid is also the process group id.
@@ -75,8 +78,8 @@ Result<ProcessIdentity> spawn_supervised(const SpawnRequest& request);
 struct SupervisorReport {
   std::optional<int> exit_status;      // "exit N" -> N, "signal N" -> 128 + N: the job ended
   std::optional<double> job_seconds;   // "ms M": fork to exit, monotonic clock
-  std::uint64_t leftovers_killed = 0;  // "leftovers N": processes still running below the
-                                       // supervisor once the job had ended, killed
+  std::uint64_t leftovers_killed = 0;  // "leftovers N": distinct processes still running below
+                                       // the supervisor once the job had ended, killed
   std::optional<int> log_errno;        // "log_error E": the first job.log write the kernel refused
   std::uint64_t log_bytes_before_error = 0;  // "log_written N": job.log's size at that write
   std::uint64_t tail_bytes = 0;              // "tail N": bytes saved in the tail file

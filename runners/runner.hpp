@@ -1,5 +1,5 @@
 #pragma once
-// runners/: where a rebuild runs (this interface, and the process, docker and kubernetes
+// runners/: where a rebuild runs (this interface, and the process, docker, kubernetes and slurm
 // runners). Includes core/ only; never policies/ or above: a runner starts jobs and reports
 // exits, it never judges them.
 //
@@ -46,6 +46,9 @@ struct RebuildSpec {
   std::optional<std::filesystem::path> eval_path;  // eval set (read-only to the job)
   std::filesystem::path work_dir;                  // scratch for this rebuild, owned by the runner
   std::chrono::seconds timeout{3600};
+  // The job may use the network (models.<name>.network: allow); off by default: an undeclared
+  // network read is a hidden live input.
+  bool network = false;
 };
 
 // A started job, enough to wait on it, collect from it and clean it up, including after a
@@ -102,14 +105,52 @@ struct JobOutputs {
   std::optional<std::filesystem::path> predictions;  // local copy
   std::optional<std::filesystem::path> weights;      // local copy
   std::filesystem::path out_dir;                     // local folder holding the outputs
+  // result.json "subsample" (docs/design.md, "The subsample rule"): which records the job trained
+  // on, its keys file (a local copy) and what a key is, in words; absent when it reports none.
+  std::optional<SubsampleDrawn> subsample;
+  std::optional<std::filesystem::path> subsample_keys;
+  std::optional<std::string> subsample_key;
 };
 
 using LogSink = std::function<void(std::string_view chunk)>;
+
+// Where a started job stands on a runner that queues jobs (slurm) until it ends: waiting in the
+// queue (with the scheduler's reason) or running (where). Shown by the status page and `reverify
+// plan` while the verification runs.
+enum class JobQueueState { pending, running };
+template <>
+struct EnumNames<JobQueueState> {
+  static constexpr EnumName<JobQueueState> table[] = {
+      {JobQueueState::pending, "pending"},
+      {JobQueueState::running, "running"},
+  };
+};
+
+struct JobStanding {
+  JobQueueState state = JobQueueState::pending;
+  std::string queue;   // slurm: the partition
+  std::string reason;  // pending: why, in the scheduler's words (slurm: "Resources", "Priority")
+  std::string nodes;   // running: where
+
+  bool operator==(const JobStanding&) const = default;
+  // {"state": "pending", "queue": "gpu", "reason": "Resources", "nodes": ""}
+  nlohmann::json to_json() const;
+  // nullopt for anything to_json() did not write.
+  static std::optional<JobStanding> from_json(const nlohmann::json& doc);
+  // "pending in partition gpu (Resources)", "running in partition gpu on node17"
+  std::string text() const;
+};
+
+using StandingSink = std::function<void(const JobStanding&)>;
 
 class Runner {
  public:
   virtual ~Runner() = default;
   virtual RunnerKind kind() const = 0;
+  // Whether this runner's jobs run unisolated because the config trusts their code
+  // (runner.trust_job_code, where the runner cannot otherwise keep a job from the verifier):
+  // every verdict of such a job says so (Verdict::job_code_trusted).
+  virtual bool job_code_trusted() const { return false; }
 
   // Checks that the runner can run this manifest at all and does the slow set-up once (image
   // pulled by digest, code checked out, GPUs available), without starting the job.
@@ -121,6 +162,13 @@ class Runner {
   virtual Result<JobHandle> start(const RebuildSpec& spec) = 0;
   // Blocks until the job ends or spec.timeout passes (then it is killed and timed_out is set).
   virtual Result<JobExit> wait(const JobHandle& job, const LogSink& logs) = 0;
+  // wait(), telling `standing` where the job stands each time that changes. Only a runner that
+  // queues jobs (slurm) has anything to tell: the others just wait.
+  virtual Result<JobExit> wait_reporting(const JobHandle& job, const LogSink& logs,
+                                         const StandingSink& standing) {
+    (void)standing;
+    return wait(job, logs);
+  }
   // Copies outputs to dest and validates result.json (error:job when missing or invalid).
   virtual Result<JobOutputs> collect(const JobHandle& job, const std::filesystem::path& dest) = 0;
   // Removes every trace of the job (process group, container, Job object, scratch). Idempotent.

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "runners/job_sandbox.hpp"
 #include "runners/kubernetes_config.hpp"
 #include "runners/runner_kind.hpp"
+#include "runners/slurm_config.hpp"
 
 namespace reverify {
 
@@ -46,16 +48,21 @@ struct ProcessRunnerConfig {
   std::uint64_t max_open_files = 65536;  // RLIMIT_NOFILE of the job; 0 = the daemon's own
   std::uint64_t memory_bytes = 0;        // the job's memory cgroup limit (no swap); 0 = none
   SpaceWatchConfig space;
+  // How the job is kept from the verifier (job_sandbox.hpp); unused with trust_job_code.
+  SandboxConfig sandbox;
 
   bool operator==(const ProcessRunnerConfig&) const = default;
 };
 
 struct DockerRunnerConfig {
   std::string socket = "/var/run/docker.sock";  // the Engine API's unix socket
-  std::string network_mode = "none";            // HostConfig.NetworkMode
-  std::int64_t memory_bytes = 0;                // HostConfig.Memory; 0 = no limit
-  std::int64_t nano_cpus = 0;                   // HostConfig.NanoCpus (1e9 = one CPU); 0 = no limit
-  std::int64_t max_pids = 4096;                 // HostConfig.PidsLimit; 0 = no limit
+  // HostConfig.NetworkMode of a container whose model declares network (models.<name>.network:
+  // allow); every other container gets "none". "host" would show such a job the daemon's own
+  // loopback API.
+  std::string network_mode = "bridge";
+  std::int64_t memory_bytes = 0;  // HostConfig.Memory; 0 = no limit
+  std::int64_t nano_cpus = 0;     // HostConfig.NanoCpus (1e9 = one CPU); 0 = no limit
+  std::int64_t max_pids = 4096;   // HostConfig.PidsLimit; 0 = no limit
   // HostConfig.Ulimits nofile (soft = hard); 0 = the engine's own. A container cannot go above
   // the engine's hard limit (it then fails to start), so the engine's is the default.
   std::int64_t max_open_files = 0;
@@ -79,11 +86,31 @@ struct DockerRunnerConfig {
   bool operator==(const DockerRunnerConfig&) const = default;
 };
 
+// What keeps a job from the verifier, for every runner (docs/security.md).
+struct JobIsolation {
+  // runner.trust_job_code: false (the default) refuses to run a job where the runner cannot keep
+  // it from the verifier's secrets, config, store and process (error:provision naming this key);
+  // true runs jobs unisolated where it cannot (the process runner then runs them as the daemon's
+  // user, seeing what it sees), and every verdict says so.
+  bool trust_job_code = false;
+  // The verifier's own files (config file, secret files, store), filled in by the config loader:
+  // a runner never shows a job a host path that is, holds or lies inside one of them.
+  std::vector<std::filesystem::path> verifier_paths;
+
+  // A reload may move a secret file (verifier_paths follow it at the next start) but may not
+  // change whether job code is trusted.
+  bool operator==(const JobIsolation& other) const {
+    return trust_job_code == other.trust_job_code;
+  }
+};
+
 struct RunnerConfig {
   RunnerKind kind = RunnerKind::process;
+  JobIsolation isolation;
   ProcessRunnerConfig process;
   DockerRunnerConfig docker;
   KubernetesConfig kubernetes;  // runners/kubernetes_config.hpp
+  SlurmConfig slurm;            // runners/slurm_config.hpp
 
   // reverifyd compares the running runner with a reloaded one: a reload may not change it.
   bool operator==(const RunnerConfig&) const = default;

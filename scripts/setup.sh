@@ -9,10 +9,13 @@ packages=(
   libcurl4-openssl-dev libsqlite3-dev libssl-dev doctest-dev libcli11-dev
   clang-14 libclang-rt-14-dev clang-format
   python3 python3-numpy python3-scipy python3-sklearn python3-cryptography python3-torch
-  docker.io docker-registry mmdebstrap
+  python3-venv python3-setuptools python3-pip strace
+  docker.io docker-registry
+  slurm-wlm munge podman runc
   prometheus-alertmanager prometheus
   nginx-light wrk systemd coreutils curl procps openssl
   chromium
+  bubblewrap util-linux jq
 )
 
 missing=()
@@ -32,7 +35,8 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # Debian's packaging starts these services on install; tests start their own private instances.
-for svc in docker containerd prometheus prometheus-alertmanager nginx docker-registry; do
+for svc in docker containerd prometheus prometheus-alertmanager nginx docker-registry \
+  munge slurmctld slurmd; do
   if command -v systemctl >/dev/null && systemctl is-active --quiet "$svc" 2>/dev/null; then
     systemctl stop "$svc" || true
   fi

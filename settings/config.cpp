@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "policies/cron.hpp"
 #include "runners/job_log.hpp"
 #include "settings/pager_section.hpp"
+#include "settings/slurm_section.hpp"
 #include "settings/yaml_duplicates.hpp"
 #include "settings/yaml_section.hpp"
 
@@ -232,6 +234,7 @@ void read_model_policy(Section s, ModelPolicy& policy) {
   s.read_optional("large", policy.large);
   s.read("max_steps", policy.max_steps);
   s.read_duration("timeout", policy.timeout_s);
+  s.read_enum("network", policy.network);
   if (auto detect = s.get("detect"); detect && detect.IsMap()) {
     Section d(detect, s.child_path("detect"), s.errors());
     for (const auto& item : detect) {
@@ -289,6 +292,7 @@ void read_kubernetes(Section s, KubernetesConfig& k) {
   s.read("in_cluster", k.in_cluster);
   s.read("service_account", k.service_account);
   s.read("image_pull_secret", k.image_pull_secret);
+  s.read("network_policy", k.network_policy);
   s.read("node_selector", k.node_selector);
   s.read_optional("cpu", k.resources.cpu);
   s.read_optional("memory", k.resources.memory);
@@ -328,10 +332,66 @@ void read_kubernetes(Section s, KubernetesConfig& k) {
   s.reject_unknown();
 }
 
+// runner.process.sandbox (runners/job_sandbox.hpp): paths are absolute host paths.
+void read_sandbox(Section s, SandboxConfig& sandbox) {
+  std::string bwrap = sandbox.bwrap.string();
+  s.read("bwrap", bwrap);
+  sandbox.bwrap = bwrap;
+  for (auto [key, paths] :
+       {std::pair{"read_only", &sandbox.read_only}, std::pair{"writable", &sandbox.writable},
+        std::pair{"devices", &sandbox.devices}}) {
+    std::vector<std::string> listed;
+    s.read(key, listed);
+    for (const auto& path : listed) {
+      if (path.empty() || path[0] != '/' || std::filesystem::path(path).lexically_normal() == "/")
+        s.fail(s.child_path(key), "expected absolute host paths below /, got \"" + path + "\"");
+      paths->push_back(path);
+    }
+  }
+  s.read("tmp_bytes", sandbox.tmp_bytes);
+  s.at_least<std::uint64_t>("tmp_bytes", sandbox.tmp_bytes, 1024 * 1024);
+  std::string user;
+  s.read("job_user", user);
+  if (!user.empty()) {
+    unsigned uid = 0, gid = 0;
+    char rest = 0;
+    if (std::sscanf(user.c_str(), "%u:%u%c", &uid, &gid, &rest) != 2 || uid == 0 || gid == 0)
+      s.fail(s.child_path("job_user"),
+             "expected \"uid:gid\", both numbers above 0, got \"" + user + "\"");
+    sandbox.job_uid = uid;
+    sandbox.job_gid = gid;
+  }
+  s.reject_unknown();
+}
+
+// The verifier's own files, never shown to a job (runners/runner_config.hpp, JobIsolation): the
+// store and its companions, the state directory's locks, every secret file the config names.
+void collect_verifier_paths(Config& config) {
+  auto& paths = config.runner.isolation.verifier_paths;
+  const auto db = config.db_path().string();
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    paths.push_back(db + suffix);
+  paths.push_back(config.state_dir / "reverifyd.lock");
+  paths.push_back(config.state_dir / "owners");
+  std::vector<std::filesystem::path> secrets = {config.api.token_file, config.attestation.key_file,
+                                                config.runner.kubernetes.token_file};
+  for (const auto& source : config.sources)
+    secrets.push_back(source.token_file);
+  for (const auto& [name, sender] : config.pager.senders) {
+    for (const auto& file : {sender.routing_key_file, sender.url_file, sender.token_file})
+      secrets.push_back(file);
+  }
+  for (const auto& secret : secrets) {
+    if (!secret.empty())
+      paths.push_back(secret);
+  }
+}
+
 // runner: maps onto the runners' RunnerConfig. Scratch folders default to <state_dir>/scratch so
 // the unit's StateDirectory is the only writable place the daemon needs.
 void read_runner(Section s, Config& config) {
   RunnerConfig& runner = config.runner;
+  s.read("trust_job_code", runner.isolation.trust_job_code);
   runner.process.scratch_root = config.state_dir / "scratch";
   runner.docker.scratch_root = config.state_dir / "scratch";
   s.read_enum("kind", runner.kind);
@@ -350,6 +410,7 @@ void read_runner(Section s, Config& config) {
   process.read("max_pids", runner.process.max_pids);
   process.read("max_open_files", runner.process.max_open_files);
   process.read("memory_bytes", runner.process.memory_bytes);
+  read_sandbox(process.section("sandbox"), runner.process.sandbox);
   process.reject_unknown();
   auto docker = s.section("docker");
   docker.read("socket", runner.docker.socket);
@@ -383,6 +444,7 @@ void read_runner(Section s, Config& config) {
   runner.docker.pull_timeout = std::chrono::seconds(pull);
   docker.reject_unknown();
   read_kubernetes(s.section("kubernetes"), runner.kubernetes);
+  read_slurm(s.section("slurm"), config.state_dir, runner.slurm);
   // runner.space: shared by the process and docker runners, which watch state_dir too.
   SpaceWatchConfig space;
   space.paths = {config.state_dir};
@@ -497,6 +559,7 @@ void read_root(const YAML::Node& root, const std::filesystem::path& base, Config
            "required: the folder of reverify.db, work/ and scratch/ (e.g. "
            "/var/lib/reverify)");
   }
+  collect_verifier_paths(config);
   config.api.secrets = {config.api.token};
   for (const auto& source : config.sources)
     config.api.secrets.push_back(source.token);
@@ -581,6 +644,7 @@ ConfigReading read_config_file(const std::filesystem::path& path) {
   const std::string scope = "--config " + shell_word(std::filesystem::absolute(path).string());
   reading.config.verdict.command_scope = scope;
   reading.config.api.command_scope = scope;
+  reading.config.runner.isolation.verifier_paths.push_back(std::filesystem::absolute(path));
   return reading;
 }
 

@@ -42,6 +42,17 @@ struct RegistrySourceConfig {
   std::int64_t timeout_ms = 30'000;  // http-index: per request
 };
 
+// models.<name>.network: whether the model's jobs may use the network. none (the default) cuts
+// them off it: an undeclared network read is a hidden live input.
+enum class JobNetwork { none, allow };
+template <>
+struct EnumNames<JobNetwork> {
+  static constexpr EnumName<JobNetwork> table[] = {
+      {JobNetwork::none, "none"},
+      {JobNetwork::allow, "allow"},
+  };
+};
+
 // Per-model metadata the rotation policy needs and manifests do not carry.
 struct ModelPolicy {
   int criticality = 0;                // higher breaks ties first
@@ -57,6 +68,7 @@ struct ModelPolicy {
   // cadence.at_release: the mode a new release of the model is verified in; absent =
   // schedule.at_release.mode.
   std::optional<RebuildMode> at_release_mode;
+  JobNetwork network = JobNetwork::none;
 };
 
 struct ScheduleConfig {

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "pager/senders.hpp"
+#include "runners/job_sandbox.hpp"
 #include "runners/runner_factory.hpp"
 
 namespace reverify {
@@ -78,6 +79,32 @@ void check_pager(const Config& config, const std::vector<std::string>& loader_er
   }
 }
 
+// The process runner's sandbox: it works on this machine (unless job code is trusted), and what
+// the config adds to it shows no job the verifier's own files.
+void check_sandbox(const Config& config, std::vector<ConfigProblem>& problems) {
+  if (config.runner.kind != RunnerKind::process)
+    return;
+  const auto& sandbox = config.runner.process.sandbox;
+  const auto& own = config.runner.isolation.verifier_paths;
+  for (const auto& [key, paths] :
+       {std::pair{"runner.process.sandbox.read_only", &sandbox.read_only},
+        std::pair{"runner.process.sandbox.writable", &sandbox.writable},
+        std::pair{"runner.process.sandbox.devices", &sandbox.devices}}) {
+    for (const auto& path : *paths) {
+      if (auto shown = check_not_verifier_own(path, key, own); !shown)
+        problems.push_back({ProblemSeverity::error, shown.error().message});
+    }
+  }
+  if (config.runner.isolation.trust_job_code) {
+    problems.push_back({ProblemSeverity::warning,
+                        "runner.trust_job_code: true: the process runner runs jobs unisolated, "
+                        "as reverifyd's user; a job can read its secrets and store and sign its "
+                        "own verdicts (docs/security.md)"});
+  } else if (auto ready = probe_sandbox(sandbox); !ready) {
+    problems.push_back({ProblemSeverity::error, ready.error().message});
+  }
+}
+
 void check_runner(const Config& config, const std::vector<std::string>& loader_errors,
                   std::vector<ConfigProblem>& problems) {
   check_secret("runner.kubernetes.token_file", config.runner.kubernetes.token_file, problems);
@@ -85,6 +112,7 @@ void check_runner(const Config& config, const std::vector<std::string>& loader_e
     return;
   if (auto runner = make_runner(config.runner); !runner.ok())
     problems.push_back({ProblemSeverity::error, runner.error().message});
+  check_sandbox(config, problems);
   std::error_code ec;
   if (config.runner.kind == RunnerKind::docker && !fs::exists(config.runner.docker.socket, ec)) {
     problems.push_back(

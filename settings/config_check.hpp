@@ -7,7 +7,10 @@
 //   errors:   a directory source whose root is not a folder; a secret file (API and registry
 //             tokens, pager keys and URLs, the Kubernetes token) that other users can read; a
 //             pager sender or the runner that cannot be built (an unreadable key, a bad endpoint);
-//   warnings: a code mirror folder or the Docker socket that does not exist yet.
+//             a process runner that cannot sandbox jobs here while job code is not trusted, or
+//             whose sandbox paths would show a job one of the verifier's own files;
+//   warnings: a code mirror folder or the Docker socket that does not exist yet; job code
+//             trusted (runner.trust_job_code: true) under the process runner.
 // (No sources at all is the loader's error for reverifyd: read_daemon_config_file.)
 // Sections with loader errors are not built again (one problem is reported once).
 

@@ -206,6 +206,19 @@ ALTER TABLE model_versions ADD COLUMN subsample_fraction REAL;
 ALTER TABLE model_versions ADD COLUMN subsample_duration_s REAL;
 ALTER TABLE model_versions ADD COLUMN subsample_described INTEGER NOT NULL DEFAULT 0;
 )sql"},
+    {9, R"sql(
+-- Where a running verification's job stands on a runner that queues jobs (slurm): pending in a
+-- partition with the scheduler's reason, or running on a node (runners/runner.hpp JobStanding, as
+-- JSON); the latest report is kept after the verdict. NULL: the runner reported none.
+ALTER TABLE verifications ADD COLUMN runner_standing TEXT;
+)sql"},
+    {10, R"sql(
+-- Whose spread a calibration measured (core/rebuild_mode.hpp, CalibratedReference): the release's
+-- ('release': full-mode seed runs and steps-mode same-seed reruns, every calibration before this
+-- column) or the subsample reference's ('subsample'), which subsample verdicts read.
+ALTER TABLE calibrations ADD COLUMN reference TEXT NOT NULL DEFAULT 'release'
+  CHECK (reference IN ('release', 'subsample'));
+)sql"},
 };
 
 }  // namespace

@@ -50,7 +50,7 @@
 #include "pager/pager_config.hpp"
 #include "policies/calibration.hpp"
 #include "policies/verdict_model.hpp"
-#include "runners/runner_kind.hpp"
+#include "runners/runner.hpp"
 
 struct sqlite3;
 
@@ -130,6 +130,9 @@ struct VerificationRow {
   UnixSeconds not_before = 0;  // jittered start / retry backoff: not started earlier
   std::optional<UnixSeconds> started_at, finished_at;
   std::optional<std::int64_t> cycle_id;
+  // Where its job stands on a runner that queues jobs (slurm: pending in partition P with
+  // Slurm's reason, running on node N); the latest report, kept after the verdict.
+  std::optional<JobStanding> runner_standing;
 };
 
 // A verification to queue: by the scheduler for a cycle, as a retry, or on a manual trigger.
@@ -317,6 +320,8 @@ class Store final : public Outbox {
   Status set_work_dir(std::int64_t id, const std::string& work_dir);
   // Persists the runner's reference as soon as the job started, so a restart can reattach.
   Status record_runner(std::int64_t id, RunnerKind runner_kind, const std::string& ref);
+  // The job's latest standing on its runner (runners/runner.hpp), while the row is running.
+  Status record_runner_standing(std::int64_t id, const JobStanding& standing);
   // running|queued -> done with its verdict, the pages to send, the retry to queue (error:*) and
   // the signed summary (passed, failed:*), in ONE transaction: a verdict is never without its
   // summary, nor a summary without its verdict. Refuses (conflict) a verification that already
@@ -359,21 +364,25 @@ class Store final : public Outbox {
   // Each version's description of its current manifest (to_sha256 = the row's manifest_sha256).
   Result<std::vector<ManifestMoved>> manifests_moved();
 
-  // --- calibrations (reverify calibrate and the daemon's; the newest one counts) ---
+  // --- calibrations (reverify calibrate and the daemon's; the newest one of each reference
+  // counts: the release's for full and steps verdicts, the subsample reference's for subsample
+  // verdicts) ---
   // `seeds`: the seed-only runs the spec holds in all; `note`: why it stopped, "" if unsaid;
   // `leave_one_out`: what leave-one-out found over its runs, absent if not measured.
   // Returns the new calibration's id.
   Result<std::int64_t> put_calibration(
       const std::string& model, const std::string& version, const ToleranceSpec& spec, int seeds,
       CalibrationEnd end = CalibrationEnd::complete, const std::string& note = {},
-      const std::optional<LeaveOneOutFinding>& leave_one_out = std::nullopt);
+      const std::optional<LeaveOneOutFinding>& leave_one_out = std::nullopt,
+      CalibratedReference reference = CalibratedReference::release);
   // Rewrites calibration `id` as it stands now (a calibration stored run by run), its time too.
   Status update_calibration(std::int64_t id, const ToleranceSpec& spec, int seeds,
                             CalibrationEnd end, const std::string& note,
                             const std::optional<LeaveOneOutFinding>& leave_one_out = std::nullopt);
-  Result<std::optional<ToleranceSpec>> calibration(const std::string& model,
-                                                   const std::string& version);
-  // Per model version, its newest calibration (without the spec).
+  Result<std::optional<ToleranceSpec>> calibration(
+      const std::string& model, const std::string& version,
+      CalibratedReference reference = CalibratedReference::release);
+  // Per model version, its newest calibration of the release (without the spec).
   Result<std::vector<CalibrationBrief>> latest_calibrations();
 
   // --- cycles ---

@@ -1,5 +1,5 @@
 // Calibrations: `reverify calibrate`'s and the daemon's tolerance specs, the newest per model
-// version counts.
+// version and reference counts.
 #include <sqlite3.h>
 
 #include "store/store_rows.hpp"
@@ -21,19 +21,21 @@ void bind_leave_one_out(Statement& s, int index,
 }
 }  // namespace
 
-Result<std::int64_t> Store::put_calibration(
-    const std::string& model, const std::string& version, const ToleranceSpec& spec, int seeds,
-    CalibrationEnd end, const std::string& note,
-    const std::optional<LeaveOneOutFinding>& leave_one_out) {
+Result<std::int64_t> Store::put_calibration(const std::string& model, const std::string& version,
+                                            const ToleranceSpec& spec, int seeds,
+                                            CalibrationEnd end, const std::string& note,
+                                            const std::optional<LeaveOneOutFinding>& leave_one_out,
+                                            CalibratedReference reference) {
   std::lock_guard lock(mutex_);
   Statement s(db_,
               "INSERT INTO calibrations (model, version, spec_json, seeds, created_at, ended, "
-              "note, leave_one_out_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+              "note, leave_one_out_json, reference) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   s.bind(1, model).bind(2, version).bind(3, tolerance_to_json(spec).dump());
   s.bind(4, std::int64_t(seeds));
   s.bind(5, clock_());
   s.bind(6, std::string(to_string(end))).bind(7, note);
   bind_leave_one_out(s, 8, leave_one_out);
+  s.bind(9, std::string(to_string(reference)));
   if (auto ran = s.run(); !ran.ok())
     return ran.error();
   return std::int64_t(sqlite3_last_insert_rowid(db_));
@@ -57,12 +59,13 @@ Status Store::update_calibration(std::int64_t id, const ToleranceSpec& spec, int
 }
 
 Result<std::optional<ToleranceSpec>> Store::calibration(const std::string& model,
-                                                        const std::string& version) {
+                                                        const std::string& version,
+                                                        CalibratedReference reference) {
   std::lock_guard lock(mutex_);
   Statement s(db_,
               "SELECT spec_json FROM calibrations WHERE model = ?1 AND version = ?2 "
-              "ORDER BY id DESC LIMIT 1");
-  s.bind(1, model).bind(2, version);
+              "AND reference = ?3 ORDER BY id DESC LIMIT 1");
+  s.bind(1, model).bind(2, version).bind(3, std::string(to_string(reference)));
   auto row = s.step();
   if (!row.ok())
     return row.error();
@@ -81,7 +84,8 @@ Result<std::vector<CalibrationBrief>> Store::latest_calibrations() {
   Statement s(db_,
               "SELECT id, model, version, seeds, created_at, ended, note, leave_one_out_json "
               "FROM calibrations "
-              "WHERE id IN (SELECT MAX(id) FROM calibrations GROUP BY model, version) "
+              "WHERE id IN (SELECT MAX(id) FROM calibrations WHERE reference = 'release' "
+              "GROUP BY model, version) "
               "ORDER BY model, version");
   return store_rows::collect_rows<CalibrationBrief>(
       s, [](const Statement& r) -> Result<CalibrationBrief> {

@@ -20,7 +20,7 @@ namespace {
 constexpr const char* kVerificationColumns =
     "id, model, version, state, class, mode, trigger, attempt, runner_kind, runner_ref, work_dir, "
     "verdict_json, evidence_json, log_tail, explanation, queued_at, started_at, finished_at, "
-    "cycle_id, not_before";
+    "cycle_id, not_before, runner_standing";
 
 Result<VerdictClass> read_class(std::int64_t id, const std::string& text) {
   return parse_column<VerdictClass>("verifications", id, "class", text);
@@ -77,6 +77,8 @@ Result<VerificationRow> read_verification(const Statement& s) {
   row.finished_at = s.optional_int64(17);
   row.cycle_id = s.optional_int64(18);
   row.not_before = s.int64(19);
+  if (const auto text = s.optional_text(20))
+    row.runner_standing = JobStanding::from_json(parse_json_column(text));
   return row;
 }
 
@@ -196,6 +198,16 @@ Status Store::record_runner(std::int64_t id, RunnerKind runner_kind, const std::
               "UPDATE verifications SET runner_kind = ?2, runner_ref = ?3 "
               "WHERE id = ?1 AND state = 'running'");
   s.bind(1, id).bind(2, std::string(to_string(runner_kind))).bind(3, ref);
+  if (auto st = s.run(); !st.ok())
+    return st;
+  return expect_one_change(db_, id, "is not running");
+}
+
+Status Store::record_runner_standing(std::int64_t id, const JobStanding& standing) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "UPDATE verifications SET runner_standing = ?2 WHERE id = ?1 AND state = 'running'");
+  s.bind(1, id).bind(2, standing.to_json().dump());
   if (auto st = s.run(); !st.ok())
     return st;
   return expect_one_change(db_, id, "is not running");

@@ -7,6 +7,7 @@
 #include "core/hashing.hpp"
 #include "core/predictions.hpp"
 #include "core/uri.hpp"
+#include "policies/subsample_draw.hpp"
 #include "policies/verdict.hpp"
 #include "verify/pipeline_rebuild.hpp"
 #include "verify/preflight.hpp"
@@ -118,6 +119,19 @@ Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out,
   observation.segments = out.segments;
   if (!out.steps_values.empty())
     observation.steps = out.steps_values;
+  // A subsample rebuild trained on the release's records, by the rule, or its metrics are not
+  // the reference's model's (policies/subsample_draw.hpp).
+  std::optional<CheckResult> draw;
+  if (request.mode == RebuildMode::subsample && request.manifest.subsample) {
+    std::optional<std::string> keys;
+    if (out.subsample_keys) {
+      if (auto text = read_uri(out.subsample_keys->string()); text.ok())
+        keys = std::move(text).value();
+    }
+    draw = subsample_draw_check(*request.manifest.subsample, out.subsample, keys);
+    if (draw->outcome == CheckOutcome::failed)
+      return verdict_for_subsample_draw(std::move(*draw));
+  }
 
   std::optional<Predictions> rebuilt;
   if (out.predictions) {
@@ -156,8 +170,11 @@ Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out,
       produced["released_predictions"] = read.error().message;
     }
   }
-  return judge_rebuild(request, std::move(observation), original ? &*original : nullptr,
-                       deps.policy);
+  Verdict verdict =
+      judge_rebuild(request, std::move(observation), original ? &*original : nullptr, deps.policy);
+  if (draw)
+    verdict.checks.insert(verdict.checks.begin(), std::move(*draw));
+  return verdict;
 }
 
 VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt attempt,
@@ -176,6 +193,12 @@ VerificationOutcome compare(const VerificationRequest& request, RebuildAttempt a
     StageTimer timer(evidence["durations"], "compare");
     outcome.verdict = judge_outputs(request, *attempt.outputs, deps, produced);
     evidence["outputs"] = std::move(produced);
+  }
+  if (attempt.job && deps.runner.job_code_trusted()) {
+    outcome.verdict.job_code_trusted = true;
+    outcome.verdict.explanation +=
+        " The job's code was trusted (runner.trust_job_code: true): it ran unisolated, where it "
+        "could read the verifier's secrets and store, so it could have forged what it reported.";
   }
   outcome.evidence = std::move(evidence);
   return outcome;

@@ -59,22 +59,31 @@ struct VerificationRequest {
   // tolerance.detect overrides from the config (models.<name>.detect), over the manifest's.
   std::map<std::string, double> detect;
   std::chrono::seconds timeout{3600};
+  bool network = false;             // the job may use the network (RebuildSpec::network)
   std::filesystem::path work_root;  // scratch; this verification uses <work_root>/<id>/
   // Where to fetch code.repo from here (core/code_mirrors.hpp: URL prefix -> local folder or
   // another URL, longest prefix wins); used by the checkout and by the preflight's lockfile check.
   CodeMirrors code_mirrors;
 };
 
+// The progress stage that says where a job stands on a runner that queues jobs (slurm), each
+// time that changes: "slurm job 12 pending in partition gpu (Resources)".
+inline constexpr std::string_view kQueueStage = "queue";
+
 struct PipelineDeps {
   Runner& runner;
   const VerdictPolicy& policy;
-  // Stage names: "preflight", "provision", "run", "collect", "compare". Optional.
+  // Stage names: "preflight", "provision", "run", "queue" (kQueueStage, only on runners that
+  // queue jobs), "collect", "compare". Optional.
   std::function<void(std::string_view stage, std::string_view detail)> progress;
   // Called once the job started, before waiting on it: the daemon persists the runner reference
   // so that a restart can reattach. Optional.
   std::function<void(const JobHandle&)> on_started;
   // The job's log as it streams. Optional.
   LogSink logs;
+  // Where the job stands, each time that changes (Runner::wait_reporting), before the queue
+  // stage reports it: the service records it with the verification. Optional.
+  StandingSink standing = {};
 };
 
 struct VerificationOutcome {

@@ -30,6 +30,20 @@ VerdictClass class_for(const Error& error, bool job_started) {
 
 }  // namespace
 
+Verdict collect_failure_verdict(const Error& error) {
+  if (error.code == ErrorCode::job) {
+    Verdict verdict = verdict_for_error(
+        VerdictClass::error_job,
+        "the job exited 0 but its outputs break the rebuild contract: " + error.message);
+    verdict.job_output_fault = error.message;
+    return verdict;
+  }
+  // Reading what the job left failed on the verifier's side (its disk, its file system).
+  const VerdictClass cls =
+      error.code == ErrorCode::io ? VerdictClass::error_infra : class_for(error, true);
+  return verdict_for_error(cls, "collecting outputs failed: " + error.message);
+}
+
 Verdict job_failure_verdict(const JobExit& exit) {
   // The runner contract's message (status, signal or timeout, and the last log lines).
   std::string text = job_exit_status(exit).error().message;
@@ -77,6 +91,7 @@ RebuildSpec rebuild_spec(const VerificationRequest& request, const PreflightRepo
   spec.eval_path = preflight.eval_path;
   spec.work_dir = request.work_root / request.verification_id / "job";
   spec.timeout = request.timeout;
+  spec.network = request.network;
   return spec;
 }
 
@@ -109,9 +124,16 @@ RebuildAttempt finish_rebuild(const JobHandle& job, PipelineDeps& deps, const fs
                               RebuildAttempt attempt) {
   attempt.job = job;
   report_progress(deps, "run", "job " + job.ref);
+  const StandingSink standing = [&](const JobStanding& now) {
+    if (deps.standing)
+      deps.standing(now);
+    report_progress(deps, kQueueStage,
+                    std::string(to_string(job.runner_kind)) + " job " + job.ref + " " + now.text());
+  };
   Result<JobExit> exit = [&] {
     StageTimer timer(attempt.durations, "run");
-    return deps.runner.wait(job, deps.logs ? deps.logs : LogSink([](std::string_view) {}));
+    return deps.runner.wait_reporting(job, deps.logs ? deps.logs : LogSink([](std::string_view) {}),
+                                      standing);
   }();
   if (!exit.ok()) {
     attempt.error = verdict_for_error(class_for(exit.error(), true),
@@ -147,8 +169,7 @@ RebuildAttempt finish_rebuild(const JobHandle& job, PipelineDeps& deps, const fs
           VerdictClass::error_infra,
           exit->platform_fault->reason + "; collecting outputs failed: " + outputs.error().message);
     } else {
-      attempt.error = verdict_for_error(class_for(outputs.error(), true),
-                                        "collecting outputs failed: " + outputs.error().message);
+      attempt.error = collect_failure_verdict(outputs.error());
     }
   }
   deps.runner.cleanup(job);

@@ -56,6 +56,14 @@ struct RebuildAttempt {
 //   is set, and pages do not blame reverify.
 Verdict job_failure_verdict(const JobExit& exit);
 
+// The verdict of a job that exited 0 but whose outputs could not be collected:
+// - error:job, the job's fault (Verdict::job_output_fault), when what it wrote breaks the
+//   contract (runners/job_outputs.hpp: no or oversized or invalid result.json, a name escaping
+//   $REVERIFY_OUT, a link or a special file, an output the verifier may not read);
+// - error:infra when copying failed on the verifier's side (io: its disk full or read-only);
+// - the runner's class otherwise (a lost runner).
+Verdict collect_failure_verdict(const Error& error);
+
 // The manifest with code.repo rewritten by request.code_mirrors (core/code_mirrors.hpp), when a
 // mirror prefix matches.
 Manifest mirrored_manifest(const VerificationRequest& request);

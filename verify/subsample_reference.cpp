@@ -29,7 +29,6 @@ Status judge_against_mode_reference(VerificationRequest& request) {
   if (!judged.ok())
     return judged.error();
   request.manifest = std::move(judged).value();
-  request.calibration.reset();
   return {};
 }
 

@@ -23,8 +23,9 @@ inline constexpr const char* kRecordSubsampleReference =
 Result<Manifest> subsample_judged_manifest(const Manifest& release);
 
 // A request in subsample mode made to judge against the subsample reference: its manifest
-// replaced as above, and a stored calibration dropped (the store keeps one per version, measured
-// by full-mode seed runs, which say nothing about the subsample model). Other modes: unchanged.
+// replaced as above. Its calibration must be the subsample reference's (the store's calibration of
+// CalibratedReference::subsample: full-mode seed runs say nothing about the subsample model);
+// both callers load the one of the request's mode. Other modes: unchanged.
 Status judge_against_mode_reference(VerificationRequest& request);
 
 }  // namespace reverify

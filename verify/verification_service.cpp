@@ -28,6 +28,7 @@ VerificationSettings verification_settings(const Config& config, const std::stri
   settings.max_steps = policy.max_steps;
   settings.detect = policy.detect;
   settings.timeout_s = policy.timeout_s;
+  settings.network = policy.network == JobNetwork::allow;
   settings.code_mirrors = config.code_mirrors;
   settings.retry_initial_s = config.schedule.retry_initial_s;
   settings.retry_max_s = config.schedule.retry_max_s;
@@ -71,6 +72,13 @@ std::string VerificationService::rebuild_id(std::int64_t verification_id) const 
   return rebuild_id_prefix_ + std::to_string(verification_id);
 }
 
+StandingSink VerificationService::standing_recorder(std::int64_t verification_id) {
+  // Best effort: a standing that cannot be written only leaves the page showing the older one.
+  return [this, verification_id](const JobStanding& standing) {
+    (void)store_.record_runner_standing(verification_id, standing);
+  };
+}
+
 namespace {
 std::string joined_errors(const ManifestParse& parse) {
   std::string message;
@@ -98,6 +106,7 @@ Result<VerificationService::Prepared> VerificationService::prepare(
   request.detect = prepared.settings.detect;
   request.seed_override = prepared.settings.seed_override;
   request.timeout = std::chrono::seconds(prepared.settings.timeout_s);
+  request.network = prepared.settings.network;
   request.work_root = prepared.settings.work_root;
   request.code_mirrors = prepared.settings.code_mirrors;
   auto loaded = load_manifest((*version)->location);
@@ -115,7 +124,7 @@ Result<VerificationService::Prepared> VerificationService::prepare(
   if (auto kept = store_.keep_verified_manifest(loaded->sha256, to_json(request.manifest).dump());
       !kept.ok())
     return kept.error();
-  auto calibration = store_.calibration(model, version_name);
+  auto calibration = store_.calibration(model, version_name, calibrated_reference(mode));
   if (!calibration.ok())
     return calibration.error();
   request.calibration = *calibration;
@@ -158,6 +167,7 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
     outcome.verdict = *prepared->early;
   } else {
     PipelineDeps deps{runner_, prepared->settings.policy, progress, {}, watch.logs};
+    deps.standing = standing_recorder(verification_id);
     deps.on_started = [&](const JobHandle& job) {
       // Persisted before waiting, so a restarted daemon knows which job to reattach to. The
       // rebuild id label finds it even if this write is lost to a crash.
@@ -171,7 +181,8 @@ Result<VerificationRow> VerificationService::run(std::int64_t verification_id,
 }
 
 Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
-                                                     const VerificationSettings& settings) {
+                                                     const VerificationSettings& settings,
+                                                     const Progress& progress) {
   auto prepared = prepare(row.model, row.version, row.mode, rebuild_id(row.id), settings);
   if (!prepared.ok())
     return finish_unstarted(row, settings, prepared.error());
@@ -183,7 +194,8 @@ Result<VerificationRow> VerificationService::recover(const VerificationRow& row,
   const auto& request = prepared->request;
   auto found = runner_.find_running(request.verification_id);
   if (found.ok() && *found) {
-    PipelineDeps deps{runner_, prepared->settings.policy, {}, {}, {}};
+    PipelineDeps deps{runner_, prepared->settings.policy, progress, {}, {}};
+    deps.standing = standing_recorder(row.id);
     outcome = resume_verification(request, **found, deps);
   } else {
     outcome.verdict = verdict_for_error(

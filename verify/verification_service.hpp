@@ -52,6 +52,7 @@ struct VerificationSettings {
   // `reverify run --seed-override`: a fresh-seed rerun judged as a rebuild.
   std::optional<std::int64_t> seed_override;
   std::int64_t timeout_s = 3600;  // one rebuild
+  bool network = false;           // the job may use the network (models.<name>.network)
   CodeMirrors code_mirrors;       // config code_mirrors (+ the CLI's --code-mirror)
   // error:* verdicts (except manifest-invalid, which only a new manifest fixes) queue a retry
   // after min(retry_initial_s * 2^(attempt - 1), retry_max_s), up to retry_max_attempts.
@@ -114,7 +115,8 @@ class VerificationService {
 
   // After a restart, for a row left running: reattach to the job the runner still has under the
   // row's rebuild id and finish it, or record error:runner-lost when it has none.
-  Result<VerificationRow> recover(const VerificationRow& row, const VerificationSettings& settings);
+  Result<VerificationRow> recover(const VerificationRow& row, const VerificationSettings& settings,
+                                  const Progress& progress = {});
 
   // Full-mode seed-only reruns of job.model@job.version, --until-power, from its current
   // calibration (the manifest's tolerance, the stored calibration over it), stored after each
@@ -143,6 +145,8 @@ class VerificationService {
                                            const Error& error);
 
   std::string rebuild_id(std::int64_t verification_id) const;
+  // Records each standing of the verification's job with its row (shown while it runs).
+  StandingSink standing_recorder(std::int64_t verification_id);
 
   Store& store_;
   Runner& runner_;

@@ -78,7 +78,7 @@ TEST_CASE("a command's --help explains every flag with its unit and default") {
   CHECK(contains(run.out, "unit s, m, h or d"));
   CHECK(contains(run.out, "--mode full|steps|subsample"));
   CHECK(contains(run.out, "[default: full]"));
-  CHECK(contains(run.out, "--runner process|docker|kubernetes"));
+  CHECK(contains(run.out, "--runner process|docker|kubernetes|slurm"));
   CHECK(contains(run.out, "--code-mirror URL=PATH"));
   const std::string calibrate = flat(reverify_cli({"calibrate", "--help"}).out);
   CHECK(contains(calibrate, "--seeds N reruns to add: seed-only reruns"));
@@ -194,7 +194,8 @@ TEST_CASE("bad values name the option and what was expected, before anything run
   CHECK(contains(mode.err, "--mode: must be full, steps or subsample, got \"fast\""));
   Ran runner = reverify_cli({"run", "m@v", "--runner", "k8s"});
   CHECK(runner.exit_code == 2);
-  CHECK(contains(runner.err, "--runner: must be process, docker or kubernetes, got \"k8s\""));
+  CHECK(
+      contains(runner.err, "--runner: must be process, docker, kubernetes or slurm, got \"k8s\""));
   Ran timeout = reverify_cli({"run", "m@v", "--timeout", "soon"});
   CHECK(timeout.exit_code == 2);
   CHECK(contains(timeout.err, "--timeout: "));

@@ -108,3 +108,44 @@ TEST_CASE("calibrate --until-power: a detect the bands reach stops at once, said
   CHECK_FALSE(contains(ran.out, "UNDER"));
   CHECK(contains(ran.out, "it catches shifts of ≤ 0.03 as tolerance.detect asks"));
 }
+
+TEST_CASE(
+    "calibrate --mode subsample --config stores the subsample reference's calibration, and "
+    "a subsample rebuild is judged by it") {
+  TempDir dir("reverify-calibrate-itest-");
+  const auto config = config_with_detect(dir, "0.03");
+  const Ran ran = run_cli(
+      {"calibrate", kTarget, "--config", config.string(), "--mode", "subsample", "--seeds", "3"},
+      dir.path);
+  INFO(ran.out << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  CHECK(contains(ran.out, "calibrated " + kTarget + ": 3 seed-only reruns added\n"));
+  CHECK(contains(ran.out, "later subsample verdicts of " + kTarget + " use it"));
+  CHECK_FALSE(contains(ran.out + ran.err, "paste"));
+  CHECK_FALSE(contains(ran.out + ran.err, "put it in the manifest"));
+  auto store = reverify::Store::open(dir.path / "state/reverify.db", reverify::system_now, true);
+  REQUIRE(store.ok());
+  auto subsample =
+      (*store)->calibration("digits-mlp", "2026.11.1", reverify::CalibratedReference::subsample);
+  REQUIRE(subsample.ok());
+  REQUIRE(subsample->has_value());
+  CHECK((*subsample)->seed_runs.at("accuracy").size() == 43);  // the reference's 40, and 3 more
+  CHECK_FALSE((*store)->calibration("digits-mlp", "2026.11.1")->has_value());
+
+  const Ran rebuilt = run_cli(
+      {"run", kTarget, "--config", config.string(), "--mode", "subsample", "--json"}, dir.path);
+  INFO(rebuilt.err);
+  REQUIRE(rebuilt.exit_code == 0);
+  CHECK(contains(rebuilt.out, "\"name\": \"input:subsample-draw\""));
+  CHECK(contains(rebuilt.out, "\"seed_runs\": 43"));
+
+  const Ran unkept =
+      run_cli({"calibrate", kTarget, "--registry", (source_dir() / "examples/registry").string(),
+               "--code-mirror", std::string(kDigitsRepoUrl) + "=" + (dir.path / "trainer").string(),
+               "--mode", "subsample", "--seeds", "3"},
+              dir.path);
+  INFO(unkept.out << unkept.err);
+  REQUIRE(unkept.exit_code == 0);
+  CHECK(contains(unkept.err + unkept.out, "measured, not kept: without --config"));
+  CHECK_FALSE(contains(unkept.out, "\"tolerance\""));
+}

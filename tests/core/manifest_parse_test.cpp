@@ -183,13 +183,26 @@ TEST_CASE("malformed manifests: each gives its exact errors") {
          set(d, "/subsample/fraction", 0);
          erase(d, "/subsample/salt");
        },
-       {"subsample.fraction: must be a number in (0, 1] (the share of training records), got "
+       {"subsample.fraction: must be a number in (0, 1] with at most 18 digits after the point "
+        "(the share of training records), got "
         "number 0",
         "subsample.salt: required field is missing (must be a non-empty string)"}},
       {"subsample fraction above one",
        [](json& d) { set(d, "/subsample/fraction", 1.5); },
-       {"subsample.fraction: must be a number in (0, 1] (the share of training records), got "
+       {"subsample.fraction: must be a number in (0, 1] with at most 18 digits after the point "
+        "(the share of training records), got "
         "number 1.5"}},
+      {"subsample fraction finer than the rule reads",
+       [](json& d) { set(d, "/subsample/fraction", 1e-20); },
+       {"subsample.fraction: must be a number in (0, 1] with at most 18 digits after the point "
+        "(the share of training records), got number 1e-20"}},
+      {"subsample draw without its keys hash, with a negative count",
+       [](json& d) {
+         set(d, "/subsample/drawn", json{{"records", -1}, {"keys", 3}});
+       },
+       {"subsample.drawn.records: must be a non-negative integer, got number -1",
+        "subsample.drawn.keys_sha256: required field is missing (must be 64 lowercase hex "
+        "characters (sha256))"}},
       {"subsample with its own eval set",
        [](json& d) {
          set(d, "/subsample/evaluation/set", json{{"uri", "other.csv"}});

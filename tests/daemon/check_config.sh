@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `reverifyd --check-config` reports every problem of a config and of the machine around it in one
 # pass (loader errors, a source root that is missing, a secret other users can read, a pager key
-# that cannot be read), exits 2 on any error and 0 with warnings only; and reverifyd's own log
+# that cannot be read, a job sandbox that cannot work here or would show a secret), exits 2 on
+# any error and 0 with warnings only; and reverifyd's own log
 # lines carry syslog priorities when stderr is the journal stream, on every line of a multi-line
 # message.
 set -euo pipefail
@@ -52,6 +53,33 @@ YAML
 grep -q "^config OK (1 warning(s)): listen 127.0.0.1:8420" out.txt || fail "no OK line: $(cat out.txt)"
 grep -q "^warning: code_mirrors.https://git.example/: /nonexistent/mirrors/ does not exist" err.txt ||
   fail "no mirror warning: $(cat err.txt)"
+
+# The process runner's sandbox: a host where it cannot work is an error naming
+# runner.trust_job_code; a sandbox path showing a secret is an error; trusting job code is a
+# warning.
+cat >sandbox.yaml <<YAML
+state_dir: state
+api: {token_file: api.token}
+sources: [{name: local, kind: directory, root: registry}]
+runner: {process: {sandbox: {bwrap: $t/no-bwrap, read_only: [$t]}}}
+YAML
+status=0
+"$reverifyd" --config sandbox.yaml --check-config >out.txt 2>err.txt || status=$?
+[[ $status == 2 ]] || fail "sandbox.yaml: exit status $status, expected 2: $(cat err.txt)"
+for expected in "error: runner.process.sandbox.bwrap: $t/no-bwrap is missing" \
+                "runner.trust_job_code: true runs them unisolated" \
+                "error: runner.process.sandbox.read_only: $t would show the job"; do
+  grep -qF -- "$expected" err.txt || fail "missing: $expected in $(cat err.txt)"
+done
+cat >trusted.yaml <<YAML
+state_dir: state
+api: {token_file: api.token}
+sources: [{name: local, kind: directory, root: registry}]
+runner: {trust_job_code: true, process: {sandbox: {bwrap: $t/no-bwrap}}}
+YAML
+"$reverifyd" --config trusted.yaml --check-config >out.txt 2>err.txt || fail "trusted.yaml: $(cat err.txt)"
+grep -qF "warning: runner.trust_job_code: true: the process runner runs jobs unisolated" err.txt ||
+  fail "no trust warning: $(cat err.txt)"
 
 # The daemon's log under systemd: stderr is the journal stream named by JOURNAL_STREAM.
 journal() {  # LOGFILE COMMAND...: runs COMMAND with stderr on LOGFILE, announced as the journal

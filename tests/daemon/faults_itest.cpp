@@ -183,6 +183,7 @@ struct Lab {
 
   Lab() {
     commit = make_trainer_repo(temp.path / "trainer");
+    shared_with_jobs(temp.path / "markers");
     write_file(temp.path / "api.token", std::string(kToken) + "\n");
     fs::permissions(temp.path / "api.token", fs::perms::owner_read | fs::perms::owner_write);
     daemon.dir = temp.path;
@@ -198,7 +199,8 @@ sources: [{name: local, kind: directory, root: registry}]
 sync_interval: 1s
 schedule: {per_cycle: 1, max_concurrent: 2, jitter: 0s, retry: {initial: 3s, max: 3s, max_attempts: 20}}
 models: {default: {timeout: 2m}}
-runner: {kind: process, process: {path_env: /usr/bin:/bin, kill_grace: 1s}}
+)" + runner_line() +
+           R"(
 pager:
   retry: {initial: 1s, max_backoff: 1s, max_attempts: 100}
   senders: {hook: {kind: webhook, timeout: 10s, url: ')" +
@@ -207,12 +209,28 @@ pager:
 )";
   }
 
+  // The process runner as this suite runs it; the extras add keys to runner and to
+  // runner.process. The trainers write their marker files in markers/, which the job sandbox
+  // shows them writable.
+  std::string runner_line(const std::string& runner_extra = "",
+                          const std::string& process_extra = "") const {
+    return "runner: {kind: process" + runner_extra +
+           ", process: {path_env: /usr/bin:/bin, kill_grace: 1s, sandbox: {writable: [" +
+           (temp.path / "markers").string() + "]}" + process_extra + "}}";
+  }
+
+  // A folder the jobs write into: they run as another uid (65534) when this suite runs as root.
+  static void shared_with_jobs(const fs::path& folder) {
+    fs::create_directories(folder);
+    fs::permissions(folder, fs::perms::all);
+  }
+
   // A version whose trainer runs `seconds`, leaves marker files in markers/<version>/ (started,
   // finished) and, with fail_once, exits 3 on its first run (an error:job verdict and a retry).
   void add_version(const std::string& version, double seconds, bool fail_once = false) {
     auto manifest = slow_manifest("slow", version, temp.path / "trainer", commit, seconds);
     const auto markers = temp.path / "markers" / version;
-    fs::create_directories(markers);
+    shared_with_jobs(markers);
     manifest["environment"]["env"]["MARKER_DIR"] = markers.string();
     manifest["environment"]["env"]["REVERIFY_FAULTS_MARKER"] = job_marker();
     if (fail_once)
@@ -813,10 +831,9 @@ struct HostileLab {
       REQUIRE(config.find(from) != std::string::npos);
       config.replace(config.find(from), from.size(), to);
     };
-    replace("runner: {kind: process, process: {path_env: /usr/bin:/bin, kill_grace: 1s}}",
-            "runner: {kind: process, space: {min_free_bytes: 2097152}, process: {path_env: "
-            "/usr/bin:/bin, kill_grace: 1s, max_pids: 64, memory_bytes: " +
-                std::to_string(kHostileMemoryBytes) + "}}");
+    replace(lab.runner_line(), lab.runner_line(", space: {min_free_bytes: 2097152}",
+                                               ", max_pids: 64, memory_bytes: " +
+                                                   std::to_string(kHostileMemoryBytes)));
     replace("models: {default: {timeout: 2m}}",
             "models: {default: {timeout: 2m}, hostile: {timeout: 6s}}");
     replace("max_attempts: 20", "max_attempts: 1");  // one verdict per trigger, no retries
@@ -826,7 +843,7 @@ struct HostileLab {
   void add(const std::string& version, const std::string& behaviour) {
     auto manifest = slow_manifest("hostile", version, lab.temp.path / "hostile-trainer", commit, 0);
     const auto markers = lab.temp.path / "markers" / version;
-    fs::create_directories(markers);
+    Lab::shared_with_jobs(markers);
     auto& env = manifest["environment"]["env"];
     env["TRAINER_BEHAVIOUR"] = behaviour;
     env["ORPHAN_PID_FILE"] = (markers / "orphan.pid").string();
@@ -872,16 +889,12 @@ struct HostileLab {
     return event;
   }
 
-  // Whether the grandchild the version's job orphaned is gone.
+  // Whether the grandchild the version's job orphaned is gone: the pid it wrote down is its
+  // sandbox's own, so it is found by the environment only its job's processes carry.
   bool orphan_gone(const std::string& version) const {
-    const std::string pid = read_file(lab.temp.path / "markers" / version / "orphan.pid");
-    REQUIRE_FALSE(pid.empty());
-    return Lab::wait_for(
-        [&] {
-          return !fs::exists("/proc/" + pid + "/environ") ||
-                 read_file("/proc/" + pid + "/environ").find(job_marker()) == std::string::npos;
-        },
-        milliseconds(5000));
+    const auto pid_file = lab.temp.path / "markers" / version / "orphan.pid";
+    REQUIRE_FALSE(read_file(pid_file).empty());
+    return none_left_with_environment("ORPHAN_PID_FILE=" + pid_file.string());
   }
 
   void stop() {
@@ -1232,6 +1245,61 @@ TEST_CASE(
   // The daemon and the host came through: it still answers, and this process still forks.
   CHECK(get(h.lab.daemon.url() + "/healthz")->status == 200);
   CHECK(run_command("true") == 0);
+  h.stop();
+  CHECK(no_job_process_left());
+}
+
+// A job that exits 0 with outputs the rebuild contract refuses: the job's fault (error:job, the
+// page's fault "job"), and a headline that names what it wrote wrong, never "did not finish".
+TEST_CASE("a job's bad outputs are its own fault, in words naming what it wrote") {
+  HostileLab h;
+  const std::vector<std::pair<std::string, std::string>> versions = {
+      {"5.1", "huge_result"}, {"5.2", "escape_result"}, {"5.3", "symlink_predictions"},
+      {"5.4", "nan_result"},  {"5.5", "bad_result"},
+  };
+  for (const auto& [version, behaviour] : versions)
+    h.add(version, behaviour);
+  h.run_all({"5.1", "5.2", "5.3", "5.4", "5.5"});
+  struct Expected {
+    std::string version, fault, words, more;  // the explanation holds words, then more
+  };
+  const std::vector<Expected> cases = {
+      {"5.1", "a result.json of 17 MiB (over the contract's 16 MiB)", "result.json: 178",
+       "bytes, over the contract's limit of 16777216 bytes"},
+      {"5.2", "a predictions path escaping $REVERIFY_OUT",
+       "predictions: expected a file inside $REVERIFY_OUT", "../../etc/passwd"},
+      {"5.3", "predictions.npy a symbolic link to /etc/passwd",
+       "names predictions.npy, a symbolic link (to /etc/passwd)", ""},
+      {"5.4", "NaN as the primary metric's value", "result.json: not valid JSON at byte",
+       "NaN is not JSON"},
+      {"5.5", "a primary value that is not a number",
+       "result.json: primary.value: expected a finite number", ""},
+  };
+  for (const auto& c : cases) {
+    INFO(c.fault);
+    const auto v = h.verdict_of(c.version);
+    INFO(v.explanation);
+    FaultRow row{"a job exiting 0 with bad outputs: " + c.fault, 1};
+    const bool cls_ok = v.cls == VerdictClass::error_job;
+    CHECK(cls_ok);
+    const auto at = v.explanation.find(c.words);
+    const bool words_ok =
+        at != std::string::npos && v.explanation.find(c.more, at) != std::string::npos;
+    CHECK(words_ok);
+    const auto page = h.page_of(v.id);
+    const std::string summary = page.value("summary", std::string());
+    INFO(summary);
+    const bool fault_ok = page["details"]["fault"] == "job";
+    CHECK(fault_ok);
+    const bool headline_ok =
+        summary.find("wrote outputs the rebuild contract refuses") != std::string::npos &&
+        summary.find("did not finish") == std::string::npos;
+    CHECK(headline_ok);
+    row.note =
+        "error:job, fault=job; \"" + c.words + (c.more.empty() ? "" : "... " + c.more) + "\"";
+    row.survived = cls_ok && words_ok && fault_ok && headline_ok ? 1 : 0;
+    table().push_back(row);
+  }
   h.stop();
   CHECK(no_job_process_left());
 }

@@ -20,3 +20,10 @@ set_property(TEST daemon_install APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV
 add_test(NAME daemon_check_config COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_config.sh)
 set_tests_properties(daemon_check_config PROPERTIES LABELS integration TIMEOUT 300)
 set_property(TEST daemon_check_config APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# A hostile job against reverifyd run as the shipped unit runs it (settings reproduced by hand:
+# the script's header says which): every attempt on the verifier fails.
+add_test(NAME daemon_hostile_unit
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/hostile_unit.sh $<TARGET_FILE:reverifyd>)
+set_tests_properties(daemon_hostile_unit PROPERTIES LABELS integration TIMEOUT 300)
+set_property(TEST daemon_hostile_unit APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The example digits-mlp verified through the `docker` runner: the private dockerd + registry of
 # the CTest fixture `docker` ($REVERIFY_SERVICES_DIR/docker.env), or, run by hand without it, its
-# own (tests/services/docker_up.sh); an image = the mmdebstrap python3/numpy base + the example
+# own (tests/services/docker_up.sh); an image = the python3/numpy base (copied from the installed packages) + the example
 # trainer at /src, pushed and pulled by digest. The release is made by release.sh with that image
 # recorded (IMAGE=...); `reverify run --runner docker` must then rebuild it inside a container
 # (network none, read-only data and eval binds) and reach `passed`.

@@ -10,6 +10,10 @@
 #     check, with the deviation printed;
 #  3. the full rebuild with the file present: printed for comparison (its verdict is whatever the
 #     seed spread makes of 3% label noise).
+# The process runner's sandbox shows a job nothing outside the rebuild contract, so by default
+# the job cannot read the hidden file at all; runs 2 and 3 show it to the job on purpose
+# (runner.process.sandbox.read_only in a config of their own), as a host path the job reads
+# unrecorded would be.
 set -euo pipefail
 src="$REVERIFY_SOURCE_DIR"
 cli="$REVERIFY_CLI"
@@ -42,9 +46,14 @@ grep -q "exact" "$t/clean.txt" || fail "the steps band is not exact"
 
 echo "== 2. the hidden file appears: 3% of the training labels changed, no hash moves"
 /usr/bin/python3 "$src/examples/digits/variants/hidden_label_fixes.py" "$src/examples/digits/data" "$hidden"
+cat >"$t/shown.yaml" <<YAML
+state_dir: $t/state
+sources: [{name: registry, kind: directory, root: $t/registry}]
+runner: {process: {sandbox: {read_only: [$hidden]}}}
+YAML
 for steps in 20 100; do
   echo "-- steps mode, first $steps steps"
-  run 1 "$t/steps$steps.txt" --mode steps --max-steps "$steps"
+  run 1 "$t/steps$steps.txt" --mode steps --max-steps "$steps" --config "$t/shown.yaml"
   grep -q "^verdict: failed:out-of-tolerance" "$t/steps$steps.txt" || fail "not caught in $steps steps"
   grep -Eq "FAIL +steps:loss" "$t/steps$steps.txt" || fail "the steps check did not fail"
 done
@@ -52,7 +61,7 @@ done
 echo "== 3. for comparison: the full rebuild with the hidden file present"
 status=0
 "$cli" run digits-mlp@2026.11.3 --registry "$t/registry" --code-mirror "$url=$t/trainer" \
-  --work-dir "$t/work" >"$t/full.txt" 2>/dev/null || status=$?
+  --work-dir "$t/work" --config "$t/shown.yaml" >"$t/full.txt" 2>/dev/null || status=$?
 grep -E "^  (PASS|FAIL|note) +(primary|steps|distribution:flip)|^verdict:" "$t/full.txt"
 echo "full rebuild exit status $status"
 echo "steps mode caught the hidden input"

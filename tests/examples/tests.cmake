@@ -17,7 +17,7 @@ example_test(examples_example_e2e example_e2e.sh 600)
 # fixture (tests/runners/tests.cmake).
 example_test(examples_example_docker example_docker.sh 900 docker)
 
-# The PyTorch example (examples/torch-orientation): released inside an mmdebstrap python3-torch
+# The PyTorch example (examples/torch-orientation): released inside a python3-torch (copied from the installed packages)
 # image and verified through the docker runner (full at level bitwise, steps mode exact).
 example_test(examples_torch_docker torch_docker.sh 1800 docker)
 
@@ -57,3 +57,34 @@ example_test(examples_owner_tools owner_tools.sh 600)
 # shard fails preflight, the hidden-input variant fails its subsample rebuild, and a version
 # without a subsample reference is refused with the reason.
 example_test(examples_subsample_digits subsample_digits.sh 600)
+
+# The example through the slurm runner on the one-node cluster of the `slurm` fixture
+# (tests/runners/tests.cmake): `reverify run`, then reverifyd with the job pending behind another
+# (status page and `reverify plan` show the partition and Slurm's reason), killed and restarted
+# while it waits (it reattaches). It takes the cluster alone, as the Slurm fault tests do.
+example_test(examples_example_slurm example_slurm.sh 900 slurm)
+set_tests_properties(examples_example_slurm PROPERTIES RESOURCE_LOCK slurm_cluster)
+
+# `reverify check-job` on a small trainer that uses the job kit (tests/examples/check_job/): as it
+# is, every check passes; with each planted defect (defects/*.patch) check-job names it.
+foreach(defect none unseeded-data-order worker-seed steps-ignored subsample-by-shuffle
+        metric-on-another-split read-outside-data)
+  add_test(NAME examples_check_job_${defect}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_job.sh ${defect})
+  set_tests_properties(examples_check_job_${defect} PROPERTIES LABELS integration TIMEOUT 600)
+  set_property(TEST examples_check_job_${defect} APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+endforeach()
+
+# The third example (examples/loan-default): its README is the job author's guide followed for a
+# new scikit-learn model with an id-less CSV; every command block runs as printed (check-job,
+# release with capture, full, steps and subsample rebuilds, all passing).
+example_test(examples_loan_default_readme loan_default_readme.sh 900)
+
+# `reverify check-job` passes both example trainers as released (the job kit inside them): the
+# digits one (seconds per run) and the PyTorch one (a minute of runs per mode: ~5 min).
+foreach(example digits torch-orientation)
+  add_test(NAME examples_check_job_${example}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_job_example.sh ${example})
+  set_tests_properties(examples_check_job_${example} PROPERTIES LABELS integration TIMEOUT 1200)
+  set_property(TEST examples_check_job_${example} APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+endforeach()

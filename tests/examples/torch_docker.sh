@@ -2,7 +2,7 @@
 # The PyTorch example (examples/torch-orientation) released and verified through the `docker`
 # runner, on the private dockerd + registry of the CTest fixture `docker`
 # ($REVERIFY_SERVICES_DIR/docker.env) or, run by hand without it, its own
-# (tests/services/docker_up.sh). The image: the mmdebstrap python3-torch root file system
+# (tests/services/docker_up.sh). The image: the python3-torch root file system copied from the installed packages
 # (tests/services/torch_base.sh, cached) plus the trainer at /src, pushed to the registry and run
 # by digest.
 # The release is trained inside that image (release.sh with IMAGE=...), so release and rebuilds

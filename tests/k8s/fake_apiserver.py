@@ -4,7 +4,8 @@
 It is strict about what the runner sends: method, path, query, the bearer token, Accept and
 Content-Type headers, and the Job fields the runner promises (backoffLimit 0, podFailurePolicy
 ignoring DisruptionTarget, restartPolicy Never, image by digest, dropped capabilities, read-only
-inputs, the out folder on the outputs claim, ...). Anything else is answered like a real API
+inputs, the out folder on the outputs claim, a deny-all NetworkPolicy created before the Job of a
+pod without declared network, ...). Anything else is answered like a real API
 server would (401/404/409/415/422 with a Status body) AND recorded as a violation, which the tests
 read from GET /_fake/violations and require to be empty.
 
@@ -53,6 +54,7 @@ class State:
         self.out_claim, self.out_dir = claim, directory
         self.rv = 100
         self.jobs = {}        # name -> Job record
+        self.network_policies = {}  # name -> NetworkPolicy
         self.history = []     # (rv, type, name, job snapshot)
         self.violations = []
         self.requests = []    # "METHOD path?query"
@@ -71,6 +73,24 @@ def now():
 def status(code, reason, message):
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": message, "reason": reason, "code": code}
+
+
+def check_network_policy(body, namespace):
+    """A deny-all policy for one rebuild's pod; returns a list of problems."""
+    p = []
+    if body.get("apiVersion") != "networking.k8s.io/v1" or body.get("kind") != "NetworkPolicy":
+        p.append("not a networking.k8s.io/v1 NetworkPolicy")
+    meta, spec = body.get("metadata", {}), body.get("spec", {})
+    if meta.get("namespace") != namespace:
+        p.append(f"metadata.namespace must be {namespace}")
+    selector = spec.get("podSelector", {}).get("matchLabels", {})
+    if not selector.get("reverify.rebuild-id"):
+        p.append("spec.podSelector must select the pod by reverify.rebuild-id")
+    if sorted(spec.get("policyTypes", [])) != ["Egress", "Ingress"]:
+        p.append("spec.policyTypes must be [Ingress, Egress]")
+    if spec.get("ingress") or spec.get("egress"):
+        p.append("a deny-all policy has no ingress or egress rules")
+    return p
 
 
 def check_job(body, namespace, out_claim):
@@ -324,6 +344,8 @@ class Handler(BaseHTTPRequestHandler):
             "job": rf"^/apis/batch/v1/namespaces/{ns}/jobs/([a-z0-9-]+)$",
             "pods": rf"^/api/v1/namespaces/{ns}/pods$",
             "log": rf"^/api/v1/namespaces/{ns}/pods/([a-z0-9-]+)/log$",
+            "netpols": rf"^/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies$",
+            "netpol": rf"^/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies/([a-z0-9-]+)$",
         }
         for kind, pattern in patterns.items():
             m = re.match(pattern, url.path)
@@ -339,6 +361,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_fake/requests":
             with self.state.lock:
                 return self.send_json(200, self.state.requests)
+        if self.path == "/_fake/networkpolicies":
+            with self.state.lock:
+                return self.send_json(200, sorted(self.state.network_policies))
         self.note()
         if not self.authorized():
             return
@@ -364,8 +389,10 @@ class Handler(BaseHTTPRequestHandler):
         if not self.authorized():
             return
         kind, _, query = self.route()
+        if kind == "netpols":
+            return self.create_network_policy(query)
         if kind != "jobs":
-            return self.reject(404, "NotFound", "POST only creates Jobs")
+            return self.reject(404, "NotFound", "POST only creates Jobs and NetworkPolicies")
         body = self.json_body()
         if body is None:
             return
@@ -376,6 +403,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.reject(422, "Invalid", "; ".join(problems))
         with self.state.lock:
             name = body["metadata"]["name"]
+            labels = body["spec"]["template"]["metadata"].get("labels", {})
+            if labels.get("reverify.network") != "allow" and not any(
+                    policy["spec"]["podSelector"]["matchLabels"].get("reverify.rebuild-id") ==
+                    labels.get("reverify.rebuild-id") for policy in self.state.network_policies.values()):
+                self.state.violations.append(f"Job {name} (no network declared) created before a NetworkPolicy isolating its pod")
             if name in self.state.jobs:
                 return self.send_json(409, status(409, "AlreadyExists", f'jobs.batch "{name}" already exists'))
             body["metadata"].update({"namespace": self.state.namespace, "uid": f"uid-{name}",
@@ -390,8 +422,13 @@ class Handler(BaseHTTPRequestHandler):
         if not self.authorized():
             return
         kind, name, query = self.route()
+        if kind == "netpol":
+            with self.state.lock:
+                if self.state.network_policies.pop(name, None) is None:
+                    return self.send_json(404, status(404, "NotFound", f'networkpolicies "{name}" not found'))
+            return self.send_json(200, {"kind": "Status", "apiVersion": "v1", "status": "Success"})
         if kind != "job":
-            return self.reject(404, "NotFound", "DELETE only deletes one Job")
+            return self.reject(404, "NotFound", "DELETE only deletes one Job or NetworkPolicy")
         policy = query.get("propagationPolicy")
         if self.headers.get("Content-Length"):
             body = self.json_body()
@@ -410,6 +447,22 @@ class Handler(BaseHTTPRequestHandler):
         self.send_json(200, {"kind": "Status", "apiVersion": "v1", "status": "Success"})
 
     # -- handlers --------------------------------------------------------------------------
+    def create_network_policy(self, query):
+        body = self.json_body()
+        if body is None:
+            return
+        if query.get("fieldValidation") != "Strict":
+            return self.reject(400, "BadRequest", "POST networkpolicies without fieldValidation=Strict")
+        problems = check_network_policy(body, self.state.namespace)
+        if problems:
+            return self.reject(422, "Invalid", "; ".join(problems))
+        with self.state.lock:
+            name = body["metadata"]["name"]
+            if name in self.state.network_policies:
+                return self.send_json(409, status(409, "AlreadyExists", f'networkpolicies "{name}" already exists'))
+            self.state.network_policies[name] = body
+        self.send_json(201, body)
+
     def note(self):
         with self.state.lock:
             self.state.requests.append(f"{self.command} {self.path}")

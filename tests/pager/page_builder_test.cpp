@@ -119,6 +119,23 @@ TEST_CASE(
   CHECK(event.summary.find("not the model") == std::string::npos);
 }
 
+TEST_CASE("a job that exited 0 with outputs the contract refuses is the job's fault") {
+  PageInput in = failing_input();
+  in.verdict.checks.clear();
+  in.verdict.cls = VerdictClass::error_job;
+  in.verdict.job_output_fault =
+      "result.json: predictions: expected a file inside $REVERIFY_OUT, got \"../../etc/passwd\"";
+  in.verdict.explanation = "the job exited 0 but its outputs break the rebuild contract: " +
+                           *in.verdict.job_output_fault;
+  const PageEvent event = build_page(in);
+  CHECK(event.details["fault"] == "job");
+  CHECK(event.details["verdict"]["job_output_fault"] == *in.verdict.job_output_fault);
+  CHECK(event.summary.find("error:job — The job finished but wrote outputs the rebuild contract "
+                           "refuses (result.json: predictions: expected a file inside "
+                           "$REVERIFY_OUT") != std::string::npos);
+  CHECK(event.summary.find("did not finish") == std::string::npos);
+}
+
 TEST_CASE("a pass resolves and says how many checks held") {
   PageInput in = failing_input();
   in.verdict.cls = VerdictClass::passed;

@@ -236,4 +236,12 @@ TEST_CASE("errors say whose fault in plain words") {
   job.cls = VerdictClass::error_job;
   job.job_exit_status = 3;
   CHECK(verdict_headline(job).find("exit status 3") != std::string::npos);
+  // Exited 0 with outputs the contract refuses: what it wrote wrong, never "did not finish".
+  Verdict outputs;
+  outputs.cls = VerdictClass::error_job;
+  outputs.job_output_fault =
+      "result.json: 83886080 bytes, over the contract's limit of 16777216 bytes";
+  CHECK(verdict_headline(outputs) ==
+        "The job finished but wrote outputs the rebuild contract refuses (result.json: 83886080 "
+        "bytes, over the contract's limit of 16777216 bytes), so the model was not judged.");
 }

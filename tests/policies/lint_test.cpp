@@ -89,6 +89,18 @@ TEST_CASE("a subsample reference too thin for a band is a warning, 0 points") {
         std::string::npos);
 }
 
+TEST_CASE("a subsample reference without its draw is an info finding, 0 points") {
+  Manifest m = manifest_fixture("valid_full.json");
+  m.subsample->drawn.reset();
+  auto report = reverify::lint_manifest(m);
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].path == "subsample.drawn");
+  CHECK(report.findings[0].severity == LintSeverity::info);
+  CHECK(report.findings[0].message.find("cannot check that they trained on the release's") !=
+        std::string::npos);
+  CHECK(report.score == 100);
+}
+
 TEST_CASE("metrics without their example counts: what is missing and what it costs, 0 points") {
   Manifest m = manifest_fixture("valid_full.json");
   m.evaluation.primary.examples = 391;

@@ -14,7 +14,9 @@
 #include "core/http_client.hpp"
 #include "runner_test_support.hpp"
 #include "runners/docker_runner.hpp"
+#include "tests/runners/hostile_lab.hpp"
 #include "tests/support/marked_processes.hpp"
+#include "tests/support/services_env.hpp"
 
 using namespace reverify;
 using namespace reverify::test;
@@ -22,17 +24,7 @@ using namespace reverify::test;
 namespace {
 
 std::map<std::string, std::string> docker_env() {
-  const char* dir = std::getenv("REVERIFY_SERVICES_DIR");
-  REQUIRE_MESSAGE(dir != nullptr, "run through ctest: the docker fixture provides the services");
-  std::ifstream in(std::filesystem::path(dir) / "docker.env");
-  REQUIRE_MESSAGE(in.good(), "no docker.env: the docker fixture (services_docker_up) did not run");
-  std::map<std::string, std::string> env;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto eq = line.find('=');
-    if (eq != std::string::npos)
-      env[line.substr(0, eq)] = line.substr(eq + 1);
-  }
+  auto env = services_env("docker");
   REQUIRE(env.count("DOCKER_SOCK") == 1);
   REQUIRE(env.count("TRAINER_IMAGE") == 1);
   return env;
@@ -180,6 +172,71 @@ TEST_CASE("in the container: the contract's environment, the binds, nothing of t
   CHECK_FALSE(env.contains("REVERIFY_SERVICES_DIR"));  // nothing of the daemon's environment
   runner.cleanup(job);
   f.expect_nothing_left(&job);
+}
+
+// The hostile job (fixtures/hostile_job.py, in the trainer image) against the docker runner, this
+// test playing the verifier (hostile_lab.hpp): the engine is asked for no host path but the
+// contract's folders, no socket, no network (NetworkMode none), and every attempt fails.
+TEST_CASE("a hostile job in a container reaches nothing of the verifier") {
+  Fixture f("hostile");
+  HostileLab lab;
+  f.spec.manifest.run.entrypoint = {"python3", "hostile_job.py"};
+  f.spec.rebuild_id = "dk-hostile";
+  const auto work_dir = f.config.scratch_root / f.spec.rebuild_id;
+  f.spec.manifest.environment->env["HOSTILE_TARGETS"] = lab.targets(work_dir).dump();
+  DockerRunner runner(f.config, {false, lab.verifier_paths()});
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE_MESSAGE(outcome.exit.ok(), (outcome.exit.ok() ? "" : outcome.exit.error().to_string()));
+  INFO(outcome.exit->log_tail);
+  REQUIRE(outcome.exit->exit_code == 0);
+  // What the daemon asked the engine for.
+  const auto host = inspect(f.config.socket, job.ref)["HostConfig"];
+  CHECK(host["NetworkMode"] == "none");
+  CHECK(host["Privileged"] == false);
+  CHECK(host.value("Mounts", nlohmann::json::array()).empty());
+  for (const auto& bind : host["Binds"]) {
+    const std::string source = bind.get<std::string>().substr(0, bind.get<std::string>().find(':'));
+    CAPTURE(source);
+    CHECK((source.rfind(work_dir.string(), 0) == 0 || source == f.spec.eval_path->string()));
+    CHECK(source.find("docker.sock") == std::string::npos);
+  }
+  const auto written = lab.written(job.work_dir);
+  auto outputs = runner.collect(job, f.tmp.path / "collected");
+  REQUIRE_MESSAGE(outputs.ok(), (outputs.ok() ? "" : outputs.error().to_string()));
+  const auto attempts = nlohmann::json::parse(read_file(outputs->out_dir / "attempts.json"));
+  const std::size_t checked = lab.expect_blocked(attempts, job.work_dir, written);
+  CHECK(checked >= 17);
+  MESSAGE("docker: " << checked << " attempts, each blocked:\n" << outcome.exit->log_tail);
+  runner.cleanup(job);
+  f.expect_nothing_left(&job);
+}
+
+TEST_CASE("a job whose model declares network gets runner.docker.network_mode, others none") {
+  Fixture f("ok");
+  f.config.network_mode = "host";  // this engine has no bridge; host shows the setting is used
+  f.spec.network = true;
+  DockerRunner runner(f.config);
+  JobHandle job;
+  auto outcome = start_and_wait(runner, f.spec, job);
+  REQUIRE_MESSAGE(outcome.exit.ok(), (outcome.exit.ok() ? "" : outcome.exit.error().to_string()));
+  CHECK(inspect(f.config.socket, job.ref)["HostConfig"]["NetworkMode"] == "host");
+  runner.cleanup(job);
+  f.expect_nothing_left(&job);
+}
+
+TEST_CASE("a data path that would show the job one of the verifier's own files is refused") {
+  Fixture f("ok");
+  const auto secret = f.tmp.path / "eval" / "api.token";
+  std::ofstream(secret) << "secret";
+  DockerRunner runner(f.config, {false, {secret}});
+  REQUIRE(runner.prepare(f.spec).ok());
+  f.spec.eval_path = f.tmp.path / "eval";
+  const auto started = runner.start(f.spec);
+  REQUIRE_FALSE(started.ok());
+  CHECK(started.error().code == ErrorCode::provision);
+  CHECK(started.error().message.find("REVERIFY_EVAL") != std::string::npos);
+  f.expect_nothing_left();
 }
 
 TEST_CASE("no or invalid result.json is error:job") {

@@ -281,3 +281,40 @@ TEST_CASE("make_runner builds the kubernetes runner; a bad api_server names the 
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("kubernetes.api_server") != std::string::npos);
 }
+
+TEST_CASE("a job without declared network gets a deny-all NetworkPolicy selecting its pod") {
+  auto spec = test_spec();
+  auto job = build_kubernetes_job(spec, test_config());
+  REQUIRE(job.ok());
+  const json& labels = (*job)["spec"]["template"]["metadata"]["labels"];
+  CHECK(labels[kNetworkLabel] == "none");
+  const json policy = build_network_policy(spec, test_config());
+  CHECK(policy["apiVersion"] == "networking.k8s.io/v1");
+  CHECK(policy["kind"] == "NetworkPolicy");
+  CHECK(policy["metadata"]["name"] == (*job)["metadata"]["name"]);
+  CHECK(policy["metadata"]["namespace"] == "ml");
+  CHECK(policy["spec"]["podSelector"]["matchLabels"][kRebuildIdLabel] == labels[kRebuildIdLabel]);
+  CHECK(policy["spec"]["policyTypes"] == json::array({"Ingress", "Egress"}));
+  CHECK_FALSE(policy["spec"].contains("ingress"));  // no rule: nothing in
+  CHECK_FALSE(policy["spec"].contains("egress"));   // nothing out
+  spec.network = true;
+  CHECK((*build_kubernetes_job(
+            spec, test_config()))["spec"]["template"]["metadata"]["labels"][kNetworkLabel] ==
+        "allow");
+}
+
+TEST_CASE("without NetworkPolicies the kubernetes runner needs runner.trust_job_code") {
+  RunnerConfig config;
+  config.kind = RunnerKind::kubernetes;
+  config.kubernetes = test_config();
+  config.kubernetes.api_server = "https://10.0.0.1:6443";
+  config.kubernetes.network_policy = false;
+  auto refused = make_runner(config);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("runner.kubernetes.network_policy: false") == 0);
+  CHECK(refused.error().message.find("runner.trust_job_code: true") != std::string::npos);
+  config.isolation.trust_job_code = true;
+  auto trusted = make_runner(config);
+  REQUIRE(trusted.ok());
+  CHECK((*trusted)->job_code_trusted());
+}

@@ -116,6 +116,8 @@ class FakeApiServer {
   std::vector<std::string> requests() const {
     return json::parse(control("GET", "/_fake/requests", "").body);
   }
+  // The names of the NetworkPolicies the fake holds now, as a JSON array.
+  std::string networkpolicies() const { return control("GET", "/_fake/networkpolicies", "").body; }
 
  private:
   HttpResponse control(const std::string& method, const std::string& path,
@@ -229,6 +231,39 @@ TEST_CASE("a strict create and a watch; the Job's condition reason reaches the l
   const auto requests = fake.requests();
   CHECK(contains(requests, "POST /apis/batch/v1/namespaces/ml/jobs?fieldValidation=Strict"));
   CHECK(contains(requests, "watch=1"));
+  CHECK(fake.violations() == json::array());
+}
+
+TEST_CASE("a deny-all NetworkPolicy comes before the Job and goes with it; none when declared") {
+  FakeApiServer fake;
+  auto runner = runner_for(fake.config());
+  fake.scenario("success");
+  auto spec = spec_for(fake, "netpol-1");
+  REQUIRE(runner->prepare(spec).ok());
+  auto job = runner->start(spec);
+  REQUIRE(job.ok());
+  CHECK(json::parse(fake.networkpolicies()) == json::array({job->ref}));
+  REQUIRE(runner->wait(*job, {}).ok());
+  runner->cleanup(*job);
+  CHECK(json::parse(fake.networkpolicies()) == json::array());
+  auto requests = fake.requests();
+  const auto policy = std::find_if(requests.begin(), requests.end(), [](const std::string& r) {
+    return r.rfind("POST /apis/networking.k8s.io/v1/namespaces/ml/networkpolicies", 0) == 0;
+  });
+  const auto created = std::find_if(requests.begin(), requests.end(), [](const std::string& r) {
+    return r.rfind("POST /apis/batch/v1/namespaces/ml/jobs", 0) == 0;
+  });
+  REQUIRE(policy != requests.end());
+  CHECK(policy < created);
+  // A model that declares network: no policy (its pod is labelled reverify.network=allow).
+  auto open = spec_for(fake, "netpol-2");
+  open.network = true;
+  REQUIRE(runner->prepare(open).ok());
+  auto open_job = runner->start(open);
+  REQUIRE(open_job.ok());
+  CHECK(json::parse(fake.networkpolicies()) == json::array());
+  REQUIRE(runner->wait(*open_job, {}).ok());
+  runner->cleanup(*open_job);
   CHECK(fake.violations() == json::array());
 }
 

@@ -81,17 +81,13 @@ class ProcessHarness final : public TrainerHarness {
   Fixture fixture_{"ok"};
 };
 
-// SIGKILL is delivered asynchronously: kill() returns before the target has died, so a process
-// of the killed group may still be scheduled for a moment (long enough to see under TSan).
-bool gone_soon(const std::string& pid_text) {
-  const pid_t pid = std::stoi(pid_text);
-  for (int i = 0; i < 250; ++i) {
-    const auto stat = read_proc_stat(pid);
-    if (!stat || stat->state == 'Z')
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
+// Every job process of `f` carries this entry in its environment (and so do its descendants,
+// whatever session, process group or PID namespace they are in: a pid the job writes down is its
+// sandbox's own, meaningless here).
+std::string marker_of(Fixture& f) {
+  const std::string entry = "RUNNER_TEST_MARKER=" + f.tmp.path.string();
+  f.spec.manifest.environment->env["RUNNER_TEST_MARKER"] = f.tmp.path.string();
+  return entry;
 }
 
 }  // namespace
@@ -120,11 +116,17 @@ TEST_CASE("the job sees only the contract's variables, the manifest's env and PA
   std::set<std::string> names;
   for (const auto& [name, value] : env.items())
     names.insert(name);
-  const std::set<std::string> expected = {
-      "PATH",           "PYTHONHASHSEED",     "TRAINER_BEHAVIOUR",
-      "REVERIFY_MODE",  "REVERIFY_MAX_STEPS", "REVERIFY_CONFIG",
-      "REVERIFY_SEEDS", "REVERIFY_OUT",       "SOURCE_DATE_EPOCH",
-      "LC_CTYPE"};  // python3 adds LC_CTYPE itself
+  const std::set<std::string> expected = {"PATH",
+                                          "PYTHONHASHSEED",
+                                          "TRAINER_BEHAVIOUR",
+                                          "REVERIFY_MODE",
+                                          "REVERIFY_MAX_STEPS",
+                                          "REVERIFY_CONFIG",
+                                          "REVERIFY_SEEDS",
+                                          "REVERIFY_OUT",
+                                          "SOURCE_DATE_EPOCH",
+                                          "LC_CTYPE",  // python3 adds LC_CTYPE itself
+                                          "PWD"};      // bubblewrap says where it put the job
   for (const auto& name : names)
     CHECK_MESSAGE(expected.count(name) == 1, "unexpected variable " << name);
   CHECK(env["PATH"] == "/usr/bin:/bin");
@@ -138,6 +140,7 @@ TEST_CASE("a timeout kills the whole process group, with SIGKILL when SIGTERM is
   for (const std::string behaviour : {"sleep", "sleep_ignore_term"}) {
     CAPTURE(behaviour);
     Fixture f(behaviour);
+    const std::string marker = marker_of(f);
     f.spec.timeout = std::chrono::seconds(4);
     ProcessRunner runner(f.config);
     JobHandle job;
@@ -148,9 +151,8 @@ TEST_CASE("a timeout kills the whole process group, with SIGKILL when SIGTERM is
     const auto status = job_exit_status(*outcome.exit);
     CHECK(status.error().code == ErrorCode::job);
     CHECK(status.error().message.find("timeout") != std::string::npos);
-    const std::string child = read_file(job.work_dir / "out" / "child.pid");
-    REQUIRE_FALSE(child.empty());
-    CHECK(gone_soon(child));  // the grandchild went with the group
+    REQUIRE_FALSE(read_file(job.work_dir / "out" / "child.pid").empty());
+    CHECK(none_left_with_environment(marker));  // the grandchild went with the group
     runner.cleanup(job);
   }
 }
@@ -296,6 +298,7 @@ TEST_CASE("an entrypoint that is not on the configured PATH is error:provision")
 
 TEST_CASE("cancel stops a running job and its group") {
   Fixture f("sleep");
+  const std::string marker = marker_of(f);
   ProcessRunner runner(f.config);
   REQUIRE(runner.prepare(f.spec).ok());
   auto started = runner.start(f.spec);
@@ -303,74 +306,105 @@ TEST_CASE("cancel stops a running job and its group") {
   const auto child_pid = started->work_dir / "out" / "child.pid";
   for (int i = 0; i < 500 && read_file(child_pid).empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const std::string child = read_file(child_pid);
-  REQUIRE_FALSE(child.empty());
+  REQUIRE_FALSE(read_file(child_pid).empty());
   runner.cancel(*started);
   auto exit = runner.wait(*started, {});
   REQUIRE(exit.ok());
   CHECK(exit->exit_code == 128 + SIGTERM);
-  CHECK(gone_soon(child));
+  CHECK(none_left_with_environment(marker));
   runner.cleanup(*started);
 }
 
-namespace {
-
-// Every job process of `f` carries this entry in its environment (and so do its descendants).
-std::string marker_of(Fixture& f) {
-  const std::string entry = "RUNNER_TEST_MARKER=" + f.tmp.path.string();
-  f.spec.manifest.environment->env["RUNNER_TEST_MARKER"] = f.tmp.path.string();
-  return entry;
-}
-
-}  // namespace
-
 TEST_CASE("a setsid() orphan of a double fork, ignoring SIGTERM, dies with its job") {
-  for (const bool cgroups : {true, false}) {
-    for (const std::string behaviour : {"setsid_orphan", "setsid_orphan_sleep"}) {
-      CAPTURE(cgroups);
-      CAPTURE(behaviour);
-      Fixture f(behaviour);
-      f.config.cgroups = cgroups;
-      const std::string marker = marker_of(f);
-      const bool at_timeout = behaviour == "setsid_orphan_sleep";
-      if (at_timeout)
-        f.spec.timeout = std::chrono::seconds(4);
-      ProcessRunner runner(f.config);
-      JobHandle job;
-      auto outcome = start_and_wait(runner, f.spec, job);
-      REQUIRE(outcome.exit.ok());
-      CHECK(outcome.exit->timed_out == at_timeout);
-      CHECK(outcome.exit->exit_code == (at_timeout ? 128 + SIGTERM : 0));
-      INFO(outcome.exit->log_tail);
-      INFO(read_file(job.work_dir / "exit_status"));
-      const std::string orphan = read_file(job.work_dir / "out" / "orphan.pid");
-      REQUIRE_FALSE(orphan.empty());
-      CHECK(gone_soon(orphan));  // before cleanup(): wait() leaves nothing of the job running
-      CHECK(none_left_with_environment(marker));
-      if (!at_timeout) {
-        CHECK(outcome.exit->log_tail.find("[reverify] the job left 1 process(es) running") !=
-              std::string::npos);
+  for (const bool trusted : {false, true}) {
+    for (const bool cgroups : {true, false}) {
+      for (const std::string behaviour : {"setsid_orphan", "setsid_orphan_sleep"}) {
+        CAPTURE(trusted);
+        CAPTURE(cgroups);
+        CAPTURE(behaviour);
+        Fixture f(behaviour);
+        f.config.cgroups = cgroups;
+        const std::string marker = marker_of(f);
+        const bool at_timeout = behaviour == "setsid_orphan_sleep";
+        if (at_timeout)
+          f.spec.timeout = std::chrono::seconds(4);
+        ProcessRunner runner(f.config, {trusted, {}});
+        JobHandle job;
+        auto outcome = start_and_wait(runner, f.spec, job);
+        REQUIRE(outcome.exit.ok());
+        CHECK(outcome.exit->timed_out == at_timeout);
+        CHECK(outcome.exit->exit_code == (at_timeout ? 128 + SIGTERM : 0));
+        INFO(outcome.exit->log_tail);
+        INFO(read_file(job.work_dir / "exit_status"));
+        REQUIRE_FALSE(read_file(job.work_dir / "out" / "orphan.pid").empty());
+        // Before cleanup(): wait() leaves nothing of the job running.
+        CHECK(none_left_with_environment(marker));
+        // Unsandboxed, the supervisor killed the orphan and counted it; in a sandbox the kernel
+        // ended it with the PID namespace.
+        const bool counted = outcome.exit->log_tail.find(
+                                 "[reverify] when the job ended, 1 process(es) it had started "
+                                 "were still running; they were killed") != std::string::npos;
+        CHECK(counted == trusted);
+        runner.cleanup(job);
       }
-      runner.cleanup(job);
     }
   }
 }
 
+TEST_CASE("a supervisor killed without cgroups leaves no descendant of the job running") {
+  for (const bool trusted : {false, true}) {
+    CAPTURE(trusted);
+    Fixture f("setsid_orphan_sleep");
+    f.config.cgroups = false;
+    const std::string marker = marker_of(f);
+    ProcessRunner runner(f.config, {trusted, {}});
+    REQUIRE(runner.prepare(f.spec).ok());
+    auto started = runner.start(f.spec);
+    REQUIRE(started.ok());
+    const auto orphan = started->work_dir / "out" / "orphan.pid";
+    for (int i = 0; i < 500 && read_file(orphan).empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    REQUIRE_FALSE(read_file(orphan).empty());
+    REQUIRE(processes_with_environment(marker).size() >= 2);  // the job and its orphan
+    const pid_t supervisor = std::stoi(started->ref.substr(0, started->ref.find(':')));
+    REQUIRE(::kill(supervisor, SIGKILL) == 0);
+    auto exit = runner.wait(*started, {});
+    REQUIRE_FALSE(exit.ok());
+    CHECK(exit.error().code == ErrorCode::runner_lost);
+    INFO(exit.error().message);
+    CHECK(exit.error().message.find(trusted ? "found by the job's REVERIFY_OUT in their environment"
+                                            : "the kernel ended every process of the job") !=
+          std::string::npos);
+    CHECK(none_left_with_environment(marker));
+    runner.cleanup(*started);
+  }
+}
+
 TEST_CASE("a fork bomb stops at the job's pids limit, the host unharmed, and the verdict says so") {
-  Fixture f("fork_bomb");
-  f.config.max_pids = 64;
-  f.spec.timeout = std::chrono::seconds(8);
-  const std::string marker = marker_of(f);
-  ProcessRunner runner(f.config);
-  JobHandle job;
-  auto outcome = start_and_wait(runner, f.spec, job);
-  REQUIRE(outcome.exit.ok());
-  CHECK(outcome.exit->timed_out);
-  expect_bound_hit(*outcome.exit, "the job hit its pids limit of 64");
-  CHECK(outcome.exit->log_tail.find("trainer: fork refused") != std::string::npos);
-  CHECK(none_left_with_environment(marker));
-  CHECK(std::system("true") == 0);  // this process can still fork and exec
-  runner.cleanup(job);
+  for (const bool trusted : {false, true}) {
+    CAPTURE(trusted);
+    Fixture f("fork_bomb");
+    f.config.max_pids = 64;
+    f.spec.timeout = std::chrono::seconds(8);
+    const std::string marker = marker_of(f);
+    ProcessRunner runner(f.config, {trusted, {}});
+    JobHandle job;
+    auto outcome = start_and_wait(runner, f.spec, job);
+    REQUIRE(outcome.exit.ok());
+    INFO(outcome.exit->log_tail);
+    CHECK(outcome.exit->timed_out);
+    expect_bound_hit(*outcome.exit, "the job hit its pids limit of 64");
+    CHECK(outcome.exit->log_tail.find("trainer: fork refused") != std::string::npos);
+    CHECK(none_left_with_environment(marker));
+    CHECK(std::system("true") == 0);  // this process can still fork and exec
+    // The processes counted as left over are distinct ones: no more than the limit holds.
+    const auto note = outcome.exit->log_tail.find("[reverify] when the job ended, ");
+    if (note != std::string::npos) {
+      const auto count = std::stoull(outcome.exit->log_tail.substr(note + 30));
+      CHECK(count <= 64);
+    }
+    runner.cleanup(job);
+  }
 }
 
 TEST_CASE("a runaway allocation ends at the job's memory limit, and the verdict says so") {

@@ -209,12 +209,10 @@ TEST_CASE("scratch_dir refuses rebuild ids that could leave the scratch root") {
   }
 }
 
-TEST_CASE("make_runner builds the runner of each kind, and every kind has a name") {
+TEST_CASE("make_runner builds the runner of each kind") {
   RunnerConfig config;
   CHECK(make_runner(config).value()->kind() == RunnerKind::process);
   config.kind = RunnerKind::docker;
   CHECK(make_runner(config).value()->kind() == RunnerKind::docker);
-  for (const auto& entry : EnumNames<RunnerKind>::table)
-    CHECK(enum_from_string<RunnerKind>(to_string(entry.value)) == entry.value);
   CHECK_FALSE(enum_from_string<RunnerKind>("podman").has_value());
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # docker_up.sh OUT_DIR: the Docker test services, as a CTest FIXTURES_SETUP (tests/runners/tests.cmake).
 # Starts a private engine and a registry on a free 127.0.0.1 port under a temp folder, builds the
-# trainer image (a Debian base from mmdebstrap, cached outside the checkout, plus
-# tests/runners/fixtures/trainer.py), pushes it and writes the coordinates other tests read:
+# trainer image (python3 and numpy as this machine has them installed, cached outside the checkout, plus
+# tests/runners/fixtures/trainer.py and hostile_job.py), pushes it and writes the coordinates other
+# tests read:
 #   OUT_DIR/docker.env: DOCKER_SOCK=...  REGISTRY=127.0.0.1:PORT  TRAINER_IMAGE=name@sha256:...
 #                       BASE_IMAGE=name@sha256:...  DOCKER_TMP=<temp folder, for docker_down.sh>
 # The pushed images are removed from the engine again, so tests really pull them by digest.
@@ -12,7 +13,7 @@ source "$here/lib.sh"
 out=${1:?usage: docker_up.sh OUT_DIR}
 mkdir -p "$out"
 [[ ! -e $out/docker.env ]] || bash "$here/docker_down.sh" "$out"
-ensure_packages docker.io docker-registry mmdebstrap curl
+ensure_packages docker.io docker-registry curl python3-numpy
 
 t=$(mktemp -d /tmp/reverify-docker.XXXXXX)
 echo "DOCKER_TMP=$t" >"$out/docker.env"  # lets docker_down.sh clean up even if we fail below
@@ -31,23 +32,8 @@ setsid docker-registry serve "$t/registry.yml" >"$t/registry.log" 2>&1 </dev/nul
 echo $! >"$t/registry.pid"
 wait_until 30 curl -sf "http://$registry/v2/" || { cat "$t/registry.log" >&2; exit 1; }
 
-# The base root file system takes ~30 s and 265 MB: build it once per set of inputs.
-cache=${REVERIFY_CACHE_DIR:-/var/cache/reverify-tests}
-mkdir -p "$cache"
-debstrap=(mmdebstrap --variant=apt --include=python3-minimal,python3-numpy bookworm)
-key=$( { echo "${debstrap[*]}"; cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null || true; } |
-  sha256sum | cut -c1-16)
-base_tar=$cache/trainer-base-$key.tar
-(
-  flock 9
-  if [[ ! -s $base_tar ]]; then
-    echo "services: building $base_tar (mmdebstrap, about 30 s)" >&2
-    # mmdebstrap picks the output format from the name: keep ".tar" at the end.
-    partial=$cache/partial-$key.tar
-    "${debstrap[@]}" "$partial" >"$t/mmdebstrap.log" 2>&1 || { tail -n 30 "$t/mmdebstrap.log" >&2; exit 1; }
-    mv "$partial" "$base_tar"
-  fi
-) 9>"$cache/.lock"
+# The base root file system: python3 and numpy as installed here (seconds; cached).
+base_tar=$(host_rootfs python3-minimal python3-numpy)
 
 digest_of() { docker inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "$1" | grep -m1 "^${1%:*}@"; }
 

@@ -38,3 +38,26 @@ stop_pid() {
   kill -TERM "$pid" 2>/dev/null || true
   wait_until "$grace" bash -c "! kill -0 $pid" || { kill -KILL "$pid" 2>/dev/null || true; wait_until 10 bash -c "! kill -0 $pid"; }
 }
+
+# host_rootfs PACKAGE...: prints the path of a root file system tar holding PACKAGES and their
+# dependencies, copied from this machine's installed files (rootfs_from_host.py), for `docker
+# import`. Cached in $REVERIFY_CACHE_DIR (default /var/cache/reverify-tests), named by the packages
+# asked for and a key of the installed versions of everything it holds, so an upgrade builds it
+# anew (and the older tar of the same packages goes); concurrent callers wait for one build.
+host_rootfs() {
+  local here cache name key tar old
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  cache=${REVERIFY_CACHE_DIR:-/var/cache/reverify-tests}
+  mkdir -p "$cache"
+  name=host-rootfs-$(echo "$*" | sha256sum | cut -c1-8)
+  key=$(/usr/bin/python3 "$here/rootfs_from_host.py" --key "$@")
+  tar=$cache/$name-$key.tar
+  (
+    flock 9
+    if [[ ! -s $tar ]]; then
+      for old in "$cache/$name"-*.tar; do [[ -e $old ]] && rm -f "$old"; done
+      /usr/bin/python3 "$here/rootfs_from_host.py" "$tar" "$@" >&2
+    fi
+  ) 9>"$cache/.lock"
+  echo "$tar"
+}

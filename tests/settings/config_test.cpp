@@ -97,8 +97,9 @@ typo_key: 1
   CHECK(message.find("sources[0].kind: expected directory or http-index, got \"ftp\"") !=
         std::string::npos);
   CHECK(message.find("verdict.false_page_rate: must be in (0, 1)") != std::string::npos);
-  CHECK(message.find("runner.kind: expected one of process, docker, kubernetes, got \"vm\"") !=
-        std::string::npos);
+  CHECK(
+      message.find("runner.kind: expected one of process, docker, kubernetes, slurm, got \"vm\"") !=
+      std::string::npos);
   CHECK(message.find("typo_key: unknown key") != std::string::npos);
 }
 
@@ -329,6 +330,8 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.models.empty());
   CHECK(p.code_mirrors.empty());
   CHECK(p.runner.kind == defaults.runner.kind);
+  CHECK(p.runner.isolation.trust_job_code == defaults.runner.isolation.trust_job_code);
+  CHECK(p.runner.slurm == defaults.runner.slurm);
   CHECK(p.runner.process.path_env == defaults.runner.process.path_env);
   CHECK(p.runner.process.scratch_root == defaults.runner.process.scratch_root);
   CHECK(p.runner.process.log_cap_bytes == defaults.runner.process.log_cap_bytes);
@@ -340,6 +343,11 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.runner.process.memory_bytes == defaults.runner.process.memory_bytes);
   CHECK(p.runner.process.space == defaults.runner.process.space);
   CHECK(p.runner.process.space.paths == std::vector<std::filesystem::path>{p.state_dir});
+  CHECK(p.runner.process.sandbox == defaults.runner.process.sandbox);
+  CHECK(p.runner.isolation.trust_job_code == defaults.runner.isolation.trust_job_code);
+  CHECK_FALSE(p.runner.isolation.trust_job_code);
+  CHECK(p.model_defaults.network == defaults.model_defaults.network);
+  CHECK(p.model_defaults.network == JobNetwork::none);
   const auto& d = defaults.runner.docker;
   CHECK(p.runner.docker.socket == d.socket);
   CHECK(p.runner.docker.network_mode == d.network_mode);
@@ -378,6 +386,7 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.runner.kubernetes.log_tail_lines == k.log_tail_lines);
   CHECK(p.runner.kubernetes.log_cap_bytes == k.log_cap_bytes);
   CHECK(p.runner.kubernetes.reconnect_grace == k.reconnect_grace);
+  CHECK(p.runner.kubernetes.network_policy == k.network_policy);
   CHECK(p.pager.public_url == defaults.pager.public_url);
   CHECK(p.pager.senders.empty());
   CHECK(p.pager.routes.empty());
@@ -388,6 +397,49 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   CHECK(p.attestation.identity.verifier_id == defaults.attestation.identity.verifier_id);
   CHECK(p.attestation.identity.resource_uri_template ==
         defaults.attestation.identity.resource_uri_template);
+}
+
+TEST_CASE("runner.trust_job_code, the process runner's sandbox, a model's network") {
+  TempDir dir;
+  dir.write("api.token", std::string(40, 'k') + "\n");
+  auto c = parse_config(kRequired + R"(
+api: {token_file: api.token}
+runner:
+  trust_job_code: true
+  process:
+    sandbox: {bwrap: /opt/bwrap, read_only: [/opt/conda], writable: [/srv/cache], devices: [/dev/fuse],
+              tmp_bytes: 2097152, job_user: "1000:1001"}
+models: {default: {network: none}, fetcher: {network: allow}}
+)",
+                        dir.path);
+  REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().message));
+  CHECK(c->runner.isolation.trust_job_code);
+  const auto& sandbox = c->runner.process.sandbox;
+  CHECK(sandbox.bwrap == "/opt/bwrap");
+  CHECK(sandbox.read_only == std::vector<std::filesystem::path>{"/opt/conda"});
+  CHECK(sandbox.writable == std::vector<std::filesystem::path>{"/srv/cache"});
+  CHECK(sandbox.devices == std::vector<std::filesystem::path>{"/dev/fuse"});
+  CHECK(sandbox.tmp_bytes == 2097152);
+  CHECK(sandbox.job_uid == 1000);
+  CHECK(sandbox.job_gid == 1001);
+  CHECK(c->model_policy("fetcher").network == JobNetwork::allow);
+  CHECK(c->model_policy("other").network == JobNetwork::none);
+  // The verifier's own files, never shown to a job: the store and every secret file.
+  const auto& own = c->runner.isolation.verifier_paths;
+  CHECK(std::count(own.begin(), own.end(), c->db_path()) == 1);
+  CHECK(std::count(own.begin(), own.end(), dir.path / "api.token") == 1);
+
+  const std::string bad = error_of(kRequired + R"(
+runner: {process: {sandbox: {read_only: [relative/path], writable: ["/"], job_user: "0:0"}}}
+models: {default: {network: sometimes}}
+)");
+  CHECK(bad.find("runner.process.sandbox.read_only: expected absolute host paths below /, got "
+                 "\"relative/path\"") != std::string::npos);
+  CHECK(bad.find("runner.process.sandbox.writable: expected absolute host paths below /, got "
+                 "\"/\"") != std::string::npos);
+  CHECK(bad.find("runner.process.sandbox.job_user: expected \"uid:gid\", both numbers above 0") !=
+        std::string::npos);
+  CHECK(bad.find("models.default.network") != std::string::npos);
 }
 
 TEST_CASE("the production template names every key the loader knows") {
@@ -404,13 +456,18 @@ verdict: {zz: 1}
 models: {default: {zz: 1}, m: {zz: 1}}
 runner:
   zz: 1
-  process: {zz: 1}
+  process: {zz: 1, sandbox: {zz: 1}}
   docker: {zz: 1}
   space: {zz: 1}
   kubernetes:
     zz: 1
     outputs: {claim: c, daemon_path: /tmp, zz: 1}
     input_volumes: [{claim: c, daemon_path: /tmp, zz: 1}]
+  slurm:
+    zz: 1
+    containers: {zz: 1}
+    gpu_models: {g: {gres_type: t, zz: 1}}
+    models: {m: {zz: 1}}
 pager:
   zz: 1
   retry: {zz: 1}

@@ -152,7 +152,7 @@ INSERT INTO model_versions (model, version, source, location, manifest_sha256, f
   }
   auto store = Store::open(path, [] { return UnixSeconds(2); });
   REQUIRE(store.ok());
-  CHECK((*store)->schema_version() == 8);
+  CHECK((*store)->schema_version() == migrations().back().number);
   const auto read = [&] {
     auto rows = (*store)->model_versions();
     REQUIRE(rows.ok());
@@ -708,6 +708,30 @@ TEST_CASE("a calibration keeps what leave-one-out found, the checks to blame inc
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message == "calibration " + std::to_string(*id) +
                                    ": stored leave_one_out_json is not a leave-one-out finding");
+}
+
+TEST_CASE("a subsample calibration is kept apart from the release's and read by its mode") {
+  Fixture f;
+  f.add_version("m", "1");
+  ToleranceSpec release, subsample;
+  release.seed_runs["accuracy"] = {0.9, 0.91, 0.92};
+  subsample.seed_runs["accuracy"] = {0.7, 0.75, 0.8, 0.72};
+  REQUIRE(f.store->put_calibration("m", "1", release, 3).ok());
+  REQUIRE(f.store
+              ->put_calibration("m", "1", subsample, 4, CalibrationEnd::complete, "", std::nullopt,
+                                CalibratedReference::subsample)
+              .ok());
+  auto full = f.store->calibration("m", "1");
+  auto sub = f.store->calibration("m", "1", CalibratedReference::subsample);
+  REQUIRE(full.ok());
+  REQUIRE(sub.ok());
+  CHECK((*full)->seed_runs["accuracy"].size() == 3);  // the newer subsample one does not win
+  CHECK((*sub)->seed_runs["accuracy"].size() == 4);
+  auto latest = f.store->latest_calibrations();
+  REQUIRE(latest.ok());
+  REQUIRE(latest->size() == 1);  // the plan's warnings read the release's
+  CHECK(latest->front().seeds == 3);
+  CHECK_FALSE(f.store->calibration("m", "2", CalibratedReference::subsample)->has_value());
 }
 
 TEST_CASE("the newest calibration per version says how it ended; a brief, its seed runs") {

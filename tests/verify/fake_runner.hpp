@@ -31,8 +31,14 @@ class FakeRunner final : public Runner {
   std::function<double(const RebuildSpec&)> primary = [](const RebuildSpec&) { return 0.96; };
   std::vector<double> predictions{0.1, 0.9, 0.8, 0.2};
   std::vector<double> steps;  // "loss" step values, when not empty
+  bool trusted = false;       // job_code_trusted()
+  // Where the job "stands", reported in this order by wait_reporting() before it waits; then
+  // while_waiting runs (a test looks at the store while the job is still running).
+  std::vector<JobStanding> standings;
+  std::function<void()> while_waiting;
 
   RunnerKind kind() const override { return RunnerKind::process; }
+  bool job_code_trusted() const override { return trusted; }
   Status prepare(const RebuildSpec&) override {
     calls.push_back("prepare");
     return prepare_status;
@@ -50,6 +56,14 @@ class FakeRunner final : public Runner {
       return *wait_error;
     logs(exit.log_tail);
     return exit;
+  }
+  Result<JobExit> wait_reporting(const JobHandle& job, const LogSink& logs,
+                                 const StandingSink& standing) override {
+    for (const auto& now : standings)
+      standing(now);
+    if (while_waiting)
+      while_waiting();
+    return wait(job, logs);
   }
   Result<JobOutputs> collect(const JobHandle&, const std::filesystem::path& dest) override {
     calls.push_back("collect");

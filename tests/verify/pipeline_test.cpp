@@ -326,6 +326,42 @@ TEST_CASE("runner failures map onto error classes, and the job is always cleaned
   CHECK_FALSE(outcome.verdict.explanation.empty());
 }
 
+TEST_CASE("outputs the job wrote wrong are its fault; a copy failing here is the platform's") {
+  Release release;
+  Harness h;
+  h.runner.collect_error = make_error(
+      ErrorCode::job, "result.json: 83886080 bytes, over the contract's limit of 16777216 bytes");
+  VerificationOutcome outcome = run_verification(release.request, h.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_job);
+  REQUIRE(outcome.verdict.job_output_fault.has_value());
+  CHECK(*outcome.verdict.job_output_fault == h.runner.collect_error->message);
+  CHECK(outcome.verdict.explanation.find("the job exited 0 but its outputs break the rebuild "
+                                         "contract: result.json: 83886080 bytes") == 0);
+  CHECK_FALSE(outcome.verdict.job_exit_status.has_value());
+
+  Harness copy;
+  copy.runner.collect_error =
+      make_error(ErrorCode::io, "copying out to dest: No space left on device");
+  outcome = run_verification(release.request, copy.deps);
+  CHECK(outcome.verdict.cls == VerdictClass::error_infra);
+  CHECK_FALSE(outcome.verdict.job_output_fault.has_value());
+}
+
+TEST_CASE("a verdict of a job whose code was trusted says so") {
+  Release release;
+  Harness h;
+  VerificationOutcome sandboxed = run_verification(release.request, h.deps);
+  CHECK_FALSE(sandboxed.verdict.job_code_trusted);
+  CHECK(sandboxed.verdict.explanation.find("trusted") == std::string::npos);
+  h.runner.trusted = true;
+  VerificationOutcome trusted = run_verification(release.request, h.deps);
+  CHECK(trusted.verdict.cls == sandboxed.verdict.cls);
+  CHECK(trusted.verdict.job_code_trusted);
+  CHECK(to_json(trusted.verdict)["job_code_trusted"] == true);
+  CHECK(trusted.verdict.explanation.find("The job's code was trusted (runner.trust_job_code: "
+                                         "true): it ran unisolated") != std::string::npos);
+}
+
 TEST_CASE("a non-zero exit keeps the job's log tail and says the status") {
   Release release;
   Harness h;
@@ -553,7 +589,9 @@ TEST_CASE("calibration in steps mode: same-seed reruns of the first steps") {
   }
   CHECK(outcome.spec->steps_same_seed_runs.size() == 3);
   CHECK(outcome.spec->seed_runs.at("accuracy").size() == 5);  // unchanged
-  const Verdict bands{VerdictClass::passed, outcome.bands, "", {}, std::nullopt};
+  Verdict bands;
+  bands.cls = VerdictClass::passed;
+  bands.checks = outcome.bands;
   const auto* steps = find_check(bands, "steps:loss");  // points into `bands`
   REQUIRE(steps != nullptr);
   CHECK(steps->explanation.find("exact") != std::string::npos);

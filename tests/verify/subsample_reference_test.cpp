@@ -28,8 +28,12 @@ TEST_CASE("a subsample request is judged on the subsample reference, with the re
   CHECK(judged.data == release.data);
   CHECK(judged.seeds == release.seeds);
   CHECK(judged.subsample == release.subsample);
-  // The stored calibration measured the full model: never a band for the subsample one.
-  CHECK_FALSE(request.calibration.has_value());
+  // The calibration is the one the caller loaded for the subsample reference
+  // (CalibratedReference::subsample): kept for the subsample model's bands.
+  REQUIRE(request.calibration.has_value());
+  CHECK(request.calibration->seed_runs["accuracy"].size() == 3);
+  CHECK(calibrated_reference(RebuildMode::subsample) == CalibratedReference::subsample);
+  CHECK(calibrated_reference(RebuildMode::steps) == CalibratedReference::release);
 }
 
 TEST_CASE("other modes keep the release's numbers and the stored calibration") {

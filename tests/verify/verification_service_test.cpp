@@ -182,6 +182,35 @@ TEST_CASE("a verification that fails before its rebuild starts gets its verdict 
 
 // After a restart: the job the runner still has under the row's rebuild id is waited on and
 // collected (never started again); without one the verdict is error:runner-lost, naming why.
+TEST_CASE("where a queued job stands is recorded with its running verification, and reported") {
+  Harness h;
+  h.runner.standings = {{JobQueueState::pending, "gpu", "Resources", ""},
+                        {JobQueueState::running, "gpu", "", "node17"}};
+  std::optional<JobStanding> while_running;
+  h.runner.while_waiting = [&] {
+    auto unfinished = h.store->unfinished();
+    REQUIRE(unfinished.ok());
+    REQUIRE(unfinished->size() == 1);
+    while_running = unfinished->front().runner_standing;
+  };
+  std::vector<std::string> queue_lines;
+  const auto progress = [&](std::string_view stage, std::string_view detail) {
+    if (stage == kQueueStage)
+      queue_lines.emplace_back(detail);
+  };
+  auto done = h.service->run_now(h.manifest, RebuildMode::full, VerificationTrigger::cli,
+                                 h.settings, progress);
+  REQUIRE(done.ok());
+  CHECK(done->cls == VerdictClass::passed);
+  REQUIRE(while_running.has_value());
+  CHECK(*while_running == h.runner.standings.back());
+  REQUIRE(done->runner_standing.has_value());  // kept after the verdict: where it ran
+  CHECK(done->runner_standing->nodes == "node17");
+  REQUIRE(queue_lines.size() == 2);
+  CHECK(queue_lines[0].find("pending in partition gpu (Resources)") != std::string::npos);
+  CHECK(queue_lines[1].find("running in partition gpu on node17") != std::string::npos);
+}
+
 TEST_CASE("recover reattaches to the job the runner still has, or records runner-lost") {
   Harness h;
   const VerificationRow row = h.left_running();

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
 """digits-mlp: a one-hidden-layer MLP on the UCI optical digits, trained with mini-batch SGD.
 
-Follows reverify's rebuild contract (docs/design.md, "The rebuild contract"):
+Follows reverify's rebuild contract (docs/design.md, "The rebuild contract") through the job kit
+(reverify_job.py, copied into this repository):
   REVERIFY_DATA   folder of training shards (*.csv: id,label,p0..p63)
   REVERIFY_EVAL   evaluation set (one csv, same columns), predicted in file order
   REVERIFY_CONFIG resolved config (JSON), REVERIFY_SEEDS seeds (JSON)
@@ -12,27 +12,21 @@ Follows reverify's rebuild contract (docs/design.md, "The rebuild contract"):
 
 Every random draw comes from a generator seeded from the seeds: weights from seeds["numpy"],
 batch order from seeds["dataloader"]. The validation split is sha256(id + salt) % 100 < 20.
-Subsample mode keeps the training records whose id K (the shards' id column) has the first 8
-bytes of sha256(salt + ":" + K), big-endian, below fraction * 2**64, and trains them for the same
-number of epochs as the full run (steps * fraction, rounded up).
+Subsample mode keeps the training records whose key, the shards' id column, the subsample rule
+keeps (the kit's subsample_mask), and trains them for the same number of epochs as the full run
+(the kit's steps(): steps * fraction, rounded up).
 """
 import hashlib
-import json
-import math
-import os
 import pathlib
-import struct
 import sys
 
 import numpy as np
 
+import reverify_job
+
 DEFAULT_CONFIG = {"hidden": 32, "learning_rate": 0.1, "batch_size": 32, "steps": 1500,
                   "split_salt": "s1", "split_percent": 20}
-
-
-def load_json_env(name, default):
-    path = os.environ.get(name)
-    return json.loads(pathlib.Path(path).read_text()) if path else default
+DEFAULT_SEEDS = {"numpy": 42, "dataloader": 123}
 
 
 def read_csv(path):
@@ -60,11 +54,6 @@ def in_validation(record_id, salt, percent):
     return int(hashlib.sha256((record_id + salt).encode()).hexdigest(), 16) % 100 < percent
 
 
-def in_subsample(record_id, salt, fraction):
-    digest = hashlib.sha256(f"{salt}:{record_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") < fraction * 2**64
-
-
 def softmax(z):
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -76,9 +65,9 @@ def forward(params, x):
     return h, softmax(h @ params["fc2.weight"].T + params["fc2.bias"])
 
 
-def train(x, y, config, seeds, max_steps):
-    rng_init = np.random.default_rng(seeds["numpy"])
-    rng_batches = np.random.default_rng(seeds["dataloader"])
+def train(x, y, config, job, max_steps):
+    rng_init = job.numpy_rng("numpy")
+    rng_batches = job.numpy_rng("dataloader")
     hidden, classes = config["hidden"], 10
     params = {
         "fc1.weight": rng_init.normal(0, 1 / np.sqrt(x.shape[1]), (hidden, x.shape[1])),
@@ -87,7 +76,7 @@ def train(x, y, config, seeds, max_steps):
         "fc2.bias": np.zeros(classes),
     }
     onehot = np.eye(classes)[y]
-    losses, order, cursor = [], rng_batches.permutation(len(x)), 0
+    order, cursor = rng_batches.permutation(len(x)), 0
     for _ in range(max_steps):
         if cursor + config["batch_size"] > len(order):
             order, cursor = rng_batches.permutation(len(x)), 0
@@ -95,82 +84,49 @@ def train(x, y, config, seeds, max_steps):
         cursor += config["batch_size"]
         xb, tb = x[batch], onehot[batch]
         h, p = forward(params, xb)
-        losses.append(float(-np.mean(np.sum(tb * np.log(p + 1e-12), axis=1))))
+        job.record_loss(-np.mean(np.sum(tb * np.log(p + 1e-12), axis=1)))
         dz2 = (p - tb) / len(batch)
         dh = (dz2 @ params["fc2.weight"]) * (1 - h * h)
         grads = {"fc2.weight": dz2.T @ h, "fc2.bias": dz2.sum(axis=0),
                  "fc1.weight": dh.T @ xb, "fc1.bias": dh.sum(axis=0)}
         for name, g in grads.items():
             params[name] -= config["learning_rate"] * g
-    return params, losses
+    return params
 
 
 def accuracy(probabilities, labels):
     return float(np.mean(np.argmax(probabilities, axis=1) == labels)) if len(labels) else 0.0
 
 
-def write_safetensors(path, tensors):
-    """Writes the safetensors layout by hand: u64 little-endian header size, JSON header, data."""
-    header, blobs, offset = {}, [], 0
-    for name in sorted(tensors):
-        data = np.ascontiguousarray(tensors[name], dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    header["__metadata__"] = {"format": "np"}
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as out:
-        out.write(struct.pack("<Q", len(text)))
-        out.write(text)
-        for blob in blobs:
-            out.write(blob)
-
-
 def main():
-    config = dict(DEFAULT_CONFIG, **load_json_env("REVERIFY_CONFIG", {}))
-    seeds = load_json_env("REVERIFY_SEEDS", {"numpy": 42, "dataloader": 123})
-    override = os.environ.get("REVERIFY_SEED_OVERRIDE")
-    if override:
-        seeds = {name: int(override) for name in seeds}
-    steps = config["steps"]
-    mode = os.environ.get("REVERIFY_MODE", "full")
-    if mode == "steps":
-        steps = min(steps, int(os.environ["REVERIFY_MAX_STEPS"]))
-    out = pathlib.Path(os.environ["REVERIFY_OUT"])
+    job = reverify_job.Job(DEFAULT_CONFIG, DEFAULT_SEEDS)
+    job.setup()
+    config = job.config
+    steps = job.steps(config["steps"])
 
-    ids, y, x = read_snapshot(os.environ["REVERIFY_DATA"])
+    ids, y, x = read_snapshot(job.data)
     held_out = np.array([in_validation(i, config["split_salt"], config["split_percent"]) for i in ids])
+    training_ids = [i for i, held in zip(ids, held_out) if not held]
     trained = ~held_out
-    if mode == "subsample":
-        fraction = float(os.environ["REVERIFY_SUBSAMPLE_FRACTION"])
-        salt = os.environ["REVERIFY_SUBSAMPLE_SALT"]
-        trained &= np.array([in_subsample(i, salt, fraction) for i in ids])
-        steps = math.ceil(steps * fraction)
-    params, losses = train(x[trained], y[trained], config, seeds, steps)
-    _, y_eval, x_eval = read_csv(os.environ["REVERIFY_EVAL"])
+    trained[trained] = job.subsample_mask(training_ids, key="the training shards' id column")
+    params = train(x[trained], y[trained], config, job, steps)
+    _, y_eval, x_eval = read_csv(job.eval)
     _, p_eval = forward(params, x_eval)
     _, p_val = forward(params, x[held_out])
 
-    np.save(out / "predictions.npy", p_eval.astype(np.float32))
-    write_safetensors(out / "model.safetensors", params)
     segments = {f"digit={d}": {"accuracy": accuracy(p_eval[y_eval == d], y_eval[y_eval == d])}
                 for d in range(10)}
-    result = {
-        # "examples": the metric is a proportion over that many eval records (reverify models its
+    result = job.write_outputs(
+        # examples: the metric is a proportion over that many eval records (reverify models its
         # whole-example steps); segment_examples: each segment's count.
-        "primary": {"name": "accuracy", "value": accuracy(p_eval, y_eval), "examples": len(y_eval)},
-        "segments": segments,
-        "segment_examples": {f"digit={d}": int(np.sum(y_eval == d)) for d in range(10)},
-        "steps": {"metric": "loss", "values": losses},
-        "predictions": "predictions.npy",
-        "weights": "model.safetensors",
-        "validation": {"accuracy": accuracy(p_val, y[held_out]), "records": int(held_out.sum())},
-    }
-    (out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
+        primary=("accuracy", accuracy(p_eval, y_eval)), examples=len(y_eval),
+        segments=segments,
+        segment_examples={f"digit={d}": int(np.sum(y_eval == d)) for d in range(10)},
+        predictions=p_eval, weights=params, weights_dtype="float32",
+        extra={"validation": {"accuracy": accuracy(p_val, y[held_out]),
+                              "records": int(held_out.sum())}})
     print(f"trained {steps} steps on {int(trained.sum())} records: eval accuracy "
-          f"{result['primary']['value']:.4f}, final loss {losses[-1]:.4f}")
+          f"{result['primary']['value']:.4f}, final loss {job.losses[-1]:.4f}")
     return 0
 
 

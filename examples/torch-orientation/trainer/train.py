@@ -4,7 +4,8 @@ whether an 8x8 digit image was turned by 0, 90, 180 or 270 degrees (orientation 
 step that rights scanned forms before reading them), trained with PyTorch on the UCI digits that
 examples/digits ships. The digit itself is never a label here: only the turn is.
 
-Follows reverify's rebuild contract through reverify_contract.py (the helper a pipeline copies):
+Follows reverify's rebuild contract through the job kit (reverify_job.py, copied into this
+repository as a pipeline copies it):
   REVERIFY_DATA   folder of training shards (*.csv: id,label,p0..p63, pixel values 0..16)
   REVERIFY_EVAL   evaluation set (one csv, same columns): every image at each of the 4 turns, in
                   file order then turn order, is one evaluation record
@@ -12,11 +13,11 @@ Follows reverify's rebuild contract through reverify_contract.py (the helper a p
   REVERIFY_SEED_OVERRIDE (calibration only) replaces every seed
   REVERIFY_MODE=full|steps|subsample, REVERIFY_MAX_STEPS (steps mode),
   REVERIFY_SUBSAMPLE_FRACTION and REVERIFY_SUBSAMPLE_SALT (subsample mode: the training images
-                  whose record id, the shards' id column, the helper's rule keeps)
+                  whose record id, the shards' id column, the kit's subsample rule keeps)
   REVERIFY_OUT    writes result.json, predictions.npy, model.safetensors
 
 Training batches come from a DataLoader with `dataloader_workers` worker processes, a seeded
-generator (shuffle order, worker seeds) and the helper's worker_init_fn. Every training sample is
+generator (shuffle order, worker seeds) and the kit's worker_init_fn. Every training sample is
 a random augmentation drawn inside the dataset from the dataset's own numpy Generator: a shift by
 up to one pixel, a random number of quarter turns (which is the label), random contrast and
 pixel noise. The validation split is sha256(id + salt) % 100 < split_percent; validation accuracy
@@ -32,7 +33,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-import reverify_contract
+import reverify_job
 
 DEFAULT_CONFIG = {"channels": 16, "hidden": 64, "batch_size": 64, "learning_rate": 0.003,
                   "steps": 800, "split_salt": "o1", "split_percent": 15,
@@ -116,13 +117,15 @@ def accuracy(scores, labels):
 
 def main():
     started = time.monotonic()
-    job = reverify_contract.Job(DEFAULT_CONFIG, DEFAULT_SEEDS)
+    job = reverify_job.Job(DEFAULT_CONFIG, DEFAULT_SEEDS)
     job.setup()
     config = job.config
     ids, _, images = read_snapshot(job.data)
     held_out = np.array([in_validation(i, config["split_salt"], config["split_percent"])
                          for i in ids])
-    trained = ~held_out & job.subsample_mask(ids)
+    trained = ~held_out
+    trained[trained] = job.subsample_mask([i for i, held in zip(ids, held_out) if not held],
+                                          key="the training shards' id column")
     loader = DataLoader(TurnedDigits(images[trained]), batch_size=config["batch_size"],
                         shuffle=True, drop_last=True, num_workers=config["dataloader_workers"],
                         generator=job.loader_generator(), worker_init_fn=job.worker_init_fn,
@@ -153,7 +156,7 @@ def main():
     result = job.write_outputs(
         primary=("accuracy", accuracy(scores, eval_turns)), segments=segments,
         examples=len(eval_turns), segment_examples=segment_examples,
-        predictions=scores, state_dict=model.state_dict(),
+        predictions=scores, weights=model.state_dict(),
         extra={"validation": {"accuracy": accuracy(predict(model, val_x), val_turns),
                               "records": len(val_turns)}})
     print(f"trained {steps} steps on {int(trained.sum())} images with "
