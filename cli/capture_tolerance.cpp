@@ -1,13 +1,13 @@
 #include "cli/capture_tolerance.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <system_error>
 
 #include "cli/capture_release.hpp"
 #include "cli/subsample_draw_read.hpp"
 #include "core/hashing.hpp"
+#include "core/keyed_number.hpp"
 #include "policies/bands.hpp"
 #include "verify/pipeline.hpp"
 
@@ -108,24 +108,14 @@ Result<std::map<std::string, double>> keyed_numbers(const std::vector<std::strin
                                                     bool (*valid)(double)) {
   std::map<std::string, double> out;
   for (const auto& item : items) {
-    const auto eq = item.find('=');
-    double value = 0;
-    std::size_t used = 0;
-    bool parsed = eq != std::string::npos && eq > 0;
-    if (parsed) {
-      try {
-        value = std::stod(item.substr(eq + 1), &used);
-      } catch (const std::exception&) {
-        parsed = false;
-      }
-      parsed = parsed && used == item.size() - eq - 1 && std::isfinite(value) && valid(value);
+    const auto keyed = parse_keyed_number(item);
+    if (!keyed || !valid(keyed->value)) {
+      return make_error(ErrorCode::invalid_argument,
+                        "--" + option + " " + item + ": expected CHECK=" + expected +
+                            ", split at the last '=' (e.g. accuracy=0.01, "
+                            "segment:digit=8:accuracy=0.05)");
     }
-    if (!parsed) {
-      return make_error(
-          ErrorCode::invalid_argument,
-          "--" + option + " " + item + ": expected CHECK=" + expected + " (e.g. accuracy=0.01)");
-    }
-    out[item.substr(0, eq)] = value;
+    out[keyed->key] = keyed->value;
   }
   return out;
 }

@@ -16,7 +16,8 @@
 
 namespace reverify::cli {
 
-// "KEY=NUMBER" options (--detect, --floor) -> a map; the number must pass `valid`.
+// "KEY=NUMBER" options (--detect, --floor) -> a map, each split at its last '=' (a check's name
+// may hold '='; core/keyed_number.hpp); the number must pass `valid`.
 Result<std::map<std::string, double>> keyed_numbers(const std::vector<std::string>& items,
                                                     const std::string& option,
                                                     const std::string& expected,

@@ -129,6 +129,21 @@ ScoringStep capture_scoring(Manifest& m, const CaptureArguments& args, const Job
   m.evaluation.scoring = std::move(spec).value();
   if (ManifestParse check = parse_manifest(to_json(m).dump()); !check.ok())
     return {std::nullopt, invalid_manifest(check)};
+  // A metric scoring computes, reported under a name it does not take, would be left to the
+  // job's own figures: refused with the name to report.
+  if (const auto misspelled = misspelled_metrics(m.evaluation); !misspelled.empty()) {
+    const auto& first = misspelled.front();
+    return {
+        std::nullopt,
+        usage_error(kName,
+                    result_path.string() + ": " + first.path + " reports \"" + first.name +
+                        "\", a metric reverify's scoring computes, but not under that name (it "
+                        "would be judged on the job's own figures): " +
+                        first.use +
+                        (misspelled.size() > 1 ? " (and " + std::to_string(misspelled.size() - 1) +
+                                                     " more name(s) like it)"
+                                               : ""))};
+  }
   std::optional<FileRef> eval_set;
   if (args.eval && m.evaluation.set)
     eval_set = FileRef{fs::absolute(*args.eval).string(), m.evaluation.set->sha256};

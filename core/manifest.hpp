@@ -239,6 +239,9 @@ bool metric_applies(ScoringMetric metric, ScoringTask task);
 bool higher_is_better(ScoringMetric metric);
 // The task's full metric set, in table order (the default when the spec names none).
 std::vector<ScoringMetric> task_metrics(ScoringTask task);
+// A ranking metric with a cut-off (ndcg@k, precision@k): its name with k written out
+// ("ndcg@10"), the way jobs name it; nullopt for a metric without a cut-off.
+std::optional<std::string> metric_name_at(ScoringMetric metric, std::size_t k);
 
 // One value per eval record: a named column of the eval set (evaluation.set, a CSV file with a
 // header row) when only `column` is set; else the file at `uri` (relative URIs resolve against
@@ -279,6 +282,17 @@ struct ScoringSpec {
   bool operator==(const ScoringSpec&) const = default;
 };
 
+// A metric name as a job reports it (evaluation.primary.name, a segment's metric) against the
+// task of `spec`. Scoring takes the name of a metric in the table above as it is written
+// ("accuracy", "ndcg@k"), with a threshold after it ("accuracy@0.5"), and a ranking metric with
+// its cut-off written out as the spec's k ("ndcg@10" when k is 10). A name that means one of the
+// task's metrics but is written otherwise (another case, "-" or "_at_" for "@", a "_score" suffix,
+// "auc" for roc_auc, "p@10" for precision@10, a cut-off other than the spec's k) would leave that
+// metric job-reported while scoring could compute it: the spelling to use, as a clause ("name it
+// ndcg@10 (or ndcg@k)"). nullopt for a name scoring takes, and for one that means no metric the
+// task computes ("map@10", and "mrr@10", "ndcg" without a cut-off: other metrics than reverify's).
+std::optional<std::string> metric_spelling_to_use(std::string_view name, const ScoringSpec& spec);
+
 // segment name ("digit=8") -> metric name -> value
 using SegmentMetrics = std::map<std::string, std::map<std::string, double>>;
 
@@ -293,6 +307,15 @@ struct Evaluation {
 
   bool operator==(const Evaluation&) const = default;
 };
+
+// Every metric the evaluation reports (its primary, its segments' metrics) whose name
+// metric_spelling_to_use would have spelled otherwise; none without a scoring spec.
+struct MisspelledMetric {
+  std::string path;  // "evaluation.primary.name", "evaluation.segments.market=de"
+  std::string name;  // as reported: "NDCG@10"
+  std::string use;   // "name it ndcg@10 (or ndcg@k)"
+};
+std::vector<MisspelledMetric> misspelled_metrics(const Evaluation& evaluation);
 
 struct Weights {
   std::string uri;

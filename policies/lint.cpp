@@ -235,6 +235,18 @@ void check_counts(const Manifest& m, const LintRule& rule, Findings& out) {
       "the predictions itself, or report \"examples\" and \"segment_examples\" in result.json");
 }
 
+// Costs no points (it is not a way a build stops being reproducible), but a metric scoring
+// computes and the job names otherwise is judged on the job's own figures alone.
+void check_metric_names(const Manifest& m, const LintRule& rule, Findings& out) {
+  for (const auto& misspelled : misspelled_metrics(m.evaluation)) {
+    add(out, rule, LintSeverity::error, misspelled.path,
+        "\"" + misspelled.name +
+            "\" is a metric evaluation.scoring computes, under a name scoring does not take: "
+            "it is judged on the job's own figures, not on reverify's score of the predictions",
+        misspelled.use + " where the job reports it, and capture again");
+  }
+}
+
 // Costs no points either: a subsample reference is what lets a model too costly to rebuild in
 // full every cycle get a whole-run verdict between full rebuilds (docs/job-guide.md "Subsample
 // mode").
@@ -290,6 +302,8 @@ const std::vector<RuleEntry>& rule_table() {
       {{"seeds", 5, "seeds are recorded"}, check_seeds},
       {{"world-size", 5, "the world size is recorded"}, check_world_size},
       {{"counts", 0, "metrics come with their example counts (or a scoring spec)"}, check_counts},
+      {{"metric-names", 0, "metrics scoring computes are reported under names it takes"},
+       check_metric_names},
       {{"subsample-reference", 0, "a subsample reference with its own seed runs"}, check_subsample},
   };
   return table;

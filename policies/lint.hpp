@@ -25,6 +25,10 @@
 //                                  count: not a reproducibility input, so it costs no points, but
 //                                  its bands use an inferred count or are not judged (what the
 //                                  finding says)
+//   metric-names       0  error    a metric evaluation.scoring computes reported under a name it
+//                                  does not take ("NDCG@10", "ndcg@5" with k = 10, "auc"):
+//                                  judged on the job's figures alone; the finding names the
+//                                  spelling to use (core/manifest.hpp metric_spelling_to_use)
 //   subsample-reference 0  info   no `subsample` reference (a subsample rebuild is refused)
 //                         warning a subsample reference with fewer than kMinSeedRuns seed runs
 // One informational finding costs nothing: a snapshot kind reverify cannot re-hash (table formats

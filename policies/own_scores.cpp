@@ -230,8 +230,9 @@ std::vector<std::string> scope_metrics(const scoring::ScopeScores& release_scope
                                        const Evaluation& evaluation) {
   std::vector<std::string> names;
   auto add = [&](const std::string& name) {
-    if (release_scope.find(name) && std::find(names.begin(), names.end(), name) == names.end())
-      names.push_back(name);
+    const auto* scored = release_scope.find(name);
+    if (scored && std::find(names.begin(), names.end(), scored->name) == names.end())
+      names.push_back(scored->name);
   };
   add(evaluation.primary.name);
   if (auto recorded = evaluation.segments.find(release_scope.segment);

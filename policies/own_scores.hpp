@@ -86,7 +86,9 @@ struct ReportedForm {
 ReportedForm reported_form(const scoring::Scores& scores, const std::string& primary_name);
 
 // The metric names judged per scored segment scope: the primary metric and every metric the
-// manifest records for that scope, where scoring computes one of that name (in either run).
+// manifest records for that scope, where scoring computes one of that name (in either run), each
+// in scoring's spelling ("ndcg@k" for a recorded "ndcg@10"), as the seed runs record it
+// (reported_form).
 std::vector<std::string> scope_metrics(const scoring::ScopeScores& release_scope,
                                        const Evaluation& evaluation);
 

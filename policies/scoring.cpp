@@ -655,7 +655,7 @@ std::string number_text(double value, std::optional<int> digits) {
 
 const MetricScore* ScopeScores::find(std::string_view metric_name) const {
   for (const MetricScore& m : metrics) {
-    if (m.name == metric_name)
+    if (m.name == metric_name || (m.k != 0 && metric_name_at(m.metric, m.k) == metric_name))
       return &m;
   }
   return nullptr;

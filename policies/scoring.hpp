@@ -134,6 +134,7 @@ struct MetricScore {
   std::string not_judged;       // why, when value is absent
   std::optional<Count> count;
   std::optional<double> step;
+  std::size_t k = 0;  // ndcg@k, precision@k: the cut-off (0 for every other metric)
 
   bool judged() const { return value.has_value(); }
 };
@@ -151,7 +152,9 @@ struct ScopeScores {
   std::vector<MetricScore> metrics;    // in ScoringInputs::metrics order, then by threshold
   std::optional<QueryCounts> queries;  // ranking
 
-  const MetricScore* find(std::string_view name) const;  // by MetricScore::name
+  // By MetricScore::name, or for a metric with a cut-off by its name with k written out as jobs
+  // name it ("ndcg@10" finds ndcg@k when k is 10; core/manifest.hpp metric_spelling_to_use).
+  const MetricScore* find(std::string_view name) const;
 };
 
 struct Scores {

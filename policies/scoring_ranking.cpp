@@ -217,16 +217,19 @@ void score_ranking(const ScoringInputs& in, std::span<const double> scores, cons
   out.queries = counts;
   const double judged = static_cast<double>(counts.judged);
   for (ScoringMetric metric : in.metrics) {
+    const std::size_t k = metric_name_at(metric, in.k) ? in.k : 0;
     if (counts.judged == 0) {
       out.metrics.push_back(
           not_judged(metric, "no query to judge: " + std::to_string(counts.one_record) +
                                  " of one record, " + std::to_string(counts.no_relevant) +
                                  " without a relevant record (label > 0)"));
+      out.metrics.back().k = k;
       continue;
     }
     MetricScore m;
     m.metric = metric;
     m.name = to_string(metric);
+    m.k = k;
     if (metric == ScoringMetric::ndcg_at_k || metric == ScoringMetric::mrr) {
       m.value = (metric == ScoringMetric::mrr ? reciprocal_rank : ndcg) / judged;
       m.step = 1 / judged;

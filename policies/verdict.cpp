@@ -274,7 +274,7 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
             plan.unscored.push_back(std::move(*unscored));
             continue;
           }
-          if (metric == ev.primary.name)
+          if (const auto* scored = scope.find(ev.primary.name); scored && scored->name == metric)
             spec.higher_is_better = ev.primary.higher_is_better;
           plan.segments.emplace_back(scope.segment, std::move(spec));
         }

@@ -225,3 +225,75 @@ TEST_CASE("capture --same-seed-runs hashes and scores each rerun's predictions")
   CHECK_FALSE(read_json(job.dir.path / "release/manifest.json")["tolerance"].contains(
       "steps_same_seed_runs"));
 }
+
+TEST_CASE("--detect and --floor key any check name, '=' in it included, --help's examples too") {
+  FakeJob job;
+  // The examples capture --help gives for --detect, as it prints them.
+  const std::string help = run_cli({"capture", "--help"}, job.dir.path).out;
+  const auto from = help.find("--detect");
+  REQUIRE(from != std::string::npos);
+  const std::string text = help.substr(from, help.find("--floor", from) - from);
+  std::vector<std::string> examples;
+  std::string word;
+  for (char c : text + " ") {
+    if (c == ' ' || c == '\n' || c == '(' || c == ')' || c == ',') {
+      if (word.find('=') != std::string::npos && word != "CHECK=SHIFT")
+        examples.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  CHECK(examples == std::vector<std::string>{"accuracy=0.01", "segment:digit=8:accuracy=0.05",
+                                             "distribution:psi=0.05", "steps:loss=0.001"});
+  std::vector<std::string> args = {"--task",      "binary", "--labels",      "label",
+                                   "--threshold", "0.5",    "--segment-key", "region=region"};
+  for (const auto& example : examples)
+    args.insert(args.end(), {"--detect", example});
+  args.insert(args.end(), {"--detect", "parity:threshold=0.5:segment:region=west=0.125", "--floor",
+                           "segment:region=south:accuracy=0.002"});
+  const Ran ran = job.capture(args);
+  INFO(ran.out << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  const json tolerance = read_json(job.dir.path / "release/manifest.json")["tolerance"];
+  CHECK(tolerance["detect"] == json({{"accuracy", 0.01},
+                                     {"segment:digit=8:accuracy", 0.05},
+                                     {"distribution:psi", 0.05},
+                                     {"steps:loss", 0.001},
+                                     {"parity:threshold=0.5:segment:region=west", 0.125}}));
+  CHECK(tolerance["floor"] == json({{"segment:region=south:accuracy", 0.002}}));
+  const Ran bad = job.capture({"--detect", "segment:region=west:accuracy"});
+  CHECK(bad.exit_code == 2);
+  CHECK(contains(bad.err, "--detect segment:region=west:accuracy: expected CHECK=SHIFT"));
+}
+
+TEST_CASE(
+    "a metric scoring computes, named otherwise by the job, is refused with the name to use") {
+  FakeJob job;
+  auto reports = [&](const std::string& name) {
+    job.dir.write("out/result.json", json{{"primary", {{"name", name}, {"value", 0.5}}},
+                                          {"predictions", "predictions.npy"}}
+                                         .dump());
+  };
+  // Ranking over the two regions as queries, k = 2: "ndcg@2" is reverify's ndcg@k.
+  const std::vector<std::string> ranking = {"--task",  "ranking", "--labels", "label",
+                                            "--query", "region",  "--k",      "2"};
+  reports("ndcg@2");
+  const Ran taken = job.capture(ranking);
+  INFO(taken.out << taken.err);
+  CHECK(taken.exit_code == 0);
+  fs::remove_all(job.dir.path / "release");
+  reports("ndcg@10");
+  const Ran other_k = job.capture(ranking);
+  CHECK(other_k.exit_code == 2);
+  CHECK(contains(other_k.err,
+                 "evaluation.primary.name reports \"ndcg@10\", a metric reverify's scoring "
+                 "computes, but not under that name (it would be judged on the job's own "
+                 "figures): ndcg@10 names the cut-off 10, the scoring spec's k is 2: name it "
+                 "ndcg@2 (or ndcg@k), or set evaluation.scoring.k to 10"));
+  CHECK_FALSE(fs::exists(job.dir.path / "release/manifest.json"));
+  reports("AUC");
+  const Ran auc = job.capture({"--task", "binary", "--labels", "label"});
+  CHECK(auc.exit_code == 2);
+  CHECK(contains(auc.err, "(it would be judged on the job's own figures): name it roc_auc"));
+}

@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/manifest_json.hpp"
@@ -319,4 +321,71 @@ TEST_CASE("unknown keys inside the scoring spec are warned about, not kept") {
   CHECK(parse.warnings ==
         std::vector<std::string>{"evaluation.scoring.labels.dtype: unknown field, ignored",
                                  "evaluation.scoring.averaging: unknown field, ignored"});
+}
+
+TEST_CASE("metric names as jobs write them: taken as they are, or the spelling to use") {
+  ScoringSpec ranking;
+  ranking.task = ScoringTask::ranking;
+  ranking.k = 10;
+  ScoringSpec binary;
+  binary.task = ScoringTask::binary;
+  ScoringSpec regression;
+  regression.task = ScoringTask::regression;
+  // Taken as they are: the table's names, the cut-off written out as the spec's k, a threshold
+  // after a classification metric; and names of no metric the task computes.
+  for (const auto& [name, spec] :
+       std::vector<std::pair<std::string, ScoringSpec>>{{"ndcg@k", ranking},
+                                                        {"ndcg@10", ranking},
+                                                        {"precision@10", ranking},
+                                                        {"precision@k", ranking},
+                                                        {"mrr", ranking},
+                                                        {"map@10", ranking},
+                                                        {"mrr@10", ranking},
+                                                        {"ndcg", ranking},
+                                                        {"accuracy", binary},
+                                                        {"accuracy@0.5", binary},
+                                                        {"roc_auc", binary},
+                                                        {"rmse", regression},
+                                                        {"loss", regression},
+                                                        {"ndcg@10", binary}}) {
+    CAPTURE(name);
+    CHECK_FALSE(metric_spelling_to_use(name, spec).has_value());
+  }
+  // Meant as one of the task's metrics, spelled otherwise: the spelling to use.
+  for (const auto& [name, spec, use] :
+       std::vector<std::tuple<std::string, ScoringSpec, std::string>>{
+           {"NDCG@10", ranking, "name it ndcg@10 (or ndcg@k)"},
+           {"ndcg_at_10", ranking, "name it ndcg@10 (or ndcg@k)"},
+           {"ndcg@K", ranking, "name it ndcg@10 (or ndcg@k)"},
+           {"p@10", ranking, "name it precision@10 (or precision@k)"},
+           {"ndcg@5", ranking,
+            "ndcg@5 names the cut-off 5, the scoring spec's k is 10: name it ndcg@10 (or ndcg@k), "
+            "or set evaluation.scoring.k to 5"},
+           {"MRR", ranking, "name it mrr"},
+           {"Accuracy", binary, "name it accuracy"},
+           {"accuracy_score", binary, "name it accuracy"},
+           {"AUC", binary, "name it roc_auc"},
+           {"F1@0.3", binary, "name it f1@0.3"},
+           {"RMSE", regression, "name it rmse"},
+           {"mean_absolute_error", regression, "name it mae"}}) {
+    CAPTURE(name);
+    CHECK(metric_spelling_to_use(name, spec) == use);
+  }
+}
+
+TEST_CASE("misspelled_metrics: the primary and every segment metric, with their paths") {
+  Evaluation ev;
+  ev.primary.name = "NDCG@10";
+  ev.segments["market=de"]["ndcg@10"] = 0.9;
+  ev.segments["market=us"]["ndcg@5"] = 0.9;
+  CHECK(misspelled_metrics(ev).empty());  // no scoring spec: every name is the job's
+  ev.scoring = ScoringSpec{};
+  ev.scoring->task = ScoringTask::ranking;
+  ev.scoring->k = 10;
+  const auto found = misspelled_metrics(ev);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].path == "evaluation.primary.name");
+  CHECK(found[0].name == "NDCG@10");
+  CHECK(found[1].path == "evaluation.segments.market=us");
+  CHECK(found[1].use.find("the scoring spec's k is 10") != std::string::npos);
 }

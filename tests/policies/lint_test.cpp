@@ -44,7 +44,7 @@ void check_findings(const reverify::LintReport& report, const std::vector<Expect
 
 TEST_CASE("the rule weights sum to 100") {
   const auto& rules = reverify::lint_rules();
-  CHECK(rules.size() == 12);
+  CHECK(rules.size() == 13);
   CHECK(std::accumulate(rules.begin(), rules.end(), 0, [](int sum, const reverify::LintRule& r) {
           return sum + r.weight;
         }) == 100);
@@ -117,6 +117,33 @@ TEST_CASE("metrics without their example counts: what is missing and what it cos
   CHECK(report.score == 100);
   m.evaluation.segment_examples["digit=9"] = 40;
   CHECK(reverify::lint_manifest(m).findings.empty());
+}
+
+TEST_CASE("a metric scoring computes, named otherwise, is an error naming the spelling, 0 points") {
+  Manifest m = manifest_fixture("valid_full.json");
+  reverify::ScoringSpec spec;
+  spec.task = reverify::ScoringTask::ranking;
+  spec.k = 10;
+  m.evaluation.scoring = spec;
+  m.evaluation.primary.name = "ndcg@10";  // ndcg@k at k = 10
+  m.evaluation.segments = {{"market=de", {{"NDCG@10", 0.9}}}};
+  auto findings_of = [](const Manifest& manifest) {
+    std::vector<reverify::LintFinding> out;
+    for (const auto& f : reverify::lint_manifest(manifest).findings)
+      if (f.rule == "metric-names")
+        out.push_back(f);
+    return out;
+  };
+  const auto findings = findings_of(m);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == LintSeverity::error);
+  CHECK(findings[0].weight == 0);
+  CHECK(findings[0].path == "evaluation.segments.market=de");
+  CHECK(findings[0].message.find("\"NDCG@10\" is a metric evaluation.scoring computes") !=
+        std::string::npos);
+  CHECK(findings[0].fix.find("name it ndcg@10 (or ndcg@k)") != std::string::npos);
+  m.evaluation.segments["market=de"] = {{"ndcg@10", 0.9}};
+  CHECK(findings_of(m).empty());
 }
 
 TEST_CASE("each rule fires on its own silent failure") {
@@ -279,7 +306,7 @@ TEST_CASE("the JSON report lists findings and every rule with its outcome") {
   REQUIRE(j["findings"].size() == 1);
   CHECK(j["findings"][0]["rule"] == "seeds");
   CHECK(j["findings"][0]["severity"] == "warning");
-  REQUIRE(j["rules"].size() == 12);
+  REQUIRE(j["rules"].size() == 13);
   for (const auto& rule : j["rules"])
     CHECK(rule["passed"] == (rule["id"] != "seeds"));
 }

@@ -229,6 +229,61 @@ TEST_CASE("ranking parity: seed noise passes, a top-k order that moves fails and
   }
 }
 
+TEST_CASE("a ranking metric named with its cut-off written out is reverify's own, k checked") {
+  // Graded relevance and more noise than ranking_world's: seeds reorder top 3s, NDCG varies.
+  World w = ranking_world();
+  w.noise = 0.5;
+  std::vector<std::string> markets;
+  for (std::size_t i = 0; i < w.in.records(); ++i) {
+    markets.push_back(i < 320 ? "us" : "de");
+    w.in.labels[i] = static_cast<double>(3 - std::min<std::size_t>(i % 8, 3));
+  }
+  w.in.segment_keys.push_back(SegmentKey{"market", intern_keys(markets)});
+  const Predictions release = w.draw(1);
+  // The job names its metric "ndcg@3" (k = 3), in the primary and in its segments.
+  Manifest m = manifest_for(w, "ndcg@3", release, seed_runs(w, 100, 20));
+  m.evaluation.segments["market=us"]["ndcg@3"] = m.evaluation.primary.value;
+  m.evaluation.segments["market=de"]["ndcg@3"] = m.evaluation.primary.value;
+  CHECK(m.tolerance->seed_runs.at("ndcg@3").size() == 20);
+  CHECK(m.tolerance->segment_seed_runs.at("market=us").at("ndcg@k").size() == 20);
+  const Predictions rebuilt = w.draw(500);
+  const Verdict v = judge(w, m, release, rebuilt);
+  CHECK(v.cls == VerdictClass::passed);
+  // Scored and banded by reverify: the primary, each segment (one check each, in scoring's
+  // spelling, with its seed runs), and the job's figure cross-checked.
+  const auto* primary = find_check(v, "primary:ndcg@3");
+  REQUIRE(primary);
+  CHECK(primary->outcome == CheckOutcome::passed);
+  CHECK(primary->seed_runs == 20u);
+  for (const char* name : {"segment:market=us:ndcg@k", "segment:market=de:ndcg@k"}) {
+    const auto* segment = find_check(v, name);
+    REQUIRE_MESSAGE(segment, name);
+    CAPTURE(segment->explanation);
+    CHECK(segment->outcome == CheckOutcome::passed);
+    CHECK(segment->seed_runs == 20u);
+  }
+  CHECK_FALSE(find_check(v, "segment:market=us:ndcg@3"));
+  const auto* agrees = find_check(v, "job:metric-agrees");
+  REQUIRE(agrees);
+  CHECK(agrees->outcome == CheckOutcome::passed);
+  // An evaluation code reporting 0.01 too much is caught, not read as an improvement.
+  OwnScores own;
+  own.release = scoring::score(w.in, release).value();
+  own.rebuild = scoring::score(w.in, rebuilt).value();
+  VerdictInputs inputs{m, {}, &release, nullptr, {}};
+  inputs.rebuild.primary_name = "ndcg@3";
+  inputs.rebuild.primary = *own.rebuild.overall.find("ndcg@3")->value + 0.01;
+  inputs.rebuild.predictions = &rebuilt;
+  inputs.scores = &own;
+  const Verdict inflated = decide_verdict(inputs);
+  REQUIRE(find_check(inflated, "job:metric-agrees"));
+  CHECK(find_check(inflated, "job:metric-agrees")->outcome == CheckOutcome::failed);
+  CHECK(find_check(inflated, "primary:ndcg@3")->outcome == CheckOutcome::passed);
+  // Another cut-off than the spec's is not reverify's metric: not found under that name.
+  CHECK_FALSE(own.release.overall.find("ndcg@5"));
+  CHECK(own.release.overall.find("ndcg@k") == own.release.overall.find("ndcg@3"));
+}
+
 TEST_CASE("ranking parity without recorded seed values informs and never decides") {
   const World w = ranking_world();
   const Predictions release = w.draw(1);
