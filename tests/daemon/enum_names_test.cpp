@@ -41,6 +41,7 @@
 #include "settings/config.hpp"
 #include "store/store.hpp"
 #include "tests/support/enum_values.hpp"
+#include "verify/cycle_plan.hpp"
 
 namespace reverify {
 namespace {
@@ -108,6 +109,7 @@ TEST_CASE("every enumerator of every named enum has one name, and each name read
   CHECK_ENUM_NAMES(PageLayout);
   CHECK_ENUM_NAMES(ReadPath);
   CHECK_ENUM_NAMES(RebuildMode);
+  CHECK_ENUM_NAMES(ReleaseState);
   CHECK_ENUM_NAMES(ReloadOutcome);
   CHECK_ENUM_NAMES(ReproLevel);
   CHECK_ENUM_NAMES(RunnerKind);
@@ -119,6 +121,7 @@ TEST_CASE("every enumerator of every named enum has one name, and each name read
   CHECK_ENUM_NAMES(SlurmJobState);
   CHECK_ENUM_NAMES(SnapshotKind);
   CHECK_ENUM_NAMES(Stage);
+  CHECK_ENUM_NAMES(StoreUse);
   CHECK_ENUM_NAMES(Statistic);
   CHECK_ENUM_NAMES(SummaryMode);
   CHECK_ENUM_NAMES(SummaryResult);
