@@ -215,6 +215,8 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
       history.push_back(&r);
   }
   const VerificationRow* shown = view.conclusive ? recent.find(view.conclusive->id) : nullptr;
+  if (shown && !shown->verdict)
+    shown = nullptr;  // a row read without its verdict has no checks to show: the newest that has
   if (!shown) {
     for (const auto* r : history) {
       if (r->verdict) {
