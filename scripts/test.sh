@@ -4,9 +4,8 @@
 # integration suite (integration tests start and stop their own services: dockerd, a registry,
 # Alertmanager, a Slurm cluster, a fake Kubernetes API server, reverifyd instances, git
 # repositories, trainer processes), then builds the unit tests with ASan+UBSan (preset asan) and
-# runs them there, and the in-process daemon loop tests with ThreadSanitizer (preset tsan). The
-# tolerance simulation is left out of the sanitizer run: it is pure arithmetic over a few vectors,
-# already run in the dev build, and takes minutes at -O0 under ASan.
+# runs them there. The tolerance simulation is left out of the sanitizer run: it is pure arithmetic
+# over a few vectors, already run in the dev build, and takes minutes at -O0 under ASan.
 # Each stage's wall time is printed at the end, whether the run passed or not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +47,3 @@ done
 stage "build (asan, unit tests)" bash -c 'cmake --preset asan >/dev/null && cmake --build --preset asan -j"$(nproc)" --target "$@"' _ "${unit_targets[@]}"
 stage "tests: unit under asan" ctest --preset asan -L unit -E tolerance_simulation -j"$(nproc)"
 
-# The daemon's loop, its API threads, pool and verification threads, in process on a manual clock.
-stage "build (tsan, daemon loop test)" bash -c 'cmake --preset tsan >/dev/null && cmake --build --preset tsan -j"$(nproc)" --target daemon_loop_test'
-stage "tests: daemon loop under tsan" ctest --preset tsan -R '^daemon_loop_test$'
