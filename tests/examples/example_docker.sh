@@ -2,7 +2,7 @@
 # The example digits-mlp verified through the `docker` runner: the private dockerd + registry of
 # the CTest fixture `docker` ($REVERIFY_SERVICES_DIR/docker.env), or, run by hand without it, its
 # own (tests/services/docker_up.sh); an image = the python3/numpy base (copied from the installed packages) + the example
-# trainer at /src, pushed and pulled by digest. The release is made by release.sh with that image
+# trainer and the job kit at /src, pushed and pulled by digest. The release is made by release.sh with that image
 # recorded (IMAGE=...); `reverify run --runner docker` must then rebuild it inside a container
 # (network none, read-only data and eval binds) and reach `passed`.
 set -euo pipefail
@@ -14,10 +14,11 @@ source "$src/tests/examples/docker_fixture.sh"
 
 mkdir -p "$t/context"
 cp "$src"/examples/digits/trainer/{train.py,config.json,seeds.json,requirements.lock} "$t/context/"
+cp "$src/python/reverify_job.py" "$t/context/"  # the job kit, beside the trainer as in its repository
 cat >"$t/context/Dockerfile" <<'DOCKERFILE'
 ARG BASE
 FROM ${BASE}
-COPY train.py config.json seeds.json requirements.lock /src/
+COPY train.py config.json seeds.json requirements.lock reverify_job.py /src/
 WORKDIR /src
 DOCKERFILE
 tag="$REGISTRY/digits-trainer:test"

@@ -58,7 +58,8 @@ struct Rates {
 // Property 2, as measured: a band claims the shift it catches with 80% probability from a normal
 // (t) predictive approximation, which holds to within a few points from 5 seed runs on and is
 // optimistic at 3 (coarse proportions: k = 20 at p = 0.5 is caught 68% of the time).
-// docs/verdicts.md "Tolerance bands" quotes the figures; these floors keep them from sliding.
+// docs/verdicts.md "Tolerance bands" quotes the measured figures and these floors; the floors
+// keep them from sliding.
 double detection_floor(int n) {
   return n >= 5 ? 0.70 : 0.65;
 }
