@@ -103,7 +103,7 @@ std::vector<DefinedCheck> defined_checks(
       out.push_back({name, CheckKind::parity});
   }
   if (manifest.level == ReproLevel::bitwise)
-    out.push_back({"weights", CheckKind::weights});
+    out.push_back({"weights:tensor_sha256", CheckKind::weights});
   return out;
 }
 

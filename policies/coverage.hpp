@@ -16,7 +16,7 @@
 //     (tolerance.distribution_seed_runs), except the flip rate where no decision can flip on the
 //     release's own predictions (single values outside [0, 1] with no threshold declared);
 //   - each parity check with seed runs (tolerance.parity_seed_runs);
-//   - "weights" at level bitwise.
+//   - "weights:tensor_sha256" at level bitwise.
 // A check with seed runs was computed on each of them: a rebuild whose outputs cannot give it is
 // unlike every honest rerun, which is evidence, so it fails (a missing predictions file fails its
 // checks too). A release whose own side cannot give it (its predictions unreadable, its own score

@@ -64,6 +64,21 @@ struct Case {
 
 }  // namespace
 
+TEST_CASE("a bitwise release whose rebuilt weights hash the same passes, its weights judged") {
+  Case c;
+  c.m.level = ReproLevel::bitwise;
+  c.m.weights = Weights{"model.safetensors", "safetensors", std::string(64, 'a')};
+  VerdictInputs in = c.inputs();
+  in.rebuild.tensor_sha256 = std::string(64, 'a');
+  const Verdict v = decide_verdict(in);
+  INFO(v.explanation);
+  CHECK(v.cls == VerdictClass::passed);
+  CHECK(v.coverage.defined == 8);
+  CHECK(v.coverage.complete());
+  CHECK(std::none_of(v.checks.begin(), v.checks.end(),
+                     [](const CheckResult& check) { return check.not_computed; }));
+}
+
 TEST_CASE("a verdict that judged every check its release defines passes and counts them") {
   Case c;
   const Verdict v = decide_verdict(c.inputs());
