@@ -328,7 +328,12 @@ int run_check_job(const CheckJobArguments& args) {
   setup->timeout = std::chrono::seconds(*parse_duration_s(args.timeout));
   ProcessRunnerConfig config;
   config.scratch_root = work / "scratch-root";
-  ProcessRunner runner(config);
+  // The author's own job, on their machine, traced by strace into `work`: it runs as the author
+  // (trusted, unsandboxed), since the sandbox's job uid could neither write the trace nor be
+  // traced from outside its PID namespace. Verification runs are sandboxed as configured.
+  JobIsolation trusted;
+  trusted.trust_job_code = true;
+  ProcessRunner runner(config, trusted);
   const auto trace =
       args.no_trace ? std::nullopt : strace_prefix(work / "trace.log", config.path_env);
   const auto plan = planned_runs(args, setup->draft);

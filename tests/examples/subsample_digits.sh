@@ -71,7 +71,15 @@ PATCH="$src/examples/digits/variants/hidden-input.patch" VERSION=2026.11.3 RUNS=
   "$src/examples/digits/release.sh" "$cli" "$t/registry" >/dev/null
 run 0 "$t/hidden-absent.txt" digits-mlp@2026.11.3 "$t/variant" --registry "$t/registry"
 /usr/bin/python3 "$src/examples/digits/variants/hidden_label_fixes.py" "$src/examples/digits/data" "$hidden"
-run 1 "$t/hidden.txt" digits-mlp@2026.11.3 "$t/variant" --registry "$t/registry"
+# The process runner's sandbox shows a job nothing outside the rebuild contract: the file is
+# shown to the job on purpose (runner.process.sandbox.read_only), as a host path it reads
+# unrecorded would be.
+cat >"$t/shown.yaml" <<YAML
+state_dir: $t/state
+sources: [{name: registry, kind: directory, root: $t/registry}]
+runner: {process: {sandbox: {read_only: [$hidden]}}}
+YAML
+run 1 "$t/hidden.txt" digits-mlp@2026.11.3 "$t/variant" --config "$t/shown.yaml"
 grep -Eq "^verdict: failed:out-of-tolerance" "$t/hidden.txt" || fail "the hidden input was not caught"
 grep -Eq "FAIL +weights" "$t/hidden.txt" || fail "the subsample model's weights check did not fail"
 grep -Eq "PASS +input:dataset" "$t/hidden.txt" || fail "an input hash moved: not a hidden input"

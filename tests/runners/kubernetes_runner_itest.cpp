@@ -56,7 +56,7 @@ class FakeApiServer {
   FakeApiServer() {
     fs::create_directories(dir_ / "pvc");
     fs::create_directories(dir_ / "datasets" / "digits");
-    write_file(dir_ / "token", "s3cret-token\n");
+    write_file(dir_ / "token", "s3cret-service-account-token\n");
     REQUIRE(run({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                  "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
                  (dir_ / "key.pem").string(), "-out", (dir_ / "cert.pem").string()}) == 0);
@@ -106,7 +106,7 @@ class FakeApiServer {
     request.url =
         url() + "/api/v1/namespaces/ml/pods?labelSelector=" + url_encode("job-name=" + job_name);
     request.ca_file = (dir_ / "cert.pem").string();
-    request.bearer_token = "s3cret-token";
+    request.bearer_token = "s3cret-service-account-token";
     request.headers = {{"Accept", "application/json"}};
     auto response = http_request(request);
     REQUIRE(response.ok());
@@ -369,7 +369,7 @@ TEST_CASE(
   auto spec = spec_for(fake, "auth-1");
   SUBCASE("wrong token") {
     auto config = fake.config();
-    write_file(fake.dir() / "other-token", "wrong\n");
+    write_file(fake.dir() / "other-token", "wrong-service-account-token\n");
     config.token_file = fake.dir() / "other-token";
     auto status = runner_for(config)->prepare(spec);
     REQUIRE_FALSE(status.ok());
@@ -387,7 +387,7 @@ TEST_CASE(
   SUBCASE("a rotated token is picked up without a restart") {
     auto runner = runner_for(fake.config());
     REQUIRE(runner->prepare(spec).ok());
-    write_file(fake.dir() / "token", "rotated-token\n");  // both sides read this file
+    write_file(fake.dir() / "token", "rotated-service-account-token\n");  // both sides read this file
     CHECK(runner->prepare(spec).ok());
     CHECK(fake.violations() == json::array());
   }
