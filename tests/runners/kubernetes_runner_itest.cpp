@@ -387,7 +387,8 @@ TEST_CASE(
   SUBCASE("a rotated token is picked up without a restart") {
     auto runner = runner_for(fake.config());
     REQUIRE(runner->prepare(spec).ok());
-    write_file(fake.dir() / "token", "rotated-service-account-token\n");  // both sides read this file
+    write_file(fake.dir() / "token",
+               "rotated-service-account-token\n");  // both sides read this file
     CHECK(runner->prepare(spec).ok());
     CHECK(fake.violations() == json::array());
   }
