@@ -120,6 +120,7 @@ nlohmann::json brief_json(const std::optional<VerdictBrief>& brief) {
           {"mode", to_string(brief->mode)},
           {"finished_at", rfc3339(brief->finished_at)},
           {"explanation", brief->explanation},
+          {"summary", to_json(brief->summary())},
           {"underpowered", brief->underpowered},
           {"runs_needed", brief->runs_needed ? nlohmann::json(*brief->runs_needed) : nullptr}};
 }
@@ -304,14 +305,13 @@ ApiResponse handle_verifications(const ApiRequest& request, const QueryParameter
 
 ApiResponse handle_models(const ApiRequest& request, const ApiContext& context) {
   auto models = nlohmann::json::array();
-  const RecentIndex recent(*context.model);
   const std::int64_t max_age = context.api->default_max_age_s;
   const GatePolicy policy = gate_policy(*context.model);
   for (const auto& [name, versions] : context.model->models) {
     auto list = nlohmann::json::array();
     for (const auto& [version, view] : versions)
       list.push_back(
-          version_json(view, version_status(view, recent, max_age, context.now, policy), max_age));
+          version_json(view, version_status(view, max_age, context.now, policy), max_age));
     models.push_back({{"model", name}, {"versions", std::move(list)}});
   }
   return json_response(request, http::status::ok, {{"models", models}}, context);
@@ -485,9 +485,8 @@ ApiResponse route_get(const ApiRequest& request, std::string_view path, std::str
       return error_response(request, http::status::not_found, "unknown model version", context);
     }
     const std::int64_t max_age = context.api->default_max_age_s;
-    auto j = version_json(
-        *view, version_status(*view, RecentIndex(model), max_age, context.now, gate_policy(model)),
-        max_age);
+    auto j = version_json(*view, version_status(*view, max_age, context.now, gate_policy(model)),
+                          max_age);
     auto history = nlohmann::json::array();
     for (const auto& row : model.recent) {
       if (row.model == parts[2] && row.version == parts[4]) {
@@ -595,6 +594,7 @@ nlohmann::json verification_json(const VerificationRow& row) {
             {"ref", row.runner_ref ? nlohmann::json(*row.runner_ref) : nullptr},
             {"standing", row.runner_standing ? row.runner_standing->to_json() : nullptr}}},
           {"explanation", row.explanation},
+          {"summary", row.cls ? to_json(summary_of(row)) : nlohmann::json(nullptr)},
           {"verdict", row.verdict ? to_json(*row.verdict) : nlohmann::json(nullptr)},
           {"evidence", row.evidence},
           {"log_tail", row.log_tail},
@@ -701,12 +701,16 @@ GateAnswer answer_gate(const ReadModel& model, const std::string& model_name,
   if (show_verdict) {
     json.key("underpowered");
     json.boolean(conclusive->underpowered);
+    // When the verdict the answer goes by was made, whatever it says; verified_at below only
+    // when it verified the version.
+    json.key("verdict_finished_at");
+    text(rfc3339(conclusive->finished_at));
     json.key("verification_id");
     json.integer(conclusive->id);
   }
   json.key("verified");
   json.boolean(decision.verified());
-  if (show_verdict) {
+  if (show_verdict && decision.verified()) {
     json.key("verified_at");
     text(rfc3339(conclusive->finished_at));
   }

@@ -146,6 +146,41 @@ VersionState version_state(const VersionView& view) {
   return view.latest ? VersionState::error : VersionState::never;
 }
 
+namespace {
+
+// Page deliveries per sender (pager.senders), so an alert can name the receiver that stopped
+// accepting pages.
+void page_delivery_series(std::ostream& out, const DeliveryCounts& deliveries) {
+  const struct {
+    const char *name, *type, *help;
+    std::int64_t DeliveryCounts::Counts::*count;
+  } page_series[] = {
+      {"reverify_pages_sent_total", "counter", "Pages accepted by a receiver, by sender.",
+       &DeliveryCounts::Counts::sent},
+      {"reverify_pages_failed_total", "counter",
+       "Pages given up on (rejected, or out of attempts), by sender.",
+       &DeliveryCounts::Counts::failed},
+      {"reverify_pages_pending", "gauge", "Pages waiting for a (re)try, by sender.",
+       &DeliveryCounts::Counts::pending},
+      {"reverify_page_delivery_attempts_total", "counter",
+       "Delivery attempts recorded, by sender: every failed one and each page's accepted one.",
+       &DeliveryCounts::Counts::attempts},
+      {"reverify_page_delivery_failures_total", "counter",
+       "Delivery attempts that failed, by sender: every one (a retried page counts each "
+       "failure), not only give-ups.",
+       &DeliveryCounts::Counts::failed_attempts},
+  };
+  for (const auto& series : page_series) {
+    metric_header(out, series.name, series.type, series.help);
+    for (const auto& [sender, counts] : deliveries.by_sender) {
+      out << series.name << "{sender=\"" << metric_label_value(sender) << "\"} "
+          << counts.*series.count << "\n";
+    }
+  }
+}
+
+}  // namespace
+
 std::string render_metrics(const ReadModel& model) {
   std::ostringstream out;
   const auto& stats = model.stats;
@@ -173,33 +208,7 @@ std::string render_metrics(const ReadModel& model) {
   metric_single(out, "reverify_verifications_running", "gauge", "Verifications running now.",
                 stats.running);
 
-  // Per sender (pager.senders), so an alert can name the receiver that stopped accepting pages.
-  const struct {
-    const char *name, *type, *help;
-    std::int64_t DeliveryCounts::Counts::*count;
-  } page_series[] = {
-      {"reverify_pages_sent_total", "counter", "Pages accepted by a receiver, by sender.",
-       &DeliveryCounts::Counts::sent},
-      {"reverify_pages_failed_total", "counter",
-       "Pages given up on (rejected, or out of attempts), by sender.",
-       &DeliveryCounts::Counts::failed},
-      {"reverify_pages_pending", "gauge", "Pages waiting for a (re)try, by sender.",
-       &DeliveryCounts::Counts::pending},
-      {"reverify_page_delivery_attempts_total", "counter",
-       "Delivery attempts recorded, by sender: every failed one and each page's accepted one.",
-       &DeliveryCounts::Counts::attempts},
-      {"reverify_page_delivery_failures_total", "counter",
-       "Delivery attempts that failed, by sender: every one (a retried page counts each "
-       "failure), not only give-ups.",
-       &DeliveryCounts::Counts::failed_attempts},
-  };
-  for (const auto& series : page_series) {
-    metric_header(out, series.name, series.type, series.help);
-    for (const auto& [sender, counts] : model.deliveries.by_sender) {
-      out << series.name << "{sender=\"" << metric_label_value(sender) << "\"} "
-          << counts.*series.count << "\n";
-    }
-  }
+  page_delivery_series(out, model.deliveries);
 
   std::int64_t versions = 0, invalid = 0;
   for (const auto& [name, by_version] : model.models) {

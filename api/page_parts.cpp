@@ -48,15 +48,14 @@ std::int64_t default_max_age_s(const ReadModel& model) {
   return model.api ? model.api->default_max_age_s : kDefaultMaxAgeS;
 }
 
-std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, const RecentIndex& recent,
-                                                 UnixSeconds now) {
+std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, UnixSeconds now) {
   const std::int64_t max_age = default_max_age_s(model);
   const GatePolicy policy = gate_policy(model);
   std::vector<VersionStatus> out;
   for (const auto& [name, versions] : model.models) {
     for (const auto& [version, view] : versions) {
       if (!view.row.removed)
-        out.push_back(version_status(view, recent, max_age, now, policy));
+        out.push_back(version_status(view, max_age, now, policy));
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const VersionStatus& a, const VersionStatus& b) {
@@ -68,8 +67,8 @@ std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, const R
 }
 
 void attach_standing(ReadModel& model, UnixSeconds now) {
-  auto statuses = std::make_shared<const std::vector<VersionStatus>>(
-      statuses_by_attention(model, RecentIndex(model), now));
+  auto statuses =
+      std::make_shared<const std::vector<VersionStatus>>(statuses_by_attention(model, now));
   const std::int64_t max_age = default_max_age_s(model);
   UnixSeconds until = std::numeric_limits<UnixSeconds>::max();
   for (const auto& status : *statuses) {
@@ -84,8 +83,7 @@ std::shared_ptr<const std::vector<VersionStatus>> standing_at(const ReadModel& m
                                                               UnixSeconds now) {
   if (model.standing && now >= model.built_at && now < model.standing_until)
     return model.standing;
-  return std::make_shared<const std::vector<VersionStatus>>(
-      statuses_by_attention(model, RecentIndex(model), now));
+  return std::make_shared<const std::vector<VersionStatus>>(statuses_by_attention(model, now));
 }
 
 std::string string_field(const nlohmann::json& object, const char* key) {
@@ -212,21 +210,23 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
 
 namespace {
 
-// A check's label as its verdict reads it: a note is never tagged as a failure.
+// A check's label as its verdict reads it (reading_text): a note is never tagged as a failure.
 std::string reading_tag(const Verdict& verdict, const CheckResult& check) {
-  const CheckReading reading = reading_of(verdict, check);
-  switch (reading) {
+  const char* css = "warn";
+  switch (reading_of(verdict, check)) {
     case CheckReading::failure:
-      return "<span class=\"tag bad\">failed</span>";
+      css = "bad";
+      break;
     case CheckReading::passed:
-      return "<span class=\"tag ok\">passed</span>";
+      css = "ok";
+      break;
     case CheckReading::note:
-      return check.outcome == CheckOutcome::failed
-                 ? "<span class=\"tag note\">note: outside its band</span>"
-                 : "<span class=\"tag note\">note</span>";
+      css = "note";
+      break;
     default:
-      return std::string("<span class=\"tag warn\">") + to_string(check.outcome) + "</span>";
+      break;
   }
+  return std::string("<span class=\"tag ") + css + "\">" + reading_text(verdict, check) + "</span>";
 }
 
 }  // namespace
@@ -234,20 +234,40 @@ std::string reading_tag(const Verdict& verdict, const CheckResult& check) {
 void verdict_headline_html(std::ostream& out, const ReadModel& model, const VerificationRow& row) {
   out << "<p id=\"headline\" class=\"summary\">"
       << (row.cls ? verdict_html(*row.cls, row.id) : std::string()) << " ";
-  if (row.verdict) {
-    out << "<strong>" << page_text(model, verdict_headline(*row.verdict)) << "</strong></p>";
-    if (!row.verdict->checks.empty()) {
-      out << "<p id=\"check-counts\">Checks: " << counts_text(count_checks(*row.verdict))
-          << ".</p>";
+  if (row.cls) {
+    const VerdictSummary summary = summary_of(row);
+    out << "<strong>" << page_text(model, summary.headline) << "</strong></p>";
+    if (!(summary.counts == CheckCounts{}))
+      out << "<p id=\"check-counts\">Checks: " << counts_text(summary.counts) << ".</p>";
+    if (!row.explanation.empty() && row.explanation != summary.headline) {
+      out << "<details id=\"explanation\"><summary>The verdict in full</summary><p>"
+          << page_text(model, row.explanation) << "</p></details>";
     }
-    out << "<details id=\"explanation\"><summary>The verdict in full</summary><p>"
-        << page_text(model, row.explanation) << "</p></details>";
   } else {
     out << page_text(model, row.explanation) << "</p>";
   }
 }
 
-void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verdict) {
+namespace {
+
+// Where a failed check's evidence is listed in full, on the verification's page: the tensors
+// that differ, the files of a moved input. "" when it has none there.
+std::string evidence_link(const VerificationRow& row, const CheckResult& check) {
+  const std::string page = verification_href(row.id);
+  if (check.kind == CheckKind::weights && check.observed) {
+    const auto n = static_cast<std::int64_t>(*check.observed);
+    return " <a href=\"" + page + "#tensors-differing\">The " + std::to_string(n) +
+           (n == 1 ? " tensor" : " tensors") + " that differ</a>.";
+  }
+  if (check.kind == CheckKind::input && check.evidence.contains("moved"))
+    return " <a href=\"" + page + "#evidence-h\">The files that moved</a>.";
+  return "";
+}
+
+}  // namespace
+
+void checks_table(std::ostream& out, const ReadModel& model, const VerificationRow& row) {
+  const Verdict& verdict = *row.verdict;
   if (verdict.checks.empty()) {
     out << "<p>No checks were recorded (the verification ended before comparing anything).</p>";
     return;
@@ -260,10 +280,11 @@ void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verd
          "</thead><tbody>";
   for (const auto* check : reading_order(verdict)) {
     const std::string& name = check->name;
-    out << "<tr data-check=\"" << escape_html(name) << "\" data-reading=\""
-        << to_string(reading_of(verdict, *check)) << "\"><th scope=\"row\">" << breakable_name(name)
-        << "</th><td data-label=\"Outcome\">" << reading_tag(verdict, *check) << "</td>"
-        << number_cell(check->observed, "Observed") << number_cell(check->reference, "Reference")
+    const CheckReading reading = reading_of(verdict, *check);
+    out << "<tr data-check=\"" << escape_html(name) << "\" data-reading=\"" << to_string(reading)
+        << "\"><th scope=\"row\">" << breakable_name(name) << "</th><td data-label=\"Outcome\">"
+        << reading_tag(verdict, *check) << "</td>" << number_cell(check->observed, "Observed")
+        << number_cell(check->reference, "Reference")
         << "<td class=\"num range\" data-label=\"Accepted band\">";
     const auto& band = check->band;
     if (band) {
@@ -275,9 +296,10 @@ void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verd
     out << "</td><td class=\"chart\" data-label=\"Against the band\">";
     if (band && check->observed)
       out << band_chart_svg(name, *check->observed, check->reference, *band,
-                            reading_of(verdict, *check) == CheckReading::note);
+                            reading == CheckReading::note);
     out << "</td>" << number_cell(check->margin, "Margin")
         << "<td class=\"why\" data-label=\"Explanation\">" << page_text(model, check->explanation)
+        << (reading == CheckReading::failure ? evidence_link(row, *check) : std::string())
         << "</td></tr>";
   }
   out << "</tbody></table></div>";

@@ -17,8 +17,7 @@ std::int64_t default_max_age_s(const ReadModel& model);
 
 // Every listed (not removed) version with its status, most urgent first: by attention rank, then
 // the newest problem first, then by name.
-std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, const RecentIndex& recent,
-                                                 UnixSeconds now);
+std::vector<VersionStatus> statuses_by_attention(const ReadModel& model, UnixSeconds now);
 // Sets model.standing and standing_until as of `now` (build_read_model calls it).
 void attach_standing(ReadModel& model, UnixSeconds now);
 // The standing as of `now`: the model's own while it holds, else worked out again.
@@ -52,13 +51,15 @@ void version_status_row(std::ostream& out, const ReadModel& model, const Version
                         const VerificationRow* active, UnixSeconds now);
 
 // A verification's verdict as a person reads it first: its class, the headline (the cause in plain
-// words, policies/headline.hpp), the checks counted with notes apart, the full explanation folded
-// below.
+// words, policies/headline.hpp), the checks counted with notes apart (its stored summary, as every
+// surface shows it), the full explanation folded below.
 void verdict_headline_html(std::ostream& out, const ReadModel& model, const VerificationRow& row);
 
-// The checks of a stored verdict in reading order (failures first, notes tagged as notes):
-// observed, band (drawn), margin, why.
-void checks_table(std::ostream& out, const ReadModel& model, const Verdict& verdict);
+// The checks of a verification's verdict in reading order (failures first, notes tagged as
+// notes): observed, band (drawn), margin, why; a failure whose evidence the verification page
+// lists in full (the tensors that differ, the files that moved) links to it.
+// REQUIRES: row.verdict.
+void checks_table(std::ostream& out, const ReadModel& model, const VerificationRow& row);
 
 // "?page=" navigation for lists of `total` rows shown `per_page` at a time.
 void pagination(std::ostream& out, const std::string& path, std::size_t page, std::size_t total,

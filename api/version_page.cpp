@@ -9,6 +9,7 @@
 #include "api/page_parts.hpp"
 #include "api/pages.hpp"
 #include "core/text.hpp"
+#include "policies/headline.hpp"
 #include "policies/verdict_model.hpp"
 
 namespace reverify {
@@ -40,7 +41,7 @@ void history_table(std::ostream& out, const ReadModel& model,
     out << "<th scope=\"col\">Model version</th>";
   out << "<th scope=\"col\">State</th><th scope=\"col\">Verdict</th><th scope=\"col\">Mode</th>"
          "<th scope=\"col\">Why it ran</th><th scope=\"col\">Queued</th><th scope=\"col\">"
-         "Finished</th><th scope=\"col\">Explanation</th></tr></thead><tbody>";
+         "Finished</th><th scope=\"col\">What it says</th></tr></thead><tbody>";
   for (const auto* row : rows) {
     out << "<tr data-verification=\"" << row->id << "\"><td><a href=\""
         << verification_href(row->id) << "\">Verification " << row->id << "</a></td>";
@@ -57,8 +58,9 @@ void history_table(std::ostream& out, const ReadModel& model,
     out << "</td><td data-label=\"Queued\">" << when_html(row->queued_at, now)
         << "</td><td data-label=\"Finished\">"
         << (row->finished_at ? when_html(*row->finished_at, now) : std::string())
-        << "</td><td class=\"why\" data-label=\"Explanation\">"
-        << page_text(model, row->explanation) << "</td></tr>";
+        << "</td><td class=\"why\" data-label=\"What it says\">"
+        << page_text(model, row->cls ? summary_text(summary_of(*row)) : row->explanation)
+        << "</td></tr>";
   }
   out << "</tbody></table></div>";
 }
@@ -149,16 +151,43 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
                                 const VersionView& view, UnixSeconds now) {
   const RecentIndex recent(model);
   const std::int64_t max_age = default_max_age_s(model);
-  const VersionStatus status = version_status(view, recent, max_age, now, gate_policy(model));
+  const VersionStatus status = version_status(view, max_age, now, gate_policy(model));
   const auto& row = view.row;
   const std::string id = row.model + "@" + row.version;
   std::ostringstream out;
   open_page(out, frame, id, "/v1/models/" + row.model + "/versions/" + row.version);
 
+  // The verdict the gate goes by (else the newest one with checks), led by the same headline as
+  // its verification's page.
+  std::vector<const VerificationRow*> history;
+  for (const auto& r : model.recent) {
+    if (r.model == row.model && r.version == row.version)
+      history.push_back(&r);
+  }
+  const VerificationRow* shown = view.conclusive ? recent.find(view.conclusive->id) : nullptr;
+  if (shown && !shown->verdict)
+    shown = nullptr;  // a row read without its verdict has no checks to show: the newest that has
+  if (!shown) {
+    for (const auto* r : history) {
+      if (r->verdict) {
+        shown = r;
+        break;
+      }
+    }
+  }
+  if (shown) {
+    out << "<section aria-labelledby=\"verdict-h\"><h2 id=\"verdict-h\">Verdict of verification "
+        << shown->id << ", "
+        << (shown->finished_at ? when_html(*shown->finished_at, now) : std::string()) << "</h2>";
+    verdict_headline_html(out, model, *shown);
+    out << "</section>";
+  }
+
   out << "<section aria-labelledby=\"gate-h\"><h2 id=\"gate-h\">Release gate (max age "
       << duration_text(max_age) << ")</h2><p id=\"gate\" data-gate=\""
       << (status.gate.status == GateStatus::fresh ? "fresh" : "blocked") << "\">"
-      << attention_html(status) << " " << page_text(model, status.gate.reason) << ".</p>";
+      << attention_html(status) << " " << page_text(model, status.gate.reason)
+      << (status.gate.reason.ends_with('.') ? "" : ".") << "</p>";
   if (const auto* error = status.newer_error) {
     out << "<p id=\"newer-error\">The newest attempt, " << verdict_html(error->cls, error->id)
         << " " << when_html(error->finished_at, now)
@@ -208,29 +237,10 @@ std::string render_version_page(const PageFrame& frame, const ReadModel& model,
   }
   out << "</dl></section>";
 
-  // The checks of the verdict the gate goes by (else of the newest one that has checks).
-  std::vector<const VerificationRow*> history;
-  for (const auto& r : model.recent) {
-    if (r.model == row.model && r.version == row.version)
-      history.push_back(&r);
-  }
-  const VerificationRow* shown = view.conclusive ? recent.find(view.conclusive->id) : nullptr;
-  if (shown && !shown->verdict)
-    shown = nullptr;  // a row read without its verdict has no checks to show: the newest that has
-  if (!shown) {
-    for (const auto* r : history) {
-      if (r->verdict) {
-        shown = r;
-        break;
-      }
-    }
-  }
   out << "<section aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Checks";
   if (shown) {
-    out << " of verification " << shown->id << ", "
-        << (shown->finished_at ? when_html(*shown->finished_at, now) : std::string()) << "</h2>";
-    verdict_headline_html(out, model, *shown);
-    checks_table(out, model, *shown->verdict);
+    out << " of verification " << shown->id << "</h2>";
+    checks_table(out, model, *shown);
   } else {
     out << "</h2><p>No verdict with checks among the recent verifications.</p>";
   }
@@ -278,7 +288,7 @@ std::string render_verification_page(const PageFrame& frame, const ReadModel& mo
   }
   out << "</section><section aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Checks</h2>";
   if (row.verdict) {
-    checks_table(out, model, *row.verdict);
+    checks_table(out, model, row);
   } else {
     out << "<p>No verdict yet.</p>";
   }

@@ -29,9 +29,13 @@ GateFacts gate_facts(const VersionView& view, const GatePolicy& policy,
   facts.manifest_sha256 = view.row.manifest_sha256;
   facts.mode = mode;
   if (const auto* c = conclusive_in(view, mode))
-    facts.conclusive = GateVerdict{
-        c->id,           c->cls,        c->finished_at, c->explanation, c->manifest_sha256,
-        c->underpowered, c->runs_needed};
+    facts.conclusive = GateVerdict{c->id,
+                                   c->cls,
+                                   c->finished_at,
+                                   summary_text(c->summary()),
+                                   c->manifest_sha256,
+                                   c->underpowered,
+                                   c->runs_needed};
   if (view.active_id)
     facts.active = GateActive{*view.active_id, view.active_state};
   facts.at_release = view.at_release;
@@ -49,8 +53,8 @@ const VerificationRow* RecentIndex::find(std::int64_t id) const {
   return it == rows_.end() ? nullptr : it->second;
 }
 
-VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
-                             std::int64_t max_age_s, UnixSeconds now, const GatePolicy& policy) {
+VersionStatus version_status(const VersionView& view, std::int64_t max_age_s, UnixSeconds now,
+                             const GatePolicy& policy) {
   VersionStatus status;
   status.view = &view;
   status.gate = decide_gate(gate_facts(view, policy), max_age_s, now);
@@ -64,12 +68,9 @@ VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
   facts.latest_is_newer_error = status.newer_error != nullptr;
   if (conclusive) {
     facts.conclusive = conclusive->cls;
-    facts.underpowered = conclusive->underpowered;  // the brief reads it from the stored verdict
-    if (const auto* row = recent.find(conclusive->id); row && row->verdict) {
-      facts.underpowered = facts.underpowered || !row->verdict->power.underpowered.empty();
-      if (conclusive->cls != VerdictClass::passed)
-        status.headline = verdict_headline(*row->verdict);
-    }
+    facts.underpowered = conclusive->underpowered;
+    if (conclusive->cls != VerdictClass::passed)
+      status.headline = summary_text(conclusive->summary());
   }
   status.underpowered = facts.underpowered;
   status.attention = rank_attention(facts);

@@ -34,8 +34,8 @@ struct VersionStatus {
   // The newest verdict when it is error:* and newer than the conclusive one (else null): shown
   // beside the answer, never counted.
   const VerdictBrief* newer_error = nullptr;
-  // The conclusive verdict's headline (policies/headline.hpp) when it is not a pass and among the
-  // recent verifications: the status page's short why, in place of the gate's full reason.
+  // The conclusive verdict's headline and counts (summary_text of its stored summary) when it is
+  // not a pass: the status page's short why, in place of the gate's full reason.
   std::string headline;
 };
 
@@ -50,9 +50,8 @@ class RecentIndex {
   std::unordered_map<std::int64_t, const VerificationRow*> rows_;
 };
 
-// REQUIRES: max_age_s >= 0. `recent` supplies the conclusive verification's checks (underpowered
-// bands) when it is among the recent ones.
-VersionStatus version_status(const VersionView& view, const RecentIndex& recent,
-                             std::int64_t max_age_s, UnixSeconds now, const GatePolicy& policy);
+// REQUIRES: max_age_s >= 0. Reads the verdicts' stored summaries only, never their checks.
+VersionStatus version_status(const VersionView& view, std::int64_t max_age_s, UnixSeconds now,
+                             const GatePolicy& policy);
 
 }  // namespace reverify

@@ -2,6 +2,7 @@
 
 #include "attest/dsse.hpp"
 #include "core/version.hpp"
+#include "policies/headline.hpp"
 
 namespace reverify {
 namespace {
@@ -46,6 +47,8 @@ std::optional<VerificationSummary> summary_for(const Verdict& verdict, const Sum
   if (inputs.mode == SummaryMode::steps)
     details.max_steps = inputs.max_steps;
   details.explanation = verdict.explanation;
+  details.headline = verdict_headline(verdict);
+  details.check_counts = counts_text(count_checks(verdict));
   details.checks = summarize_checks(verdict);
   s.details = std::move(details);
   return s;

@@ -134,9 +134,11 @@ Result<CheckedSummary> check_summary(std::string_view envelope_json,
   if (expected.model)
     check_model(s, *expected.model, problems);
   if (s.result != SummaryResult::passed) {
-    std::string why = s.details ? " (" + std::string(to_string(s.details->verdict)) + ": " +
-                                      s.details->explanation + ")"
-                                : "";
+    std::string why =
+        s.details
+            ? " (" + std::string(to_string(s.details->verdict)) + ": " +
+                  (s.details->headline.empty() ? s.details->explanation : s.details->headline) + ")"
+            : "";
     problems.push_back("verificationResult is FAILED" + why);
   }
   if (expected.level && std::find(s.verified_levels.begin(), s.verified_levels.end(),

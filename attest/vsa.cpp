@@ -184,6 +184,13 @@ Result<ReverifyDetails> read_details(const json& j, const std::string& path) {
       return steps.error();
     d.max_steps = *steps;
   }
+  for (auto [key, out] :
+       {std::pair{"headline", &d.headline}, std::pair{"checkCounts", &d.check_counts}}) {
+    auto value = f.optional_string(key);  // absent from summaries signed before them
+    if (!value)
+      return value.error();
+    *out = value->value_or("");
+  }
   const json* checks = f.find("checks");
   if (checks == nullptr || !checks->is_array())
     return bad(f.at("checks"), "required array is missing");
@@ -276,6 +283,8 @@ ordered_json statement_json(const VerificationSummary& s) {
     if (d.max_steps)
       details["maxSteps"] = *d.max_steps;
     details["explanation"] = d.explanation;
+    details["headline"] = d.headline;
+    details["checkCounts"] = d.check_counts;
     details["checks"] = d.checks;
     predicate[kReverifyExtension] = std::move(details);
   }

@@ -16,7 +16,8 @@
 //                  "verifiedLevels": ["REVERIFY_EQUIVALENT_V1"] | ["FAILED"],
 //                  "slsaVersion": "1.2",
 //                  "reverify:verification/v1": {model, version, verificationId, verdict, level,
-//                                               mode, maxSteps, explanation, checks}}}
+//                                               mode, maxSteps, explanation, headline,
+//                                               checkCounts, checks}}}
 //
 // `reverify-tensor-sha256` (a DigestSet algorithm of reverify's): lowercase hex of docs/design.md's
 // tensor hash of a safetensors file. The extension field's name is a URI, as the VSA spec asks of
@@ -89,6 +90,10 @@ struct ReverifyDetails {
   SummaryMode mode = SummaryMode::full;
   std::optional<std::int64_t> max_steps;  // steps mode: the first N steps rebuilt
   std::string explanation;
+  // What the verdict says, as every surface says it (policies/headline.hpp): its headline and its
+  // checks counted ("1 failed, 33 passed"). Empty in summaries signed before they were added.
+  std::string headline;
+  std::string check_counts;
   nlohmann::json checks = nlohmann::json::array();  // summarize_checks()
   bool operator==(const ReverifyDetails&) const = default;
 };

@@ -12,12 +12,24 @@ std::string number_or_dash(const nlohmann::json& j) {
   return j.is_number() ? number_text(j.get<double>()) : "-";
 }
 
+// A check's outcome as its verdict reads it (policies/headline.hpp reading_of): an informational
+// check is a note, never "failed"; so is a failed check of a passed verdict (its level enforces
+// none).
+std::string outcome_word(const nlohmann::json& c, VerdictClass verdict) {
+  const std::string outcome = c.value("outcome", "?");
+  const bool failed = outcome == to_string(CheckOutcome::failed);
+  const bool enforced_nothing = verdict == VerdictClass::passed && failed;
+  if (c.value("informational", false) || enforced_nothing)
+    return failed ? "note: outside its band" : "note";
+  return outcome;
+}
+
 // One check of the per-check summary: "primary:accuracy passed: 0.9609 in [0.9571, 0.9651]
 // (margin 0.0038); catches shifts of 0.006 with 80% probability".
-std::string check_line(const nlohmann::json& c) {
+std::string check_line(const nlohmann::json& c, VerdictClass verdict) {
   if (!c.is_object())
     return c.dump();
-  std::string line = c.value("check", "?") + " " + c.value("outcome", "?");
+  std::string line = c.value("check", "?") + " " + outcome_word(c, verdict);
   const auto observed = c.value("observed", nlohmann::json());
   const auto band = c.value("band", nlohmann::json());
   if (band.is_object() && band.value("upper", nlohmann::json()).is_number()) {
@@ -43,8 +55,6 @@ std::string check_line(const nlohmann::json& c) {
   }
   if (c.value("underpowered", false) || (power.is_object() && power.value("underpowered", false)))
     line += "; UNDERPOWERED";
-  if (c.value("informational", false))
-    line += "; informational";
   return line;
 }
 
@@ -68,9 +78,17 @@ void print_summary(std::ostream& out, const CheckedSummary& c, UnixSeconds now) 
                 ? "first " + std::to_string(d.max_steps.value_or(0)) + " steps rebuilt"
                 : std::string(d.mode == SummaryMode::subsample ? "subsample rebuild"
                                                                : "full rebuild"))
-        << "\n    " << d.explanation << "\n";
+        << "\n";
+    // What it says, as every surface says it; a summary signed before headlines were kept has
+    // only its explanation.
+    if (!d.headline.empty()) {
+      out << "    " << d.headline
+          << (d.check_counts.empty() ? "" : " Checks: " + d.check_counts + ".") << "\n";
+    } else {
+      out << "    " << d.explanation << "\n";
+    }
     for (const auto& check : d.checks)
-      out << "    - " << check_line(check) << "\n";
+      out << "    - " << check_line(check, d.verdict) << "\n";
   }
   out << "  subjects: " << subjects_text(s) << "\n";
   out << "  policy: " << s.policy.uri;

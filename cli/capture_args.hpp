@@ -18,7 +18,7 @@ namespace reverify::cli {
 struct CaptureArguments {
   std::string out, model, version, owner;
   std::optional<std::string> result;
-  std::string level = "equivalent";
+  ReproLevel level = ReproLevel::equivalent;
   std::string code = ".";
   std::optional<std::string> repo, data, data_uri, eval, eval_uri, config, seeds, split_rule,
       split_salt, lockfile, framework, image, workdir, started_at, ci_runner, seed_runs,

@@ -29,10 +29,7 @@ void define_identity_options(CLI::App& app, CaptureArguments* o) {
   app.add_option("--owner", o->owner, "the team paged when a rebuild fails")
       ->type_name("O")
       ->required();
-  app.add_option("--level", o->level, "the reproducibility level the release promises")
-      ->type_name("rerunnable|equivalent|bitwise")
-      ->check(one_of(enum_choices<ReproLevel>()))
-      ->capture_default_str();
+  add_enum_option(app, "--level", o->level, "the reproducibility level the release promises");
   app.add_option("--code", o->code,
                  "the job's git checkout: commit, dirty flag and diff are read from it")
       ->type_name("DIR")

@@ -16,6 +16,8 @@
 #include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
 #include "policies/bands.hpp"
+#include "policies/headline.hpp"
+#include "policies/number_text.hpp"
 #include "policies/verdict.hpp"
 #include "store/tolerance_json.hpp"
 #include "verify/calibration.hpp"
@@ -39,12 +41,13 @@ void print_leave_one_out(std::ostream& out, const Manifest& m, const LeaveOneOut
   const double false_page_rate = policy.false_page_rate;
   out << "\nleave-one-out: each of the " << loo.runs.size()
       << " seed runs judged as a rebuild against the other " << loo.runs.size() - 1 << ": "
-      << loo.paged << " paged (about " << false_page_rate * static_cast<double>(loo.runs.size())
-      << " expected at false_page_rate " << false_page_rate << ")\n";
+      << loo.paged << " paged (about "
+      << number_text(false_page_rate * static_cast<double>(loo.runs.size()))
+      << " expected at false_page_rate " << number_text(false_page_rate) << ")\n";
   for (const auto& run : loo.runs) {
     if (is_failure(run.verdict.cls) || run.verdict.cls == VerdictClass::uncalibrated) {
       out << "  seed run " << run.index + 1 << ": " << to_string(run.verdict.cls) << " — "
-          << run.verdict.explanation << "\n";
+          << summary_text(verdict_summary(run.verdict)) << "\n";
     }
   }
   if (const auto excess = leave_one_out_excess(loo, false_page_rate))
@@ -68,17 +71,26 @@ nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome
                       {"tolerance", outcome.spec ? tolerance_to_json(*outcome.spec) : nullptr}};
   if (outcome.leave_one_out) {
     nlohmann::json runs = nlohmann::json::array();
-    for (const auto& run : outcome.leave_one_out->runs)
-      runs.push_back({{"seed_run", run.index + 1}, {"class", to_string(run.verdict.cls)}});
+    for (const auto& run : outcome.leave_one_out->runs) {
+      const VerdictSummary summary = verdict_summary(run.verdict);
+      runs.push_back({{"seed_run", run.index + 1},
+                      {"class", to_string(run.verdict.cls)},
+                      {"headline", summary.headline},
+                      {"failing", summary.failing}});
+    }
     j["leave_one_out"] = {{"paged", outcome.leave_one_out->paged}, {"runs", runs}};
     if (const auto excess = leave_one_out_excess(*outcome.leave_one_out, false_page_rate)) {
-      nlohmann::json blamed = nlohmann::json::object();
-      for (const auto& [name, count] : excess->blamed)
-        blamed[name] = count;
+      nlohmann::json blamed = nlohmann::json::array();
+      for (const auto& blame : excess->blamed) {
+        blamed.push_back({{"check", blame.check},
+                          {"runs", blame.runs},
+                          {"floor", blame.floor ? nlohmann::json(*blame.floor) : nullptr}});
+      }
       j["leave_one_out"]["warning"] = {
           {"expected", excess->expected},
           {"tail", excess->tail},
           {"blamed", blamed},
+          {"action", excess_action(*excess, m.id(), policy.command_scope)},
           {"text", excess_warning(*excess, false_page_rate, m.id(), policy.command_scope)}};
     }
   }
@@ -91,7 +103,7 @@ nlohmann::json outcome_json(const Manifest& m, const CalibrationOutcome& outcome
 // comparison, docs/design.md) and replace the stored ones; seeds to choose and power to reach
 // belong to the seed-only reruns of full mode.
 std::optional<std::string> steps_mode_conflict(const CalibrateArguments& args) {
-  if (args.run.mode != "steps")
+  if (args.run.mode != RebuildMode::steps)
     return std::nullopt;
   if (args.first_seed) {
     return "--first-seed cannot be used with --mode steps: its reruns keep the release's own "
@@ -110,6 +122,74 @@ std::optional<std::string> steps_mode_conflict(const CalibrateArguments& args) {
            std::to_string(kMinSeedRuns);
   }
   return std::nullopt;
+}
+
+// The calibration's runs, its bands with their power, leave-one-out and what --until-power did.
+void print_calibration(std::ostream& out, const RunContext& ctx,
+                       const CalibrationOutcome& outcome) {
+  const Manifest& m = ctx.request.manifest;
+  const bool steps = ctx.request.mode == RebuildMode::steps;
+  if (outcome.added == 0) {
+    out << "the calibration of " << m.id() << " as it stands, judged again (--seeds 0): "
+        << seed_run_count(*outcome.spec, m.evaluation.primary.name) << " seed runs\n";
+  } else {
+    out << "calibrated " << m.id() << ": " << outcome.added
+        << (steps ? " same-seed reruns of the first " + std::to_string(ctx.request.max_steps) +
+                        " steps"
+                  : " seed-only reruns added")
+        << "\n";
+  }
+  for (const auto& run : outcome.runs) {
+    out << "  " << run["run"].get<std::string>();
+    if (run.contains("primary"))
+      out << ": " << m.evaluation.primary.name << " " << run["primary"];
+    out << "\n";
+  }
+  out << "\nbands and their power (false_page_rate " << ctx.config.verdict.false_page_rate
+      << ", split over the families of checks):\n";
+  print_bands(out, outcome.bands);
+  if (outcome.leave_one_out)
+    print_leave_one_out(out, m, *outcome.leave_one_out, ctx.config.verdict);
+  if (!outcome.stopped.empty())
+    out << "\n--until-power: " << outcome.stopped << "\n";
+  if (!outcome.power.underpowered.empty()) {
+    out << "UNDERPOWERED: " << outcome.power.underpowered.size()
+        << " band(s) cannot catch the shift tolerance.detect asks"
+        << (outcome.power.runs_needed
+                ? "; " + std::to_string(*outcome.power.runs_needed) + " seed runs in all would"
+                : std::string())
+        << "\n";
+  }
+}
+
+// Stores the calibration in --config's state_dir, where verdicts read it, saying so; without
+// --config, says how to keep one.
+Status keep_calibration(std::ostream& out, const RunContext& ctx,
+                        const CalibrationOutcome& outcome) {
+  const Manifest& m = ctx.request.manifest;
+  if (!ctx.store_is_throwaway) {
+    auto stored = ctx.store->put_calibration(
+        m.model, m.version, *outcome.spec,
+        static_cast<int>(seed_run_count(*outcome.spec, m.evaluation.primary.name)),
+        CalibrationEnd::complete, {},
+        outcome.leave_one_out ? std::optional(leave_one_out_finding(
+                                    *outcome.leave_one_out, ctx.config.verdict.false_page_rate))
+                              : std::nullopt,
+        calibrated_reference(ctx.request.mode));
+    if (!stored.ok())
+      return make_error(stored.error().code, "storing the calibration: " + stored.error().message);
+    out << "stored in " << ctx.config.db_path().string() << "; later "
+        << (ctx.request.mode == RebuildMode::subsample ? "subsample verdicts of " + m.id()
+                                                       : "verdicts of " + m.id())
+        << " use it\n";
+  } else {
+    out << "measured, not kept: without --config there is no state to keep it in. Rerun with "
+           "--config FILE to store it where the daemon's and `reverify run --config`'s verdicts "
+           "read it, or record seed runs at release (`reverify capture "
+        << (ctx.request.mode == RebuildMode::subsample ? "--subsample-seed-runs" : "--seed-runs")
+        << " DIR`)\n";
+  }
+  return {};
 }
 
 int run_calibrate(const CalibrateArguments& args) {
@@ -144,57 +224,11 @@ int run_calibrate(const CalibrateArguments& args) {
       std::cout << outcome_json(m, outcome, ctx->config.verdict).dump(2) << "\n";
     return outcome.failure ? exit_status(outcome.failure->cls) : 2;
   }
-  const bool steps = ctx->request.mode == RebuildMode::steps;
-  out << "calibrated " << m.id() << ": " << outcome.added
-      << (steps ? " same-seed reruns of the first " + std::to_string(ctx->request.max_steps) +
-                      " steps"
-                : " seed-only reruns added")
-      << "\n";
-  for (const auto& run : outcome.runs) {
-    out << "  " << run["run"].get<std::string>();
-    if (run.contains("primary"))
-      out << ": " << m.evaluation.primary.name << " " << run["primary"];
-    out << "\n";
-  }
-  out << "\nbands and their power (false_page_rate " << ctx->config.verdict.false_page_rate
-      << ", split over the families of checks):\n";
-  print_bands(out, outcome.bands);
-  if (outcome.leave_one_out)
-    print_leave_one_out(out, m, *outcome.leave_one_out, ctx->config.verdict);
-  if (!outcome.stopped.empty())
-    out << "\n--until-power: " << outcome.stopped << "\n";
-  if (!outcome.power.underpowered.empty()) {
-    out << "UNDERPOWERED: " << outcome.power.underpowered.size()
-        << " band(s) cannot catch the shift tolerance.detect asks"
-        << (outcome.power.runs_needed
-                ? "; " + std::to_string(*outcome.power.runs_needed) + " seed runs in all would"
-                : std::string())
-        << "\n";
-  }
+  print_calibration(out, *ctx, outcome);
   if (args.json)
     std::cout << outcome_json(m, outcome, ctx->config.verdict).dump(2) << "\n";
-  if (!ctx->store_is_throwaway) {
-    auto stored = ctx->store->put_calibration(
-        m.model, m.version, *outcome.spec,
-        static_cast<int>(seed_run_count(*outcome.spec, m.evaluation.primary.name)),
-        CalibrationEnd::complete, {},
-        outcome.leave_one_out ? std::optional(leave_one_out_finding(
-                                    *outcome.leave_one_out, ctx->config.verdict.false_page_rate))
-                              : std::nullopt,
-        calibrated_reference(ctx->request.mode));
-    if (!stored.ok())
-      return usage_error(kName, "storing the calibration: " + stored.error().message);
-    out << "stored in " << ctx->config.db_path().string() << "; later "
-        << (ctx->request.mode == RebuildMode::subsample ? "subsample verdicts of " + m.id()
-                                                        : "verdicts of " + m.id())
-        << " use it\n";
-  } else {
-    out << "measured, not kept: without --config there is no state to keep it in. Rerun with "
-           "--config FILE to store it where the daemon's and `reverify run --config`'s verdicts "
-           "read it, or record seed runs at release (`reverify capture "
-        << (ctx->request.mode == RebuildMode::subsample ? "--subsample-seed-runs" : "--seed-runs")
-        << " DIR`)\n";
-  }
+  if (Status kept = keep_calibration(out, *ctx, outcome); !kept.ok())
+    return usage_error(kName, kept.error().message);
   return outcome.failure ? exit_status(outcome.failure->cls) : 0;
 }
 
@@ -203,11 +237,12 @@ Action define_calibrate(CLI::App& app) {
   add_run_arguments(app, o->run);
   app.add_option("--seeds", o->seeds,
                  "reruns to add: seed-only reruns (full mode; with --until-power, the first "
-                 "batch), or same-seed reruns of the first --max-steps steps, which replace the "
-                 "stored ones, at least " +
+                 "batch; 0: none, the calibration as it stands is printed and judged by "
+                 "leave-one-out again), or same-seed reruns of the first --max-steps steps, which "
+                 "replace the stored ones, at least " +
                      std::to_string(kMinSeedRuns) + " (--mode steps)")
       ->type_name("N")
-      ->check(integer_in(1, 1000))
+      ->check(integer_in(0, 1000))
       ->capture_default_str();
   app.add_option("--first-seed", o->first_seed,
                  "REVERIFY_SEED_OVERRIDE of the first seed-only rerun, the others counting up "

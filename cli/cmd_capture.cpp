@@ -207,21 +207,13 @@ void print_captured(const Manifest& m, const fs::path& out_dir) {
   }
 }
 
-Result<Captured> capture_context_of(const CaptureArguments& args) {
-  try {
-    return capture_context(args);
-  } catch (const std::invalid_argument&) {  // std::stoll on a malformed SOURCE_DATE_EPOCH
-    return make_error(ErrorCode::invalid_argument, "SOURCE_DATE_EPOCH must be an integer");
-  }
-}
-
 int run_capture(const CaptureArguments& args) {
   if (args.entrypoint.empty())
     return usage_error(kName, "the job's entrypoint is required after --");
   auto result_path = result_path_of(args);
   if (!result_path.ok())
     return usage_error(kName, result_path.error().message);
-  Result<Captured> captured = capture_context_of(args);
+  Result<Captured> captured = capture_context(args);
   if (!captured.ok())
     return usage_error(kName, captured.error().message);
   Manifest& m = captured->manifest;

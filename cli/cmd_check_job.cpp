@@ -42,7 +42,7 @@ struct CheckJobArguments {
   std::string code = ".";
   std::optional<std::string> data, eval, config, seeds, work_dir;
   std::vector<std::string> env, allow_read, entrypoint;
-  std::string level = "equivalent";
+  ReproLevel level = ReproLevel::equivalent;
   std::int64_t max_steps = 20;
   std::int64_t seed_override = 7919;
   std::string subsample_fraction = "0.25";
@@ -75,7 +75,7 @@ Result<CheckJobSetup> make_setup(const CheckJobArguments& args, const fs::path& 
   m.model = "check-job";
   m.version = "0";
   m.owner = "check-job";
-  m.level = *enum_from_string<ReproLevel>(args.level);
+  m.level = args.level;
   auto git = read_git_facts(args.code);
   if (!git.ok())
     return make_error(ErrorCode::invalid_argument,
@@ -399,12 +399,9 @@ Action define_check_job(CLI::App& app) {
                  "environment.env entries beyond the determinism variables of this environment "
                  "(as capture records them); repeatable")
       ->type_name("NAME=VALUE");
-  app.add_option("--level", o->level,
-                 "the level the release will claim: at bitwise, same-seed "
-                 "runs must be identical and weights present")
-      ->type_name("LEVEL")
-      ->check(one_of(enum_choices<ReproLevel>()))
-      ->capture_default_str();
+  add_enum_option(app, "--level", o->level,
+                  "the level the release will claim: at bitwise, same-seed runs must be identical "
+                  "and weights present");
   app.add_option("--max-steps", o->max_steps, "REVERIFY_MAX_STEPS of the steps-mode runs")
       ->type_name("N")
       ->check(integer_in(1, 1'000'000))

@@ -20,6 +20,7 @@
 #include "core/predictions.hpp"
 #include "policies/bands.hpp"
 #include "policies/checks.hpp"
+#include "policies/headline.hpp"
 #include "policies/stats.hpp"
 #include "policies/verdict.hpp"
 #include "settings/config.hpp"
@@ -28,7 +29,6 @@
 
 namespace {
 
-using reverify::CheckOutcome;
 using reverify::DistributionBands;
 using reverify::Error;
 using reverify::ErrorCode;
@@ -79,10 +79,12 @@ nlohmann::json shape_json(const std::string& path, const reverify::PredictionsVi
   return {{"path", path}, {"rows", p.rows}, {"cols", p.cols}};
 }
 
+// The statistics of both files, then every check judged on them (the distribution statistics,
+// and with a manifest its parity checks), in the words a verdict uses (reading_text); a statistic
+// no check judges reads "not judged".
 void print_table(const std::string& original_path, const std::string& rebuilt_path,
                  const reverify::PredictionsView& o, const reverify::PredictionsView& r,
-                 const reverify::stats::Comparison& c,
-                 const std::vector<reverify::CheckResult>& checks) {
+                 const reverify::stats::Comparison& c, const reverify::Verdict& judged) {
   std::printf("%-14s %-24s %-24s\n", "", "original", "rebuilt");
   std::printf("%-14s %-24s %-24s\n", "file", original_path.c_str(), rebuilt_path.c_str());
   std::printf("%-14s %-24s %-24s\n", "shape",
@@ -93,28 +95,38 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
                 static_cast<int>(reverify::stats::kQuantileLevels[k] * 100 + 0.5),
                 c.quantiles_original[k], c.quantiles_rebuilt[k]);
   }
-  std::printf("\n%-14s %-16s %-16s %-12s %s\n", "statistic", "value", "bound", "alpha", "outcome");
-  for (const auto& [statistic, value] : reverify::stats::banded_statistics(c)) {
-    const char* name = reverify::to_string(statistic);
-    const std::string full = std::string("distribution:") + name;
-    auto check =
-        std::find_if(checks.begin(), checks.end(), [&](const auto& x) { return x.name == full; });
-    const bool judged = check != checks.end() && check->band.has_value();
-    char bound[32] = "-", alpha[32] = "-";
-    if (judged) {
+  const auto& checks = judged.checks;
+  std::printf("\n%-34s %-16s %-16s %-12s %s\n", "check", "value", "bound", "alpha", "outcome");
+  const auto row = [](const std::string& name, std::optional<double> value,
+                      const reverify::CheckResult* check, const std::string& outcome) {
+    char number[32] = "-", bound[32] = "-", alpha[32] = "-";
+    if (value)
+      std::snprintf(number, sizeof number, "%.8g", *value);
+    if (check && check->band) {
       std::snprintf(bound, sizeof bound, "<= %.8g", check->band->upper);
-      if (auto a = check->evidence.find("alpha"); a != check->evidence.end())
+      if (auto a = check->evidence.find("alpha"); a != check->evidence.end() && a->is_number())
         std::snprintf(alpha, sizeof alpha, "%.3g", a->get<double>());
     }
-    std::printf("%-14s %-16.8g %-16s %-12s %s\n", name, value, bound, alpha,
-                check == checks.end() ? "not judged" : reverify::to_string(check->outcome));
+    std::printf("%-34s %-16s %-16s %-12s %s\n", name.c_str(), number, bound, alpha,
+                outcome.c_str());
+  };
+  for (const auto& [statistic, value] : reverify::stats::banded_statistics(c)) {
+    const std::string full = std::string("distribution:") + reverify::to_string(statistic);
+    auto check =
+        std::find_if(checks.begin(), checks.end(), [&](const auto& x) { return x.name == full; });
+    if (check == checks.end())
+      row(full, value, nullptr, "not judged");
   }
+  for (const auto& check : checks)
+    row(check.name, check.observed, &check, reverify::reading_text(judged, check));
   if (!c.paired)
     std::printf("(paired statistics need the same shape on both sides)\n");
   if (checks.empty()) {
     std::printf(
         "\nnot judged: no bounds were given (--tolerances FILE), so nothing above passed "
         "or failed; exit status 0 says only that both files were read\n");
+  } else {
+    std::printf("\nchecks: %s\n", reverify::counts_text(reverify::count_checks(judged)).c_str());
   }
 }
 
@@ -176,6 +188,61 @@ bool judged_here(const reverify::CheckResult& check) {
          check.kind == reverify::CheckKind::parity;
 }
 
+// The checks judged on the two files: against --tolerances' bounds, or as a verification of the
+// manifest's model version judges these predictions (only its distribution and parity checks
+// are about them: the rebuild's metrics are not known here); none without --tolerances.
+Result<std::vector<reverify::CheckResult>> checks_judged(
+    const CompareArguments& options, std::optional<DistributionBands> bands,
+    const std::optional<reverify::VerificationRequest>& request,
+    const reverify::stats::Comparison& c, const reverify::VerdictPolicy& policy) {
+  std::vector<reverify::CheckResult> checks;
+  if (bands) {
+    const reverify::AlphaSplit alpha(
+        policy.false_page_rate, policy.alpha_shares,
+        {{reverify::CheckFamily::distribution, reverify::banded_distribution_checks(c, *bands)}});
+    bands->alpha = alpha.per_check(reverify::CheckFamily::distribution);
+    return reverify::distribution_checks(c, *bands);
+  }
+  if (!request)
+    return checks;
+  auto release = reverify::read_predictions(options.original);
+  if (!release.ok())
+    return release.error();
+  auto rebuild = reverify::read_predictions(options.rebuilt);
+  if (!rebuild.ok())
+    return rebuild.error();
+  reverify::RebuildObservation observation;
+  observation.predictions = &*rebuild;
+  observation.comparison = c;
+  const auto verdict = reverify::judge_rebuild(*request, observation, &*release, policy);
+  if (reverify::is_error(verdict.cls) || verdict.cls == reverify::VerdictClass::failed_input_drift)
+    return reverify::make_error(ErrorCode::invalid_argument, verdict.explanation);
+  std::copy_if(verdict.checks.begin(), verdict.checks.end(), std::back_inserter(checks),
+               judged_here);
+  return checks;
+}
+
+// --json's statistics of the two files (the checks are added by the caller).
+nlohmann::json comparison_json(const CompareArguments& options, const reverify::PredictionsView& o,
+                               const reverify::PredictionsView& r,
+                               const reverify::stats::Comparison& c, double threshold) {
+  nlohmann::json out = {{"original", shape_json(options.original, o)},
+                        {"rebuilt", shape_json(options.rebuilt, r)},
+                        {"ks", c.ks},
+                        {"psi", c.psi},
+                        {"psi_smoothing", reverify::stats::kPsiSmoothing},
+                        {"wasserstein", c.wasserstein},
+                        {"quantiles", reverify::quantiles_json(c)},
+                        {"threshold", threshold},
+                        {"paired", nullptr}};
+  if (c.paired) {
+    out["paired"] = {{"max_abs_diff", c.paired->max_abs_diff},
+                     {"mean_abs_diff", c.paired->mean_abs_diff},
+                     {"flip_rate", c.paired->flip_rate}};
+  }
+  return out;
+}
+
 int run_compare(const CompareArguments& options) {
   const auto& original_path = options.original;
   const auto& rebuilt_path = options.rebuilt;
@@ -216,50 +283,25 @@ int run_compare(const CompareArguments& options) {
   const auto c = reverify::stats::compare(o.view(), r.view(), o.cols, r.cols, o.two_d && r.two_d,
                                           threshold, std::max(2u, reverify::usable_cores()));
 
-  std::vector<reverify::CheckResult> checks;
-  if (bands) {
-    const reverify::AlphaSplit alpha(
-        policy.false_page_rate, policy.alpha_shares,
-        {{reverify::CheckFamily::distribution, reverify::banded_distribution_checks(c, *bands)}});
-    bands->alpha = alpha.per_check(reverify::CheckFamily::distribution);
-    checks = reverify::distribution_checks(c, *bands);
-  } else if (request) {
-    // The verification's own judgement of these predictions; only its distribution and parity
-    // checks are about them (the rebuild's metrics are not known here).
-    auto release = reverify::read_predictions(original_path);
-    auto rebuild = reverify::read_predictions(rebuilt_path);
-    if (!release.ok())
-      return reverify::cli::usage_error("compare", release.error().message);
-    if (!rebuild.ok())
-      return reverify::cli::usage_error("compare", rebuild.error().message);
-    reverify::RebuildObservation observation;
-    observation.predictions = &*rebuild;
-    observation.comparison = c;
-    const auto verdict = reverify::judge_rebuild(*request, observation, &*release, policy);
-    if (reverify::is_error(verdict.cls) ||
-        verdict.cls == reverify::VerdictClass::failed_input_drift) {
-      return reverify::cli::usage_error("compare", verdict.explanation);
-    }
-    std::copy_if(verdict.checks.begin(), verdict.checks.end(), std::back_inserter(checks),
-                 judged_here);
-  }
-  const bool failed = std::any_of(checks.begin(), checks.end(),
-                                  [](const auto& x) { return x.outcome == CheckOutcome::failed; });
+  // The checks judged here, as a verdict holds them (its class for the reading of each: a level
+  // that enforces nothing reads its failures as notes).
+  reverify::Verdict judged;
+  auto made = checks_judged(options, bands, request, c, policy);
+  if (!made.ok())
+    return reverify::cli::usage_error("compare", made.error().message);
+  judged.checks = std::move(made).value();
+  const auto& checks = judged.checks;
+  // Judged as a verdict reads its checks: a deciding failure fails, except at a level that
+  // enforces nothing (rerunnable), where every check is a note.
+  const bool enforced = !request || request->manifest.level != reverify::ReproLevel::rerunnable;
+  const bool any_failed = std::any_of(checks.begin(), checks.end(), [](const auto& x) {
+    return x.decides() && x.outcome == reverify::CheckOutcome::failed;
+  });
+  judged.cls = enforced && any_failed ? reverify::VerdictClass::failed_distribution_shift
+                                      : reverify::VerdictClass::passed;
+  const bool failed = enforced && any_failed;
   if (options.json) {
-    nlohmann::json out = {{"original", shape_json(original_path, o)},
-                          {"rebuilt", shape_json(rebuilt_path, r)},
-                          {"ks", c.ks},
-                          {"psi", c.psi},
-                          {"psi_smoothing", reverify::stats::kPsiSmoothing},
-                          {"wasserstein", c.wasserstein},
-                          {"quantiles", reverify::quantiles_json(c)},
-                          {"threshold", threshold},
-                          {"paired", nullptr}};
-    if (c.paired) {
-      out["paired"] = {{"max_abs_diff", c.paired->max_abs_diff},
-                       {"mean_abs_diff", c.paired->mean_abs_diff},
-                       {"flip_rate", c.paired->flip_rate}};
-    }
+    nlohmann::json out = comparison_json(options, o, r, c, threshold);
     out["checks"] = nlohmann::json::array();
     for (const auto& check : checks)
       out["checks"].push_back(reverify::to_json(check));
@@ -268,10 +310,10 @@ int run_compare(const CompareArguments& options) {
     out["outcome"] = !options.tolerances ? "not judged" : failed ? "failed" : "passed";
     std::cout << out.dump(2) << "\n";
   } else {
-    print_table(original_path, rebuilt_path, o, r, c, checks);
-    for (const auto& check : checks)
-      if (check.outcome != CheckOutcome::passed)
-        std::cout << "  " << check.explanation << "\n";
+    print_table(original_path, rebuilt_path, o, r, c, judged);
+    for (const auto* check : reverify::reading_order(judged))
+      if (reverify::reading_of(judged, *check) != reverify::CheckReading::passed)
+        std::cout << "  " << check->explanation << "\n";
   }
   return failed ? 1 : 0;
 }

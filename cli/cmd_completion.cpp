@@ -27,7 +27,7 @@ namespace cli {
 namespace {
 
 struct CompletionArguments {
-  std::string shell;
+  Shell shell = Shell::bash;
 };
 
 std::string join(const std::vector<std::string>& words) {
@@ -119,7 +119,7 @@ int run_completion(const CLI::App& completion, const CompletionArguments& argume
   const CLI::App* root = &completion;
   while (root->get_parent())
     root = root->get_parent();
-  const auto shell = enum_from_string<Shell>(arguments.shell);  // checked by one_of
+  const Shell shell = arguments.shell;
   if (shell == Shell::zsh) {
     std::cout << "#compdef reverify\n"
                  "# zsh completion for reverify: its bash completion through bashcompinit.\n"
@@ -132,11 +132,10 @@ int run_completion(const CLI::App& completion, const CompletionArguments& argume
 
 Action define_completion(CLI::App& app) {
   auto o = std::make_shared<CompletionArguments>();
-  app.add_option("SHELL", o->shell,
-                 "the shell to complete in: `source <(reverify completion bash)`, or save the "
-                 "script as /etc/bash_completion.d/reverify")
-      ->type_name(enum_names<Shell>("|"))
-      ->check(one_of(enum_choices<Shell>()))
+  add_enum_option(app, "SHELL", o->shell,
+                  "the shell to complete in: `source <(reverify completion bash)`, or save the "
+                  "script as /etc/bash_completion.d/reverify")
+      ->default_str("")
       ->required();
   return [&app, o] { return run_completion(app, *o); };
 }

@@ -27,7 +27,7 @@ namespace {
 struct GateArguments {
   std::string target;
   std::optional<std::string> max_age;
-  std::optional<std::string> mode;
+  std::optional<reverify::RebuildMode> mode;
   reverify::cli::DaemonAddress daemon;
   bool json = false;
   bool attestation = false;
@@ -49,7 +49,8 @@ int check_signed_summary(const GateArguments& options, const std::string& base,
     verify.weights = *options.weights;
   verify.expected.now = system_now();
   verify.expected.model = target;
-  verify.expected.mode = options.mode;  // --mode: the summary must attest that mode too
+  if (options.mode)  // --mode: the summary must attest that mode too
+    verify.expected.mode = to_string(*options.mode);
   verify.expected.max_age_s =
       options.max_age ? *parse_duration_s(*options.max_age) : kDefaultSummaryMaxAgeS;
   const std::string path = "/v1/attestations/" + target.model + "/" + target.version;
@@ -78,7 +79,7 @@ int run_gate(const GateArguments& options) {
   if (options.max_age)
     query = "?max_age=" + url_encode(*options.max_age);
   if (options.mode)
-    query += (query.empty() ? "?mode=" : "&mode=") + url_encode(*options.mode);
+    query += std::string(query.empty() ? "?mode=" : "&mode=") + to_string(*options.mode);
   auto base = cli::daemon_url(options.daemon);
   if (!base.ok())
     return cli::usage_error("gate", base.error().message);
@@ -126,11 +127,9 @@ reverify::cli::Action define_gate(CLI::App& app) {
                      "configured)")
       ->type_name("DURATION")
       ->check(reverify::duration());
-  app.add_option("--mode", o->mode,
-                 "count only a pass in this rebuild mode (e.g. --mode full for a release that "
-                 "needs a complete rebuild)")
-      ->type_name(reverify::enum_names<reverify::RebuildMode>("|"))
-      ->check(reverify::one_of(reverify::enum_choices<reverify::RebuildMode>()));
+  reverify::add_enum_option(app, "--mode", o->mode,
+                            "count only a pass in this rebuild mode (e.g. --mode full for a "
+                            "release that needs a complete rebuild)");
   reverify::cli::add_daemon_options(app, o->daemon);
   reverify::cli::add_json_flag(app, o->json);
   auto* attestation = app.add_flag(

@@ -145,8 +145,13 @@ void print_plan(std::ostream& out, const reverify::CyclePlan& plan) {
   print_releases(out, plan);
   print_missing_subsample(out, plan);
   for (const auto& w : plan.calibration_warnings) {
+    std::string blamed;
+    for (const auto& [check, runs] : w.blamed)
+      blamed += (blamed.empty() ? "" : ", ") + check + " (" + std::to_string(runs) + ")";
     out << "  WARNING " << w.model << "@" << w.version
         << ": its calibration's leave-one-out: " << w.text << "\n";
+    if (!blamed.empty())
+      out << "    to blame: " << blamed << "\n";
   }
   // Each skipped version with why (new releases are listed above); past kSkippedShown of one
   // reason, how many more.

@@ -112,8 +112,49 @@ Status check_fresh_seed(std::int64_t seed, const VerificationRequest& request) {
                         std::to_string(*std::max_element(taken.begin(), taken.end()) + 1));
 }
 
+// The daemon's settings for the context's model, with this command's options on top.
+VerificationSettings run_settings(const RunContext& ctx,
+                                  std::optional<std::int64_t> seed_override) {
+  const VerificationRequest& request = ctx.request;
+  VerificationSettings settings = verification_settings(ctx.config, request.manifest.model);
+  settings.max_steps = request.max_steps;
+  settings.timeout_s = request.timeout.count();
+  settings.work_root = request.work_root;
+  settings.code_mirrors = request.code_mirrors;
+  settings.retry_max_attempts = 1;  // a foreground run reports its error; it queues no retry
+  settings.seed_override = seed_override;
+  return settings;
+}
+
+// The verdict on stdout: the JSON document with --json, else the report, where it was recorded
+// and how to export its signed summary.
+void print_outcome(const RunCommandArguments& args, const RunContext& ctx, std::int64_t row_id,
+                   const VerificationOutcome& outcome) {
+  const VerificationRequest& request = ctx.request;
+  if (args.json) {
+    std::cout << report_json(request, ctx.store_is_throwaway ? std::nullopt : std::optional(row_id),
+                             outcome)
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  print_report(std::cout, request, ctx.runner->kind(), outcome);
+  if (!ctx.store_is_throwaway) {
+    std::cout << "recorded as verification " << row_id << " in " << ctx.config.db_path().string()
+              << "\n";
+  }
+  if (const auto& summary = outcome.evidence.value("attestation", nlohmann::json());
+      summary.is_object()) {
+    std::cout << "signed summary: " << summary.value("result", "") << ", key "
+              << summary.value("key_id", "").substr(0, 16) << "…; export it with `reverify "
+              << "attest export " << request.manifest.id() << " --config "
+              << shell_word(std::filesystem::absolute(args.run.config.value_or("")).string())
+              << "`\n";
+  }
+}
+
 int run_run(const RunCommandArguments& args) {
-  if (args.seed_override && args.run.mode == "steps") {
+  if (args.seed_override && args.run.mode == RebuildMode::steps) {
     return usage_error(kName,
                        "--seed-override cannot be used with --mode steps: steps mode compares the "
                        "release's own seeds' first steps with its recorded curve, and another "
@@ -132,15 +173,8 @@ int run_run(const RunCommandArguments& args) {
     if (Status fresh = check_fresh_seed(*args.seed_override, ctx->request); !fresh.ok())
       return usage_error(kName, fresh.error().message);
   }
-  // The daemon's settings for this model, with this command's options on top.
   const VerificationRequest& request = ctx->request;
-  VerificationSettings settings = verification_settings(ctx->config, request.manifest.model);
-  settings.max_steps = request.max_steps;
-  settings.timeout_s = request.timeout.count();
-  settings.work_root = request.work_root;
-  settings.code_mirrors = request.code_mirrors;
-  settings.retry_max_attempts = 1;  // a foreground run reports its error; it queues no retry
-  settings.seed_override = args.seed_override;
+  const VerificationSettings settings = run_settings(*ctx, args.seed_override);
   // A throwaway store numbers from 1 in every process: two `reverify run` at once would share
   // rebuild ids (the runner's labels and scratch links); this process's id keeps them apart.
   VerificationService service(*ctx->store, *ctx->runner, {},
@@ -175,32 +209,7 @@ int run_run(const RunCommandArguments& args) {
     return 2;
   }
   VerificationOutcome outcome = outcome_of(*row);
-  if (args.json) {
-    std::cout << nlohmann::json{{"model", request.manifest.model},
-                                {"version", request.manifest.version},
-                                {"verification_id", ctx->store_is_throwaway
-                                                        ? nlohmann::json(nullptr)
-                                                        : nlohmann::json(row->id)},
-                                {"verdict", to_json(outcome.verdict)},
-                                {"evidence", outcome.evidence},
-                                {"log_tail", outcome.log_tail}}
-                     .dump(2)
-              << "\n";
-  } else {
-    print_report(std::cout, request, ctx->runner->kind(), outcome);
-    if (!ctx->store_is_throwaway) {
-      std::cout << "recorded as verification " << row->id << " in "
-                << ctx->config.db_path().string() << "\n";
-    }
-    if (const auto& summary = outcome.evidence.value("attestation", nlohmann::json());
-        summary.is_object()) {
-      std::cout << "signed summary: " << summary.value("result", "") << ", key "
-                << summary.value("key_id", "").substr(0, 16) << "…; export it with `reverify "
-                << "attest export " << request.manifest.id() << " --config "
-                << shell_word(std::filesystem::absolute(args.run.config.value_or("")).string())
-                << "`\n";
-    }
-  }
+  print_outcome(args, *ctx, row->id, outcome);
   if (args.seed_override) {
     std::cerr << "fresh-seed rerun (REVERIFY_SEED_OVERRIDE=" << *args.seed_override
               << ") judged as a rebuild: not recorded, nobody paged\n";

@@ -11,17 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/daemon_client.hpp"
-#include "core/text.hpp"
+#include "cli/verdict_lines.hpp"
 #include "core/unix_time.hpp"
 #include "policies/attention.hpp"
 
 namespace {
 
-constexpr std::size_t kReasonBytes = 100;
-
 struct StatusArguments {
   reverify::cli::DaemonAddress daemon;
-  std::optional<std::string> owner, state, model;
+  std::optional<std::string> owner, model;
+  std::optional<reverify::Attention> state;
   bool json = false;
 };
 
@@ -32,48 +31,7 @@ bool keep(const StatusArguments& options, const std::string& model, const nlohma
     return false;
   if (options.owner && v.value("owner", "") != *options.owner)
     return false;
-  return !options.state || v.value("attention", "") == *options.state;
-}
-
-// "3 d ago" from an RFC 3339 time ("" when there is none).
-std::string age(const nlohmann::json& brief, reverify::UnixSeconds now) {
-  if (!brief.is_object())
-    return "";
-  auto at = reverify::parse_rfc3339(brief.value("finished_at", ""));
-  return at.ok() ? reverify::duration_text(now - *at) + " ago" : "";
-}
-
-// Why the version stands where it does, in one line: the explanation of the verdict that put it
-// there, else the gate's reason.
-std::string reason(const nlohmann::json& v, reverify::Attention attention,
-                   reverify::UnixSeconds now) {
-  using reverify::Attention;
-  const auto explanation = [](const nlohmann::json& brief) {
-    return brief.is_object() ? reverify::one_line(brief.value("explanation", ""), kReasonBytes)
-                             : std::string();
-  };
-  const auto& conclusive = v["last_conclusive_verdict"];
-  const auto& latest = v["last_verdict"];
-  switch (attention) {
-    case Attention::manifest_invalid:
-      return reverify::one_line(
-          v["manifest_error"].is_string() ? v["manifest_error"].get<std::string>() : std::string(),
-          kReasonBytes);
-    case Attention::failed:
-    case Attention::uncalibrated:
-      if (!explanation(conclusive).empty())
-        return explanation(conclusive);
-      break;
-    case Attention::error:
-      return explanation(latest);
-    case Attention::fresh_with_error:
-      return "newest attempt " + latest.value("class", "") + " " + age(latest, now) + ": " +
-             explanation(latest);
-    default:
-      break;
-  }
-  return v["gate"].is_object() ? reverify::one_line(v["gate"].value("reason", ""), kReasonBytes)
-                               : std::string();
+  return !options.state || v.value("attention", "") == to_string(*options.state);
 }
 
 int run_status(const StatusArguments& options) {
@@ -118,8 +76,9 @@ int run_status(const StatusArguments& options) {
       const std::string now_running = v["active"].is_object() ? v["active"].value("state", "") : "";
       lines.push_back(
           {rank,
-           {name + "@" + v.value("version", ""), attention, verdict, age(conclusive, now),
-            v.value("owner", ""), now_running.empty() ? "-" : now_running, reason(v, rank, now)}});
+           {name + "@" + v.value("version", ""), attention, verdict,
+            cli::verdict_age(conclusive, now), v.value("owner", ""),
+            now_running.empty() ? "-" : now_running, cli::status_reason(v, rank, now)}});
     }
     if (!versions.empty())
       kept.push_back({{"model", name}, {"versions", std::move(versions)}});
@@ -160,11 +119,9 @@ reverify::cli::Action define_status(CLI::App& app) {
   reverify::cli::add_daemon_options(app, o->daemon);
   app.add_option("--owner", o->owner, "only the versions of this owner (the manifest's owner)")
       ->type_name("OWNER");
-  app.add_option("--state", o->state,
-                 "only the versions in this state (the STATE column): failed lists exactly the "
-                 "failing ones")
-      ->type_name(reverify::enum_names<reverify::Attention>("|"))
-      ->check(reverify::one_of(reverify::enum_choices<reverify::Attention>()));
+  reverify::add_enum_option(app, "--state", o->state,
+                            "only the versions in this state (the STATE column): failed lists "
+                            "exactly the failing ones");
   app.add_option("--model", o->model, "only the versions of this model")->type_name("MODEL");
   reverify::cli::add_json_flag(app, o->json);
   return [o] { return run_status(*o); };

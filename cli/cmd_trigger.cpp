@@ -10,6 +10,7 @@
 
 #include "cli/daemon_client.hpp"
 #include "cli/run_report.hpp"
+#include "cli/verdict_lines.hpp"
 #include "core/command_line.hpp"
 #include "core/names.hpp"
 #include "core/page_links.hpp"
@@ -30,7 +31,7 @@ constexpr std::chrono::seconds kNotShownLimit{30};
 
 struct TriggerArguments {
   std::string target;
-  std::optional<std::string> mode;
+  std::optional<reverify::RebuildMode> mode;
   std::optional<std::string> token_file;
   reverify::cli::DaemonAddress daemon;
   bool wait = false;
@@ -122,7 +123,7 @@ int run_trigger(const TriggerArguments& options) {
     return cli::usage_error("trigger", target.error().message);
   nlohmann::json body = {{"model", target->model}, {"version", target->version}};
   if (options.mode)
-    body["mode"] = *options.mode;
+    body["mode"] = to_string(*options.mode);
   auto token = read_token(options);
   if (!token.ok())
     return cli::usage_error("trigger", token.error().message);
@@ -167,8 +168,7 @@ int run_trigger(const TriggerArguments& options) {
     std::cout << verdict->dump(2) << "\n";
   } else {
     std::cout << "verification " << id << " of " << target->id() << ": "
-              << (cls ? to_string(*cls) : "no verdict") << ": "
-              << one_line(verdict->value("explanation", ""), 200) << "\n";
+              << cli::verdict_line(*verdict) << "\n";
   }
   return cls ? cli::exit_status(*cls) : 2;
 }
@@ -176,13 +176,12 @@ int run_trigger(const TriggerArguments& options) {
 reverify::cli::Action define_trigger(CLI::App& app) {
   auto o = std::make_shared<TriggerArguments>();
   app.add_option("MODEL@VERSION", o->target, "the model version to verify now")->required();
-  app.add_option("--mode", o->mode,
-                 "full: the whole training run; steps: its first models.<name>.max_steps steps; "
-                 "subsample: the job on the release's recorded subsample, judged against its "
-                 "subsample reference (refused for a version without one); without it: steps for "
-                 "a model configured large, else full")
-      ->type_name(reverify::enum_names<reverify::RebuildMode>("|"))
-      ->check(reverify::one_of(reverify::enum_choices<reverify::RebuildMode>()));
+  reverify::add_enum_option(
+      app, "--mode", o->mode,
+      "full: the whole training run; steps: its first models.<name>.max_steps steps; "
+      "subsample: the job on the release's recorded subsample, judged against its subsample "
+      "reference (refused for a version without one); without it: steps for a model configured "
+      "large, else full");
   app.add_option("--token-file", o->token_file,
                  "file holding the API's bearer token (reverifyd's api.token_file); without it "
                  "the token_file of --config")

@@ -92,7 +92,7 @@ std::string command_scope(const RunArguments& args) {
   if (args.manifest)
     add("--manifest", fs::absolute(*args.manifest, ec).string());
   if (args.runner)
-    add("--runner", *args.runner);
+    add("--runner", to_string(*args.runner));
   for (const auto& item : args.code_mirrors) {
     const auto [url, target] = mirror_pair(item);
     add("--code-mirror", url + "=" + target);
@@ -101,7 +101,7 @@ std::string command_scope(const RunArguments& args) {
 }
 
 Status apply_options(const RunArguments& args, VerificationRequest& request) {
-  request.mode = *enum_from_string<RebuildMode>(args.mode);  // checked by one_of()
+  request.mode = args.mode;
   if (args.max_steps)
     request.max_steps = *args.max_steps;
   if (request.mode == RebuildMode::steps && request.max_steps < 1) {
@@ -142,13 +142,10 @@ void add_run_arguments(CLI::App& app, RunArguments& args) {
   app.add_option("--manifest", args.manifest,
                  "the manifest file itself, instead of looking it up in a registry")
       ->type_name("FILE");
-  app.add_option("--mode", args.mode,
-                 "full: the whole training run; steps: its first --max-steps steps; subsample: the "
-                 "whole run on the manifest's fixed subsample of the training data, judged against "
-                 "its subsample reference")
-      ->type_name(enum_names<RebuildMode>("|"))
-      ->check(one_of(enum_choices<RebuildMode>()))
-      ->capture_default_str();
+  add_enum_option(app, "--mode", args.mode,
+                  "full: the whole training run; steps: its first --max-steps steps; subsample: "
+                  "the whole run on the manifest's fixed subsample of the training data, judged "
+                  "against its subsample reference");
   app.add_option("--max-steps", args.max_steps,
                  "steps mode: REVERIFY_MAX_STEPS for the job, in training steps; without it: the "
                  "config's models.<name>.max_steps (100 by default)")
@@ -166,10 +163,8 @@ void add_rebuild_options(CLI::App& app, RunArguments& args) {
                  "a directory registry (<DIR>/<model>/<version>/manifest.json), searched before "
                  "the config's sources")
       ->type_name("DIR");
-  app.add_option("--runner", args.runner,
-                 "where the rebuild runs; without it: the config's runner.kind, else process")
-      ->type_name(enum_names<RunnerKind>("|"))
-      ->check(one_of(enum_choices<RunnerKind>()));
+  add_enum_option(app, "--runner", args.runner,
+                  "where the rebuild runs; without it: the config's runner.kind, else process");
   app.add_option("--timeout", args.timeout,
                  std::string("the whole rebuild's time limit, with unit ") + kDurationUnits +
                      " (e.g. 90m); then the job is killed (error:job); without it: the config's "
@@ -222,6 +217,31 @@ RunContext::~RunContext() {
   }
 }
 
+namespace {
+
+// Swaps the context's store for a throwaway one holding a copy of the request's calibration:
+// what the command does is not recorded in the config's state_dir (RunArguments::record).
+Status use_throwaway_store(RunContext& ctx) {
+  const VerificationRequest& request = ctx.request;
+  auto store = throwaway_store(ctx);
+  if (!store.ok())
+    return store.error();
+  if (request.calibration) {
+    if (auto s = (*store)->put_calibration(
+            request.manifest.model, request.manifest.version, *request.calibration,
+            static_cast<int>(
+                seed_run_count(*request.calibration, request.manifest.evaluation.primary.name)),
+            CalibrationEnd::complete, {}, std::nullopt, calibrated_reference(request.mode));
+        !s.ok())
+      return s.error();
+  }
+  ctx.store = std::move(store).value();
+  ctx.store_is_throwaway = true;
+  return {};
+}
+
+}  // namespace
+
 Result<RunContext> make_run_context(const RunArguments& args) {
   auto id = parse_model_version(args.target);
   if (!id.ok())
@@ -244,8 +264,8 @@ Result<RunContext> make_run_context(const RunArguments& args) {
     ctx.store = std::move(store).value();
     ctx.store_is_throwaway = true;
   }
-  if (auto kind = args.runner)
-    ctx.config.runner.kind = *enum_from_string<RunnerKind>(*kind);  // checked by one_of()
+  if (args.runner)
+    ctx.config.runner.kind = *args.runner;
   ctx.config.verdict.command_scope = command_scope(args);
 
   auto release = load_release(args, ctx.config, args.target);
@@ -270,20 +290,8 @@ Result<RunContext> make_run_context(const RunArguments& args) {
   if (Status judged = judge_against_mode_reference(request); !judged.ok())
     return judged.error();
   if (!args.record && !ctx.store_is_throwaway) {
-    auto store = throwaway_store(ctx);
-    if (!store.ok())
-      return store.error();
-    if (request.calibration) {
-      if (auto s = (*store)->put_calibration(
-              id->model, id->version, *request.calibration,
-              static_cast<int>(
-                  seed_run_count(*request.calibration, request.manifest.evaluation.primary.name)),
-              CalibrationEnd::complete, {}, std::nullopt, calibrated_reference(request.mode));
-          !s.ok())
-        return s.error();
-    }
-    ctx.store = std::move(store).value();
-    ctx.store_is_throwaway = true;
+    if (Status swapped = use_throwaway_store(ctx); !swapped.ok())
+      return swapped.error();
   }
   if (auto dir = args.work_dir) {
     request.work_root = *dir;

@@ -21,8 +21,9 @@ namespace reverify::cli {
 // The arguments every command built on a RunContext accepts (run, calibrate).
 struct RunArguments {
   std::string target;  // MODEL@VERSION
-  std::optional<std::string> config, registry, manifest, runner, timeout, work_dir;
-  std::string mode = "full";
+  std::optional<std::string> config, registry, manifest, timeout, work_dir;
+  std::optional<RunnerKind> runner;
+  RebuildMode mode = RebuildMode::full;
   std::optional<std::int64_t> max_steps;
   std::vector<std::string> code_mirrors;  // "URL=PATH", repeated or comma-separated
   // false: nothing is recorded in the config's state_dir (a throwaway store gets a copy of the

@@ -92,6 +92,7 @@ void print_bands(std::ostream& out, const std::vector<CheckResult>& bands) {
     const char* flag = power && power->underpowered                 ? "UNDER"
                        : band.outcome == CheckOutcome::uncalibrated ? "UNCAL"
                        : band.informational                         ? "note"
+                       : band.outcome == CheckOutcome::not_judged   ? "n/j"
                                                                     : "";
     // describe_bands observes at the seed runs' mean: the observed value is that mean.
     out << "  " << pad(flag, 6) << pad(band.name, 34) << pad(number(band.observed), 11)
@@ -152,11 +153,25 @@ void print_report(std::ostream& out, const VerificationRequest& request, RunnerK
     out << "\n";
   }
   const Verdict& verdict = outcome.verdict;
-  out << "\nverdict: " << to_string(verdict.cls) << ": " << verdict_headline(verdict) << "\n";
+  const VerdictSummary summary = verdict_summary(verdict);
+  out << "\nverdict: " << to_string(verdict.cls) << ": " << summary.headline << "\n";
   if (!verdict.checks.empty())
-    out << "  checks: " << counts_text(count_checks(verdict)) << "\n";
-  if (!verdict.explanation.empty())
+    out << "  checks: " << counts_text(summary.counts) << "\n";
+  if (!verdict.explanation.empty() && verdict.explanation != summary.headline)
     out << "  " << verdict.explanation << "\n";
+}
+
+nlohmann::json report_json(const VerificationRequest& request,
+                           std::optional<std::int64_t> verification_id,
+                           const VerificationOutcome& outcome) {
+  return {{"model", request.manifest.model},
+          {"version", request.manifest.version},
+          {"verification_id",
+           verification_id ? nlohmann::json(*verification_id) : nlohmann::json(nullptr)},
+          {"summary", to_json(verdict_summary(outcome.verdict))},
+          {"verdict", to_json(outcome.verdict)},
+          {"evidence", outcome.evidence},
+          {"log_tail", outcome.log_tail}};
 }
 
 int exit_status(VerdictClass cls) {

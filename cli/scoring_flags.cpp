@@ -9,11 +9,9 @@ namespace reverify::cli {
 namespace fs = std::filesystem;
 
 void add_scoring_flags(CLI::App& app, ScoringArguments& args) {
-  app.add_option("--task", args.task,
-                 "evaluation.args.task: reverify scores every set of predictions itself "
-                 "from the eval set's labels (docs/job-guide.md \"Scoring spec\"); needs --labels")
-      ->type_name(enum_names<ScoringTask>("|"))
-      ->check(one_of(enum_choices<ScoringTask>()));
+  add_enum_option(app, "--task", args.task,
+                  "evaluation.args.task: reverify scores every set of predictions itself from the "
+                  "eval set's labels (docs/job-guide.md \"Scoring spec\"); needs --labels");
   app.add_option("--labels", args.labels,
                  "the eval set's labels: a column of --eval (a CSV file with a header row), or "
                  "a file with one label per eval record (.npy, or one per line), or FILE:COLUMN "
@@ -77,7 +75,7 @@ Result<ScoringSpec> scoring_spec(const ScoringArguments& a, const ColumnRecorder
     return make_error(ErrorCode::invalid_argument,
                       "--labels is required with --task (a column of --eval, or a file)");
   ScoringSpec spec;
-  spec.task = *enum_from_string<ScoringTask>(*a.task);  // checked by one_of()
+  spec.task = *a.task;
   auto labels = record(*a.labels, "--labels");
   if (!labels.ok())
     return labels.error();
@@ -89,9 +87,9 @@ Result<ScoringSpec> scoring_spec(const ScoringArguments& a, const ColumnRecorder
       std::string known;
       for (ScoringMetric m : task_metrics(spec.task))
         known += (known.empty() ? "" : ", ") + std::string(to_string(m));
-      return make_error(
-          ErrorCode::invalid_argument,
-          "--metric " + name + ": not a metric of task " + *a.task + " (one of " + known + ")");
+      return make_error(ErrorCode::invalid_argument,
+                        "--metric " + name + ": not a metric of task " + to_string(*a.task) +
+                            " (one of " + known + ")");
     }
     spec.metrics.push_back(*metric);
   }

@@ -19,7 +19,8 @@
 namespace reverify::cli {
 
 struct ScoringArguments {
-  std::optional<std::string> task, labels, query;
+  std::optional<ScoringTask> task;
+  std::optional<std::string> labels, query;
   std::optional<std::int64_t> classes, k;
   std::vector<std::string> metrics, segment_keys;
   std::vector<double> thresholds;

@@ -103,11 +103,10 @@ std::string build_summary(const PageInput& input) {
   const std::string id = input.model + "@" + input.version;
   const Verdict& verdict = input.verdict;
   const VerdictClass cls = verdict.cls;
-  std::string text = id + " " + to_string(cls) + " — " + verdict_headline(verdict);
-  if (is_error(cls))
-    return text + " " + verdict.explanation;  // error:job's ends with the job's last lines
-  if (!verdict.checks.empty())
-    text += " Checks: " + counts_text(count_checks(verdict)) + ".";
+  const VerdictSummary summary = verdict_summary(verdict);
+  if (is_error(cls))  // error:job's explanation ends with the job's last lines
+    return id + " " + to_string(cls) + " — " + summary.headline + " " + verdict.explanation;
+  std::string text = id + " " + to_string(cls) + " — " + summary_text(summary);
   if (cls == VerdictClass::uncalibrated)
     return text + " To judge it, " + how_to_calibrate(id, input.command_scope) + ".";
   if (is_failure(cls)) {

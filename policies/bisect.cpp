@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "core/text.hpp"
 #include "core/uri.hpp"
@@ -70,6 +71,36 @@ const SectionDiff* section_of(const ManifestDiff& diff, BisectInput input) {
   return nullptr;
 }
 
+// Why swapping B's data in would mix nothing (only what the job is not handed differs); else
+// nullopt, with a note on `swap` for what differs besides the snapshot.
+std::optional<std::string> data_refusal(const SectionDiff& section, BisectSwap& swap) {
+  const auto rest = paths_under(section, {"data.split", "data.labels"});
+  if (paths_under(section, {"data.snapshot"}).empty()) {
+    return "only " + joined(rest) +
+           " differ: the contract hands the job the snapshot alone (its split comes from its "
+           "config or code), so the mixture would rebuild A";
+  }
+  if (!rest.empty())
+    swap.note = joined(rest) + " also differ: not handed to the job (the snapshot is)";
+  return std::nullopt;
+}
+
+// Why B's environment (its lockfile unchanged) cannot be swapped in: an image the runner does not
+// run, or only platform facts no runner sets; nullopt when it can.
+std::optional<std::string> environment_refusal(const SectionDiff& section,
+                                               bool runner_runs_images) {
+  const bool image = !paths_under(section, {"environment.image"}).empty();
+  if (image && !runner_runs_images) {
+    return "environment.image differs, and the configured runner runs the job on this machine, "
+           "not in an image: swap it with --runner docker or kubernetes";
+  }
+  if (!image && paths_under(section, {"environment.env"}).empty()) {
+    return "only recorded platform facts differ (" + joined(paths_under(section, {"environment"})) +
+           "): no runner sets them, so the mixture would rebuild A's platform";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string BisectSwap::name() const {
@@ -117,15 +148,10 @@ Result<BisectPlan> plan_bisect(const Manifest& a, const Manifest& b, bool runner
         }
         break;
       case BisectInput::data:
-        if (paths_under(*section, {"data.snapshot"}).empty()) {
-          plan.refused.push_back(
-              {input, "only " + joined(paths_under(*section, {"data.split", "data.labels"})) +
-                          " differ: the contract hands the job the snapshot alone (its split "
-                          "comes from its config or code), so the mixture would rebuild A"});
+        if (auto refusal = data_refusal(*section, swap)) {
+          plan.refused.push_back({input, std::move(*refusal)});
           continue;
         }
-        if (auto rest = paths_under(*section, {"data.split", "data.labels"}); !rest.empty())
-          swap.note = joined(rest) + " also differ: not handed to the job (the snapshot is)";
         break;
       case BisectInput::environment: {
         if (lockfile_moved) {
@@ -137,20 +163,8 @@ Result<BisectPlan> plan_bisect(const Manifest& a, const Manifest& b, bool runner
           }
           continue;  // swapped with the code, above
         }
-        const bool image = !paths_under(*section, {"environment.image"}).empty();
-        if (image && !runner_runs_images) {
-          plan.refused.push_back(
-              {input,
-               "environment.image differs, and the configured runner runs the job on "
-               "this machine, not in an image: swap it with --runner docker or "
-               "kubernetes"});
-          continue;
-        }
-        if (!image && paths_under(*section, {"environment.env"}).empty()) {
-          plan.refused.push_back(
-              {input, "only recorded platform facts differ (" +
-                          joined(paths_under(*section, {"environment"})) +
-                          "): no runner sets them, so the mixture would rebuild A's platform"});
+        if (auto refusal = environment_refusal(*section, runner_runs_images)) {
+          plan.refused.push_back({input, std::move(*refusal)});
           continue;
         }
         break;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
+#include "core/map_lookup.hpp"
 #include "policies/bands.hpp"
 #include "policies/number_text.hpp"
 #include "policies/stats.hpp"
@@ -41,26 +43,146 @@ std::optional<double> at(const std::map<std::string, std::vector<double>>& m,
   return it->second[index];
 }
 
-// The held-out run's statistics against the release, as recorded.
-std::optional<stats::Comparison> recorded_comparison(const ToleranceSpec& t, std::size_t index,
-                                                     std::size_t n, std::size_t rows,
-                                                     std::size_t scores) {
-  const auto& d = t.distribution_seed_runs;
-  const auto ks = at(d, "ks", index, n), psi = at(d, "psi", index, n),
-             w1 = at(d, "wasserstein", index, n);
+// The statistics against the release that `value` gives each statistic (a held-out run's, the
+// seed runs' means); nullopt without ks, psi and wasserstein, unpaired without the paired three.
+std::optional<stats::Comparison> comparison_of(
+    const std::function<std::optional<double>(Statistic)>& value, const ReleaseShape& release) {
+  const auto ks = value(Statistic::ks), psi = value(Statistic::psi),
+             w1 = value(Statistic::wasserstein);
   if (!ks || !psi || !w1)
     return std::nullopt;
   stats::Comparison c;
   c.ks = *ks;
   c.psi = *psi;
   c.wasserstein = *w1;
-  c.rows = rows;
-  c.scores = scores;
-  const auto max_abs = at(d, "max_abs_diff", index, n), mean_abs = at(d, "mean_abs_diff", index, n),
-             flips = at(d, "flip_rate", index, n);
+  c.rows = release.rows;
+  c.scores = release.scores;
+  c.unit_interval = release.unit_interval;
+  const auto max_abs = value(Statistic::max_abs_diff), mean_abs = value(Statistic::mean_abs_diff),
+             flips = value(Statistic::flip_rate);
   if (max_abs && mean_abs && flips)
     c.paired = stats::Paired{*max_abs, *mean_abs, *flips};
   return c;
+}
+
+// The held-out run's statistics against the release, as recorded.
+std::optional<stats::Comparison> recorded_comparison(const ToleranceSpec& t, std::size_t index,
+                                                     std::size_t n, const ReleaseShape& release) {
+  return comparison_of(
+      [&](Statistic s) { return at(t.distribution_seed_runs, to_string(s), index, n); }, release);
+}
+
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v)
+    sum += x;
+  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
+// The values one run (or the seed means) gives every check: its primary metric, its segment
+// metrics, its statistics and parity values against the release.
+struct RunValues {
+  std::optional<double> primary;
+  SegmentMetrics segments;
+  std::optional<stats::Comparison> comparison;
+  std::map<std::string, double> parity;
+};
+
+// The release's scores with a run's values where scoring a run's predictions gives one (the
+// primary metric overall, every metric of every scored segment); counts and steps stay the
+// release's, which are what a verdict reads of the release. A metric the run has no value for is
+// left out on both sides (not judged, saying why): the seed runs do not all record it.
+OwnScores scores_of_run(const scoring::Scores& release, const std::string& primary_name,
+                        const RunValues& run) {
+  OwnScores own{release, release, std::nullopt, std::nullopt};
+  const auto set = [](scoring::MetricScore& before, scoring::MetricScore& after,
+                      std::optional<double> value) {
+    after.value = value;
+    if (!value && before.judged()) {
+      before.value.reset();
+      before.not_judged = "the seed runs do not all record it, so no band is made for it";
+      after.not_judged = before.not_judged;
+    }
+  };
+  for (std::size_t m = 0; m < own.rebuild.overall.metrics.size(); ++m) {
+    auto& after = own.rebuild.overall.metrics[m];
+    if (after.name == primary_name)
+      set(own.release.overall.metrics[m], after, run.primary);
+  }
+  for (std::size_t s = 0; s < own.rebuild.segments.size(); ++s) {
+    const auto recorded = run.segments.find(own.rebuild.segments[s].segment);
+    for (std::size_t m = 0; m < own.rebuild.segments[s].metrics.size(); ++m) {
+      auto& after = own.rebuild.segments[s].metrics[m];
+      set(own.release.segments[s].metrics[m], after,
+          recorded == run.segments.end() ? std::nullopt : lookup(recorded->second, after.name));
+    }
+  }
+  return own;
+}
+
+// A rebuild that produced `run`'s values, judged as run_verification judges one: reverify's own
+// scores with a scoring spec (the job's figures equal to them, as a seed run's recorded ones
+// are), else the job's numbers for the segment metrics the manifest records. `seed_override`:
+// the run did not use the release's seeds, so the same-seed notes say nothing of it.
+Verdict judge_as_rebuild(const Manifest& manifest, const RunValues& run,
+                         const VerdictPolicy& policy, const ReleaseShape& release,
+                         const std::map<std::string, double>& detect,
+                         std::optional<std::int64_t> seed_override) {
+  Manifest m = manifest;
+  const auto& ev = manifest.evaluation;
+  RebuildObservation rebuild;
+  rebuild.primary_name = ev.primary.name;
+  rebuild.primary = run.primary;
+  rebuild.seed_override = seed_override;
+  rebuild.comparison = run.comparison;
+  if (!run.comparison)
+    m.evaluation.predictions.reset();  // nothing recorded to judge predictions by
+  if (!release.parity.empty())
+    rebuild.parity = recorded_parity(release.parity, run.parity);
+  std::optional<OwnScores> own;
+  if (ev.scoring && release.scored) {
+    own = scores_of_run(*release.scored, ev.primary.name, run);
+    rebuild.segments = run.segments;
+  } else {
+    // The metrics the job reports are the ones it recorded at release: a segment metric with no
+    // value for this run is no check of it.
+    for (auto& [segment, metrics] : m.evaluation.segments) {
+      const auto values = run.segments.find(segment);
+      std::erase_if(metrics, [&](const auto& metric) {
+        return values == run.segments.end() || !values->second.count(metric.first);
+      });
+      for (const auto& [metric, recorded] : metrics)
+        rebuild.segments[segment][metric] = values->second.at(metric);
+    }
+    std::erase_if(m.evaluation.segments, [](const auto& s) { return s.second.empty(); });
+  }
+  VerdictInputs inputs = recorded_values(m, rebuild, detect);
+  inputs.scores = own ? &*own : nullptr;
+  return decide_verdict(inputs, policy);
+}
+
+// What a rebuild gets from a check no seed band makes, as the bands' table says it.
+void describe_unbanded(CheckResult& check, const ToleranceSpec& tolerance) {
+  if (check.kind == CheckKind::job) {
+    check.explanation = check.name +
+                        ": judged on a rebuild, not banded by seed runs: the job's own figures "
+                        "against reverify's scoring of the same predictions (relative " +
+                        number_text(kJobAgreement) + ")";
+  } else if (check.kind == CheckKind::same_seed) {
+    check.explanation = check.name +
+                        ": a note on a rebuild of the release's own seeds, against "
+                        "its " +
+                        std::to_string(tolerance.same_seed_scores.size()) +
+                        " same-seed rerun(s), not banded by seed runs";
+  } else {
+    return;
+  }
+  check.outcome = CheckOutcome::not_judged;
+  check.observed.reset();
+  check.reference.reset();
+  check.band.reset();
+  check.margin.reset();
+  check.power.reset();
 }
 
 }  // namespace
@@ -187,57 +309,36 @@ std::size_t seed_run_count(const ToleranceSpec& spec, const std::string& primary
 }
 
 std::vector<CheckResult> describe_bands(const Manifest& manifest, const ToleranceSpec& tolerance,
-                                        const VerdictPolicy& policy, std::size_t rows,
-                                        std::size_t scores,
-                                        const std::map<std::string, double>& detect,
-                                        const std::vector<ParityStatistic>& parity_shape) {
-  auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v)
-      sum += x;
-    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
-  };
+                                        const VerdictPolicy& policy, const ReleaseShape& release,
+                                        const std::map<std::string, double>& detect) {
   Manifest m = manifest;
   m.tolerance = tolerance;
   const auto& ev = manifest.evaluation;
-  RebuildObservation at_means;
-  at_means.primary_name = ev.primary.name;
+  RunValues means;
   auto primary = tolerance.seed_runs.find(ev.primary.name);
-  at_means.primary = primary != tolerance.seed_runs.end() && !primary->second.empty()
-                         ? mean(primary->second)
-                         : ev.primary.value;
-  for (const auto& [segment, metrics] : ev.segments) {
-    for (const auto& [metric, recorded] : metrics) {
-      auto runs = tolerance.segment_seed_runs.find(segment);
-      const auto* values = runs != tolerance.segment_seed_runs.end() && runs->second.count(metric)
-                               ? &runs->second.at(metric)
-                               : nullptr;
-      at_means.segments[segment][metric] = values && !values->empty() ? mean(*values) : recorded;
-    }
-  }
-  const auto& d = tolerance.distribution_seed_runs;
-  if (d.count("ks") && d.count("psi") && d.count("wasserstein")) {
-    stats::Comparison c;
-    c.ks = mean(d.at("ks"));
-    c.psi = mean(d.at("psi"));
-    c.wasserstein = mean(d.at("wasserstein"));
-    c.rows = rows;
-    c.scores = scores;
-    if (d.count("max_abs_diff") && d.count("mean_abs_diff") && d.count("flip_rate")) {
-      c.paired = stats::Paired{mean(d.at("max_abs_diff")), mean(d.at("mean_abs_diff")),
-                               mean(d.at("flip_rate"))};
-    }
-    at_means.comparison = c;
-  } else {
-    m.evaluation.predictions.reset();
-  }
-  std::map<std::string, double> parity_means;
+  means.primary = primary != tolerance.seed_runs.end() && !primary->second.empty()
+                      ? mean_of(primary->second)
+                      : ev.primary.value;
+  for (const auto& [segment, metrics] : tolerance.segment_seed_runs)
+    for (const auto& [metric, values] : metrics)
+      if (!values.empty())
+        means.segments[segment][metric] = mean_of(values);
+  for (const auto& [segment, metrics] : ev.segments)  // recorded, where no seed run says
+    for (const auto& [metric, recorded] : metrics)
+      means.segments[segment].emplace(metric, recorded);
+  means.comparison = comparison_of(
+      [&](Statistic s) -> std::optional<double> {
+        const auto runs = tolerance.distribution_seed_runs.find(to_string(s));
+        if (runs == tolerance.distribution_seed_runs.end())
+          return std::nullopt;
+        return mean_of(runs->second);
+      },
+      release);
   for (const auto& [check, values] : tolerance.parity_seed_runs)
-    parity_means[check] = mean(values);
-  if (!parity_shape.empty())
-    at_means.parity = recorded_parity(parity_shape, parity_means);
-  // Over recorded seed-run values: only what was recorded is judged (not fail-closed).
-  auto checks = decide_verdict(recorded_values(m, at_means, detect), policy).checks;
+    means.parity[check] = mean_of(values);
+  auto checks = judge_as_rebuild(m, means, policy, release, detect, std::nullopt).checks;
+  for (auto& check : checks)
+    describe_unbanded(check, tolerance);
   if (ev.steps && !tolerance.steps_same_seed_runs.empty()) {
     std::size_t steps = ev.steps->values.size();
     for (const auto& run : tolerance.steps_same_seed_runs)
@@ -253,9 +354,8 @@ std::vector<CheckResult> describe_bands(const Manifest& manifest, const Toleranc
 }
 
 LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& tolerance,
-                          const VerdictPolicy& policy, std::size_t rows, std::size_t scores,
-                          const std::map<std::string, double>& detect,
-                          const std::vector<ParityStatistic>& parity_shape) {
+                          const VerdictPolicy& policy, const ReleaseShape& release,
+                          const std::map<std::string, double>& detect) {
   LeaveOneOut out;
   const std::string& primary = manifest.evaluation.primary.name;
   const std::size_t n = seed_run_count(tolerance, primary);
@@ -273,28 +373,21 @@ LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& toleran
       values = without(values, i, n);
     held.tolerance = others;
 
-    RebuildObservation rebuild;
-    rebuild.primary_name = primary;
-    rebuild.primary = at(tolerance.seed_runs, primary, i, n);
-    // Only the segments the manifest records: a calibration with a scoring spec also holds the
-    // scopes reverify scored, which a held-out run judged without scores would report as extra.
+    RunValues run;
+    run.primary = at(tolerance.seed_runs, primary, i, n);
     for (const auto& [segment, metrics] : tolerance.segment_seed_runs)
       for (const auto& [metric, values] : metrics)
-        if (values.size() == n && manifest.evaluation.segments.count(segment))
-          rebuild.segments[segment][metric] = values[i];
-    rebuild.comparison = recorded_comparison(tolerance, i, n, rows, scores);
-    if (!parity_shape.empty()) {
-      std::map<std::string, double> recorded;
-      for (const auto& [check, values] : tolerance.parity_seed_runs)
         if (values.size() == n)
-          recorded[check] = values[i];
-      rebuild.parity = recorded_parity(parity_shape, recorded);
-    }
-    if (!rebuild.comparison)
-      held.evaluation.predictions.reset();  // nothing recorded to judge predictions by
-    LeaveOneOutRun run{i, decide_verdict(recorded_values(held, rebuild, detect), policy)};
-    out.paged += is_failure(run.verdict.cls);
-    out.runs.push_back(std::move(run));
+          run.segments[segment][metric] = values[i];
+    run.comparison = recorded_comparison(tolerance, i, n, release);
+    for (const auto& [check, values] : tolerance.parity_seed_runs)
+      if (values.size() == n)
+        run.parity[check] = values[i];
+    const auto& seeds = tolerance.seed_overrides;
+    const std::int64_t seed = seeds.size() == n ? seeds[i] : static_cast<std::int64_t>(i + 1);
+    LeaveOneOutRun judged{i, judge_as_rebuild(held, run, policy, release, detect, seed)};
+    out.paged += is_failure(judged.verdict.cls);
+    out.runs.push_back(std::move(judged));
   }
   return out;
 }
@@ -353,6 +446,37 @@ double binomial_tail(std::size_t n, std::size_t at_least, double p) {
 
 }  // namespace
 
+namespace {
+
+// `value` rounded up to 3 significant digits: a floor that holds it, written as people write one.
+double rounded_up(double value) {
+  if (value <= 0)
+    return value;
+  const double unit = std::pow(10.0, std::floor(std::log10(value)) - 2);
+  return std::ceil(value / unit * (1 - 1e-12)) * unit;
+}
+
+// The tolerance.floor that would have held a failed held-out check: a metric's distance from its
+// fold's seed mean (the band's centre, which a floor widens around), a statistic's value; none
+// for a check no floor widens (parity, weights...).
+std::optional<double> floor_to_hold(const CheckResult& check) {
+  if (!check.observed || !check.band)
+    return std::nullopt;
+  switch (check.kind) {
+    case CheckKind::primary:
+    case CheckKind::segment:
+      return check.reference
+                 ? std::optional(rounded_up(std::abs(*check.observed - *check.reference)))
+                 : std::nullopt;
+    case CheckKind::distribution:
+      return rounded_up(*check.observed);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::optional<LeaveOneOutExcess> leave_one_out_excess(const LeaveOneOut& loo,
                                                       double false_page_rate) {
   const std::size_t n = loo.runs.size();
@@ -365,62 +489,114 @@ std::optional<LeaveOneOutExcess> leave_one_out_excess(const LeaveOneOut& loo,
   excess.tail = binomial_tail(n, loo.paged, false_page_rate);
   if (excess.tail >= kLeaveOneOutTail)
     return std::nullopt;
-  std::map<std::string, std::size_t> failed;
+  std::map<std::string, LeaveOneOutBlame> failed;
   for (const auto& run : loo.runs) {
     if (!is_failure(run.verdict.cls))
       continue;
-    for (const auto& check : run.verdict.checks)
-      if (check.decides() && check.outcome == CheckOutcome::failed)
-        ++failed[check.name];
+    for (const auto& check : run.verdict.checks) {
+      if (!check.decides() || check.outcome != CheckOutcome::failed)
+        continue;
+      auto& blame = failed[check.name];
+      blame.check = check.name;
+      ++blame.runs;
+      if (const auto floor = floor_to_hold(check))
+        blame.floor = std::max(blame.floor.value_or(0.0), *floor);
+    }
   }
-  excess.blamed.assign(failed.begin(), failed.end());
+  for (auto& [name, blame] : failed)
+    excess.blamed.push_back(std::move(blame));
   std::stable_sort(excess.blamed.begin(), excess.blamed.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+                   [](const auto& a, const auto& b) { return a.runs > b.runs; });
   return excess;
 }
 
 std::string excess_text(const LeaveOneOutExcess& excess, double false_page_rate) {
-  std::string blamed;
-  for (const auto& [name, runs] : excess.blamed)
-    blamed += (blamed.empty() ? "" : ", ") + name + " (" + std::to_string(runs) + ")";
   return std::to_string(excess.paged) + " of " + std::to_string(excess.runs) +
          " seed runs paged where " + number_text(excess.expected) +
          " are expected at false_page_rate " + number_text(false_page_rate) +
          " (honest bands page this often in " + number_text(100 * excess.tail) +
-         "% of calibrations): these bands are narrower than the runs' own spread" +
-         (blamed.empty() ? "" : "; to blame: " + blamed);
+         "% of calibrations): these bands are narrower than the runs' own spread";
+}
+
+std::string blamed_text(const LeaveOneOutExcess& excess) {
+  std::string text;
+  for (const auto& blame : excess.blamed) {
+    text += (text.empty() ? "" : ", ") + blame.check + " (" + std::to_string(blame.runs) +
+            (blame.runs == 1 ? " run)" : " runs)");
+  }
+  return text;
+}
+
+std::string excess_action(const LeaveOneOutExcess& excess, const std::string& model_version,
+                          const std::string& scope) {
+  constexpr std::size_t kFloorsNamed = 3;
+  std::string floors;
+  std::size_t named = 0, more = 0;
+  for (const auto& blame : excess.blamed) {
+    if (!blame.floor)
+      continue;
+    if (named++ < kFloorsNamed)
+      floors += (floors.empty() ? "" : ", ") + blame.check + "=" + number_text(*blame.floor);
+    else
+      ++more;
+  }
+  std::string text = "To clear it: ";
+  if (!floors.empty()) {
+    text += "set tolerance.floor where the spread is wider than the runs show (" + floors +
+            (more ? " and " + std::to_string(more) + " more" : std::string()) +
+            " holds every held-out run; `reverify capture --floor CHECK=VALUE` records it at "
+            "release), or ";
+  }
+  return text + "measure the spread with more seed runs (" +
+         suggested_command("calibrate " + model_version + " --seeds " +
+                               std::to_string(std::max<std::size_t>(excess.runs, 10)),
+                           scope) +
+         "), then look at leave-one-out again";
 }
 
 std::string excess_warning(const LeaveOneOutExcess& excess, double false_page_rate,
                            const std::string& model_version, const std::string& scope) {
-  return excess_text(excess, false_page_rate) + ". Add seed runs (" +
-         suggested_command("calibrate " + model_version + " --seeds 10", scope) +
-         "), give the job's metrics their example counts (a scoring spec, or "
-         "\"segment_examples\" in result.json), or set tolerance.floor for the check";
+  const std::string blamed = blamed_text(excess);
+  return excess_text(excess, false_page_rate) + (blamed.empty() ? "" : "; to blame: " + blamed) +
+         ". " + excess_action(excess, model_version, scope);
 }
 
 std::optional<std::string> LeaveOneOutFinding::warning(const std::string& model_version,
                                                        const std::string& scope) const {
   if (!excess)
     return std::nullopt;
-  return excess_warning(*excess, false_page_rate, model_version, scope);
+  return excess_text(*excess, false_page_rate) + ". " +
+         excess_action(*excess, model_version, scope);
 }
 
 LeaveOneOutFinding leave_one_out_finding(const LeaveOneOut& loo, double false_page_rate) {
-  return {loo.runs.size(), loo.paged, false_page_rate, leave_one_out_excess(loo, false_page_rate)};
+  return {loo.runs.size(), loo.paged, false_page_rate, leave_one_out_excess(loo, false_page_rate),
+          false};
 }
+
+namespace {
+
+// What the finding says leave-one-out judged: a held-out run as a verification judges a rebuild.
+constexpr const char* kJudgedAs = "verification";
+
+}  // namespace
 
 nlohmann::json to_json(const LeaveOneOutFinding& finding) {
   nlohmann::json excess = nullptr;
   if (finding.excess) {
     nlohmann::json blamed = nlohmann::json::array();
-    for (const auto& [check, runs] : finding.excess->blamed)
-      blamed.push_back({{"check", check}, {"runs", runs}});
+    for (const auto& blame : finding.excess->blamed) {
+      nlohmann::json entry = {{"check", blame.check}, {"runs", blame.runs}};
+      if (blame.floor)
+        entry["floor"] = *blame.floor;
+      blamed.push_back(std::move(entry));
+    }
     excess = {{"expected", finding.excess->expected},
               {"tail", finding.excess->tail},
               {"blamed", std::move(blamed)}};
   }
-  return {{"runs", finding.runs},
+  return {{"judged_as", kJudgedAs},
+          {"runs", finding.runs},
           {"paged", finding.paged},
           {"false_page_rate", finding.false_page_rate},
           {"excess", std::move(excess)},
@@ -440,8 +616,9 @@ std::optional<LeaveOneOutFinding> leave_one_out_finding_from_json(const nlohmann
   finding.runs = j["runs"].get<std::size_t>();
   finding.paged = j["paged"].get<std::size_t>();
   finding.false_page_rate = j["false_page_rate"].get<double>();
+  finding.stale = j.value("judged_as", std::string()) != kJudgedAs;
   const auto& e = j["excess"];
-  if (e.is_null())
+  if (e.is_null() || finding.stale)
     return finding;
   if (!e.is_object() || !e.contains("expected") || !e["expected"].is_number() ||
       !e.contains("tail") || !e["tail"].is_number() || !e.contains("blamed") ||
@@ -456,7 +633,11 @@ std::optional<LeaveOneOutFinding> leave_one_out_finding_from_json(const nlohmann
     if (!b.is_object() || !b.contains("check") || !b["check"].is_string() || !b.contains("runs") ||
         !b["runs"].is_number_unsigned())
       return std::nullopt;
-    excess.blamed.emplace_back(b["check"].get<std::string>(), b["runs"].get<std::size_t>());
+    LeaveOneOutBlame blame{b["check"].get<std::string>(), b["runs"].get<std::size_t>(),
+                           std::nullopt};
+    if (b.contains("floor") && b["floor"].is_number())
+      blame.floor = b["floor"].get<double>();
+    excess.blamed.push_back(std::move(blame));
   }
   finding.excess = std::move(excess);
   return finding;

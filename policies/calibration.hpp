@@ -11,6 +11,8 @@
 
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
+#include "policies/own_scores.hpp"
+#include "policies/scoring.hpp"
 #include "policies/verdict.hpp"
 
 namespace reverify {
@@ -74,22 +76,38 @@ double spread_lower_limit(std::size_t n, double confidence = 0.95);
 // are.
 ToleranceSpec with_spread_scaled(ToleranceSpec spec, double factor);
 
-// The bands of a calibration and their power: decide_verdict on an observation at the seed
-// means and the statistics' means (its outcomes mean nothing; its bands and power do), and a
-// steps-mode one on the recorded curve when same-seed reruns exist. `parity_shape`: the release's
-// parity statistics against itself (every scope's size, policies/own_scores.hpp), so that the
-// parity checks' bands and power are described too; empty without a scoring spec.
-std::vector<CheckResult> describe_bands(const Manifest& manifest, const ToleranceSpec& tolerance,
-                                        const VerdictPolicy& policy, std::size_t rows,
-                                        std::size_t scores,
-                                        const std::map<std::string, double>& detect = {},
-                                        const std::vector<ParityStatistic>& parity_shape = {});
+// What calibration knows of the release beyond its manifest, so that the bands it describes and
+// the held-out runs it judges are a verification's own: the shape of the release's predictions
+// (the distribution statistics' steps and whether every value is in [0, 1]) and, with
+// evaluation.scoring, reverify's scores of them (the exact counts a verification judges a
+// proportion over) and every parity scope's size (the release scored against itself). Empty
+// without predictions: no distribution or parity checks, the job's numbers alone.
+struct ReleaseShape {
+  std::size_t rows = 0;                   // records of the release's predictions
+  std::size_t scores = 0;                 // values of them (rows x columns)
+  bool unit_interval = false;             // every value in [0, 1]
+  std::optional<scoring::Scores> scored;  // evaluation.scoring: the release's own scores
+  std::vector<ParityStatistic> parity;    // the release against itself: each scope's size
+};
 
-// Leave-one-out: each seed run judged as a full rebuild against the bands of the others, with
-// decide_verdict itself. The statistics of the held-out run against the release are the
-// recorded ones (rows/scores: the release's predictions' shape, for the flip-rate and KS steps),
-// its parity checks' too (their scopes' sizes from `parity_shape`, as describe_bands), so that
-// leave-one-out judges every check a rebuild is judged by.
+// The bands of a calibration and their power: decide_verdict on an observation at the seed
+// means and the statistics' means, judged as run_verification judges a rebuild (reverify's scores
+// with a scoring spec, the same checks, scopes and metrics); its outcomes mean nothing, its bands
+// and power do. Checks a rebuild gets that no seed band makes (job:metric-agrees against the
+// rebuild's own predictions, the same-seed note against the same-seed reruns) are listed as
+// not judged, saying what judges them. Then a steps-mode one on the recorded curve when same-seed
+// reruns exist.
+std::vector<CheckResult> describe_bands(const Manifest& manifest, const ToleranceSpec& tolerance,
+                                        const VerdictPolicy& policy, const ReleaseShape& release,
+                                        const std::map<std::string, double>& detect = {});
+
+// Leave-one-out: each seed run judged exactly as `reverify run --seed-override` would judge a
+// rebuild that produced its numbers, against the bands the other runs give, with decide_verdict
+// itself: the same checks, scopes and metric set (with a scoring spec, reverify's scores of every
+// scored scope with the release's exact counts; without, the segment metrics the manifest
+// records), its recorded distribution and parity statistics against the release. A series that
+// does not hold one value per run (a calibration extended by runs that recorded other metrics)
+// cannot say what the held-out run scored: that check is left out of every fold.
 struct LeaveOneOutRun {
   std::size_t index = 0;
   Verdict verdict;
@@ -99,50 +117,71 @@ struct LeaveOneOut {
   std::size_t paged = 0;  // verdicts failed:*
 };
 LeaveOneOut leave_one_out(const Manifest& manifest, const ToleranceSpec& tolerance,
-                          const VerdictPolicy& policy, std::size_t rows, std::size_t scores,
-                          const std::map<std::string, double>& detect = {},
-                          const std::vector<ParityStatistic>& parity_shape = {});
+                          const VerdictPolicy& policy, const ReleaseShape& release,
+                          const std::map<std::string, double>& detect = {});
 
 // Held-out runs paging more often than the false-page rate allows: with honest bands the number of
 // runs paged is at most binomial(n, α), and fewer than 5% of calibrations would page `paged` or
-// more (the binomial tail). The checks that failed in those runs are to blame, most often first.
+// more (the binomial tail). The checks that failed in those runs are to blame, most often first,
+// each with the tolerance.floor that would have held every held-out run of it (metric checks: the
+// largest distance of a failing held-out value from its fold's seed mean; distribution
+// statistics: the largest failing value; absent for checks without a floor, the parity checks).
+struct LeaveOneOutBlame {
+  std::string check;
+  std::size_t runs = 0;         // held-out runs it failed
+  std::optional<double> floor;  // tolerance.floor that holds them all
+
+  bool operator==(const LeaveOneOutBlame&) const = default;
+};
 struct LeaveOneOutExcess {
   std::size_t runs = 0;
   std::size_t paged = 0;
-  double expected = 0;                                      // n·α
-  double tail = 0;                                          // P(X >= paged), X ~ binomial(n, α)
-  std::vector<std::pair<std::string, std::size_t>> blamed;  // check name, held-out runs it failed
+  double expected = 0;  // n·α
+  double tail = 0;      // P(X >= paged), X ~ binomial(n, α)
+  std::vector<LeaveOneOutBlame> blamed;
 };
 inline constexpr double kLeaveOneOutTail = 0.05;
 std::optional<LeaveOneOutExcess> leave_one_out_excess(const LeaveOneOut& loo,
                                                       double false_page_rate);
-// "2 of 24 seed runs paged where 0.24 are expected ...; to blame: segment:radius=low:accuracy (2)
-// ...": what leave-one-out found (the calibration's stored record of it).
+// "2 of 24 seed runs paged where 0.24 are expected at false_page_rate 0.01 (...): these bands are
+// narrower than the runs' own spread": what leave-one-out found, without the checks.
 std::string excess_text(const LeaveOneOutExcess& excess, double false_page_rate);
-// excess_text and what to do, with the command that adds seed runs to `model_version`
-// (suggested_command with `scope`, so it runs as printed): the warning `reverify calibrate`
+// "segment:radius=low:accuracy (2 runs), ...": the checks to blame, every one.
+std::string blamed_text(const LeaveOneOutExcess& excess);
+// What clears it: a tolerance.floor for each blamed check that takes one (the first few named,
+// with the value that holds every held-out run, as `reverify capture --floor` records it), and
+// more seed runs (`reverify calibrate MODEL@VERSION --seeds N`, suggested_command with `scope`,
+// so it runs as printed), which narrow nothing but measure the spread better.
+std::string excess_action(const LeaveOneOutExcess& excess, const std::string& model_version,
+                          const std::string& scope);
+// excess_text, "; to blame: " blamed_text, then excess_action: the WARNING `reverify calibrate`
 // and `reverify plan` print.
 std::string excess_warning(const LeaveOneOutExcess& excess, double false_page_rate,
                            const std::string& model_version, const std::string& scope);
 
 // What leave-one-out found, as a calibration keeps it (store/, `reverify plan`): the held-out
 // runs, how many paged at which false-page rate, and the excess with the checks to blame when
-// that is more than the rate allows.
+// that is more than the rate allows. A finding stored by an earlier leave-one-out, which judged
+// checks no verification makes (every scored metric of a segment as an extra segment), is read
+// back `stale`, without its excess: it warns of nothing until the version is calibrated again.
 struct LeaveOneOutFinding {
   std::size_t runs = 0;
   std::size_t paged = 0;
   double false_page_rate = 0;
   std::optional<LeaveOneOutExcess> excess;
+  bool stale = false;
 
-  // excess_warning, when there is an excess.
+  // excess_text and excess_action (the checks to blame are `excess->blamed`), when there is an
+  // excess.
   std::optional<std::string> warning(const std::string& model_version,
                                      const std::string& scope) const;
 };
 LeaveOneOutFinding leave_one_out_finding(const LeaveOneOut& loo, double false_page_rate);
 
-// {"runs", "paged", "false_page_rate", "excess": null | {"expected", "tail",
-//  "blamed": [{"check", "runs"}]}, "warning": null | excess_text}; the reader ignores "warning"
-// (it is made again from the rest) and returns nullopt for anything else.
+// {"judged_as": "verification", "runs", "paged", "false_page_rate", "excess": null |
+//  {"expected", "tail", "blamed": [{"check", "runs", "floor"?}]}, "warning": null | excess_text};
+// the reader ignores "warning" (it is made again from the rest), reads a finding without
+// "judged_as" as stale, and returns nullopt for anything else.
 nlohmann::json to_json(const LeaveOneOutFinding& finding);
 std::optional<LeaveOneOutFinding> leave_one_out_finding_from_json(const nlohmann::json& j);
 

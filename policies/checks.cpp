@@ -433,8 +433,30 @@ CheckResult check_steps(const StepsCheckSpec& spec) {
   return check;
 }
 
+namespace {
+
+// "8 of 8 tensors differ from the released weights: a, b, c and 5 more".
+std::string differing_text(const TensorDifference* difference) {
+  if (!difference)
+    return "the tensors differ from the released weights";
+  if (!difference->unavailable.empty())
+    return "the tensors differ from the released weights (which ones is not known: " +
+           difference->unavailable + ")";
+  const auto& names = difference->differing;
+  std::string text = std::to_string(names.size()) + " of " + std::to_string(difference->tensors) +
+                     " tensors differ from the released weights";
+  for (std::size_t i = 0; i < names.size() && i < kTensorsNamed; ++i)
+    text += (i ? ", " : ": ") + names[i];
+  if (names.size() > kTensorsNamed)
+    text += " and " + std::to_string(names.size() - kTensorsNamed) + " more";
+  return text;
+}
+
+}  // namespace
+
 CheckResult check_weights(const std::optional<std::string>& recorded,
-                          const std::optional<std::string>& rebuilt) {
+                          const std::optional<std::string>& rebuilt,
+                          const TensorDifference* difference) {
   CheckResult check;
   check.name = "weights:tensor_sha256";
   check.kind = CheckKind::weights;
@@ -452,9 +474,14 @@ CheckResult check_weights(const std::optional<std::string>& recorded,
     check.outcome = *recorded == *rebuilt ? CheckOutcome::passed : CheckOutcome::failed;
     check.explanation = check.outcome == CheckOutcome::passed
                             ? "weights: tensor hash identical (" + recorded->substr(0, 12) + "…)"
-                            : "weights: tensor hash differs: rebuilt " + rebuilt->substr(0, 12) +
-                                  "… vs recorded " + recorded->substr(0, 12) +
-                                  "… (the verification lists the tensors that differ)";
+                            : "weights: " + differing_text(difference) + "; tensor hash " +
+                                  rebuilt->substr(0, 12) + "… vs recorded " +
+                                  recorded->substr(0, 12) + "…";
+    if (check.outcome == CheckOutcome::failed && difference && difference->unavailable.empty()) {
+      check.observed = static_cast<double>(difference->differing.size());
+      check.reference = 0;
+      check.evidence["tensors"] = difference->tensors;
+    }
   }
   return check;
 }
@@ -472,64 +499,47 @@ std::size_t differing_records(const Predictions& a, const Predictions& b) {
   return differ;
 }
 
-}  // namespace
+// Every same-seed rerun reproduced the release's predictions exactly: so must the rebuild.
+void judge_exact_reproduction(const SameSeedSpec& spec, const std::string& released_sha,
+                              CheckResult& check) {
+  const std::size_t n = spec.runs.size();
+  const std::string all = std::to_string(n) + " of " + std::to_string(n) +
+                          " same-seed reruns reproduced the release's predictions exactly";
+  if (!spec.rebuilt) {
+    check.outcome = CheckOutcome::not_judged;
+    check.explanation = check.name + ": " + all + "; the rebuild wrote no predictions to compare";
+    return;
+  }
+  check.reference = 0;
+  if (values_sha256(*spec.rebuilt) == released_sha) {
+    check.observed = 0;
+    check.outcome = CheckOutcome::passed;
+    check.explanation = check.name + ": " + all + ", and so did this rebuild";
+    return;
+  }
+  check.outcome = CheckOutcome::failed;
+  const bool same_shape = spec.rebuilt->rows == spec.released->rows &&
+                          spec.rebuilt->cols == spec.released->cols &&
+                          spec.rebuilt->values.size() == spec.released->values.size();
+  if (!same_shape) {
+    check.explanation = check.name + ": " + all +
+                        "; this rebuild's have another shape: something besides the seed moved";
+    return;
+  }
+  const std::size_t differ = differing_records(*spec.released, *spec.rebuilt);
+  check.observed = static_cast<double>(differ);
+  check.evidence["differing_records"] = differ;
+  check.explanation = check.name + ": " + all + "; this rebuild's differ in " +
+                      std::to_string(differ) + " of " + std::to_string(spec.released->rows) +
+                      " records: something besides the seed moved";
+}
 
-CheckResult check_same_seed(const SameSeedSpec& spec) {
-  CheckResult check;
-  check.name = "same-seed:predictions";
-  check.kind = CheckKind::same_seed;
-  check.informational = true;
+// The reruns differ from the release (or the release's predictions are unknown): the spread of
+// the release's primary and theirs is the platform's nondeterminism, and the rebuild's primary
+// must fall within it.
+void judge_primary_range(const SameSeedSpec& spec, std::size_t reproduced, CheckResult& check) {
   const std::size_t n = spec.runs.size();
   const std::string reruns = std::to_string(n) + " same-seed rerun(s)";
-  const std::string released_sha = spec.released ? values_sha256(*spec.released) : "";
-  const auto reproduced = static_cast<std::size_t>(
-      std::count_if(spec.runs.begin(), spec.runs.end(), [&](const SameSeedScore& run) {
-        return !released_sha.empty() && run.predictions_sha256 == released_sha;
-      }));
-  check.evidence["same_seed_runs"] = n;
-  check.evidence["reproduced_release"] = reproduced;
-  if (spec.seed_override) {
-    check.outcome = CheckOutcome::not_judged;
-    check.explanation = check.name + ": not judged: this rebuild ran seed override " +
-                        std::to_string(*spec.seed_override) +
-                        ", not the release's seeds, so the release's " + reruns +
-                        " say nothing of it (its seed band judges it)";
-    return check;
-  }
-  if (reproduced == n) {
-    const std::string all = std::to_string(n) + " of " + std::to_string(n) +
-                            " same-seed reruns reproduced the release's predictions exactly";
-    if (!spec.rebuilt) {
-      check.outcome = CheckOutcome::not_judged;
-      check.explanation = check.name + ": " + all + "; the rebuild wrote no predictions to compare";
-      return check;
-    }
-    check.reference = 0;
-    if (values_sha256(*spec.rebuilt) == released_sha) {
-      check.observed = 0;
-      check.outcome = CheckOutcome::passed;
-      check.explanation = check.name + ": " + all + ", and so did this rebuild";
-      return check;
-    }
-    check.outcome = CheckOutcome::failed;
-    const bool same_shape = spec.rebuilt->rows == spec.released->rows &&
-                            spec.rebuilt->cols == spec.released->cols &&
-                            spec.rebuilt->values.size() == spec.released->values.size();
-    if (!same_shape) {
-      check.explanation = check.name + ": " + all +
-                          "; this rebuild's have another shape: something besides the seed moved";
-      return check;
-    }
-    const std::size_t differ = differing_records(*spec.released, *spec.rebuilt);
-    check.observed = static_cast<double>(differ);
-    check.evidence["differing_records"] = differ;
-    check.explanation = check.name + ": " + all + "; this rebuild's differ in " +
-                        std::to_string(differ) + " of " + std::to_string(spec.released->rows) +
-                        " records: something besides the seed moved";
-    return check;
-  }
-  // The reruns differ from the release (or the release's predictions are unknown): the spread of
-  // the release's primary and theirs is the platform's nondeterminism.
   std::vector<double> values;
   for (const auto& run : spec.runs)
     if (run.primary)
@@ -542,7 +552,7 @@ CheckResult check_same_seed(const SameSeedSpec& spec) {
         (values.empty() ? "none recorded its primary metric " + spec.primary_name
                         : "the rebuild reported no primary metric " + spec.primary_name) +
         " to compare";
-    return check;
+    return;
   }
   if (spec.released_primary)
     values.push_back(*spec.released_primary);
@@ -561,7 +571,7 @@ CheckResult check_same_seed(const SameSeedSpec& spec) {
     check.explanation = check.name + ": " + rebuilt + " is within " + range + " (" +
                         std::to_string(reproduced) + " of " + std::to_string(n) +
                         " reproduced the release's predictions exactly)";
-    return check;
+    return;
   }
   check.outcome = CheckOutcome::failed;
   check.explanation =
@@ -569,6 +579,34 @@ CheckResult check_same_seed(const SameSeedSpec& spec) {
       (spec.primary_failed ? "; its primary check fails on its own"
                            : ", though inside the seed band: the platform's nondeterminism alone "
                              "does not explain it; something besides the seed moved");
+}
+
+}  // namespace
+
+CheckResult check_same_seed(const SameSeedSpec& spec) {
+  CheckResult check;
+  check.name = "same-seed:predictions";
+  check.kind = CheckKind::same_seed;
+  check.informational = true;
+  const std::size_t n = spec.runs.size();
+  const std::string released_sha = spec.released ? values_sha256(*spec.released) : "";
+  const auto reproduced = static_cast<std::size_t>(
+      std::count_if(spec.runs.begin(), spec.runs.end(), [&](const SameSeedScore& run) {
+        return !released_sha.empty() && run.predictions_sha256 == released_sha;
+      }));
+  check.evidence["same_seed_runs"] = n;
+  check.evidence["reproduced_release"] = reproduced;
+  if (spec.seed_override) {
+    check.outcome = CheckOutcome::not_judged;
+    check.explanation = check.name + ": not judged: this rebuild ran seed override " +
+                        std::to_string(*spec.seed_override) + ", not the release's seeds, so the " +
+                        "release's " + std::to_string(n) +
+                        " same-seed rerun(s) say nothing of it (its seed band judges it)";
+  } else if (reproduced == n) {
+    judge_exact_reproduction(spec, released_sha, check);
+  } else {
+    judge_primary_range(spec, reproduced, check);
+  }
   return check;
 }
 

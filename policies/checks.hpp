@@ -126,8 +126,23 @@ CheckResult check_steps(const StepsCheckSpec& spec);
 // Whether check_steps would have a band (for the alpha split).
 bool steps_banded(const StepsCheckSpec& spec);
 
+// The tensors of the rebuilt weights that differ from the released ones (their bytes or dtype,
+// or present in one file only), when the released weights could be read (`unavailable` says why
+// not otherwise).
+struct TensorDifference {
+  std::vector<std::string> differing;
+  std::size_t tensors = 0;  // in the two files together
+  std::string unavailable;
+};
+// Tensors a failed weights check names in its explanation; the rest are counted (the
+// verification page and `reverify run` list them all).
+inline constexpr std::size_t kTensorsNamed = 3;
+
+// A failed check's observed value is the number of tensors that differ (reference 0), when
+// `difference` says.
 CheckResult check_weights(const std::optional<std::string>& recorded_tensor_sha256,
-                          const std::optional<std::string>& rebuilt_tensor_sha256);
+                          const std::optional<std::string>& rebuilt_tensor_sha256,
+                          const TensorDifference* difference = nullptr);
 
 // ---- Same-seed predictions
 // ------------------------------------------------------------------------

@@ -38,7 +38,7 @@ GateDecision decide(const GateFacts& facts, std::int64_t max_age_s, UnixSeconds 
   const std::string id = std::to_string(verdict.verification_id);
   if (verdict.cls != VerdictClass::passed) {
     decision.reason = std::string("the latest verdict is ") + to_string(verdict.cls) +
-                      " (verification " + id + "): " + verdict.explanation;
+                      " (verification " + id + "): " + verdict.summary;
     return decision;
   }
   if (verdict.manifest_sha256 != facts.manifest_sha256) {

@@ -35,7 +35,9 @@ struct GateVerdict {
   std::int64_t verification_id = 0;
   VerdictClass cls = VerdictClass::passed;
   UnixSeconds finished_at = 0;
-  std::string explanation;
+  // What it says: its headline and checks counted (policies/headline.hpp summary_text), the
+  // words every other surface shows of it.
+  std::string summary;
   std::string manifest_sha256;  // of the manifest that verification verified
   bool underpowered = false;    // judged against a band that cannot catch its declared detect
   std::optional<std::int64_t> runs_needed;  // seed runs in all that would meet it

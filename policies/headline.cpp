@@ -118,16 +118,22 @@ std::string lead_failure(const CheckResult& check) {
              what.substr(0, colon) + " " + value_against_band(check);
     }
     case CheckKind::job:
+      if (check.name == "job:evaluation-unchanged")
+        return "the job's evaluation changed: same predictions, other numbers (the rebuild's "
+               "predictions reproduce the ones its recorded numbers came from, bit for bit)";
       return "the job's own figures disagree with reverify's scoring of its predictions (" + what +
              ")";
     case CheckKind::steps:
       return "the rebuild's training curve (" + what + ") left its band: its deviation " +
              value_against_band(check);
     case CheckKind::weights:
-      return check.evidence.contains("rebuilt")
-                 ? "the rebuilt weights differ from the released ones, and level bitwise asks "
-                   "for identical tensors"
-                 : "the rebuild produced no weights to compare with the released ones";
+      if (!check.evidence.contains("rebuilt"))
+        return "the rebuild produced no weights to compare with the released ones";
+      return "the rebuilt weights differ from the released ones" +
+             (check.observed && check.evidence.contains("tensors")
+                  ? " in " + plural(static_cast<std::size_t>(*check.observed), "tensor", "tensors")
+                  : std::string()) +
+             ", and level bitwise asks for identical tensors";
     case CheckKind::parity:
       return "records changed their decision against the release: " + what + " " +
              value_against_band(check);
@@ -231,6 +237,22 @@ CheckReading reading_of(const Verdict& verdict, const CheckResult& check) {
     default:
       return CheckReading::passed;
   }
+}
+
+std::string reading_text(const Verdict& verdict, const CheckResult& check) {
+  switch (reading_of(verdict, check)) {
+    case CheckReading::failure:
+      return "failed";
+    case CheckReading::uncalibrated:
+      return "uncalibrated";
+    case CheckReading::note:
+      return outside_band(check) ? "note: outside its band" : "note";
+    case CheckReading::passed:
+      return "passed";
+    case CheckReading::not_judged:
+      return "not judged";
+  }
+  return "";
 }
 
 std::vector<const CheckResult*> reading_order(const Verdict& verdict) {
@@ -355,6 +377,60 @@ std::string verdict_headline(const Verdict& verdict) {
                                                : "No check could be compared.";
   return "Nothing decided the verdict: " + counts_text(counts) + "." +
          notes_outside(verdict, order);
+}
+
+VerdictSummary verdict_summary(const Verdict& verdict) {
+  VerdictSummary summary;
+  summary.cls = verdict.cls;
+  summary.headline = verdict_headline(verdict);
+  summary.counts = count_checks(verdict);
+  for (const auto* check : reading_order(verdict)) {
+    if (reading_of(verdict, *check) == CheckReading::failure)
+      summary.failing.push_back(check->name);
+  }
+  summary.underpowered = !verdict.power.underpowered.empty();
+  summary.runs_needed = verdict.power.runs_needed;
+  summary.underpowered_checks = verdict.power.underpowered;
+  for (const auto& check : verdict.checks) {
+    if (check.seed_runs)
+      summary.seed_runs = std::max(summary.seed_runs.value_or(0), *check.seed_runs);
+  }
+  return summary;
+}
+
+std::string summary_text(const VerdictSummary& summary) {
+  const bool no_checks = summary.counts == CheckCounts{};
+  return summary.headline + (no_checks ? "" : " Checks: " + counts_text(summary.counts) + ".");
+}
+
+std::string summary_text(const VerdictSummary& summary, std::size_t max_bytes) {
+  const bool no_checks = summary.counts == CheckCounts{};
+  const std::string counts = no_checks ? "" : " Checks: " + counts_text(summary.counts) + ".";
+  const std::size_t room = max_bytes > counts.size() ? max_bytes - counts.size() : 0;
+  return one_line(summary.headline, room) + counts;
+}
+
+nlohmann::json to_json(const VerdictSummary& summary) {
+  const auto& c = summary.counts;
+  const auto optional_count = [](const std::optional<std::size_t>& n) {
+    return n ? nlohmann::json(*n) : nlohmann::json(nullptr);
+  };
+  return {{"class", to_string(summary.cls)},
+          {"headline", summary.headline},
+          {"counts",
+           {{"failed", c.failed},
+            {"uncalibrated", c.uncalibrated},
+            {"passed", c.passed},
+            {"not_judged", c.not_judged},
+            {"notes", c.notes},
+            {"notes_outside", c.notes_outside}}},
+          {"counts_text", counts_text(c)},
+          {"text", summary_text(summary)},
+          {"failing", summary.failing},
+          {"underpowered", summary.underpowered},
+          {"runs_needed", optional_count(summary.runs_needed)},
+          {"underpowered_checks", summary.underpowered_checks},
+          {"seed_runs", optional_count(summary.seed_runs)}};
 }
 
 }  // namespace reverify

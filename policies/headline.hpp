@@ -1,8 +1,10 @@
 #pragma once
 // How a verdict reads to a person: its headline sentence, the order its checks are shown in, and
 // how many of them are failures and how many only notes. Every place that shows a verdict (the
-// verification and version pages, the status page, `reverify run`'s report, a page's summary)
-// goes through here, so they lead with the same cause and count notes the same way. Pure.
+// verification and version pages, the status page and `reverify status`, `reverify run`'s report,
+// `trigger --wait`, the gate's reason, a page's summary, a signed summary) goes through here, so
+// they lead with the same cause and count the same way: count_checks is the one count of a
+// verdict's checks, and a verdict's explanation carries none of its own. Pure.
 //
 // Reading order: the checks that failed the verdict first, by what they mean (inputs, then the
 // model's numbers: primary, segments, the job's own figures, steps, weights; then its
@@ -18,6 +20,7 @@
 // explanation and the evidence stay beside it, where each place shows them.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,10 @@ struct EnumNames<CheckReading> {
 // with a failed deciding check). Otherwise the check's outcome.
 CheckReading reading_of(const Verdict& verdict, const CheckResult& check);
 
+// A check's reading in the words every surface uses: "failed", "passed", "uncalibrated", "not
+// judged", "note", "note: outside its band".
+std::string reading_text(const Verdict& verdict, const CheckResult& check);
+
 // The checks in reading order (pointers into verdict.checks).
 std::vector<const CheckResult*> reading_order(const Verdict& verdict);
 
@@ -55,6 +62,7 @@ struct CheckCounts {
   std::size_t notes_outside = 0;  // notes whose value is outside their band
 
   std::size_t deciding() const { return failed + uncalibrated + passed; }
+  bool operator==(const CheckCounts&) const = default;
 };
 CheckCounts count_checks(const Verdict& verdict);
 // "1 failed, 20 passed, 1 note (outside its band)": only the non-zero parts.
@@ -62,5 +70,35 @@ std::string counts_text(const CheckCounts& counts);
 
 // The verdict's headline, one sentence ending in a full stop.
 std::string verdict_headline(const Verdict& verdict);
+
+// What every surface shows of a verdict, made once when the verdict is made (the store keeps it as
+// typed columns beside the verdict, so lists and the gate read it without the checks): the
+// headline, the checks counted, the failures by name in reading order, and the power facts.
+struct VerdictSummary {
+  VerdictClass cls = VerdictClass::uncalibrated;
+  std::string headline;
+  CheckCounts counts;
+  std::vector<std::string> failing;              // the failures (not notes), in reading order
+  bool underpowered = false;                     // a deciding band cannot catch its declared detect
+  std::optional<std::size_t> runs_needed;        // seed runs in all that would meet every detect
+  std::vector<std::string> underpowered_checks;  // their names
+  std::optional<std::size_t> seed_runs;          // the most seed runs behind any of its bands
+
+  bool operator==(const VerdictSummary&) const = default;
+};
+VerdictSummary verdict_summary(const Verdict& verdict);
+
+// The one line a text surface prints: "<headline> Checks: 1 failed, 33 passed." (the counts left
+// out when the verdict has no checks).
+std::string summary_text(const VerdictSummary& summary);
+// The same on one line for a narrow column: the headline's first sentence, cut (ending in "…")
+// so that the counts always fit after it.
+std::string summary_text(const VerdictSummary& summary, std::size_t max_bytes);
+
+// {"class", "headline", "counts": {"failed", "uncalibrated", "passed", "not_judged", "notes",
+//  "notes_outside"}, "counts_text", "text" (summary_text), "failing", "underpowered",
+//  "runs_needed", "underpowered_checks", "seed_runs"}: how /v1 serves it (store/stored_verdict
+// reads it back for the CLI).
+nlohmann::json to_json(const VerdictSummary& summary);
 
 }  // namespace reverify

@@ -211,6 +211,22 @@ struct Disagreement {
   double own = 0;
 };
 
+// " (and 2 more of 5)" after the first disagreement named, "" when it is the only one.
+std::string more_of(const std::vector<Disagreement>& differ, std::size_t compared) {
+  return differ.size() > 1 ? " (and " + std::to_string(differ.size() - 1) + " more of " +
+                                 std::to_string(compared) + ")"
+                           : std::string();
+}
+
+// Every disagreement for a check's evidence: {"metric", "job", <own_key>}.
+void put_disagreements(CheckResult& check, const std::vector<Disagreement>& differ,
+                       const char* own_key) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& d : differ)
+    list.push_back({{"metric", d.what}, {"job", d.job}, {own_key, d.own}});
+  check.evidence["disagreements"] = std::move(list);
+}
+
 }  // namespace
 
 ReportedForm reported_form(const scoring::Scores& scores, const std::string& primary_name) {
@@ -406,14 +422,71 @@ CheckResult job_agreement_check(const std::optional<double>& job_primary,
       "job:metric-agrees: the job's evaluation code and its predictions disagree: "
       "it reports " +
       first.what + " " + number_text(first.job) + ", its predictions score " +
-      number_text(first.own) +
-      (differ.size() > 1 ? " (and " + std::to_string(differ.size() - 1) + " more of " +
-                               std::to_string(compared) + ")"
-                         : std::string());
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& d : differ)
-    list.push_back({{"metric", d.what}, {"job", d.job}, {"predictions", d.own}});
-  check.evidence["disagreements"] = std::move(list);
+      number_text(first.own) + more_of(differ, compared);
+  put_disagreements(check, differ, "predictions");
+  return check;
+}
+
+std::optional<CheckResult> check_evaluation_unchanged(const EvaluationSpec& spec) {
+  if (spec.rebuilt_sha256.empty())
+    return std::nullopt;
+  std::optional<EvaluationReference> reference;
+  if (spec.rebuilt_sha256 == spec.released_sha256) {
+    reference = EvaluationReference{"the release", spec.released_primary, spec.released_segments};
+  } else {
+    for (std::size_t i = 0; i < spec.same_seed.size() && !reference; ++i) {
+      const auto& run = spec.same_seed[i];
+      if (run.predictions_sha256 == spec.rebuilt_sha256)
+        reference = EvaluationReference{"same-seed rerun " + std::to_string(i + 1), run.primary,
+                                        &run.segments};
+    }
+  }
+  if (!reference)
+    return std::nullopt;
+  CheckResult check;
+  check.name = "job:evaluation-unchanged";
+  check.kind = CheckKind::job;
+  std::size_t compared = 0;
+  std::vector<Disagreement> differ;
+  auto compare = [&](std::string what, const std::optional<double>& job,
+                     const std::optional<double>& recorded) {
+    if (!job || !recorded)
+      return;
+    ++compared;
+    if (!same_number(*job, *recorded))
+      differ.push_back({std::move(what), *job, *recorded});
+  };
+  compare("primary " + spec.primary_name, spec.rebuilt_primary, reference->primary);
+  if (spec.rebuilt_segments && reference->segments) {
+    for (const auto& [segment, metrics] : *reference->segments) {
+      const auto reported = spec.rebuilt_segments->find(segment);
+      if (reported == spec.rebuilt_segments->end())
+        continue;
+      for (const auto& [metric, value] : metrics)
+        compare("segment " + segment + " " + metric, lookup(reported->second, metric), value);
+    }
+  }
+  check.evidence["predictions_equal"] = reference->what;
+  check.evidence["compared"] = compared;
+  const std::string same = "the rebuild's predictions are " + reference->what + "'s, bit for bit";
+  if (differ.empty()) {
+    check.outcome = compared ? CheckOutcome::passed : CheckOutcome::not_judged;
+    check.observed = compared ? std::optional<double>(0) : std::nullopt;
+    check.explanation =
+        "job:evaluation-unchanged: " + same +
+        (compared ? ", and the job reports the same " + std::to_string(compared) + " number(s)"
+                  : ", and the job reports none of the numbers recorded for them");
+    return check;
+  }
+  check.outcome = CheckOutcome::failed;
+  check.observed = static_cast<double>(differ.size());
+  check.reference = 0;
+  const Disagreement& first = differ.front();
+  check.explanation =
+      "job:evaluation-unchanged: the job's evaluation changed: same predictions, other numbers: " +
+      same + ", yet the job reports " + first.what + " " + number_text(first.job) + " where " +
+      number_text(first.own) + " was recorded for them" + more_of(differ, compared);
+  put_disagreements(check, differ, "recorded");
   return check;
 }
 

@@ -50,6 +50,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -130,5 +131,31 @@ std::size_t banded_parity_checks(const std::vector<ParityStatistic>& statistics,
 CheckResult job_agreement_check(const std::optional<double>& job_primary,
                                 const std::string& primary_name, const SegmentMetrics& job_segments,
                                 const scoring::Scores& rebuild);
+
+// Without a scoring spec the job's numbers are the verdict's, so one more cross-check holds them
+// to the predictions they describe: "job:evaluation-unchanged". When the rebuild's predictions
+// are the release's bit for bit (equal values_sha256), or a same-seed rerun's (its recorded
+// predictions_sha256), the job evaluating them must report the numbers recorded beside them: its
+// primary metric and every segment value both report, to kJobAgreement relative. Another number
+// fails the check ("the job's evaluation changed: same predictions, other numbers"), as
+// out-of-tolerance: the job's evaluation code, not the model, moved, and every other check of the
+// verdict compares numbers that code made. nullopt when the predictions reproduce neither
+// (their numbers are expected to differ) or either hash is unknown.
+struct EvaluationReference {
+  std::string what;  // "the release", "same-seed rerun 2"
+  std::optional<double> primary;
+  const SegmentMetrics* segments = nullptr;
+};
+struct EvaluationSpec {
+  std::string rebuilt_sha256;   // values_sha256 of the rebuild's predictions
+  std::string released_sha256;  // of the release's ("" unknown)
+  std::optional<double> released_primary;
+  const SegmentMetrics* released_segments = nullptr;
+  std::span<const SameSeedScore> same_seed;  // tolerance.same_seed_scores
+  std::string primary_name;
+  std::optional<double> rebuilt_primary;
+  const SegmentMetrics* rebuilt_segments = nullptr;
+};
+std::optional<CheckResult> check_evaluation_unchanged(const EvaluationSpec& spec);
 
 }  // namespace reverify

@@ -219,7 +219,7 @@ struct MissingSubsampleReference {
 struct CalibrationWarning {
   std::string model;
   std::string version;
-  std::string text;  // the warning as `reverify calibrate` printed it
+  std::string text;  // what it found and what clears it (LeaveOneOutFinding::warning)
   std::vector<std::pair<std::string, std::size_t>> blamed;  // check, held-out runs it failed
 };
 

@@ -237,6 +237,17 @@ void note_prediction_gaps(const VerdictInputs& in, Plan& plan) {
   }
 }
 
+// Whether the scoring spec declares the operating threshold the flip rate counts decisions at
+// (binary: its thresholds, 0.5 when it lists none; regression: the thresholds it lists).
+bool declares_threshold(const std::optional<ScoringSpec>& spec, double flip_threshold) {
+  if (!spec)
+    return false;
+  std::vector<double> thresholds = spec->thresholds;
+  if (thresholds.empty() && spec->task == ScoringTask::binary)
+    thresholds.push_back(0.5);
+  return std::find(thresholds.begin(), thresholds.end(), flip_threshold) != thresholds.end();
+}
+
 Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const VerdictPolicy& policy,
                  const std::string& how_to) {
   const auto& ev = in.manifest.evaluation;
@@ -343,6 +354,7 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
       plan.distribution.fixed = by_statistic(policy.fallback_tolerance, true);
     plan.distribution.unbanded_informational = policy.allow_fallback;
     plan.distribution.how_to_calibrate = how_to;
+    plan.distribution.threshold_declared = declares_threshold(ev.scoring, policy.flip_threshold);
     if (in.fail_closed)
       note_prediction_gaps(in, plan);
   }
@@ -366,25 +378,48 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
   return plan;
 }
 
+// Without a scoring spec: the job's numbers held to the predictions they describe, when the
+// rebuild's reproduce the release's or a same-seed rerun's (policies/own_scores.hpp).
+std::optional<CheckResult> evaluation_unchanged(const VerdictInputs& in, const ToleranceSpec& tol) {
+  const auto& rb = in.rebuild;
+  if (in.manifest.evaluation.scoring || rb.steps_mode || !rb.predictions)
+    return std::nullopt;
+  EvaluationSpec spec;
+  spec.rebuilt_sha256 = values_sha256(*rb.predictions);
+  if (in.original_predictions)
+    spec.released_sha256 = values_sha256(*in.original_predictions);
+  spec.released_primary = in.manifest.evaluation.primary.value;
+  spec.released_segments = &in.manifest.evaluation.segments;
+  spec.same_seed = tol.same_seed_scores;
+  spec.primary_name = in.manifest.evaluation.primary.name;
+  spec.rebuilt_primary = rb.primary;
+  spec.rebuilt_segments = &rb.segments;
+  return check_evaluation_unchanged(spec);
+}
+
 std::string copies_text(const CopiedRuns& copies) {
   std::string text;
   if (!copies.of_release.empty()) {
-    text += "; " + std::to_string(copies.of_release.size()) +
+    text += std::to_string(copies.of_release.size()) +
             " seed run(s) left out of the bands: their predictions are the release's own, bit "
             "for bit (a seed override that reproduces the release is no draw from the seed "
             "spread)";
   }
   if (!copies.of_other_runs.empty()) {
-    text += "; " + std::to_string(copies.of_other_runs.size()) +
+    text += (text.empty() ? "" : "; ") + std::to_string(copies.of_other_runs.size()) +
             " seed run(s) left out of the bands: copies of an earlier seed run";
   }
   return text;
 }
 
+// The verdict's full explanation: the sentence of the check that decided it, then in brackets
+// what a reader of the checks alone would miss (fallback bands, runs left out, checks not judged or
+// that cannot fail, a note outside its band, underpowered bands). It counts nothing: the counts a
+// person reads are count_checks' (policies/headline.hpp), made from the checks as stored, so that
+// input checks the pipeline adds later are counted the same everywhere.
 std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& checks,
                          const PowerSummary& power, bool level_enforced,
                          const std::string& copies) {
-  std::size_t passed = 0, failed = 0, uncalibrated = 0;
   bool fallback = false;
   std::vector<std::string> cannot_fail, not_judged;
   const CheckResult* note = nullptr;  // the first informational check outside its band
@@ -398,48 +433,49 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
         note = &c;
       continue;
     }
-    passed += c.outcome == CheckOutcome::passed;
-    failed += c.outcome == CheckOutcome::failed;
-    uncalibrated += c.outcome == CheckOutcome::uncalibrated;
     fallback = fallback || c.fallback.has_value();
     if (c.cannot_fail)
       cannot_fail.push_back(c.name);
   }
-  std::string notes = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
-                      std::to_string(uncalibrated) + " uncalibrated";
+  std::vector<std::string> notes;
   if (fallback)
-    notes += "; used policy fallback tolerances (not calibrated)";
-  notes += copies;
+    notes.push_back("used policy fallback tolerances (not calibrated)");
+  if (!copies.empty())
+    notes.push_back(copies);
   if (!not_judged.empty()) {
-    notes += "; " + std::to_string(not_judged.size()) + " not judged (" + not_judged[0] +
-             (not_judged.size() > 1 ? ", ..." : "") + "): each says why";
+    notes.push_back(std::to_string(not_judged.size()) + " not judged (" + not_judged[0] +
+                    (not_judged.size() > 1 ? ", ..." : "") + "): each says why");
   }
   if (!cannot_fail.empty()) {
-    notes += "; " + std::to_string(cannot_fail.size()) +
-             " cannot fail with these seed runs, their bound above the statistic's range (" +
-             cannot_fail[0] + (cannot_fail.size() > 1 ? ", ..." : "") + ")";
+    notes.push_back(std::to_string(cannot_fail.size()) +
+                    " cannot fail with these seed runs, their bound above the statistic's range (" +
+                    cannot_fail[0] + (cannot_fail.size() > 1 ? ", ..." : "") + ")");
   }
   // A same-seed comparison outside its band never fails a rebuild alone (docs/design.md), but it is
   // the one sign of a change no hash sees: the headline says so instead of hiding it in the checks.
   if (note) {
-    notes += "; NOTE: " + note->name +
-             (note->kind == CheckKind::steps
-                  ? " is outside its same-seed band (informational: it never fails a rebuild "
-                    "alone, but the release's own seeds did not reproduce its curve)"
-                  : " is outside its band (informational: it never fails a rebuild alone)");
+    notes.push_back("NOTE: " + note->name +
+                    (note->kind == CheckKind::steps
+                         ? " is outside its same-seed band (informational: it never fails a "
+                           "rebuild alone, but the release's own seeds did not reproduce its curve)"
+                         : " is outside its band (informational: it never fails a rebuild alone)"));
   }
   if (!power.underpowered.empty()) {
-    notes +=
-        "; UNDERPOWERED: " + std::to_string(power.underpowered.size()) +
-        " band(s) cannot catch the shift tolerance.detect asks (" + power.underpowered[0] +
-        (power.underpowered.size() > 1 ? ", ..." : "") + ")" +
-        (power.runs_needed ? "; " + std::to_string(*power.runs_needed) + " seed runs in all would"
-                           : std::string()) +
-        (power.unreachable ? "; for some no number of seed runs would" : "");
+    notes.push_back("UNDERPOWERED: " + std::to_string(power.underpowered.size()) +
+                    " band(s) cannot catch the shift tolerance.detect asks (" +
+                    power.underpowered[0] + (power.underpowered.size() > 1 ? ", ..." : "") + ")" +
+                    (power.runs_needed
+                         ? "; " + std::to_string(*power.runs_needed) + " seed runs in all would"
+                         : std::string()) +
+                    (power.unreachable ? "; for some no number of seed runs would" : ""));
   }
-  if (!level_enforced)
-    return "level rerunnable: the rebuild completed; checks are reported, not enforced (" + notes +
-           ")";
+  std::string joined_notes;
+  for (const auto& n : notes)
+    joined_notes += (joined_notes.empty() ? "" : "; ") + n;
+  if (!level_enforced) {
+    return "level rerunnable: the rebuild completed; checks are reported, not enforced" +
+           (joined_notes.empty() ? std::string() : " (" + joined_notes + ")");
+  }
   const CheckResult* first = nullptr;
   switch (cls) {
     case VerdictClass::failed_out_of_tolerance:
@@ -458,7 +494,10 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
         if ((c.kind == CheckKind::primary || c.kind == CheckKind::steps) && c.decides() && !first)
           first = &c;
   }
-  return (first ? first->explanation + " [" : "[") + notes + "]";
+  std::string text = first ? first->explanation : std::string();
+  if (!joined_notes.empty())
+    text += (text.empty() ? "[" : " [") + joined_notes + "]";
+  return text;
 }
 
 VerdictClass classify(const std::vector<CheckResult>& checks, bool enforced) {
@@ -535,6 +574,78 @@ ToleranceSpec merged_tolerance(const Manifest& manifest, const ToleranceSpec* ca
   return out;
 }
 
+namespace {
+
+// The primary and segment metric checks, a failed check of a scope reverify scored saying what
+// changed side in it.
+std::vector<CheckResult> metric_checks(const VerdictInputs& in, Plan& plan,
+                                       const AlphaSplit& alpha) {
+  std::vector<CheckResult> checks;
+  if (plan.primary) {
+    plan.primary->band.alpha = alpha.per_check(CheckFamily::primary);
+    checks.push_back(check_metric(*plan.primary));
+    const auto& rb = in.rebuild;
+    if (rb.primary_name && *rb.primary_name != in.manifest.evaluation.primary.name) {
+      auto& check = checks.back();
+      check.outcome = CheckOutcome::failed;
+      check.explanation = check.name + ": the rebuild reported primary metric \"" +
+                          *rb.primary_name + "\", the manifest records \"" +
+                          in.manifest.evaluation.primary.name + "\"";
+    }
+  }
+  for (auto& [segment, spec] : plan.segments) {
+    spec.band.alpha = alpha.per_check(CheckFamily::segments);
+    checks.push_back(check_metric(spec));
+    if (!spec.observed && !in.rebuild.segments.count(segment))
+      checks.back().explanation = spec.name + ": segment missing from the rebuild";
+  }
+  // A failed check of a scope reverify scored says what changed side in it.
+  if (in.scores && in.scores->parity) {
+    for (auto& check : checks) {
+      if (check.outcome != CheckOutcome::failed || !check.observed)
+        continue;
+      auto scope = std::find_if(plan.segments.begin(), plan.segments.end(),
+                                [&](const auto& s) { return s.second.name == check.name; });
+      const bool primary = check.kind == CheckKind::primary;
+      if (!primary && scope == plan.segments.end())
+        continue;
+      const std::string changed =
+          changed_side_text(*in.scores->parity, primary ? std::string() : scope->first);
+      if (!changed.empty())
+        check.explanation += "; " + changed;
+    }
+  }
+  return checks;
+}
+
+// The same-seed reruns' predictions against the rebuild's, a note at level equivalent (and
+// rerunnable, which enforces nothing); at bitwise the weights hash decides already. `checks`: the
+// metric checks so far (whether the primary failed on its own).
+std::optional<CheckResult> same_seed_note(const VerdictInputs& in, const ToleranceSpec& tol,
+                                          const Plan& plan,
+                                          const std::vector<CheckResult>& checks) {
+  if (in.rebuild.steps_mode || tol.same_seed_scores.empty() ||
+      in.manifest.level == ReproLevel::bitwise)
+    return std::nullopt;
+  SameSeedSpec same_seed;
+  same_seed.seed_override = in.rebuild.seed_override;
+  same_seed.runs = tol.same_seed_scores;
+  same_seed.released = in.original_predictions;
+  same_seed.rebuilt = in.rebuild.predictions;
+  same_seed.primary_name = in.manifest.evaluation.primary.name;
+  if (plan.primary) {
+    same_seed.released_primary = plan.primary->recorded;
+    same_seed.rebuilt_primary = plan.primary->observed;
+    const auto primary = std::find_if(checks.begin(), checks.end(), [](const CheckResult& c) {
+      return c.kind == CheckKind::primary;
+    });
+    same_seed.primary_failed = primary != checks.end() && primary->outcome == CheckOutcome::failed;
+  }
+  return check_same_seed(same_seed);
+}
+
+}  // namespace
+
 Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   ToleranceSpec tol = merged_tolerance(in.manifest, in.calibration, in.detect);
   const std::string& primary_name = in.manifest.evaluation.primary.name;
@@ -549,46 +660,15 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   const AlphaSplit alpha(policy.false_page_rate, policy.alpha_shares, plan.banded());
 
   Verdict verdict;
-  if (plan.primary) {
-    plan.primary->band.alpha = alpha.per_check(CheckFamily::primary);
-    verdict.checks.push_back(check_metric(*plan.primary));
-    const auto& rb = in.rebuild;
-    if (rb.primary_name && *rb.primary_name != in.manifest.evaluation.primary.name) {
-      auto& check = verdict.checks.back();
-      check.outcome = CheckOutcome::failed;
-      check.explanation = check.name + ": the rebuild reported primary metric \"" +
-                          *rb.primary_name + "\", the manifest records \"" +
-                          in.manifest.evaluation.primary.name + "\"";
-    }
-  }
-  for (auto& [segment, spec] : plan.segments) {
-    spec.band.alpha = alpha.per_check(CheckFamily::segments);
-    verdict.checks.push_back(check_metric(spec));
-    if (!spec.observed && !in.rebuild.segments.count(segment))
-      verdict.checks.back().explanation = spec.name + ": segment missing from the rebuild";
-  }
-  // A failed check of a scope reverify scored says what changed side in it.
-  if (in.scores && in.scores->parity) {
-    for (auto& check : verdict.checks) {
-      if (check.outcome != CheckOutcome::failed || !check.observed)
-        continue;
-      auto scope = std::find_if(plan.segments.begin(), plan.segments.end(),
-                                [&](const auto& s) { return s.second.name == check.name; });
-      const bool primary = check.kind == CheckKind::primary;
-      if (!primary && scope == plan.segments.end())
-        continue;
-      const std::string changed =
-          changed_side_text(*in.scores->parity, primary ? std::string() : scope->first);
-      if (!changed.empty())
-        check.explanation += "; " + changed;
-    }
-  }
+  verdict.checks = metric_checks(in, plan, alpha);
   for (auto& extra : plan.extra_segments)
     verdict.checks.push_back(std::move(extra));
   for (auto& unscored : plan.unscored)
     verdict.checks.push_back(std::move(unscored));
   if (plan.job_agreement)
     verdict.checks.push_back(std::move(*plan.job_agreement));
+  if (auto unchanged = evaluation_unchanged(in, tol))
+    verdict.checks.push_back(std::move(*unchanged));
   if (plan.comparison) {
     plan.distribution.alpha = alpha.per_check(CheckFamily::distribution);
     for (auto& c : distribution_checks(*plan.comparison, plan.distribution))
@@ -599,27 +679,8 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
          parity_checks(*plan.parity, tol, alpha.per_check(CheckFamily::distribution), how_to))
       verdict.checks.push_back(std::move(c));
   }
-  // The same-seed reruns' predictions, a note at level equivalent (and rerunnable, which enforces
-  // nothing); at bitwise the weights hash decides already.
-  if (!in.rebuild.steps_mode && !tol.same_seed_scores.empty() &&
-      in.manifest.level != ReproLevel::bitwise) {
-    SameSeedSpec same_seed;
-    same_seed.seed_override = in.rebuild.seed_override;
-    same_seed.runs = tol.same_seed_scores;
-    same_seed.released = in.original_predictions;
-    same_seed.rebuilt = in.rebuild.predictions;
-    same_seed.primary_name = in.manifest.evaluation.primary.name;
-    if (plan.primary) {
-      same_seed.released_primary = plan.primary->recorded;
-      same_seed.rebuilt_primary = plan.primary->observed;
-      const auto primary =
-          std::find_if(verdict.checks.begin(), verdict.checks.end(),
-                       [](const CheckResult& c) { return c.kind == CheckKind::primary; });
-      same_seed.primary_failed =
-          primary != verdict.checks.end() && primary->outcome == CheckOutcome::failed;
-    }
-    verdict.checks.push_back(check_same_seed(same_seed));
-  }
+  if (auto same_seed = same_seed_note(in, tol, plan, verdict.checks))
+    verdict.checks.push_back(std::move(*same_seed));
   if (plan.steps) {
     if (!plan.steps->informational)
       plan.steps->alpha = alpha.per_check(CheckFamily::steps);
@@ -627,9 +688,9 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   }
   const bool bitwise = in.manifest.level == ReproLevel::bitwise;
   if (bitwise && !in.rebuild.steps_mode) {
-    verdict.checks.push_back(
-        check_weights(in.manifest.weights ? in.manifest.weights->tensor_sha256 : std::nullopt,
-                      in.rebuild.tensor_sha256));
+    verdict.checks.push_back(check_weights(
+        in.manifest.weights ? in.manifest.weights->tensor_sha256 : std::nullopt,
+        in.rebuild.tensor_sha256, in.rebuild.tensors ? &*in.rebuild.tensors : nullptr));
   }
 
   if (in.fail_closed) {

@@ -32,6 +32,7 @@
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
 #include "policies/bands.hpp"
+#include "policies/checks.hpp"
 #include "policies/own_scores.hpp"
 #include "policies/stats.hpp"
 #include "policies/verdict_model.hpp"
@@ -70,6 +71,8 @@ struct RebuildObservation {
   // `scores` brings no parity of its own.
   std::optional<std::vector<ParityStatistic>> parity;
   std::optional<std::string> tensor_sha256;  // computed by reverify from the weights file
+  // Which tensors differ from the released weights, when the tensor hashes differ.
+  std::optional<TensorDifference> tensors;
   // The job ran with this seed instead of the release's (a fresh-seed rerun, `--seed-override`):
   // the same-seed references (the steps curve's same-seed band, the same-seed reruns'
   // predictions) do not describe it, so their notes are not judged.

@@ -76,8 +76,11 @@ void read_sources(Section& parent, const std::filesystem::path& base,
     } else if (!names.insert(source.name).second) {
       s.fail(s.child_path("name"), "duplicate source name \"" + source.name + "\"");
     }
-    std::string kind;
-    s.read("kind", kind);
+    const std::size_t errors_before = s.errors().size();
+    if (!s.has("kind"))
+      s.fail(s.child_path("kind"), "required: one of " + enum_names<SourceKind>());
+    s.read_enum("kind", source.kind);
+    const bool kind_read = s.errors().size() == errors_before;  // else nothing depends on it
     std::string root;
     s.read("root", root);
     s.read("url", source.url);
@@ -90,18 +93,13 @@ void read_sources(Section& parent, const std::filesystem::path& base,
     std::int64_t timeout_s = source.timeout_ms / 1000;
     s.read_duration("timeout", timeout_s);
     source.timeout_ms = timeout_s * 1000;
-    if (kind == "directory") {
-      source.kind = SourceKind::directory;
+    if (kind_read && source.kind == SourceKind::directory) {
       if (root.empty())
         s.fail(s.child_path("root"), "required for kind directory");
       source.root = base / root;
-    } else if (kind == "http-index") {
-      source.kind = SourceKind::http_index;
-      if (source.url.rfind("http://", 0) != 0 && source.url.rfind("https://", 0) != 0) {
-        s.fail(s.child_path("url"), "required for kind http-index: an http:// or https:// URL");
-      }
-    } else {
-      s.fail(s.child_path("kind"), "expected directory or http-index, got \"" + kind + "\"");
+    } else if (kind_read && source.url.rfind("http://", 0) != 0 &&
+               source.url.rfind("https://", 0) != 0) {
+      s.fail(s.child_path("url"), "required for kind http-index: an http:// or https:// URL");
     }
     s.reject_unknown();
     sources.push_back(std::move(source));

@@ -31,6 +31,14 @@ namespace reverify {
 
 enum class SourceKind { directory, http_index };
 
+template <>
+struct EnumNames<SourceKind> {
+  static constexpr EnumName<SourceKind> table[] = {
+      {SourceKind::directory, "directory"},
+      {SourceKind::http_index, "http-index"},
+  };
+};
+
 struct RegistrySourceConfig {
   std::string name;  // [A-Za-z0-9._-]; recorded on each model version
   SourceKind kind = SourceKind::directory;

@@ -1,5 +1,7 @@
 #include "store/migrations.hpp"
 
+#include "store/stored_verdict.hpp"
+
 namespace reverify {
 namespace {
 
@@ -219,6 +221,28 @@ ALTER TABLE verifications ADD COLUMN runner_standing TEXT;
 ALTER TABLE calibrations ADD COLUMN reference TEXT NOT NULL DEFAULT 'release'
   CHECK (reference IN ('release', 'subsample'));
 )sql"},
+    {11, R"sql(
+-- What every surface shows of a verdict (policies/headline.hpp VerdictSummary), written with the
+-- verdict so that lists, the gate and the attention rank read typed columns instead of the
+-- verdict's JSON: the headline, the checks counted (notes apart), the failing checks in reading
+-- order (a JSON array of names), the power facts. NULL headline: no verdict yet. Rows recorded
+-- before this migration are filled by fill_verdict_summaries (store/stored_verdict.hpp), which
+-- also drops the check counts their explanations carried (counted before the input checks
+-- were added, they disagreed with every other count).
+ALTER TABLE verifications ADD COLUMN headline TEXT;
+ALTER TABLE verifications ADD COLUMN checks_failed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE verifications ADD COLUMN checks_uncalibrated INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE verifications ADD COLUMN checks_passed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE verifications ADD COLUMN checks_not_judged INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE verifications ADD COLUMN checks_notes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE verifications ADD COLUMN checks_notes_outside INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE verifications ADD COLUMN failing_checks TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE verifications ADD COLUMN underpowered INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE verifications ADD COLUMN runs_needed INTEGER;
+ALTER TABLE verifications ADD COLUMN underpowered_checks TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE verifications ADD COLUMN seed_runs INTEGER;
+)sql",
+     fill_verdict_summaries},
 };
 
 }  // namespace

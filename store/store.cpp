@@ -133,6 +133,10 @@ Status Store::apply_migration(const Migration& m) {
   const std::string which = "migration " + std::to_string(m.number) + ": ";
   if (auto s = sql::exec(db_, m.sql); !s.ok())
     return make_error(ErrorCode::io, which + s.error().message);
+  if (m.fill) {
+    if (auto s = m.fill(db_); !s.ok())
+      return make_error(ErrorCode::io, which + s.error().message);
+  }
   Statement check(db_, "PRAGMA foreign_key_check");
   auto violation = check.step();
   if (!violation.ok())

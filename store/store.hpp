@@ -50,6 +50,7 @@
 #include "pager/notifier.hpp"
 #include "pager/pager_config.hpp"
 #include "policies/calibration.hpp"
+#include "policies/headline.hpp"
 #include "policies/verdict_model.hpp"
 #include "runners/runner.hpp"
 
@@ -124,7 +125,9 @@ struct VerificationRow {
   std::optional<RunnerKind> runner_kind;
   std::optional<std::string> runner_ref, work_dir;
   std::optional<Verdict> verdict;  // once done
-  nlohmann::json evidence;         // pipeline evidence (moved inputs, durations), else null
+  // What every surface shows of the verdict (its typed columns), once done.
+  std::optional<VerdictSummary> summary;
+  nlohmann::json evidence;  // pipeline evidence (moved inputs, durations), else null
   std::string log_tail;
   std::string explanation;
   UnixSeconds queued_at = 0;
@@ -135,6 +138,10 @@ struct VerificationRow {
   // Slurm's reason, running on node N); the latest report, kept after the verdict.
   std::optional<JobStanding> runner_standing;
 };
+
+// The verdict's summary as the store keeps it, or, for a row made in memory (not read back),
+// made from its verdict by the same function. REQUIRES: row.cls.
+VerdictSummary summary_of(const VerificationRow& row);
 
 // A verification to queue: by the scheduler for a cycle, as a retry, or on a manual trigger.
 struct QueuedVerification {
@@ -197,6 +204,14 @@ struct VerdictBrief {
   // The most seed runs any of its bands was measured from (latest_verdicts only; absent when no
   // check says).
   std::optional<std::int64_t> seed_runs;
+  // What every surface shows of it (policies/headline.hpp VerdictSummary, stored with the verdict
+  // as typed columns; latest_verdicts only): the headline, the checks counted, the failures.
+  std::string headline;
+  CheckCounts counts;
+  std::vector<std::string> failing;
+
+  // The summary these fields hold.
+  VerdictSummary summary() const;
 };
 
 // How a stored calibration ended: it added every run it set out to, or it stopped early (the

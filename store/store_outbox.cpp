@@ -1,5 +1,6 @@
 // The page outbox (pager/notifier.hpp's Outbox): one delivery row per (page, sender).
 #include "policies/backoff.hpp"
+#include "store/delivery_state.hpp"
 #include "store/store_rows.hpp"
 
 namespace reverify {
@@ -91,7 +92,8 @@ Result<Outbox::AfterFailure> Store::mark_attempt_failed(std::int64_t page_id,
               "UPDATE page_deliveries SET attempts = ?3, last_error = ?4, next_attempt_at = ?5, "
               "state = ?6 WHERE page_id = ?1 AND sender = ?2 AND state = 'pending'");
   s.bind(1, page_id).bind(2, sender).bind(3, std::int64_t(attempts)).bind(4, detail);
-  s.bind(5, clock_() + backoff.count()).bind(6, give_up ? "failed" : "pending");
+  s.bind(5, clock_() + backoff.count())
+      .bind(6, to_string(give_up ? DeliveryState::failed : DeliveryState::pending));
   if (auto ran = s.run(); !ran)
     return ran.error();
   return give_up ? AfterFailure::gave_up : AfterFailure::retry_later;
@@ -110,16 +112,23 @@ Result<DeliveryCounts> Store::delivery_counts() {
       return more.error();
     if (!*more)
       return counts;
-    const auto state = s.text(1);
+    const auto state = enum_from_string<DeliveryState>(s.text(1));
+    if (!state) {
+      return make_error(ErrorCode::parse, "page_deliveries: unknown state \"" + s.text(1) +
+                                              "\" (expected one of " + enum_names<DeliveryState>() +
+                                              ")");
+    }
     const std::int64_t n = s.int64(2), failed_attempts = s.int64(3);
     auto& sender = counts.by_sender[s.text(0)];
-    auto slot = state == "sent"     ? &DeliveryCounts::Counts::sent
-                : state == "failed" ? &DeliveryCounts::Counts::failed
-                                    : &DeliveryCounts::Counts::pending;
+    const auto slot = *state == DeliveryState::sent     ? &DeliveryCounts::Counts::sent
+                      : *state == DeliveryState::failed ? &DeliveryCounts::Counts::failed
+                                                        : &DeliveryCounts::Counts::pending;
     sender.*slot += n;
     sender.failed_attempts += failed_attempts;
-    sender.attempts += failed_attempts + (state == "sent" ? n : 0);
-    (state == "sent" ? counts.sent : state == "failed" ? counts.failed : counts.pending) += n;
+    sender.attempts += failed_attempts + (*state == DeliveryState::sent ? n : 0);
+    (*state == DeliveryState::sent     ? counts.sent
+     : *state == DeliveryState::failed ? counts.failed
+                                       : counts.pending) += n;
   }
 }
 

@@ -17,10 +17,14 @@ using store_rows::parse_json_column;
 
 namespace {
 
-constexpr const char* kVerificationColumns =
-    "id, model, version, state, class, mode, trigger, attempt, runner_kind, runner_ref, work_dir, "
-    "verdict_json, evidence_json, log_tail, explanation, queued_at, started_at, finished_at, "
-    "cycle_id, not_before, runner_standing";
+// The verdict's summary columns (kSummaryColumns) come last, from kRowSummaryColumn on.
+const std::string kVerificationColumns =
+    std::string(
+        "id, model, version, state, class, mode, trigger, attempt, runner_kind, runner_ref, "
+        "work_dir, verdict_json, evidence_json, log_tail, explanation, queued_at, "
+        "started_at, finished_at, cycle_id, not_before, runner_standing, ") +
+    kSummaryColumns;
+constexpr int kRowSummaryColumn = 21;
 
 Result<VerdictClass> read_class(std::int64_t id, const std::string& text) {
   return parse_column<VerdictClass>("verifications", id, "class", text);
@@ -79,11 +83,17 @@ Result<VerificationRow> read_verification(const Statement& s) {
   row.not_before = s.int64(19);
   if (const auto text = s.optional_text(20))
     row.runner_standing = JobStanding::from_json(parse_json_column(text));
+  if (row.cls)
+    row.summary = summary_at(s, kRowSummaryColumn, *row.cls);
   return row;
 }
 
-// Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256,
-// underpowered, runs_needed, underpowered_checks (a JSON array, or ""), seed_runs, trigger.
+// Columns: id, model, version, class, mode, finished_at, explanation, manifest_sha256, trigger,
+// then the summary's (kSummaryColumns, NULL for history()'s briefs).
+constexpr const char* kBriefColumns =
+    "id, model, version, class, mode, finished_at, explanation, manifest_sha256, trigger";
+constexpr int kBriefSummaryColumn = 9;
+
 Result<VerdictBrief> read_brief(const Statement& r) {
   VerdictBrief brief;
   brief.id = r.int64(0);
@@ -100,24 +110,51 @@ Result<VerdictBrief> read_brief(const Statement& r) {
   brief.finished_at = r.int64(5);
   brief.explanation = r.text(6);
   brief.manifest_sha256 = r.text(7);
-  brief.underpowered = r.int64(8) != 0;
-  brief.runs_needed = r.optional_int64(9);
-  brief.seed_runs = r.optional_int64(11);
-  auto trigger =
-      parse_column<VerificationTrigger>("verifications", brief.id, "trigger", r.text(12));
+  auto trigger = parse_column<VerificationTrigger>("verifications", brief.id, "trigger", r.text(8));
   if (!trigger.ok())
     return trigger.error();
   brief.trigger = *trigger;
-  if (auto checks = nlohmann::json::parse(r.text(10), nullptr, false); checks.is_array()) {
-    for (const auto& name : checks) {
-      if (name.is_string())
-        brief.underpowered_checks.push_back(name.get<std::string>());
-    }
+  if (const auto summary = summary_at(r, kBriefSummaryColumn, brief.cls)) {
+    brief.headline = summary->headline;
+    brief.counts = summary->counts;
+    brief.failing = summary->failing;
+    brief.underpowered = summary->underpowered;
+    if (summary->runs_needed)
+      brief.runs_needed = static_cast<std::int64_t>(*summary->runs_needed);
+    brief.underpowered_checks = summary->underpowered_checks;
+    if (summary->seed_runs)
+      brief.seed_runs = static_cast<std::int64_t>(*summary->seed_runs);
   }
   return brief;
 }
 
 }  // namespace
+
+VerdictSummary summary_of(const VerificationRow& row) {
+  if (row.summary)
+    return *row.summary;
+  if (row.verdict)
+    return verdict_summary(*row.verdict);
+  VerdictSummary summary;
+  summary.cls = row.cls.value_or(VerdictClass::uncalibrated);
+  summary.headline = row.explanation;
+  return summary;
+}
+
+VerdictSummary VerdictBrief::summary() const {
+  VerdictSummary summary;
+  summary.cls = cls;
+  summary.headline = headline;
+  summary.counts = counts;
+  summary.failing = failing;
+  summary.underpowered = underpowered;
+  if (runs_needed)
+    summary.runs_needed = static_cast<std::size_t>(*runs_needed);
+  summary.underpowered_checks = underpowered_checks;
+  if (seed_runs)
+    summary.seed_runs = static_cast<std::size_t>(*seed_runs);
+  return summary;
+}
 
 Result<std::int64_t> Store::enqueue(const QueuedVerification& item) {
   std::lock_guard lock(mutex_);
@@ -240,12 +277,15 @@ Result<std::vector<std::int64_t>> Store::record_verdict(
   Transaction tx(db_);
   if (!tx.begun().ok())
     return tx.begun().error();
-  Statement s(db_, R"sql(
+  Statement s(db_, std::string(R"sql(
 UPDATE verifications SET state = 'done', class = ?2, verdict_json = ?3, evidence_json = ?4,
-  log_tail = ?5, explanation = ?6, finished_at = ?7, started_at = COALESCE(started_at, ?7)
-WHERE id = ?1 AND state != 'done')sql");
+  log_tail = ?5, explanation = ?6, finished_at = ?7, started_at = COALESCE(started_at, ?7),
+  ()sql") + kSummaryColumns +
+                       ") = (?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
+                       " WHERE id = ?1 AND state != 'done'");
   s.bind(1, id).bind(2, to_string(verdict.cls)).bind(3, to_json(verdict).dump());
   s.bind(4, evidence.dump()).bind(5, log_tail).bind(6, verdict.explanation).bind(7, now);
+  bind_summary(s, 8, verdict_summary(verdict));
   if (auto st = s.run(); !st.ok())
     return st.error();
   if (auto st = expect_one_change(db_, id, "already has a verdict"); !st.ok())
@@ -337,16 +377,9 @@ Result<std::vector<VerdictBrief>> Store::latest_verdicts(VerdictFilter filter, b
                           ? "(class = 'passed' OR class LIKE 'failed:%')"
                           : "1";
   Statement s(db_,
-              std::string(R"sql(
-SELECT id, model, version, class, mode, finished_at, explanation, manifest_sha256,
-       COALESCE(json_extract(verdict_json, '$.underpowered'), 0),
-       json_extract(verdict_json, '$.power.runs_needed'),
-       COALESCE(json_extract(verdict_json, '$.power.underpowered_checks'), ''),
-       (SELECT MAX(json_extract(c.value, '$.evidence.seed_runs'))
-        FROM json_each(verdict_json, '$.checks') AS c),
-       trigger
-FROM verifications
-WHERE id IN (SELECT MAX(id) FROM verifications WHERE state = 'done' AND )sql") +
+              std::string("SELECT ") + kBriefColumns + ", " + kSummaryColumns +
+                  " FROM verifications WHERE id IN (SELECT MAX(id) FROM verifications WHERE "
+                  "state = 'done' AND " +
                   where +
                   (per_mode ? " GROUP BY model, version, mode)" : " GROUP BY model, version)"));
   return collect_rows<VerdictBrief>(s, read_brief);
@@ -356,8 +389,7 @@ Result<std::vector<VerdictBrief>> Store::history() {
   std::lock_guard lock(mutex_);
   Statement s(
       db_,
-      "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, 0, NULL, '', "
-      "NULL, trigger "
+      "SELECT id, model, version, class, mode, finished_at, '', manifest_sha256, trigger, NULL "
       "FROM verifications WHERE state = 'done' AND class NOT LIKE 'error:%' ORDER BY id");
   return collect_rows<VerdictBrief>(s, read_brief);
 }

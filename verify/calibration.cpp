@@ -147,6 +147,25 @@ struct Session {
 
 }  // namespace
 
+Result<ReleaseShape> release_shape(const Predictions* release, const ScoringInputs* scoring) {
+  ReleaseShape shape;
+  if (!release || release->values.empty())
+    return shape;
+  shape.rows = release->values.size() / release->cols;
+  shape.scores = release->values.size();
+  shape.unit_interval = std::all_of(release->values.begin(), release->values.end(),
+                                    [](double v) { return v >= 0 && v <= 1; });
+  if (scoring) {
+    auto scored = scoring::score(*scoring, *release);
+    if (!scored.ok())
+      return scored.error();
+    shape.scored = std::move(scored).value();
+    if (auto self = scoring::parity(*scoring, *release, *release); self.ok())
+      shape.parity = parity_statistics(*self);
+  }
+  return shape;
+}
+
 Result<SeedRunTolerance> tolerance_from_outputs(const std::vector<JobOutputs>& runs,
                                                 const std::optional<fs::path>& release_predictions,
                                                 const ScoringInputs* scoring,
@@ -214,6 +233,153 @@ Result<ToleranceSpec> same_seed_from_outputs(const std::vector<JobOutputs>& runs
   return same_seed_tolerance(seed_runs);
 }
 
+namespace {
+
+// What a calibration reads of the release before any run: its predictions, its scoring inputs
+// and the shape its bands are judged with.
+struct ReleaseFacts {
+  std::optional<Predictions> predictions;
+  std::optional<ScoringInputs> scoring;
+  ReleaseShape shape;
+};
+
+// The release's facts, or the verdict that ends the calibration before any run (its inputs
+// drifted, a remote input is refused, its predictions or scoring inputs cannot be read).
+std::optional<Verdict> read_release_facts(const VerificationRequest& base,
+                                          const PreflightReport& preflight, ReleaseFacts& facts) {
+  const Manifest& manifest = base.manifest;
+  if (preflight.drifted())
+    return verdict_for_input_drift(preflight.checks);
+  if (preflight.refusal)
+    return *preflight.refusal;
+  auto read_release = read_released_predictions(manifest, base.manifest_location, inputs_dir(base));
+  if (!read_release.ok())
+    return verdict_for_error(VerdictClass::error_manifest_invalid, read_release.error().message);
+  facts.predictions = std::move(read_release).value();
+  if (const auto& spec = manifest.evaluation.scoring; spec && facts.predictions) {
+    auto inputs = read_scoring_inputs(*spec, {base.manifest_location, manifest.evaluation.set},
+                                      facts.predictions->rows);
+    if (!inputs.ok()) {
+      return verdict_for_error(inputs.error().code == ErrorCode::input_drift
+                                   ? VerdictClass::failed_input_drift
+                                   : VerdictClass::error_manifest_invalid,
+                               inputs.error().message);
+    }
+    facts.scoring = std::move(inputs).value();
+  }
+  auto shape = release_shape(facts.predictions ? &*facts.predictions : nullptr,
+                             facts.scoring ? &*facts.scoring : nullptr);
+  if (!shape.ok()) {
+    return verdict_for_error(
+        VerdictClass::error_manifest_invalid,
+        "evaluation.scoring: the release's predictions: " + shape.error().message);
+  }
+  facts.shape = std::move(shape).value();
+  return std::nullopt;
+}
+
+// Steps mode: request.runs same-seed reruns, whose step curves replace the calibration's.
+void add_same_seed_runs(Session& session, ToleranceSpec& spec) {
+  ToleranceSpec same_seed;
+  CalibrationOutcome& outcome = session.outcome;
+  for (int i = 0; i < session.request.runs && !outcome.failure && !session.interrupted(); ++i) {
+    if (auto data = session.rerun(std::nullopt, "same-seed" + std::to_string(i + 1)))
+      same_seed = appended(std::move(same_seed), *data);
+  }
+  outcome.added = same_seed.steps_same_seed_runs.size();
+  if (outcome.added > 0)
+    spec.steps_same_seed_runs = std::move(same_seed.steps_same_seed_runs);
+}
+
+// --until-power: how many more seed runs to add after `spec`'s, or nullopt with outcome.stopped
+// saying why measuring more stops here.
+std::optional<std::size_t> more_runs_for_power(Session& session, const ToleranceSpec& spec,
+                                               const ReleaseShape& shape) {
+  const CalibrationRequest& request = session.request;
+  const Manifest& manifest = request.base.manifest;
+  const VerdictPolicy& policy = session.deps.policy;
+  CalibrationOutcome& outcome = session.outcome;
+  const auto power = summarize_power(describe_bands(manifest, spec, policy, shape, request.detect));
+  const std::size_t have = seed_run_count(spec, manifest.evaluation.primary.name);
+  if (power.underpowered.empty()) {
+    outcome.stopped =
+        "every declared tolerance.detect is met with " + std::to_string(have) + " seed runs";
+    return std::nullopt;
+  }
+  // No number of runs would with the spread as measured; that spread is itself an estimate.
+  // Unless a spread at the low end of what `have` runs allow (95%) would be met, measuring
+  // more cannot help: stop here rather than spend runs up to --max-runs.
+  if (!power.runs_needed && have >= 2) {
+    const double low_end = spread_lower_limit(have);
+    const auto hopeful = summarize_power(
+        describe_bands(manifest, with_spread_scaled(spec, low_end), policy, shape, request.detect));
+    if (!hopeful.underpowered.empty() && !hopeful.runs_needed) {
+      outcome.stopped = "no number of seed runs would meet tolerance.detect for " +
+                        hopeful.underpowered[0] + ", even with a spread " +
+                        number_text(100 * (1 - low_end)) +
+                        "% below the one measured (the low end of what " + std::to_string(have) +
+                        " seed runs allow, 95%): stopped at " + std::to_string(have) + " seed runs";
+      return std::nullopt;
+    }
+  }
+  if (have >= static_cast<std::size_t>(request.max_runs)) {
+    outcome.stopped =
+        "stopped at --max-runs " + std::to_string(request.max_runs) + "; " +
+        (power.runs_needed
+             ? std::to_string(*power.runs_needed) + " seed runs in all would meet tolerance.detect"
+             : "with the spread as measured no number of seed runs would meet "
+               "tolerance.detect for " +
+                   power.underpowered[0]);
+    return std::nullopt;
+  }
+  // The projection uses the spread measured so far; when it says no number of runs would do but a
+  // smaller spread, still likely from so few runs, would: add half as many again (at least 5) and
+  // look again, within --max-runs.
+  const std::size_t target =
+      std::min(power.runs_needed ? *power.runs_needed : have + std::max<std::size_t>(have / 2, 5),
+               static_cast<std::size_t>(request.max_runs));
+  const std::size_t batch = std::max<std::size_t>(target > have ? target - have : 1, 1);
+  report_progress(
+      session.deps, "calibrate",
+      std::to_string(power.underpowered.size()) + " band(s) underpowered with " +
+          std::to_string(have) + " seed runs: adding " + std::to_string(batch) +
+          (power.runs_needed ? std::string()
+                             : " (no number would at the spread measured so far, but a spread "
+                               "that few runs cannot rule out would: measuring it again)"));
+  return batch;
+}
+
+// Full or subsample mode: request.runs seed-override reruns on seeds not used yet, and with
+// --until-power more until the declared tolerance.detect is met or more cannot help.
+void add_seed_runs(Session& session, ToleranceSpec& spec, const ReleaseShape& shape) {
+  const CalibrationRequest& request = session.request;
+  const Manifest& manifest = request.base.manifest;
+  CalibrationOutcome& outcome = session.outcome;
+  const auto taken = taken_seeds(manifest, spec);
+  std::int64_t seed =
+      request.first_seed.value_or(first_seed(spec, manifest.evaluation.primary.name));
+  std::size_t batch = static_cast<std::size_t>(std::max(request.runs, 0));
+  for (;;) {
+    for (std::size_t i = 0; i < batch && !outcome.failure && !session.interrupted(); ++i, ++seed) {
+      seed = free_seed(seed, taken);
+      if (auto data = session.rerun(seed, "seed" + std::to_string(seed))) {
+        spec = appended(std::move(spec), *data);
+        ++outcome.added;
+        if (request.on_run)
+          request.on_run(spec);
+      }
+    }
+    if (outcome.failure || outcome.interrupted || !request.until_power)
+      return;
+    const auto more = more_runs_for_power(session, spec, shape);
+    if (!more)
+      return;
+    batch = *more;
+  }
+}
+
+}  // namespace
+
 CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDeps& deps) {
   CalibrationOutcome outcome;
   const VerificationRequest& base = request.base;
@@ -223,134 +389,32 @@ CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDe
   const ScratchRemover scratch{base.work_root / base.verification_id};
   PreflightReport preflight =
       run_preflight(mirrored_manifest(base), base.manifest_location, inputs_dir(base));
-  if (preflight.drifted()) {
-    outcome.failure = verdict_for_input_drift(preflight.checks);
+  ReleaseFacts facts;
+  if (auto failure = read_release_facts(base, preflight, facts)) {
+    outcome.failure = std::move(failure);
     return outcome;
   }
-  if (preflight.refusal) {
-    outcome.failure = std::move(preflight.refusal);
-    return outcome;
-  }
-  auto read_release = read_released_predictions(manifest, base.manifest_location, inputs_dir(base));
-  if (!read_release.ok()) {
-    outcome.failure =
-        verdict_for_error(VerdictClass::error_manifest_invalid, read_release.error().message);
-    return outcome;
-  }
-  std::optional<Predictions> release = std::move(read_release).value();
-  const std::size_t rows = release ? release->values.size() / release->cols : 0;
-  const std::size_t scores = release ? release->values.size() : 0;
-  std::optional<ScoringInputs> scoring;
-  if (const auto& spec = manifest.evaluation.scoring; spec && release) {
-    auto inputs = read_scoring_inputs(*spec, {base.manifest_location, manifest.evaluation.set},
-                                      release->rows);
-    if (!inputs.ok()) {
-      outcome.failure = verdict_for_error(inputs.error().code == ErrorCode::input_drift
-                                              ? VerdictClass::failed_input_drift
-                                              : VerdictClass::error_manifest_invalid,
-                                          inputs.error().message);
-      return outcome;
-    }
-    scoring = std::move(inputs).value();
-  }
-  // Every parity scope's size: the release against itself (nothing changed), so that the bands'
-  // description and leave-one-out judge the parity checks too.
-  std::vector<ParityStatistic> parity_shape;
-  if (scoring) {
-    if (auto self = scoring::parity(*scoring, *release, *release); self.ok())
-      parity_shape = parity_statistics(*self);
-  }
-  Session session{
-      request, deps, preflight, release ? &*release : nullptr, scoring ? &*scoring : nullptr,
-      outcome};
+  Session session{request,
+                  deps,
+                  preflight,
+                  facts.predictions ? &*facts.predictions : nullptr,
+                  facts.scoring ? &*facts.scoring : nullptr,
+                  outcome};
   ToleranceSpec spec = merged_tolerance(manifest, base.calibration ? &*base.calibration : nullptr);
-  const std::string& primary = manifest.evaluation.primary.name;
-
-  if (base.mode == RebuildMode::steps) {
-    ToleranceSpec same_seed;
-    for (int i = 0; i < request.runs && !outcome.failure && !session.interrupted(); ++i) {
-      if (auto data = session.rerun(std::nullopt, "same-seed" + std::to_string(i + 1)))
-        same_seed = appended(std::move(same_seed), *data);
-    }
-    outcome.added = same_seed.steps_same_seed_runs.size();
-    if (outcome.added > 0)
-      spec.steps_same_seed_runs = std::move(same_seed.steps_same_seed_runs);
-  } else {
-    const auto taken = taken_seeds(manifest, spec);
-    std::int64_t seed = request.first_seed.value_or(first_seed(spec, primary));
-    std::size_t batch = static_cast<std::size_t>(std::max(request.runs, 0));
-    for (;;) {
-      for (std::size_t i = 0; i < batch && !outcome.failure && !session.interrupted();
-           ++i, ++seed) {
-        seed = free_seed(seed, taken);
-        if (auto data = session.rerun(seed, "seed" + std::to_string(seed))) {
-          spec = appended(std::move(spec), *data);
-          ++outcome.added;
-          if (request.on_run)
-            request.on_run(spec);
-        }
-      }
-      if (outcome.failure || outcome.interrupted || !request.until_power)
-        break;
-      const auto power = summarize_power(
-          describe_bands(manifest, spec, deps.policy, rows, scores, request.detect, parity_shape));
-      const std::size_t have = seed_run_count(spec, primary);
-      if (power.underpowered.empty()) {
-        outcome.stopped =
-            "every declared tolerance.detect is met with " + std::to_string(have) + " seed runs";
-        break;
-      }
-      // No number of runs would with the spread as measured; that spread is itself an estimate.
-      // Unless a spread at the low end of what `have` runs allow (95%) would be met, measuring
-      // more cannot help: stop here rather than spend runs up to --max-runs.
-      if (!power.runs_needed && have >= 2) {
-        const double low_end = spread_lower_limit(have);
-        const auto hopeful =
-            summarize_power(describe_bands(manifest, with_spread_scaled(spec, low_end), deps.policy,
-                                           rows, scores, request.detect, parity_shape));
-        if (!hopeful.underpowered.empty() && !hopeful.runs_needed) {
-          outcome.stopped =
-              "no number of seed runs would meet tolerance.detect for " + hopeful.underpowered[0] +
-              ", even with a spread " + number_text(100 * (1 - low_end)) +
-              "% below the one measured (the low end of what " + std::to_string(have) +
-              " seed runs allow, 95%): stopped at " + std::to_string(have) + " seed runs";
-          break;
-        }
-      }
-      if (have >= static_cast<std::size_t>(request.max_runs)) {
-        outcome.stopped =
-            "stopped at --max-runs " + std::to_string(request.max_runs) + "; " +
-            (power.runs_needed ? std::to_string(*power.runs_needed) +
-                                     " seed runs in all would meet tolerance.detect"
-                               : "with the spread as measured no number of seed runs would meet "
-                                 "tolerance.detect for " +
-                                     power.underpowered[0]);
-        break;
-      }
-      // The projection uses the spread measured so far; when it says no number of runs would
-      // do but a smaller spread, still likely from so few runs, would: add half as many again
-      // (at least 5) and look again, within --max-runs.
-      const std::size_t target = std::min(
-          power.runs_needed ? *power.runs_needed : have + std::max<std::size_t>(have / 2, 5),
-          static_cast<std::size_t>(request.max_runs));
-      batch = std::max<std::size_t>(target > have ? target - have : 1, 1);
-      report_progress(
-          deps, "calibrate",
-          std::to_string(power.underpowered.size()) + " band(s) underpowered with " +
-              std::to_string(have) + " seed runs: adding " + std::to_string(batch) +
-              (power.runs_needed ? std::string()
-                                 : " (no number would at the spread measured so far, but a spread "
-                                   "that few runs cannot rule out would: measuring it again)"));
-    }
-  }
-  if (outcome.added == 0)
+  if (base.mode == RebuildMode::steps)
+    add_same_seed_runs(session, spec);
+  else
+    add_seed_runs(session, spec, facts.shape);
+  // runs == 0 asks for the calibration as it stands, judged again (its bands, their power and
+  // leave-one-out by the rules of this version), without a rerun.
+  const bool as_it_stands = request.runs == 0 && !request.until_power;
+  if (outcome.added == 0 &&
+      !(as_it_stands && !outcome.failure && seed_run_count(spec, manifest.evaluation.primary.name)))
     return outcome;
-  outcome.bands =
-      describe_bands(manifest, spec, deps.policy, rows, scores, request.detect, parity_shape);
+  outcome.bands = describe_bands(manifest, spec, deps.policy, facts.shape, request.detect);
   outcome.power = summarize_power(outcome.bands);
   if (base.mode != RebuildMode::steps)  // seed-only reruns, of the full or subsample model
-    outcome.leave_one_out =
-        leave_one_out(manifest, spec, deps.policy, rows, scores, request.detect, parity_shape);
+    outcome.leave_one_out = leave_one_out(manifest, spec, deps.policy, facts.shape, request.detect);
   outcome.spec = std::move(spec);
   return outcome;
 }

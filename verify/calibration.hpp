@@ -35,8 +35,10 @@
 namespace reverify {
 
 struct CalibrationRequest {
-  VerificationRequest base;                // verification_id prefixes each run's id: <id>-seed<N>
-  int runs = 5;                            // reruns to add (until_power: the first batch)
+  VerificationRequest base;  // verification_id prefixes each run's id: <id>-seed<N>
+  // Reruns to add (until_power: the first batch). 0 (full mode, without until_power): none; the
+  // calibration as it stands is described and judged by leave-one-out again.
+  int runs = 5;
   std::optional<std::int64_t> first_seed;  // default: one past the largest seed already used
   bool until_power = false;
   int max_runs = 100;                    // until_power: seed runs in all, at most
@@ -62,6 +64,11 @@ struct CalibrationOutcome {
 };
 
 CalibrationOutcome run_calibration(const CalibrationRequest& request, PipelineDeps& deps);
+
+// What describe_bands and leave_one_out need of the release besides its manifest: its
+// predictions' shape and, with `scoring` (evaluation.scoring's inputs), reverify's scores of them
+// and every parity scope's size. Empty without predictions; an error when they cannot be scored.
+Result<ReleaseShape> release_shape(const Predictions* release, const ScoringInputs* scoring);
 
 // Outputs of seed-only reruns -> their ToleranceSpec (`reverify capture --seed-runs`), with the
 // distribution statistics against the release's predictions file when given. A run whose

@@ -27,30 +27,37 @@ std::optional<fs::path> released_file(const VerificationRequest& request, const 
 namespace {
 
 // Names the tensors whose bytes differ from the released weights (bitwise evidence).
-nlohmann::json differing_tensors(const VerificationRequest& request, const TensorHash& rebuilt) {
+TensorDifference differing_tensors(const VerificationRequest& request, const TensorHash& rebuilt) {
+  TensorDifference difference;
   const auto& weights = request.manifest.weights;
   auto original_path = weights ? released_file(request, weights->uri) : std::nullopt;
-  if (!original_path)
-    return "released weights not readable";
+  if (!original_path) {
+    difference.unavailable = "released weights not readable";
+    return difference;
+  }
   auto original = hash_safetensors(*original_path);
-  if (!original.ok())
-    return original.error().message;
+  if (!original.ok()) {
+    difference.unavailable = original.error().message;
+    return difference;
+  }
   std::map<std::string, std::string> before, after;
   for (const auto& t : original->tensors)
     before[t.name] = t.dtype + "|" + t.sha256;
   for (const auto& t : rebuilt.tensors)
     after[t.name] = t.dtype + "|" + t.sha256;
-  nlohmann::json names = nlohmann::json::array();
+  difference.tensors = before.size();
   for (const auto& [name, digest] : before) {
     auto it = after.find(name);
     if (it == after.end() || it->second != digest)
-      names.push_back(name);
+      difference.differing.push_back(name);
   }
   for (const auto& [name, digest] : after) {
-    if (!before.count(name))
-      names.push_back(name);
+    if (!before.count(name)) {
+      difference.differing.push_back(name);
+      ++difference.tensors;
+    }
   }
-  return names;
+  return difference;
 }
 
 // evaluation.scoring: the release's and the rebuild's predictions scored by reverify itself, or
@@ -168,7 +175,11 @@ Verdict judge_outputs(const VerificationRequest& request, const JobOutputs& out,
     produced["tensor_sha256"] = tensors->root;
     const auto& weights = request.manifest.weights;
     if (weights && weights->tensor_sha256 && *weights->tensor_sha256 != tensors->root) {
-      produced["tensors_differing"] = differing_tensors(request, *tensors);
+      observation.tensors = differing_tensors(request, *tensors);
+      const auto& difference = *observation.tensors;
+      produced["tensors_differing"] = difference.unavailable.empty()
+                                          ? nlohmann::json(difference.differing)
+                                          : nlohmann::json(difference.unavailable);
     }
   }
   // Read whole or not at all (preflight refused a release it could not read; a resumed

@@ -222,9 +222,12 @@ std::vector<CalibrationWarning> calibration_warnings(
   for (const auto& c : latest_calibrations) {  // ordered by model, version
     if (!c.leave_one_out || !c.leave_one_out->excess || !listed.count({c.model, c.version}))
       continue;
+    std::vector<std::pair<std::string, std::size_t>> blamed;
+    for (const auto& blame : c.leave_one_out->excess->blamed)
+      blamed.emplace_back(blame.check, blame.runs);
     warnings.push_back({c.model, c.version,
                         *c.leave_one_out->warning(c.model + "@" + c.version, scope),
-                        c.leave_one_out->excess->blamed});
+                        std::move(blamed)});
   }
   return warnings;
 }

@@ -209,9 +209,9 @@ TEST_CASE("bad values name the option and what was expected, before anything run
   Ran timeout = reverify_cli({"run", "m@v", "--timeout", "soon"});
   CHECK(timeout.exit_code == 2);
   CHECK(contains(timeout.err, "--timeout: "));
-  Ran seeds = reverify_cli({"calibrate", "m@v", "--seeds", "0"});
+  Ran seeds = reverify_cli({"calibrate", "m@v", "--seeds", "1001"});
   CHECK(seeds.exit_code == 2);
-  CHECK(contains(seeds.err, "--seeds: must be an integer from 1 to 1000, got \"0\""));
+  CHECK(contains(seeds.err, "--seeds: must be an integer from 0 to 1000, got \"1001\""));
   Ran missing = reverify_cli({"gate"});
   CHECK(missing.exit_code == 2);
   CHECK(contains(missing.err, "MODEL@VERSION is required"));

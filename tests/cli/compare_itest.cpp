@@ -66,9 +66,8 @@ TEST_CASE("json output holds every statistic, both sides' quantiles and the pair
   CHECK(j["outcome"] == "not judged");
   const auto table = compare({a, a});
   CHECK(table.exit_code == 0);
-  CHECK(table.out.find(
-            "ks             0                -                -            not judged\n") !=
-        std::string::npos);
+  CHECK(table.out.find("distribution:ks                    0                -                -    "
+                       "        not judged\n") != std::string::npos);
   CHECK(table.out.find("\nnot judged: no bounds were given (--tolerances FILE)") !=
         std::string::npos);
   const auto mixed = compare({a, csv, "--json"});

@@ -98,7 +98,7 @@ TEST_CASE("plan: a calibration whose leave-one-out paged too often is a warning 
                  "0.24 are expected at false_page_rate 0.01"));
   CHECK(contains(plan.out, "to blame: segment:radius=low:accuracy (2)"));
   // Its command names the config, so it runs as printed.
-  CHECK(contains(plan.out, "`reverify calibrate m@1 --seeds 10 --config "));
+  CHECK(contains(plan.out, "`reverify calibrate m@1 --seeds 24 --config "));
   CHECK_FALSE(contains(plan.out, "WARNING m@2"));
   CHECK_FALSE(contains(plan.out, "WARNING m@3"));  // removed from its source
 

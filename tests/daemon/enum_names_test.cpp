@@ -39,6 +39,7 @@
 #include "runners/slurm_config.hpp"
 #include "runners/slurm_records.hpp"
 #include "settings/config.hpp"
+#include "store/delivery_state.hpp"
 #include "store/store.hpp"
 #include "tests/support/enum_values.hpp"
 #include "verify/cycle_plan.hpp"
@@ -95,6 +96,7 @@ TEST_CASE("every enumerator of every named enum has one name, and each name read
   CHECK_ENUM_NAMES(CheckReading);
   CHECK_ENUM_NAMES(CostBasis);
   CHECK_ENUM_NAMES(DaemonLifecycle);
+  CHECK_ENUM_NAMES(DeliveryState);
   CHECK_ENUM_NAMES(ErrorCode);
   CHECK_ENUM_NAMES(FindingStatus);
   CHECK_ENUM_NAMES(GateStatus);
@@ -120,6 +122,7 @@ TEST_CASE("every enumerator of every named enum has one name, and each name read
   CHECK_ENUM_NAMES(SlurmContainerRuntime);
   CHECK_ENUM_NAMES(SlurmJobState);
   CHECK_ENUM_NAMES(SnapshotKind);
+  CHECK_ENUM_NAMES(SourceKind);
   CHECK_ENUM_NAMES(Stage);
   CHECK_ENUM_NAMES(StoreUse);
   CHECK_ENUM_NAMES(Statistic);

@@ -96,7 +96,7 @@ PY
 /usr/bin/python3 - "$t/compare.txt" "$(cat "$t/out/predictions.npy.half-alpha")" <<'PY' ||
 import re, sys
 want = float(sys.argv[2])
-row = re.search(r"^ks +\S+ +<= \S+ +(\S+) +passed$", open(sys.argv[1]).read(), re.M)
+row = re.search(r"^distribution:ks +\S+ +<= \S+ +(\S+) +passed$", open(sys.argv[1]).read(), re.M)
 if not row or abs(float(row.group(1)) - want) > 0.005 * want:
     sys.exit(f"ks row {row.group(0) if row else None!r}, expected alpha {want:.3g}")
 PY

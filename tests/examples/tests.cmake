@@ -88,3 +88,9 @@ foreach(example digits torch-orientation)
   set_tests_properties(examples_check_job_${example} PROPERTIES LABELS integration TIMEOUT 1200)
   set_property(TEST examples_check_job_${example} APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
 endforeach()
+
+# The shipped examples are clean: the README's demo (scripts/demo.sh on a copy of the tree), lint,
+# calibrate with and without a scoring spec, plan and reverifyd print no WARNING, and the status
+# page after them lists no calibration that pages honest reruns and needs attention for the
+# failed variant alone.
+example_test(examples_walkthrough_clean walkthrough_clean.sh 900)

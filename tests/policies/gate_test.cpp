@@ -24,7 +24,7 @@ GateVerdict verdict(VerdictClass cls, UnixSeconds finished_at, std::string sha =
   v.verification_id = 7;
   v.cls = cls;
   v.finished_at = finished_at;
-  v.explanation = "because";
+  v.summary = "because";
   v.manifest_sha256 = std::move(sha);
   return v;
 }

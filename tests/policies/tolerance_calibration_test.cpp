@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "policies/calibration.hpp"
+#include "policies/number_text.hpp"
 #include "policies/power.hpp"
 #include "tests/support/check_fixture.hpp"
 #include "tests/support/predictions_fixture.hpp"
@@ -82,7 +83,9 @@ TEST_CASE("leave-one-out: each seed run judged against the others by decide_verd
     scale *= 1.1;
   }
   const auto m = manifest_with(t);
-  auto loo = leave_one_out(m, t, VerdictPolicy{}, 400, 400);
+  ReleaseShape shape;
+  shape.rows = shape.scores = 400;
+  auto loo = leave_one_out(m, t, VerdictPolicy{}, shape);
   REQUIRE(loo.runs.size() == 8);
   CHECK(loo.paged == 0);
   for (const auto& run : loo.runs) {
@@ -92,9 +95,77 @@ TEST_CASE("leave-one-out: each seed run judged against the others by decide_verd
   }
   // An outlier among the seed runs pages when it is held out.
   t.seed_runs["accuracy"][3] = 300 / 400.0;
-  loo = leave_one_out(manifest_with(t), t, VerdictPolicy{}, 400, 400);
+  loo = leave_one_out(manifest_with(t), t, VerdictPolicy{}, shape);
   CHECK(loo.paged >= 1);
   CHECK(is_failure(loo.runs[3].verdict.cls));
+}
+
+TEST_CASE("leave-one-out judges the metrics a verification judges, never an extra segment") {
+  // A calibration made with a scoring spec records every scored metric of a segment; the
+  // manifest records accuracy alone, which is all a rebuild's job reports. Held out, a run is
+  // judged on accuracy only: the other metrics are no "extra segment" (which paged every run).
+  ToleranceSpec t;
+  for (int c : {380, 381, 379, 380, 382, 378, 380, 381, 379, 380})
+    t.seed_runs["accuracy"].push_back(c / 400.0);
+  for (int c : {36, 36, 37, 36, 35, 36, 36, 37, 36, 36}) {
+    t.segment_seed_runs["a"]["accuracy"].push_back(c / 40.0);
+    t.segment_seed_runs["a"]["brier"].push_back(0.1 + c / 4000.0);
+    t.segment_seed_runs["a"]["f1"].push_back(c / 41.0);
+  }
+  const auto loo = leave_one_out(manifest_with(t), t, VerdictPolicy{}, ReleaseShape{});
+  REQUIRE(loo.runs.size() == 10);
+  CHECK(loo.paged == 0);
+  for (const auto& run : loo.runs) {
+    CHECK(reverify::test::find_check(run.verdict, "segment:a:accuracy"));
+    CHECK_FALSE(reverify::test::find_check(run.verdict, "segment:a:brier"));
+    CHECK_FALSE(reverify::test::find_check(run.verdict, "segment:a:f1"));
+  }
+  CHECK_FALSE(leave_one_out_excess(loo, 0.01).has_value());
+}
+
+TEST_CASE("a band narrowed by hand: leave-one-out warns, names it, and its floor clears it") {
+  // 40 honest seed runs of a proportion over 400 page within what alpha allows. Edited by hand
+  // to 37 runs of exactly 380/400 and 3 of 390/400 (a spread written far smaller than the runs'
+  // own), the 3 page when held out: more than 40 honest runs would page 19 times in 20.
+  const auto without_extras = [](const ToleranceSpec& t) {
+    auto m = manifest_with(t);
+    m.evaluation.segments.clear();
+    m.evaluation.predictions.reset();
+    return m;
+  };
+  ToleranceSpec t;
+  const int counts[] = {380, 384, 376, 381, 379, 386, 374, 380, 383, 377, 380, 382, 378, 385,
+                        375, 380, 381, 379, 384, 376, 380, 383, 377, 386, 374, 380, 382, 378,
+                        381, 379, 380, 385, 375, 383, 377, 380, 382, 378, 386, 374};
+  for (int c : counts)
+    t.seed_runs["accuracy"].push_back(c / 400.0);
+  const auto honest = leave_one_out(without_extras(t), t, VerdictPolicy{}, ReleaseShape{});
+  CHECK_FALSE(leave_one_out_excess(honest, 0.01).has_value());
+
+  ToleranceSpec narrowed = t;
+  auto& values = narrowed.seed_runs["accuracy"];
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = (i == 5 || i == 18 || i == 31 ? 390 : 380) / 400.0;
+  const auto loo =
+      leave_one_out(without_extras(narrowed), narrowed, VerdictPolicy{}, ReleaseShape{});
+  CHECK(loo.paged == 3);
+  const auto excess = leave_one_out_excess(loo, 0.01);
+  REQUIRE(excess.has_value());
+  REQUIRE(excess->blamed.size() == 1);
+  CHECK(excess->blamed[0].check == "primary:accuracy");
+  CHECK(excess->blamed[0].runs == 3);
+  REQUIRE(excess->blamed[0].floor.has_value());
+  const std::string warning = excess_warning(*excess, 0.01, "m@1", "");
+  CHECK(warning.find("to blame: primary:accuracy (3 runs)") != std::string::npos);
+  CHECK(warning.find("primary:accuracy=" + number_text(*excess->blamed[0].floor)) !=
+        std::string::npos);  // the floor to set
+
+  // The action it names clears it: that floor holds every held-out run.
+  narrowed.floor["primary:accuracy"] = *excess->blamed[0].floor;
+  const auto again =
+      leave_one_out(without_extras(narrowed), narrowed, VerdictPolicy{}, ReleaseShape{});
+  CHECK(again.paged == 0);
+  CHECK_FALSE(leave_one_out_excess(again, 0.01).has_value());
 }
 
 TEST_CASE("leave-one-out judges the held-out run's recorded parity values") {
@@ -116,12 +187,13 @@ TEST_CASE("leave-one-out judges the held-out run's recorded parity values") {
   ParityStatistic overall = group_a;
   overall.name = "parity:threshold=0.5";
   overall.of = 200;
-  const std::vector<ParityStatistic> shape = {overall, group_a};
+  ReleaseShape shape;
+  shape.parity = {overall, group_a};
 
   // Without the shape (no scoring spec) the parity checks are not judged: nothing pages.
-  CHECK(leave_one_out(m, t, VerdictPolicy{}, 0, 0).paged == 0);
+  CHECK(leave_one_out(m, t, VerdictPolicy{}, ReleaseShape{}).paged == 0);
 
-  const auto loo = leave_one_out(m, t, VerdictPolicy{}, 0, 0, {}, shape);
+  const auto loo = leave_one_out(m, t, VerdictPolicy{}, shape);
   REQUIRE(loo.runs.size() == 12);
   CHECK(loo.paged == 1);
   const Verdict& held = loo.runs[6].verdict;
@@ -143,7 +215,8 @@ TEST_CASE("leave-one-out judges the held-out run's recorded parity values") {
   const auto excess = leave_one_out_excess(loo, 0.001);
   REQUIRE(excess.has_value());
   REQUIRE(excess->blamed.size() == 1);
-  CHECK(excess->blamed[0].first == "parity:threshold=0.5:segment:group=a");
+  CHECK(excess->blamed[0].check == "parity:threshold=0.5:segment:group=a");
+  CHECK_FALSE(excess->blamed[0].floor.has_value());  // no floor widens a parity band
 }
 
 TEST_CASE("describe bands: a parity check's band has its power and takes part in runs_needed") {
@@ -158,7 +231,9 @@ TEST_CASE("describe bands: a parity check's band has its power and takes part in
   argmax.name = "parity:argmax";
   argmax.count = 0;
   argmax.of = 400;
-  const auto bands = describe_bands(m, t, VerdictPolicy{}, 0, 0, {}, {argmax});
+  ReleaseShape shape;
+  shape.parity = {argmax};
+  const auto bands = describe_bands(m, t, VerdictPolicy{}, shape);
   const CheckResult* parity = nullptr;
   for (const auto& b : bands)
     if (b.name == "parity:argmax")
@@ -174,7 +249,7 @@ TEST_CASE("describe bands: a parity check's band has its power and takes part in
         power.underpowered.end());
   // A generous target is met and says so.
   t.detect["parity:argmax"] = 0.2;
-  const auto met = describe_bands(manifest_with(t), t, VerdictPolicy{}, 0, 0, {}, {argmax});
+  const auto met = describe_bands(manifest_with(t), t, VerdictPolicy{}, shape);
   for (const auto& b : met)
     if (b.name == "parity:argmax")
       CHECK_FALSE(b.power->underpowered);
@@ -207,15 +282,34 @@ TEST_CASE(
   CHECK(excess->tail ==
         doctest::Approx(0.023854431118303702).epsilon(1e-9));  // scipy binom.sf(1, 24, 0.01)
   REQUIRE(excess->blamed.size() == 1);
-  CHECK(excess->blamed[0] == std::pair<std::string, std::size_t>{"segment:radius=low:accuracy", 2});
+  CHECK(excess->blamed[0].check == "segment:radius=low:accuracy");
+  CHECK(excess->blamed[0].runs == 2);
   const std::string text = excess_text(*excess, 0.01);
   CHECK(text.find("2 of 24 seed runs paged where 0.24 are expected") != std::string::npos);
-  CHECK(text.find("to blame: segment:radius=low:accuracy (2)") != std::string::npos);
-  // The warning printed adds what to do, with a command that runs as printed.
+  CHECK(blamed_text(*excess) == "segment:radius=low:accuracy (2 runs)");
+  // The warning printed names the checks and adds what clears it, with a command that runs as
+  // printed.
   const std::string warning = excess_warning(*excess, 0.01, "m@1", "--config /etc/r.yaml");
-  CHECK(warning.rfind(text, 0) == 0);
-  CHECK(warning.find("(`reverify calibrate m@1 --seeds 10 --config /etc/r.yaml`)") !=
+  CHECK(warning.rfind(text + "; to blame: segment:radius=low:accuracy (2 runs). To clear it:", 0) ==
+        0);
+  CHECK(warning.find("(`reverify calibrate m@1 --seeds 24 --config /etc/r.yaml`)") !=
         std::string::npos);
+  // What a calibration keeps (the plan's and the status page's text) leaves the checks to their
+  // own column: the page names each once.
+  const auto finding = leave_one_out_finding(loo, 0.01);
+  const auto kept = finding.warning("m@1", "");
+  REQUIRE(kept.has_value());
+  CHECK(kept->find("segment:radius=low:accuracy") == std::string::npos);
+  CHECK(kept->find("To clear it:") != std::string::npos);
+  // Read back, it is the same finding; one stored by an earlier leave-one-out (no "judged_as")
+  // is stale and warns of nothing.
+  auto stored = to_json(finding);
+  CHECK(leave_one_out_finding_from_json(stored)->excess->blamed == finding.excess->blamed);
+  stored.erase("judged_as");
+  const auto stale = leave_one_out_finding_from_json(stored);
+  REQUIRE(stale.has_value());
+  CHECK(stale->stale);
+  CHECK_FALSE(stale->warning("m@1", "").has_value());
 
   // One of 24 is what α allows about a fifth of the time (binom.sf(0, 24, 0.01) = 0.214): no
   // warning.
@@ -235,7 +329,7 @@ TEST_CASE("describe bands: every band and its power, steps included") {
   auto m = manifest_with(t);
   m.evaluation.segments.clear();
   m.evaluation.steps = StepValues{"loss", {2.3, 2.1}};
-  const auto bands = describe_bands(m, t, VerdictPolicy{}, 0, 0);
+  const auto bands = describe_bands(m, t, VerdictPolicy{}, ReleaseShape{});
   REQUIRE(bands.size() == 2);
   CHECK(bands[0].name == "primary:accuracy");
   CHECK(bands[0].power->underpowered);

@@ -94,7 +94,7 @@ typo_key: 1
   CHECK(message.find("schedule.per_cycle: must be >= 1, got 0") != std::string::npos);
   CHECK(message.find("schedule.cron:") != std::string::npos);
   CHECK(message.find("sources[0].name: must match") != std::string::npos);
-  CHECK(message.find("sources[0].kind: expected directory or http-index, got \"ftp\"") !=
+  CHECK(message.find("sources[0].kind: expected one of directory, http-index, got \"ftp\"") !=
         std::string::npos);
   CHECK(message.find("verdict.false_page_rate: must be in (0, 1)") != std::string::npos);
   CHECK(

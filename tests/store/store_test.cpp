@@ -669,7 +669,8 @@ TEST_CASE("a calibration keeps what leave-one-out found, the checks to blame inc
   finding.runs = 24;
   finding.paged = 2;
   finding.false_page_rate = 0.01;
-  finding.excess = LeaveOneOutExcess{24, 2, 0.24, 0.0239, {{"segment:radius=low:accuracy", 2}}};
+  finding.excess =
+      LeaveOneOutExcess{24, 2, 0.24, 0.0239, {{"segment:radius=low:accuracy", 2, 0.0125}}};
   auto id = f.store->put_calibration("m", "1", spec, 24, CalibrationEnd::complete, "", finding);
   REQUIRE(id.ok());
   auto latest = f.store->latest_calibrations();
@@ -684,7 +685,7 @@ TEST_CASE("a calibration keeps what leave-one-out found, the checks to blame inc
   CHECK(stored->excess->expected == 0.24);
   CHECK(stored->excess->tail == 0.0239);
   CHECK(stored->excess->blamed ==
-        std::vector<std::pair<std::string, std::size_t>>{{"segment:radius=low:accuracy", 2}});
+        std::vector<LeaveOneOutBlame>{{"segment:radius=low:accuracy", 2, 0.0125}});
   CHECK(stored->warning("m@1", "") == finding.warning("m@1", ""));
   CHECK(stored->warning("m@1", "")->find("2 of 24 seed runs paged") == 0);
 
@@ -802,4 +803,74 @@ TEST_CASE("the newest calibration per version says how it ended; a brief, its se
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find(
             "unknown ended \"half\" (expected one of complete, interrupted)") != std::string::npos);
+}
+
+TEST_CASE("a verdict's summary is stored as typed columns; migration 11 fills old rows") {
+  // A row recorded before the summary columns: its explanation carried counts made before the
+  // input checks were added ("[1 passed, ...]" where the checks say 2 passed).
+  Fixture f;
+  f.add_version("m", "1");
+  const auto id = f.queue("m", "1");
+  Verdict v = verdict_of(VerdictClass::failed_out_of_tolerance);
+  CheckResult input;
+  input.name = "input:dataset";
+  input.kind = CheckKind::input;
+  input.outcome = CheckOutcome::passed;
+  CheckResult primary;
+  primary.name = "primary:accuracy";
+  primary.kind = CheckKind::primary;
+  primary.outcome = CheckOutcome::failed;
+  primary.observed = 0.8;
+  primary.reference = 0.95;
+  primary.band = CheckBand{0.94, 0.96};
+  primary.margin = -0.14;
+  primary.explanation = "primary:accuracy 0.8 is 0.15 below the seed mean";
+  CheckResult segment = primary;
+  segment.name = "segment:a:accuracy";
+  segment.kind = CheckKind::segment;
+  segment.outcome = CheckOutcome::passed;
+  segment.seed_runs = 40;
+  v.checks = {input, primary, segment};
+  v.explanation =
+      "primary:accuracy 0.8 is 0.15 below the seed mean [1 passed, 1 failed, 0 "
+      "uncalibrated; UNDERPOWERED: 1 band(s) cannot catch the shift]";
+  REQUIRE(f.store->record_verdict(id, v, nlohmann::json::object(), "", {}).ok());
+  const VerdictSummary summary = verdict_summary(v);
+  auto row = f.store->verification(id);
+  REQUIRE(row.ok());
+  REQUIRE((*row)->summary.has_value());
+  CHECK(*(*row)->summary == summary);
+  CHECK((*row)->summary->counts.passed == 2);
+  auto briefs = f.store->latest_verdicts(VerdictFilter::any);
+  REQUIRE(briefs.ok());
+  REQUIRE(briefs->size() == 1);
+  CHECK(briefs->front().summary() == summary);
+  CHECK(briefs->front().seed_runs == 40);
+
+  // Back to the schema before migration 11: the columns gone, the version 10.
+  f.store.reset();
+  const auto path = f.dir.path / "reverify.db";
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  for (const char* column :
+       {"headline", "checks_failed", "checks_uncalibrated", "checks_passed", "checks_not_judged",
+        "checks_notes", "checks_notes_outside", "failing_checks", "underpowered", "runs_needed",
+        "underpowered_checks", "seed_runs"}) {
+    const std::string sql = std::string("ALTER TABLE verifications DROP COLUMN ") + column;
+    CHECK(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+  }
+  CHECK(sqlite3_exec(db, "PRAGMA user_version = 10", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+
+  auto reopened = Store::open(path, [&f] { return f.now; });
+  REQUIRE(reopened.ok());
+  auto migrated = (*reopened)->verification(id);
+  REQUIRE(migrated.ok());
+  REQUIRE((*migrated)->summary.has_value());
+  CHECK(*(*migrated)->summary == summary);
+  // The stale counts are gone from the explanation, column and verdict alike; the rest stays.
+  CHECK((*migrated)->explanation ==
+        "primary:accuracy 0.8 is 0.15 below the seed mean [UNDERPOWERED: 1 band(s) cannot catch "
+        "the shift]");
+  CHECK((*migrated)->verdict->explanation == (*migrated)->explanation);
 }
