@@ -123,12 +123,16 @@ std::optional<Call> read_call(std::string_view line, std::map<std::string, std::
     body = it->second + body.substr(resumed + 9);
     pending.erase(it);
   }
+  // strace pads a short call's result to a column: "unlink(\"/tmp/x\")        = 0".
   const auto paren = body.find('(');
-  const auto equals = body.rfind(") = ");
+  const auto equals = body.rfind(" = ");
   if (paren == std::string::npos || equals == std::string::npos || equals < paren)
     return std::nullopt;
-  Call call{pid, body.substr(0, paren), body.substr(paren + 1, equals - paren - 1), false};
-  const std::string result = body.substr(equals + 4);
+  const auto close = body.find_last_not_of(' ', equals);
+  if (close == std::string::npos || close < paren || body[close] != ')')
+    return std::nullopt;
+  Call call{pid, body.substr(0, paren), body.substr(paren + 1, close - paren - 1), false};
+  const std::string result = body.substr(equals + 3);
   call.ok = !result.empty() && result[0] != '-' && result[0] != '?';
   return call;
 }

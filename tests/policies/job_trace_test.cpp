@@ -112,3 +112,19 @@ TEST_CASE("strace's escapes in paths are read back; unknown lines are skipped") 
   REQUIRE(trace.files.size() == 1);
   CHECK(trace.files[0].path == "/tmp/caf\xc3\xa9 \"q\"");
 }
+
+TEST_CASE(
+    "a short call's result padded to strace's column is read like any other, resumed or not") {
+  // As strace writes them: a result shorter than its column is padded with spaces before "=".
+  const auto own = judge(
+      "11 mkdir(\"/tmp/pymp-ab\", 0700 <unfinished ...>\n"
+      "12 openat(AT_FDCWD, \"/dev/shm/x\", O_RDWR|O_CREAT|O_EXCL, 0600 <unfinished ...>\n"
+      "11 <... mkdir resumed>)              = 0\n"
+      "12 <... openat resumed>)             = 14\n"
+      "12 connect(5, {sa_family=AF_UNIX, sun_path=\"/tmp/pymp-ab/listener-x\"}, 39) = 0\n"
+      "12 newfstatat(AT_FDCWD, \"/tmp/pymp-ab\", {st_mode=S_IFDIR|0700, ...}, 0) = 0\n");
+  CHECK(own.status == FindingStatus::pass);
+  const auto read = judge("10 open(\"/srv/x\", O_RDONLY)    = 3\n");
+  CHECK(read.status == FindingStatus::fail);
+  CHECK(read.summary.find("/srv/x") != std::string::npos);
+}
