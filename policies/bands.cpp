@@ -137,7 +137,8 @@ using tolerance_math::summarize;
 constexpr double kIntegral = 1e-6;  // a proportion's count is within this of an integer
 // Upper bounds: the right skew assumed of a statistic on its own scale (a distance that grows
 // with the square of a seed-level factor, like a model's confidence, is chi-square shaped:
-// skewness 2 to 2.8), and the most the Cornish-Fisher term uses.
+// skewness 2 to 2.8). Every Cornish-Fisher skew term (upper bounds, continuous metric bands) uses
+// at most kMaxSkewness: beyond it the expansion is no longer a quantile's.
 constexpr double kMinRawSkewness = 2.0;
 constexpr double kMaxSkewness = 2.0;
 
@@ -176,10 +177,19 @@ struct MetricEvidence {
   double spread = 0;  // sd, metric units
   double mean_g = 0;  // on the scale
   double sd_g = 0;
-  double median = 0;             // proportion: the median count (the lower one for even n)
-  double deviation = 0;          // proportion: sum |count - median|
-  bool inferred = false;         // proportion: k inferred from the values
+  double median = 0;      // proportion: the median count (the lower one for even n); with a step:
+                          // the median value
+  double deviation = 0;   // proportion: sum |count - median|; with a step: sum of the steps each
+                          // run is from the median, ceil(|x - median| / step)
+  double step = 0;        // unit, real: MetricBandSpec::step (0: none)
+  bool inferred = false;  // proportion: k inferred from the values
   bool grain_estimated = false;  // proportion: 1/k is the smallest gap between the values
+  // unit, real (on the scale): the sample skewness, the runs' extremes, and for a lumpy metric the
+  // gap between the two outermost different values on each side
+  double skewness = 0;
+  double low = 0, high = 0;
+  bool lumpy = false;
+  double low_gap = 0, high_gap = 0;
 };
 
 // Values within float rounding of each other are one value (see the header).
@@ -192,22 +202,44 @@ bool agree(std::span<const double> runs) {
   return same_value(*lo, *hi);
 }
 
-// Values that repeat are counts of something, even when no count is known: the smallest gap
-// between two different values is a whole number of the true steps (at least one), the grain a
-// discrete metric is judged in. nullopt without a repeat, or when all values agree.
-std::optional<double> grain_of_repeats(std::span<const double> runs) {
+// The runs' different values, sorted; `repeats` when two runs scored the same.
+struct DistinctValues {
+  std::vector<double> values;
+  bool repeats = false;
+};
+
+DistinctValues distinct_values(std::span<const double> runs) {
   std::vector<double> sorted(runs.begin(), runs.end());
   std::sort(sorted.begin(), sorted.end());
-  bool repeats = false;
-  std::optional<double> gap;
-  for (std::size_t i = 1; i < sorted.size(); ++i) {
-    if (same_value(sorted[i - 1], sorted[i])) {
-      repeats = true;
-    } else {
-      gap = std::min(gap.value_or(sorted[i] - sorted[i - 1]), sorted[i] - sorted[i - 1]);
-    }
+  DistinctValues d;
+  for (double x : sorted) {
+    if (!d.values.empty() && same_value(d.values.back(), x))
+      d.repeats = true;
+    else
+      d.values.push_back(x);
   }
-  return repeats ? gap : std::nullopt;
+  return d;
+}
+
+// Values that repeat and sit on a grid are counts of something, even when no count is known: the
+// smallest gap between two different values is a whole number of the true steps (at least one),
+// the grain a discrete metric is judged in. nullopt without a repeat, when all values agree, when
+// the gap is finer than any count reverify would infer, or when some value is off the grid (clumps
+// at irregular spacings, as a ranking metric's: lumpy, not counted).
+std::optional<double> grid_of_repeats(const DistinctValues& d) {
+  if (!d.repeats || d.values.size() < 2)
+    return std::nullopt;
+  double gap = d.values[1] - d.values[0];
+  for (std::size_t i = 2; i < d.values.size(); ++i)
+    gap = std::min(gap, d.values[i] - d.values[i - 1]);
+  if (gap < 1.0 / static_cast<double>(kMaxInferredExamples))
+    return std::nullopt;
+  for (double x : d.values) {
+    const double steps = (x - d.values.front()) / gap;
+    if (std::abs(steps - std::round(steps)) > 0.01)
+      return std::nullopt;
+  }
+  return gap;
 }
 
 // The smallest q <= kMaxInferredExamples with x = p / q to float64 division rounding (1e-12
@@ -229,13 +261,25 @@ std::optional<std::int64_t> denominator_of(double x) {
   return std::nullopt;
 }
 
+// The adjusted sample skewness is noisy with few runs: skewness within kSkewAllowance standard
+// errors of a normal sample's (sqrt(6 (n - 2) / ((n + 1) (n + 3)))) is allowed for on both sides.
+double skew_allowance(double n) {
+  return std::min(kMaxSkewness, kSkewAllowance * std::sqrt(6 * (n - 2) / ((n + 1) * (n + 3))));
+}
+
+// The degrees of freedom of a spread estimated from n runs of a distribution with the given
+// excess kurtosis (Satterthwaite: Var(s^2) / sigma^4 = 2 / (n - 1) + kurtosis / n).
+double spread_degrees_of_freedom(double n, double kurtosis) {
+  return 2 / (2 / (n - 1) + kurtosis / n);
+}
+
 MetricEvidence metric_evidence(std::span<const double> runs, const MetricBandSpec& spec) {
   MetricEvidence e;
   e.n = runs.size();
   const bool in_unit =
       std::all_of(runs.begin(), runs.end(), [](double x) { return x >= 0 && x <= 1; });
   std::optional<std::int64_t> examples = spec.examples;
-  if (!examples && in_unit) {
+  if (!examples && in_unit && !spec.step) {
     std::vector<double> values(runs.begin(), runs.end());
     if (spec.recorded)
       values.push_back(*spec.recorded);
@@ -246,8 +290,9 @@ MetricEvidence metric_evidence(std::span<const double> runs, const MetricBandSpe
   bool counts = k >= 1 && std::all_of(runs.begin(), runs.end(), [k](double x) {
                   return std::abs(x * k - std::round(x * k)) <= kIntegral;
                 });
-  if (!examples && in_unit) {
-    if (const auto grain = grain_of_repeats(runs)) {
+  const auto distinct = distinct_values(runs);
+  if (!examples && in_unit && !spec.step) {
+    if (const auto grain = grid_of_repeats(distinct)) {
       k = 1 / *grain;
       counts = e.grain_estimated = true;
     }
@@ -273,8 +318,83 @@ MetricEvidence metric_evidence(std::span<const double> runs, const MetricBandSpe
     e.median = counts[(counts.size() - 1) / 2];  // the (lower) median count
     for (double c : counts)
       e.deviation += std::abs(c - e.median);
+    return e;
+  }
+  e.skewness = same ? 0 : std::clamp(on_scale.skewness, -kMaxSkewness, kMaxSkewness);
+  e.low = e.scale.to(distinct.values.front());
+  e.high = e.scale.to(distinct.values.back());
+  e.lumpy = spec.step || distinct.repeats;
+  if (spec.step && *spec.step > 0) {
+    e.step = *spec.step;
+    std::vector<double> sorted(runs.begin(), runs.end());
+    std::sort(sorted.begin(), sorted.end());
+    e.median = sorted[(sorted.size() - 1) / 2];
+    for (double x : sorted)
+      e.deviation += std::ceil(std::abs(x - e.median) / e.step - kIntegral);
+  }
+  if (e.lumpy && distinct.values.size() >= 2) {
+    const auto& v = distinct.values;
+    e.low_gap = e.scale.to(v[1]) - e.scale.to(v[0]);
+    e.high_gap = e.scale.to(v[v.size() - 1]) - e.scale.to(v[v.size() - 2]);
   }
   return e;
+}
+
+// The proportion's band: the t interval on Anscombe's angle joined with the rare-change allowance.
+void proportion_band(const MetricEvidence& e, const MetricBandSpec& spec, std::size_t n,
+                     MetricBand& band) {
+  const double nd = static_cast<double>(n);
+  const double sigma_g = e.sd_g * std::sqrt(1 + 1 / nd);
+  const double half = student_t_quantile(nd - 1, 1 - spec.alpha / 2) * sigma_g;
+  band.lower = e.scale.from(e.mean_g - half);
+  band.upper = e.scale.from(e.mean_g + half);
+  band.predictive_sd = (e.scale.from(e.mean_g + sigma_g) - e.scale.from(e.mean_g - sigma_g)) / 2;
+  const double k = e.scale.k;
+  const double deviation = e.deviation * nd / static_cast<double>(e.n);
+  const auto allowance =
+      static_cast<double>(tolerance_math::rare_change_allowance(deviation, n, spec.alpha));
+  const double lower = std::max(0.0, (e.median - allowance) / k);
+  const double upper = std::min(1.0, (e.median + allowance) / k);
+  band.discrete_applied = lower < band.lower || upper > band.upper;
+  band.lower = std::min(band.lower, lower);
+  band.upper = std::max(band.upper, upper);
+  band.predictive_sd =
+      std::max(band.predictive_sd, tolerance_math::rare_change_sd(deviation, n) / k);
+}
+
+// The continuous (unit, real) band: the skew-aware t interval, the runs' range, and for a lumpy
+// metric its kurtosis and clump allowances. Returns the degrees of freedom used.
+double continuous_band(const MetricEvidence& e, const MetricBandSpec& spec, std::size_t n,
+                       MetricBand& band) {
+  const double nd = static_cast<double>(n);
+  const double df = e.lumpy ? spread_degrees_of_freedom(nd, kLumpyKurtosis) : nd - 1;
+  const double sigma_g = e.sd_g * std::sqrt(1 + 1 / nd);
+  const double t = student_t_quantile(df, 1 - spec.alpha / 2);
+  const double z = normal_quantile(1 - spec.alpha / 2);
+  const double floor_g = skew_allowance(nd);
+  const double up = t + std::max(e.skewness, floor_g) * (z * z - 1) / 6;
+  const double down = t + std::max(-e.skewness, floor_g) * (z * z - 1) / 6;
+  const double lower = std::min(e.mean_g - down * sigma_g, e.low) - e.low_gap;
+  const double upper = std::max(e.mean_g + up * sigma_g, e.high) + e.high_gap;
+  band.lower = e.scale.from(lower);
+  band.upper = e.scale.from(upper);
+  band.predictive_sd = (e.scale.from(e.mean_g + sigma_g) - e.scale.from(e.mean_g - sigma_g)) / 2;
+  band.lumpy = e.lumpy;
+  band.skewness = e.skewness;
+  if (e.step > 0) {
+    // The rare-change allowance in steps: one unit (a query) may change where no seed run showed
+    // a change, as a count over k examples may.
+    const double deviation = e.deviation * nd / static_cast<double>(e.n);
+    const double allowance =
+        static_cast<double>(tolerance_math::rare_change_allowance(deviation, n, spec.alpha)) *
+        e.step;
+    band.discrete_applied = e.median - allowance < band.lower || e.median + allowance > band.upper;
+    band.lower = std::min(band.lower, e.median - allowance);
+    band.upper = std::max(band.upper, e.median + allowance);
+    band.predictive_sd =
+        std::max(band.predictive_sd, tolerance_math::rare_change_sd(deviation, n) * e.step);
+  }
+  return df;
 }
 
 MetricBand band_from(const MetricEvidence& e, const MetricBandSpec& spec, std::size_t n) {
@@ -291,24 +411,11 @@ MetricBand band_from(const MetricEvidence& e, const MetricBandSpec& spec, std::s
   band.alpha = spec.alpha;
   band.spread = e.spread;
   const double nd = static_cast<double>(n);
-  const double sigma_g = e.sd_g * std::sqrt(1 + 1 / nd);
-  const double half = student_t_quantile(nd - 1, 1 - spec.alpha / 2) * sigma_g;
-  band.lower = e.scale.from(e.mean_g - half);
-  band.upper = e.scale.from(e.mean_g + half);
-  band.predictive_sd = (e.scale.from(e.mean_g + sigma_g) - e.scale.from(e.mean_g - sigma_g)) / 2;
-  if (e.scale.kind == MetricScale::proportion) {
-    const double k = e.scale.k;
-    const double deviation = e.deviation * nd / static_cast<double>(e.n);
-    const auto allowance =
-        static_cast<double>(tolerance_math::rare_change_allowance(deviation, n, spec.alpha));
-    const double lower = std::max(0.0, (e.median - allowance) / k);
-    const double upper = std::min(1.0, (e.median + allowance) / k);
-    band.discrete_applied = lower < band.lower || upper > band.upper;
-    band.lower = std::min(band.lower, lower);
-    band.upper = std::max(band.upper, upper);
-    band.predictive_sd =
-        std::max(band.predictive_sd, tolerance_math::rare_change_sd(deviation, n) / k);
-  }
+  double df = nd - 1;
+  if (e.scale.kind == MetricScale::proportion)
+    proportion_band(e, spec, n, band);
+  else
+    df = continuous_band(e, spec, n, band);
   if (spec.floor > 0) {
     band.floor_applied =
         band.center - spec.floor < band.lower || band.center + spec.floor > band.upper;
@@ -320,10 +427,10 @@ MetricBand band_from(const MetricEvidence& e, const MetricBandSpec& spec, std::s
     band.upper = std::min(band.upper, 1.0);
   }
   // Power: per direction the metric can move in (a bounded metric cannot leave [0, 1]). An honest
-  // rebuild is the centre plus predictive_sd times a t(n-1) variable (its sd is itself estimated
+  // rebuild is the centre plus predictive_sd times a t(df) variable (its sd is itself estimated
   // from n runs): the shift leaves the band with 80% probability at the edge plus that t's 80th
   // percentile (the normal's would overstate the power of few runs).
-  const double z = student_t_quantile(nd - 1, kPower);
+  const double z = student_t_quantile(df, kPower);
   // A bounded metric cannot move further than to 0 or 1: a direction that would need more is
   // one in which the band catches nothing with 80% probability, and is not claimed.
   std::optional<double> shift;
@@ -472,7 +579,7 @@ MetricBandResult metric_band(std::span<const double> runs, const MetricBandSpec&
     return result;
   }
   const auto e = metric_evidence(runs, spec);
-  if (e.sd_g == 0 && e.scale.kind != MetricScale::proportion && spec.floor <= 0) {
+  if (e.sd_g == 0 && e.scale.kind != MetricScale::proportion && e.step <= 0 && spec.floor <= 0) {
     result.no_band_reason = zero_spread_reason(runs);
     result.cannot_judge = true;
     return result;

@@ -23,22 +23,45 @@
 //   least as wide (`examples_inferred`). A value with at most 6 decimal places (0.975) is no
 //   evidence: it may be 39/40 or a number the job rounded, and a rounded 42/43 (0.9767) would
 //   suggest a grid 230 times finer than the true one.
-//   Without a k, values that repeat (two seed runs equal) are counts all the same: the smallest
-//   gap between two different values is a whole number of true steps, and the band is made as a
-//   proportion's with that grain (1/k = the gap: coarser than the truth or equal, so wider).
-// - scale `unit` (every seed run in [0, 1], no k known or inferred, no repeats): the t interval
-//   on the angular scale asin(sqrt x), which makes bounded, skewed metrics (accuracy near 1) near
-//   symmetric.
-// - scale `real`: the t interval on the metric itself.
+//   Without a k, values in [0, 1] that repeat (two seed runs equal) and sit on a grid (every
+//   value a whole number of the smallest gap between two different values from the smallest, to
+//   1% of that gap, and the gap at least 1/kMaxInferredExamples) are counts all the same: the
+//   gap is a whole number of true steps, and the band is made as a proportion's with that grain
+//   (1/k = the gap: coarser than the truth or equal, so wider). Not for a metric with a step
+//   (below), whose repeats are clumps, not a grid.
+// - scales `unit` (every seed run in [0, 1], no grid) and `real` (any other values): a
+//   skew-aware t interval on y = asin(sqrt x) (unit: a bounded metric near 1 is near symmetric
+//   there) or y = x (real):
+//     lower = mean(y) - q_down s sqrt(1 + 1/n),  upper = mean(y) + q_up s sqrt(1 + 1/n),
+//     q_side = t(df, 1 - alpha/2) + g_side (z^2 - 1) / 6   (Cornish-Fisher's skew term),
+//   z = z(1 - alpha/2), g_up = max(G, a(n)), g_down = max(-G, a(n)), G the sample skewness of y
+//   (adjusted Fisher-Pearson, clamped to [-2, 2]) and a(n) = min(2, kSkewAllowance * se(n)),
+//   se(n) = sqrt(6 (n - 2) / ((n + 1) (n + 3))) its standard error for a normal sample: the long
+//   side of a skewed metric (an error metric whose better seeds trail off, one pulled by its
+//   largest residuals) gets its tail, and skewness the runs cannot rule out is allowed for on
+//   both sides. df = n - 1, except for a lumpy metric; never narrower than the seed runs' own
+//   range (every value a seed run scored is a value an honest rebuild can score).
+//   A metric is lumpy when the caller gives its step (`MetricBandSpec::step`: a ranking metric is
+//   a mean over queries of values that jump when a query's top k changes, so its seed
+//   distribution is a few clumps, whether or not n runs show a repeat) or when its values repeat
+//   off a grid: then excess kurtosis up to kLumpyKurtosis is allowed for (the spread estimated
+//   from n runs is that much less certain: df = 2 / (2/(n - 1) + kLumpyKurtosis / n), the
+//   Satterthwaite degrees of freedom of s^2), and each edge moves out by the gap between the two
+//   outermost different values on its side (the next clump beyond the runs may lie that far).
+//   With a step, the band is also joined with the rare-change allowance in steps: each run is
+//   ceil(|x - median| / step) steps from the runs' median (at least as many units changed as
+//   that), and the band holds median +- j steps, j the (1 - alpha) quantile of the negative
+//   binomial predictive (as a proportion's): a query may change where no seed run showed one.
+//   Runs that all agree then still get a band (`discrete_applied`).
 // The band is then widened to centre +- floor when a floor is set. A metric whose runs all agree
-// and that has no k has no honest band (its spread gives no scale, and a band 0 wide would page
-// one changed example): no band, `cannot_judge`, unless a floor is set.
-// power_shift: the shift of the metric, in the direction that needs more, at which a rebuild
-// leaves the band with 80% probability: distance from the seed mean to the band edge plus
-// t(n-1, 0.8) predictive standard deviations (the predictive distribution of a new run when the
-// spread itself is estimated from n runs); a direction in which a bounded metric cannot move
-// that far (past 0 or 1) is not counted, and with none left the band catches no shift the metric
-// can make; a proportion's is rounded up to whole examples.
+// and that has no k and no step has no honest band (its spread gives no scale, and a band 0 wide
+// would page one changed example): no band, `cannot_judge`, unless a floor is set. power_shift: the
+// shift of the metric, in the direction that needs more, at which a rebuild leaves the band with
+// 80% probability: distance from the seed mean to the band edge plus t(df, 0.8) predictive standard
+// deviations (the predictive distribution of a new run when the spread itself is estimated from n
+// runs; with a step, at least the rare-change allowance's sd in steps); a direction in which a
+// bounded metric cannot move that far (past 0 or 1) is not counted, and with none left the band
+// catches no shift the metric can make; a proportion's is rounded up to whole examples.
 //
 // One-sided upper bounds for distances (distribution statistics between the release and each
 // seed run, the steps deviation of same-seed reruns): n values, modelled as log-normal with a
@@ -128,6 +151,12 @@ struct EnumNames<MetricScale> {
 // The largest denominator inferred for a metric reported without its count.
 inline constexpr std::int64_t kMaxInferredExamples = 100'000;
 
+// Lumpy metrics (see above): the excess kurtosis allowed for (a Laplace distribution's), and the
+// standard errors of skewness allowed for on both sides of every continuous band (3: an error
+// metric whose better seeds trail off, skewness about -1, pages at alpha from 10 seed runs).
+inline constexpr double kLumpyKurtosis = 3.0;
+inline constexpr double kSkewAllowance = 3.0;
+
 struct MetricBandSpec {
   double alpha = 0.01;                   // two-sided, for this check
   double floor = 0;                      // smallest half-width, metric units (tolerance.floor)
@@ -135,6 +164,11 @@ struct MetricBandSpec {
   // The release's own value: with the seed runs, what k is inferred from when `examples` is
   // absent.
   std::optional<double> recorded;
+  // The largest change one of the units the metric averages over can make to it (reverify's own
+  // scores: 1/queries for ndcg@k and mrr, scoring.hpp's steps); only without a count. A metric
+  // with a step is lumpy (its values jump when a unit's value jumps) and gets the rare-change
+  // allowance in steps.
+  std::optional<double> step;
 };
 
 struct MetricBand {
@@ -148,8 +182,11 @@ struct MetricBand {
   double spread = 0;         // seed-run standard deviation, metric units
   double predictive_sd = 0;  // of an honest rebuild around the centre, metric units
   bool floor_applied = false;
-  bool discrete_applied = false;   // proportion: the rare-change allowance widened the band
+  // proportion, or a metric with a step: the rare-change allowance widened the band
+  bool discrete_applied = false;
   bool examples_inferred = false;  // proportion: k was inferred from the values
+  bool lumpy = false;              // unit, real: the lumpy allowances were made
+  double skewness = 0;             // unit, real: the sample skewness on the band's scale
   // proportion: the metric's step, 1/k; without a count, the smallest gap between repeating
   // values (then `examples` is absent)
   std::optional<double> grain;

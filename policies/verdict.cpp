@@ -171,6 +171,9 @@ std::optional<CheckResult> use_own_scores(MetricCheckSpec& spec,
   spec.band.examples = before->count
                            ? std::optional<std::int64_t>(std::llround(before->count->denominator))
                            : std::nullopt;
+  // a mean over queries: its band knows how far one query can move it (bands.hpp, lumpy)
+  if (before->metric == ScoringMetric::ndcg_at_k || before->metric == ScoringMetric::mrr)
+    spec.band.step = before->step;
   spec.higher_is_better = higher_is_better(before->metric);
   return std::nullopt;
 }

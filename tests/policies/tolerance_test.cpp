@@ -32,25 +32,102 @@ TEST_CASE("summaries: sd, upper semi-deviation, skewness") {
   CHECK(tmath::summarize(right).upper_sd > tmath::summarize(right).sd);
 }
 
-TEST_CASE("real scale: the Student-t prediction interval around the mean") {
-  const std::vector<double> runs{9.1, 10.3, 9.7, 10.9, 10.0};  // numpy: mean 10, sd 0.67082
+TEST_CASE("real scale: the skew-aware t prediction interval around the mean") {
+  // numpy: mean 10, sd 0.67082, skewness 0; scipy: t(4, 0.995) + min(2, 3 se(5)) (z^2 - 1) / 6
+  // standard deviations on each side (the skewness 5 runs cannot rule out).
+  const std::vector<double> runs{9.1, 10.3, 9.7, 10.9, 10.0};
   MetricBandSpec spec;
   spec.alpha = 0.01;
   const auto made = metric_band(runs, spec);
   REQUIRE(made.band.has_value());
   const auto& band = *made.band;
   CHECK(band.scale == MetricScale::real);
+  CHECK_FALSE(band.lumpy);
   CHECK(band.center == doctest::Approx(10));
-  CHECK(band.lower == doctest::Approx(6.6166950513).epsilon(1e-9));
-  CHECK(band.upper == doctest::Approx(13.3833049487).epsilon(1e-9));
-  CHECK(band.contains(13.38));
-  CHECK_FALSE(band.contains(13.39));
-  CHECK(band.margin(12) == doctest::Approx(13.3833049487 - 12).epsilon(1e-9));
+  CHECK(band.lower == doctest::Approx(5.3488433161).epsilon(1e-9));
+  CHECK(band.upper == doctest::Approx(14.6511566839).epsilon(1e-9));
+  CHECK(band.contains(14.65));
+  CHECK_FALSE(band.contains(14.66));
+  CHECK(band.margin(12) == doctest::Approx(14.6511566839 - 12).epsilon(1e-9));
   // Power: distance to the edge plus t(4, 0.8) predictive standard deviations (scipy).
   REQUIRE(band.power_shift.has_value());
   const double sd = 0.6708203932 * std::sqrt(1.2);
   CHECK(band.predictive_sd == doctest::Approx(sd).epsilon(1e-9));
-  CHECK(*band.power_shift == doctest::Approx(3.3833049487 + 0.94096457719753 * sd).epsilon(1e-9));
+  CHECK(*band.power_shift == doctest::Approx(5.3426216080).epsilon(1e-9));
+}
+
+TEST_CASE("skewed runs: the long side gets the tail, the short side the allowance") {
+  // An error metric whose better seeds trail off: most runs near 46, a few far below.
+  const std::vector<double> runs{46.0, 46.1, 45.9, 46.05, 45.95, 46.0, 45.2, 46.1, 45.6, 46.02};
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  const auto band = metric_band(runs, spec).band.value();
+  CHECK(band.skewness < -1);
+  CHECK(band.center - band.lower > 1.2 * (band.upper - band.center));
+  // Symmetric runs of the same spread: the same width on both sides.
+  const std::vector<double> even{9.1, 10.3, 9.7, 10.9, 10.0};
+  const auto symmetric = metric_band(even, spec).band.value();
+  CHECK(symmetric.center - symmetric.lower == doctest::Approx(symmetric.upper - symmetric.center));
+}
+
+TEST_CASE("a metric with a step (a mean over queries): lumpy, whole steps around the median") {
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  spec.step = 1.0 / 150;
+  // Every seed run scored the same NDCG: still a band, of whole steps (one query may change).
+  const std::vector<double> agree(20, 0.8123);
+  const auto made = metric_band(agree, spec);
+  REQUIRE(made.band.has_value());
+  CHECK(made.band->lumpy);
+  CHECK(made.band->discrete_applied);
+  CHECK(made.band->contains(0.8123 - 1.0 / 150));
+  CHECK(made.band->contains(0.8123 + 1.0 / 150));
+  CHECK_FALSE(made.band->contains(0.8123 + 2.5 / 150));
+  // Without the step, nothing gives the metric a scale: no band.
+  spec.step.reset();
+  CHECK(metric_band(agree, spec).cannot_judge);
+  // Clumped runs: with a step the band reaches past the clumps the runs showed.
+  const std::vector<double> clumped{0.8123, 0.8123, 0.8123, 0.8131, 0.8123, 0.8123,
+                                    0.8117, 0.8123, 0.8123, 0.8123, 0.8131, 0.8123};
+  const auto without = metric_band(clumped, spec).band.value();
+  spec.step = 1.0 / 150;
+  const auto with = metric_band(clumped, spec).band.value();
+  CHECK(with.lower < without.lower);
+  CHECK(with.upper > without.upper);
+  CHECK(with.upper - 0.8123 >= 1.0 / 150 - 1e-12);
+}
+
+TEST_CASE("repeats off a grid are lumpy clumps; repeats on a grid are counts") {
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  // 0.8117, 0.8123, 0.8131: gaps 0.0006 and 0.0008, no common grid within 1%.
+  const std::vector<double> clumped{0.8123, 0.8123, 0.8131, 0.8123, 0.8117, 0.8123};
+  const auto lumpy = metric_band(clumped, spec).band.value();
+  CHECK(lumpy.scale == MetricScale::unit);
+  CHECK(lumpy.lumpy);
+  // The outermost gaps: the band reaches at least one more gap past the runs' range.
+  CHECK(lumpy.lower <= 0.8117 - 0.0006 + 1e-12);
+  CHECK(lumpy.upper >= 0.8131 + 0.0008 - 1e-12);
+  // 0.80, 0.81, 0.83 (repeating): a grid of 0.01, made as a proportion's band.
+  const std::vector<double> grid{0.81, 0.81, 0.83, 0.80, 0.81, 0.83};
+  const auto counted = metric_band(grid, spec).band.value();
+  CHECK(counted.scale == MetricScale::proportion);
+  CHECK(counted.grain.value() == doctest::Approx(0.01));
+  // No repeats: smooth, not lumpy.
+  const std::vector<double> smooth{0.8123, 0.8127, 0.8131, 0.8119, 0.8117, 0.8125};
+  CHECK_FALSE(metric_band(smooth, spec).band->lumpy);
+}
+
+TEST_CASE("a lumpy metric's spread is less certain: wider than the same runs smooth") {
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  const std::vector<double> runs{10.1, 10.4, 9.8, 10.0, 9.9, 10.2, 10.3, 9.7, 10.05, 9.95};
+  const auto smooth = metric_band(runs, spec).band.value();
+  spec.step = 1e-9;  // a step too small to matter: only the kurtosis and gap allowances
+  const auto lumpy = metric_band(runs, spec).band.value();
+  CHECK(lumpy.lumpy);
+  CHECK(lumpy.upper - lumpy.lower > smooth.upper - smooth.lower);
+  CHECK(*lumpy.power_shift > *smooth.power_shift);
 }
 
 TEST_CASE("unit scale: a bounded metric near 1 gets an asymmetric band inside [0, 1]") {
