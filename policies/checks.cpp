@@ -148,6 +148,11 @@ bool meaningful(Statistic statistic, const stats::Comparison& c, const Distribut
          bands.threshold_declared;
 }
 
+// A statistic that means nothing for the task: no row at all (DistributionBands::ranking).
+bool left_out(Statistic statistic, const DistributionBands& bands) {
+  return bands.ranking && statistic == Statistic::flip_rate;
+}
+
 UpperBoundResult bound_for(Statistic statistic, const stats::Comparison& c,
                            const DistributionBands& bands) {
   auto it = bands.seed_runs.find(statistic);
@@ -186,7 +191,8 @@ UpperBoundSpec statistic_bound_spec(Statistic statistic, const stats::Comparison
 std::size_t banded_distribution_checks(const stats::Comparison& c, const DistributionBands& bands) {
   std::size_t m = 0;
   for (const auto& [statistic, value] : stats::banded_statistics(c))
-    m += meaningful(statistic, c, bands) && bound_for(statistic, c, bands).bound.has_value();
+    m += !left_out(statistic, bands) && meaningful(statistic, c, bands) &&
+         bound_for(statistic, c, bands).bound.has_value();
   return m;
 }
 
@@ -194,6 +200,8 @@ std::vector<CheckResult> distribution_checks(const stats::Comparison& c,
                                              const DistributionBands& bands) {
   std::vector<CheckResult> out;
   for (const auto& [statistic, value] : stats::banded_statistics(c)) {
+    if (left_out(statistic, bands))
+      continue;
     CheckResult check;
     check.name = std::string("distribution:") + to_string(statistic);
     check.kind = CheckKind::distribution;

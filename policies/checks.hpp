@@ -83,8 +83,18 @@ struct DistributionBands {
   // [0, 1] (regression outputs, logits) have a meaningful flip rate only at a declared one, so
   // without it the flip rate is not judged.
   bool threshold_declared = false;
+  // The task is ranking (evaluation.scoring.task): its scores order documents within a query and
+  // no record has a decision to flip, so the flip rate means nothing for it at any threshold. It
+  // is left out, no row and no alpha, and the verdict says so in one line (kFlipRateLeftOut);
+  // the ranking parity checks judge what a ranking changes.
+  bool ranking = false;
   std::string how_to_calibrate;
 };
+
+// The one line a ranking verdict's explanation carries for the flip rate it leaves out.
+inline constexpr const char* kFlipRateLeftOut =
+    "distribution:flip_rate left out: it counts records whose decision flips, a classifier's "
+    "measure; a ranking decides nothing per record, and its top-k parity checks judge what moved";
 
 // How a statistic's upper bound is modelled (policies/bands.hpp): its resolution (flip rate: one
 // row of c; KS: one score) and whether it counts rows, at one-sided `alpha` with a floor.

@@ -92,6 +92,27 @@ std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// A ranking parity check (its evidence says "unit": "queries" and k, policies/own_scores.hpp):
+// "11 of 75 queries of market=us have another top-10 order than the release's (its share is
+// 0.1467, above its bound ≤ 0.08)"; the tau distance says it looks past the top k. Queries,
+// not records: a ranking's records are documents, and what changed is a query's list.
+std::string ranking_parity_failure(const CheckResult& check) {
+  const auto segment = check.name.find(":segment:");
+  const std::string scope =
+      segment == std::string::npos ? "the eval set" : check.name.substr(segment + 9);
+  const std::string k = std::to_string(check.evidence.value("k", std::size_t{0}));
+  const std::string of = std::to_string(check.evidence.value("of", std::size_t{0}));
+  if (!check.evidence.contains("changed")) {
+    return "the queries' whole rankings moved against the release (not only their top " + k +
+           "): 1 - the mean Kendall tau-b over the " + of + " queries of " + scope + " " +
+           value_against_band(check);
+  }
+  const bool order = check.name.rfind("parity:top-k-order", 0) == 0;
+  return std::to_string(check.evidence.value("changed", std::size_t{0})) + " of " + of +
+         " queries of " + scope + " have another top-" + k + (order ? " order" : " set") +
+         " than the release's (its share " + value_against_band(check) + ")";
+}
+
 // The sentence (without its full stop) about the failure that leads.
 std::string lead_failure(const CheckResult& check) {
   const std::string what = subject(check.name);
@@ -135,6 +156,8 @@ std::string lead_failure(const CheckResult& check) {
                   : std::string()) +
              ", and level bitwise asks for identical tensors";
     case CheckKind::parity:
+      if (check.evidence.value("unit", std::string()) == "queries")
+        return ranking_parity_failure(check);
       return "records changed their decision against the release: " + what + " " +
              value_against_band(check);
     case CheckKind::same_seed:

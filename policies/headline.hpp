@@ -16,7 +16,9 @@
 // The headline is one sentence in plain words from the failures in that order: no hashes, no
 // commands, no Markdown. "An input moved" is said only when an input check failed; a check the
 // release defines that could not be computed (CheckResult::not_computed) is said to be so, with
-// its reason, never "outside its band". The full
+// its reason, never "outside its band". A ranking's parity failure counts queries and names k
+// ("11 of 75 queries of market=us have another top-10 order than the release's"), never
+// records changing a decision. The full
 // explanation and the evidence stay beside it, where each place shows them.
 
 #include <cstddef>

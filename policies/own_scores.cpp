@@ -80,14 +80,15 @@ void scope_statistics(const scoring::ScopeParity& s, const scoring::ScopeParity&
   if (s.records == 0)
     return;
   const std::string suffix = scope_suffix(s.segment);
-  auto proportion = [&](std::string name, std::size_t count, std::size_t of, std::string what) {
+  auto proportion = [&](std::string name, std::size_t count, std::size_t of,
+                        std::string what) -> ParityStatistic& {
     ParityStatistic stat;
     stat.name = std::move(name);
     stat.count = count;
     stat.of = of;
     stat.value = static_cast<double>(count) / static_cast<double>(of);
     stat.what = std::move(what);
-    out.push_back(std::move(stat));
+    return out.emplace_back(std::move(stat));
   };
   for (const auto& c : s.crossings) {
     const std::string at = " at threshold " + number_text(c.threshold);
@@ -114,15 +115,19 @@ void scope_statistics(const scoring::ScopeParity& s, const scoring::ScopeParity&
   }
   if (const auto& r = s.ranking; r && r->queries > 0) {
     const std::string queries = of_scope(s.segment, r->queries, "queries");
+    const std::string top = "top-" + std::to_string(r->k);
     proportion("parity:top-k-set" + suffix, r->top_k_changed, r->queries,
-               std::to_string(r->top_k_changed) + " " + queries +
-                   " have another top-k set than the release's");
+               std::to_string(r->top_k_changed) + " " + queries + " have another " + top +
+                   " set than the release's")
+        .top_k = r->k;
     proportion("parity:top-k-order" + suffix, r->top_k_order_changed, r->queries,
-               std::to_string(r->top_k_order_changed) + " " + queries +
-                   " have another top-k order than the release's");
+               std::to_string(r->top_k_order_changed) + " " + queries + " have another " + top +
+                   " order than the release's")
+        .top_k = r->k;
     if (r->mean_tau) {
       ParityStatistic stat;
       stat.name = "parity:tau-distance" + suffix;
+      stat.top_k = r->k;
       stat.value = 1 - *r->mean_tau;
       stat.of = r->tau_queries;
       // one swapped pair in the largest query: tau-b moves by about 2 / its pairs
@@ -341,6 +346,10 @@ std::vector<CheckResult> parity_checks(const std::vector<ParityStatistic>& stati
     if (stat.count)
       check.evidence["changed"] = *stat.count;
     check.evidence["of"] = stat.of;
+    if (stat.top_k) {
+      check.evidence["unit"] = "queries";
+      check.evidence["k"] = stat.top_k;
+    }
     const auto bound = parity_bound(stat, seed_values(tol, stat.name), alpha);
     if (!bound.upper) {
       check.outcome = CheckOutcome::uncalibrated;

@@ -35,7 +35,9 @@
 //   - ranking, per scope: "parity:top-k-set" and "parity:top-k-order", the share of the scope's
 //     queries (of 2 records or more) whose top k, as a set / as an ordered list, differs from
 //     the release's, and "parity:tau-distance", 1 - the mean Kendall tau-b of the two score
-//     lists over the queries where it is defined.
+//     lists over the queries where it is defined. Their words count queries and name k ("12 of
+//     the eval set's 80 queries have another top-3 order"), and each check's evidence carries
+//     "unit": "queries" and "k", from which the headline counts them (policies/headline.hpp).
 //   Counts (every statistic but the tau distance) are banded as a proportion over the scope's
 //   records, members or queries (policies/bands.hpp: the angular t interval joined with the
 //   rare-change allowance in whole counts; two-sided at 2 alpha, so alpha above it; the flip
@@ -100,6 +102,7 @@ struct ParityStatistic {
   std::optional<std::size_t> count;  // a share: value = count / of; absent for the tau distance
   std::size_t of = 0;                // the scope's records, the class's members, the queries
   double resolution = 0;             // the tau distance's smallest step (one pair swapped)
+  std::size_t top_k = 0;             // ranking: the k of the top k compared; 0 otherwise
   std::string what;                  // what changed, in one clause, for the explanation
 };
 // Every parity statistic of the whole set and every segment of at least one record.

@@ -198,6 +198,7 @@ struct Crossings {
 };
 
 struct RankingParity {
+  std::size_t k = 0;                    // the cut-off of the top k compared (the spec's k)
   std::size_t queries = 0;              // of at least 2 records
   std::size_t top_k_changed = 0;        // whose top-k set differs
   std::size_t top_k_order_changed = 0;  // whose top k, in order, differs (a changed set included)

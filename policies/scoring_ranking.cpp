@@ -247,6 +247,7 @@ RankingParity ranking_parity(const ScoringInputs& in, std::span<const double> re
                              std::vector<QueryParity>* queries) {
   std::vector<std::uint32_t> storage;
   RankingParity out;
+  out.k = in.k;
   double overlap_sum = 0, tau_sum = 0;
   for (const Query& query : queries_of(scope.records, *in.queries, storage)) {
     if (query.records.size() < 2)

@@ -358,6 +358,7 @@ Plan plan_checks(const VerdictInputs& in, const ToleranceSpec& tol, const Verdic
     plan.distribution.unbanded_informational = policy.allow_fallback;
     plan.distribution.how_to_calibrate = how_to;
     plan.distribution.threshold_declared = declares_threshold(ev.scoring, policy.flip_threshold);
+    plan.distribution.ranking = ev.scoring && ev.scoring->task == ScoringTask::ranking;
     if (in.fail_closed)
       note_prediction_gaps(in, plan);
   }
@@ -416,13 +417,14 @@ std::string copies_text(const CopiedRuns& copies) {
 }
 
 // The verdict's full explanation: the sentence of the check that decided it, then in brackets
-// what a reader of the checks alone would miss (fallback bands, runs left out, checks not judged or
-// that cannot fail, a note outside its band, underpowered bands). It counts nothing: the counts a
+// what a reader of the checks alone would miss (a check left out for the task, fallback bands,
+// runs left out, checks not judged or that cannot fail, a note outside its band, underpowered
+// bands: `first_notes` are the first of them, the caller's). It counts nothing: the counts a
 // person reads are count_checks' (policies/headline.hpp), made from the checks as stored, so that
 // input checks the pipeline adds later are counted the same everywhere.
 std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& checks,
                          const PowerSummary& power, bool level_enforced,
-                         const std::string& copies) {
+                         std::vector<std::string> first_notes) {
   bool fallback = false;
   std::vector<std::string> cannot_fail, not_judged;
   const CheckResult* note = nullptr;  // the first informational check outside its band
@@ -440,11 +442,9 @@ std::string verdict_text(VerdictClass cls, const std::vector<CheckResult>& check
     if (c.cannot_fail)
       cannot_fail.push_back(c.name);
   }
-  std::vector<std::string> notes;
+  std::vector<std::string> notes = std::move(first_notes);
   if (fallback)
     notes.push_back("used policy fallback tolerances (not calibrated)");
-  if (!copies.empty())
-    notes.push_back(copies);
   if (!not_judged.empty()) {
     notes.push_back(std::to_string(not_judged.size()) + " not judged (" + not_judged[0] +
                     (not_judged.size() > 1 ? ", ..." : "") + "): each says why");
@@ -523,8 +523,8 @@ VerdictClass classify(const std::vector<CheckResult>& checks, bool enforced) {
 // The deciding checks the release defines (policies/coverage.hpp), from the planned tolerance.
 std::vector<DefinedCheck> defined_by(const VerdictInputs& in, const ToleranceSpec& tol,
                                      const Plan& plan) {
-  bool flip_rate_decides = true;
-  if (const auto& c = plan.comparison) {
+  bool flip_rate_decides = !plan.distribution.ranking;
+  if (const auto& c = plan.comparison; c && flip_rate_decides) {
     flip_rate_decides =
         c->scores > c->rows || c->original_unit_interval || plan.distribution.threshold_declared;
   }
@@ -550,6 +550,18 @@ Verdict unreadable_release(const CheckCoverage& coverage, const std::vector<std:
 std::string coverage_note(const CheckCoverage& coverage) {
   const std::string text = coverage_text(coverage);
   return text.empty() ? text : "; NOT COMPLETE: " + text;
+}
+
+// What the explanation's notes start with: a check left out for the task, then the runs left out
+// and the coverage.
+std::vector<std::string> first_notes(const Plan& plan, const CopiedRuns& copies,
+                                     const CheckCoverage& coverage) {
+  std::vector<std::string> notes;
+  if (plan.comparison && plan.distribution.ranking)
+    notes.push_back(kFlipRateLeftOut);
+  if (std::string runs = copies_text(copies) + coverage_note(coverage); !runs.empty())
+    notes.push_back(std::move(runs));
+  return notes;
 }
 
 }  // namespace
@@ -708,7 +720,7 @@ Verdict decide_verdict(const VerdictInputs& in, const VerdictPolicy& policy) {
   verdict.explanation = verdict.checks.empty()
                             ? "no check applies: the manifest records nothing to compare; " + how_to
                             : verdict_text(verdict.cls, verdict.checks, verdict.power, enforced,
-                                           copies_text(copies) + coverage_note(verdict.coverage));
+                                           first_notes(plan, copies, verdict.coverage));
   return verdict;
 }
 

@@ -111,7 +111,9 @@ struct CheckResult {
   // A deciding check its release defines (policies/coverage.hpp) that this verification could
   // not compute: the explanation says why, and it fails (a family of them is one such row).
   bool not_computed = false;
-  nlohmann::json evidence = nlohmann::json::object();  // the rest, for people: never read by key
+  // The rest, for people; the headline (policies/headline.cpp) reads only a few keys a check
+  // sets for it, the way it sets them (a ranking parity check's "unit", "k", "changed", "of").
+  nlohmann::json evidence = nlohmann::json::object();
 
   bool decides() const { return !informational && outcome != CheckOutcome::not_judged; }
 };

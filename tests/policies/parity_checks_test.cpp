@@ -10,6 +10,8 @@
 #include <random>
 
 #include "policies/calibration.hpp"
+#include "policies/checks.hpp"
+#include "policies/headline.hpp"
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
 #include "tests/support/predictions_fixture.hpp"
@@ -199,7 +201,7 @@ TEST_CASE("ranking parity: seed noise passes, a top-k order that moves fails and
     REQUIRE(order);
     CHECK(order->outcome == CheckOutcome::failed);
     CHECK(contains(order->explanation,
-                   "12 of the eval set's 80 queries have another top-k order than the release's"));
+                   "12 of the eval set's 80 queries have another top-3 order than the release's"));
     CHECK(contains(order->explanation, "the seed runs' own changes allow"));
     CHECK(order->evidence["allowed"].get<int>() < 12);
     CHECK(find_check(v, "parity:top-k-set")->outcome == CheckOutcome::passed);
@@ -282,6 +284,67 @@ TEST_CASE("a ranking metric named with its cut-off written out is reverify's own
   // Another cut-off than the spec's is not reverify's metric: not found under that name.
   CHECK_FALSE(own.release.overall.find("ndcg@5"));
   CHECK(own.release.overall.find("ndcg@k") == own.release.overall.find("ndcg@3"));
+}
+
+TEST_CASE("a ranking verdict reads in queries and k, and leaves out the flip rate in one line") {
+  // ranking_world with two markets of 40 queries each, and seeds noisy enough to reorder the
+  // rest of a query now and then (so that the top-k order, not the tau distance, fails worst);
+  // the swaps all fall in market=us.
+  World w = ranking_world();
+  w.noise = 0.22;
+  std::vector<std::string> markets;
+  for (int q = 0; q < 80; ++q)
+    markets.insert(markets.end(), 8, q < 40 ? "us" : "de");
+  w.in.segment_keys.push_back(SegmentKey{"market", intern_keys(markets)});
+  const Predictions release = w.draw(1);
+  Manifest m = manifest_for(w, "ndcg@k", release, seed_runs(w, 100, 20));
+  m.evaluation.scoring->task = ScoringTask::ranking;
+  m.evaluation.scoring->k = 3;
+  const Verdict v = judge(w, m, release, top_two_swapped(release, 20));
+  REQUIRE(v.cls == VerdictClass::failed_out_of_tolerance);
+  const VerdictSummary summary = verdict_summary(v);
+  CAPTURE(summary.headline);
+  CAPTURE(v.explanation);
+
+  SUBCASE("the headline counts queries of its scope and names k, never records") {
+    CHECK(summary.headline.rfind("20 of 40 queries of market=us have another top-3 order than the "
+                                 "release's (its share is 0.5, above its bound ≤ ",
+                                 0) == 0);
+    CHECK_FALSE(contains(summary.headline, "records"));
+    CHECK_FALSE(contains(summary.headline, "decision"));
+    CHECK(contains(summary.headline, "Also failed: parity:top-k-order"));
+    CHECK(contains(find_check(v, "parity:top-k-order:segment:market=us")->explanation,
+                   "20 of segment market=us's 40 queries have another top-3 order"));
+  }
+  SUBCASE("the flip rate is no check, and one line says why, with no threshold to declare") {
+    CHECK(find_check(v, "distribution:flip_rate") == nullptr);
+    CHECK(summary.counts.not_judged == 0);
+    CHECK(summary.counts.notes == 0);
+    const auto line = v.explanation.find(kFlipRateLeftOut);
+    REQUIRE(line != std::string::npos);
+    CHECK(v.explanation.find(kFlipRateLeftOut, line + 1) == std::string::npos);
+    CHECK_FALSE(contains(v.explanation, "threshold"));
+    CHECK(v.coverage.complete());
+    // the other distribution statistics over the ranking scores are still judged
+    REQUIRE(find_check(v, "distribution:ks"));
+    CHECK(find_check(v, "distribution:ks")->decides());
+  }
+}
+
+TEST_CASE("a ranking tau-distance failure says it looks past the top k") {
+  const World w = ranking_world();
+  const Predictions release = w.draw(1);
+  const Manifest m = manifest_for(w, "ndcg@k", release, seed_runs(w, 100, 20));
+  Predictions rebuilt = release;
+  for (std::size_t q = 0; q < 40; ++q)
+    std::reverse(rebuilt.values.begin() + static_cast<std::ptrdiff_t>(q * 8 + 3),
+                 rebuilt.values.begin() + static_cast<std::ptrdiff_t>(q * 8 + 8));
+  const std::string headline = verdict_summary(judge(w, m, release, rebuilt)).headline;
+  CAPTURE(headline);
+  CHECK(contains(headline,
+                 "The queries' whole rankings moved against the release (not only their "
+                 "top 3): 1 - the mean Kendall tau-b over the 80 queries of the eval "
+                 "set is "));
 }
 
 TEST_CASE("ranking parity without recorded seed values informs and never decides") {
@@ -418,7 +481,7 @@ TEST_CASE("ranking parity statistics per segment: names, counts and the tau reso
   const auto& en = stats.at("parity:top-k-set:segment:lang=en");
   CHECK(*en.count == 2);
   CHECK(en.of == 2);
-  CHECK(en.what == "2 of segment lang=en's 2 queries have another top-k set than the release's");
+  CHECK(en.what == "2 of segment lang=en's 2 queries have another top-1 set than the release's");
   CHECK(*stats.at("parity:top-k-order:segment:lang=de").count == 0);
   CHECK(*stats.at("parity:top-k-order").count == 2);
   CHECK(stats.at("parity:top-k-order").of == 3);
