@@ -39,8 +39,9 @@ struct DefinedCheck {
 };
 
 // `distribution` is tolerance.distribution_seed_runs by statistic (short and full names read);
-// `flip_rate_decides` is false where the release's predictions are single values outside [0, 1]
-// and no threshold is declared (then the flip rate is never judged).
+// `flip_rate_decides` is false for a ranking (its flip rate is left out) and where the release's
+// predictions are single values outside [0, 1] and no threshold is declared (then the flip rate
+// is never judged).
 std::vector<DefinedCheck> defined_checks(
     const Manifest& manifest, const ToleranceSpec& tolerance,
     const std::map<Statistic, std::vector<double>>& distribution, bool steps_mode,
