@@ -315,7 +315,7 @@ std::vector<ParityStatistic> recorded_parity(const std::vector<ParityStatistic>&
       stat.count = static_cast<std::size_t>(
           std::llround(std::max(value->second, 0.0) * static_cast<double>(stat.of)));
       stat.what = std::to_string(*stat.count) + " of its " + std::to_string(stat.of) +
-                  " changed against the release (as recorded)";
+                  (stat.top_k ? " queries" : "") + " changed against the release (as recorded)";
     } else {
       stat.what = "1 - tau = " + number_text(stat.value) + " over " + std::to_string(stat.of) +
                   " queries (as recorded)";
