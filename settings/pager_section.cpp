@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/names.hpp"
+#include "pager/router.hpp"
 
 namespace reverify {
 namespace {
@@ -214,6 +215,13 @@ void read_pager(Section s, const std::filesystem::path& base, PagerConfig& pager
   read_routes(s, pager);
   read_retry(s.section("retry"), pager.retry);
   s.read_http_url("public_url", pager.public_url);
+  s.read("operator_owner", pager.operator_owner);
+  if (pager.operator_owner.empty())
+    s.fail(s.child_path("operator_owner"), "expected an owner a route names, or \"*\"");
+  else if (!pager.routes.empty() && !find_route(pager, pager.operator_owner))
+    s.fail(s.child_path("operator_owner"), "no route takes \"" + pager.operator_owner +
+                                               "\" (name one in pager.routes, or add a "
+                                               "\"*\" route)");
   while (!pager.public_url.empty() && pager.public_url.back() == '/')
     pager.public_url.pop_back();
   s.reject_unknown();

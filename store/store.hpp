@@ -50,6 +50,7 @@
 #include "pager/notifier.hpp"
 #include "pager/pager_config.hpp"
 #include "policies/calibration.hpp"
+#include "policies/source_condition.hpp"
 #include "policies/verdict_model.hpp"
 #include "runners/runner.hpp"
 
@@ -98,6 +99,16 @@ struct ManifestToCompare {
   std::string to_sha256, from_sha256;
   std::int64_t verification_id = 0;
   std::string verified_manifest_json;
+};
+
+// A registry source under a platform condition (policies/source_condition.hpp), while it holds.
+struct SourceConditionRow {
+  std::string source;
+  SourceCondition condition = SourceCondition::inputs_moved;
+  UnixSeconds since = 0;
+  std::int64_t versions = 0;         // the source's versions when it was found
+  std::int64_t verification_id = 0;  // the verification that found it
+  std::string reason;
 };
 
 // Why a verification was queued: the cycle's plan, a manual trigger (API, `reverify trigger`), the
@@ -398,6 +409,18 @@ class Store final : public Outbox {
   Status put_manifest_moved(const ManifestMoved& moved);
   // Each version's description of its current manifest (to_sha256 = the row's manifest_sha256).
   Result<std::vector<ManifestMoved>> manifests_moved();
+
+  // --- registry sources under a platform condition (store_sources.cpp) ---
+  // Opens the source's condition unless it is open already, and records `alert` (the one operator
+  // alert) in the outbox in the SAME transaction: two verifications that find it at once alert
+  // once, and a crash leaves both or neither. Returns whether this call opened it.
+  Result<bool> open_source_condition(const SourceConditionRow& row, const PageToRecord& alert);
+  // Closes the source's condition, if open, recording `resolve` with it (about verification
+  // `verification_id`, the one that found the inputs again). Returns whether one was open.
+  Result<bool> close_source_condition(const std::string& source, std::int64_t verification_id,
+                                      const PageToRecord& resolve);
+  Result<std::optional<SourceConditionRow>> source_condition(const std::string& source);
+  Result<std::vector<SourceConditionRow>> source_conditions();
 
   // --- calibrations (reverify calibrate and the daemon's; the newest one of each reference
   // counts: the release's for full and steps verdicts, the subsample reference's for subsample
