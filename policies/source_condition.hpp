@@ -10,8 +10,10 @@
 //   - an input whose content changed (present, another hash; any remote input's drift) is never
 //     excused, whatever the rest of the source looks like: the owner is paged as before;
 //   - only missing inputs qualify, and only when EVERY other listed, valid version of the same
-//     source misses inputs too (a presence probe, no hashing), and the source has at least
-//     kMinVersionsForSourceCondition versions: one version whose data was deleted is its owner's.
+//     source misses inputs too (a presence probe, no hashing);
+//   - a source of one version qualifies only when its missing inputs now resolve to other paths
+//     than those its last conclusive verdict found them at (its manifest's location changed: the
+//     registry moved). At the same place, one version whose data is gone is its owner's.
 // Inputs that moved WITH the registry (beside the manifests, same content) need no rule: preflight
 // finds them, hashes them, and they pass.
 
@@ -46,11 +48,11 @@ struct InputDrift {
   std::size_t changed = 0;
 };
 
-inline constexpr std::size_t kMinVersionsForSourceCondition = 2;
-
 struct SourceConditionFacts {
   InputDrift drift;                 // of the verification that asks
   std::vector<InputsFound> others;  // every other listed, valid version of its source
+  // Its missing inputs resolve to other paths than where its last conclusive verdict found them.
+  bool relocated = false;
 };
 
 struct SourceConditionDecision {

@@ -1,5 +1,6 @@
 #include "verify/source_hold.hpp"
 
+#include <map>
 #include <system_error>
 
 #include "core/manifest_parse.hpp"
@@ -33,6 +34,39 @@ Result<std::vector<InputsFound>> probe_others(Store& store, const std::string& s
       break;
   }
   return found;
+}
+
+// Input check name -> the path it resolved its input to (the check's evidence), for `failed_only`
+// the failed checks only.
+std::map<std::string, std::string> input_paths(const Verdict& verdict, bool failed_only) {
+  std::map<std::string, std::string> paths;
+  for (const auto& check : verdict.checks) {
+    if (check.kind != CheckKind::input || (failed_only && check.outcome != CheckOutcome::failed))
+      continue;
+    if (check.evidence.is_object() && check.evidence.contains("path") &&
+        check.evidence["path"].is_string())
+      paths[check.name] = check.evidence["path"].get<std::string>();
+  }
+  return paths;
+}
+
+// Whether the verdict's missing inputs resolve to other paths than where the version's last
+// conclusive verdict found them: its manifest's location changed (the registry moved).
+bool inputs_relocated(Store& store, const VerificationRow& row, const Verdict& failed) {
+  auto earlier = store.verifications(row.model, row.version, 50);
+  if (!earlier.ok())
+    return false;
+  for (const auto& v : *earlier) {
+    if (v.id == row.id || !v.cls || is_error(*v.cls) || !v.verdict)
+      continue;
+    const auto before = input_paths(*v.verdict, false);
+    for (const auto& [name, path] : input_paths(failed, true)) {
+      if (auto it = before.find(name); it != before.end() && it->second != path)
+        return true;
+    }
+    return false;  // the latest conclusive one says
+  }
+  return false;
 }
 
 PageToRecord routed(const PagerConfig& pager, PageEvent event) {
@@ -98,7 +132,8 @@ std::optional<SourceHold> source_hold(Store& store, const VerificationRow& row,
     auto others = probe_others(store, source, row);
     if (!others.ok())
       return std::nullopt;
-    const auto decision = decide_source_condition({drift, *others});
+    const auto decision =
+        decide_source_condition({drift, *others, inputs_relocated(store, row, outcome.verdict)});
     if (decision.condition == SourceCondition::none)
       return std::nullopt;
     condition = {source, decision.condition, now, std::int64_t(others->size() + 1),

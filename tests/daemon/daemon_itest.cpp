@@ -584,3 +584,39 @@ TEST_CASE("the eval set every version shares rewritten: each fails and pages its
   CHECK(count_pages(pages, 0, "reverify/source/", "trigger") == 0);
   CHECK(status_page(setup).find("id=\"platform-") == std::string::npos);
 }
+
+TEST_CASE("a registry of one version: held when it moved, its owner's when its data went away") {
+  Setup setup(1, 0.2);
+  share_eval_set(setup, 1);
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+  REQUIRE(setup.wait_all_done(1, std::chrono::seconds(120)));
+  auto latest = [&] { return setup.store()->verifications("slow", "1.1", 1)->front(); };
+  REQUIRE(latest().cls == VerdictClass::passed);
+
+  // Its eval set gone from the place the pass found it: the owner's failure.
+  fs::rename(setup.temp.path / "data", setup.temp.path / "data.away");
+  trigger(setup, "1.1");
+  REQUIRE(setup.wait_all_done(2, std::chrono::seconds(120)));
+  CHECK(latest().cls == VerdictClass::failed_input_drift);
+  CHECK(count_pages(delivered_pages(setup), 1, "reverify/slow/", "trigger") == 1);
+  fs::rename(setup.temp.path / "data.away", setup.temp.path / "data");
+  trigger(setup, "1.1");
+  REQUIRE(setup.wait_all_done(3, std::chrono::seconds(120)));
+  REQUIRE(latest().cls == VerdictClass::passed);
+
+  // The registry folder moved, and the source pointed there: a platform condition.
+  fs::create_directories(setup.temp.path / "moved");
+  fs::rename(setup.temp.path / "registry", setup.temp.path / "moved/registry");
+  restart_with(setup, "root: registry", "root: moved/registry");
+  trigger(setup, "1.1");
+  REQUIRE(setup.wait_all_done(4, std::chrono::seconds(120)));
+  INFO(setup.daemon.log());
+  CHECK(latest().cls == VerdictClass::error_infra);
+  const auto pages = delivered_pages(setup);
+  CHECK(count_pages(pages, 3, "reverify/slow/", "trigger") == 0);
+  CHECK(count_pages(pages, 3, "reverify/source/local", "trigger") == 1);
+  CHECK(status_page(setup).find("id=\"platform-local\"") != std::string::npos);
+  auto gate = nlohmann::json::parse(get(setup.daemon.url() + "/v1/gate/slow/1.1")->body);
+  CHECK(gate["class"] == "passed");
+}

@@ -1,6 +1,7 @@
 // A registry source that moved as a whole (policies/source_condition.hpp): only missing inputs,
-// on every version of the source at once, make the platform condition; any content change, one
-// version that still finds its inputs, or a source of one version pages the owner as before.
+// on every version of the source at once, make the platform condition (a source of one version:
+// only when its inputs now resolve elsewhere); any content change, or one version that still finds
+// its inputs, pages the owner as before.
 
 #include <doctest/doctest.h>
 
@@ -42,9 +43,16 @@ TEST_CASE("one version that still finds its inputs, or records none, keeps it th
   CHECK(decide({1, 0}, {kPresent}) == SourceCondition::none);
 }
 
-TEST_CASE("a source of one version, or a verdict with nothing missing, is not the condition") {
-  CHECK(decide({1, 0}, {}) == SourceCondition::none);
+TEST_CASE("a source of one version: only when its inputs now resolve elsewhere (it moved)") {
+  CHECK(decide({1, 0}, {}) == SourceCondition::none);  // gone from where they were: the owner's
+  CHECK(decide_source_condition({{1, 0}, {}, true}).condition == SourceCondition::inputs_moved);
+  CHECK(decide_source_condition({{1, 1}, {}, true}).condition == SourceCondition::none);
+  CHECK(decide_source_condition({{2, 0}, {kPresent}, true}).condition == SourceCondition::none);
+}
+
+TEST_CASE("a verdict with nothing missing is not the condition") {
   CHECK(decide({0, 0}, {kMissing, kMissing}) == SourceCondition::none);
+  CHECK(decide_source_condition({{0, 0}, {}, true}).condition == SourceCondition::none);
 }
 
 TEST_CASE("the condition's names") {
