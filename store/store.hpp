@@ -56,6 +56,10 @@
 
 struct sqlite3;
 
+namespace reverify::sql {
+class Statement;  // store/sqlite.hpp
+}  // namespace reverify::sql
+
 namespace reverify {
 
 struct Migration;  // store/migrations.hpp
@@ -470,8 +474,13 @@ class Store final : public Outbox {
   // After a commit that handed out ids: calls the keeper, if any (keep_high_water). mutex_ held.
   Status ids_handed_out();
   Result<StoreHighWater> read_high_water();  // mutex_ held
-  void remember_file();                      // at open: the file check_health compares with
-  std::optional<std::string> file_fault();   // mutex_ held
+  // Runs `change` (SQL with `bind` applied) in one transaction and, when it changed a row,
+  // records `page` about `verification_id` with it. Returns whether it changed one. mutex_ held.
+  Result<bool> change_with_page(const std::string& change,
+                                const std::function<void(sql::Statement&)>& bind,
+                                std::int64_t verification_id, const PageToRecord& page);
+  void remember_file();                     // at open: the file check_health compares with
+  std::optional<std::string> file_fault();  // mutex_ held
 
   sqlite3* db_;
   ClockFn clock_;

@@ -27,24 +27,20 @@ Result<SourceConditionRow> read_source_condition(const Statement& s) {
 
 }  // namespace
 
-Result<bool> Store::open_source_condition(const SourceConditionRow& row,
-                                          const PageToRecord& alert) {
-  std::lock_guard lock(mutex_);
+Result<bool> Store::change_with_page(const std::string& change,
+                                     const std::function<void(Statement&)>& bind,
+                                     std::int64_t verification_id, const PageToRecord& page) {
   const UnixSeconds now = clock_();
   Transaction tx(db_);
   if (!tx.begun().ok())
     return tx.begun().error();
-  Statement s(db_,
-              "INSERT INTO source_conditions (source, condition, since, versions, "
-              "verification_id, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-              "ON CONFLICT (source) DO NOTHING");
-  s.bind(1, row.source).bind(2, to_string(row.condition)).bind(3, row.since);
-  s.bind(4, row.versions).bind(5, row.verification_id).bind(6, row.reason);
+  Statement s(db_, change);
+  bind(s);
   if (auto st = s.run(); !st.ok())
     return st.error();
   if (sqlite3_changes(db_) == 0)
-    return false;  // open already: its alert went out when it opened
-  auto pages = insert_pages(db_, row.verification_id, {alert}, now, identity_.id);
+    return false;
+  auto pages = insert_pages(db_, verification_id, {page}, now, identity_.id);
   if (!pages.ok())
     return pages.error();
   if (auto st = tx.commit(); !st.ok())
@@ -54,27 +50,26 @@ Result<bool> Store::open_source_condition(const SourceConditionRow& row,
   return true;
 }
 
+Result<bool> Store::open_source_condition(const SourceConditionRow& row,
+                                          const PageToRecord& alert) {
+  std::lock_guard lock(mutex_);
+  // Open already: its alert went out when it opened.
+  return change_with_page(
+      "INSERT INTO source_conditions (source, condition, since, versions, verification_id, "
+      "reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (source) DO NOTHING",
+      [&](Statement& s) {
+        s.bind(1, row.source).bind(2, to_string(row.condition)).bind(3, row.since);
+        s.bind(4, row.versions).bind(5, row.verification_id).bind(6, row.reason);
+      },
+      row.verification_id, alert);
+}
+
 Result<bool> Store::close_source_condition(const std::string& source, std::int64_t verification_id,
                                            const PageToRecord& resolve) {
   std::lock_guard lock(mutex_);
-  const UnixSeconds now = clock_();
-  Transaction tx(db_);
-  if (!tx.begun().ok())
-    return tx.begun().error();
-  Statement s(db_, "DELETE FROM source_conditions WHERE source = ?1");
-  s.bind(1, source);
-  if (auto st = s.run(); !st.ok())
-    return st.error();
-  if (sqlite3_changes(db_) == 0)
-    return false;
-  auto pages = insert_pages(db_, verification_id, {resolve}, now, identity_.id);
-  if (!pages.ok())
-    return pages.error();
-  if (auto st = tx.commit(); !st.ok())
-    return st.error();
-  if (auto st = ids_handed_out(); !st.ok())
-    return st.error();
-  return true;
+  return change_with_page(
+      "DELETE FROM source_conditions WHERE source = ?1", [&](Statement& s) { s.bind(1, source); },
+      verification_id, resolve);
 }
 
 Result<std::optional<SourceConditionRow>> Store::source_condition(const std::string& source) {

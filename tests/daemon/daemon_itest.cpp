@@ -509,21 +509,23 @@ std::string status_page(const Setup& setup) {
   return page->body;
 }
 
-// The first cycle's verdicts: the three versions pass.
-void wait_all_passed(const Setup& setup) {
-  REQUIRE(setup.wait_all_done(3, std::chrono::seconds(120)));
-  for (const char* version : {"1.1", "1.2", "1.3"})
-    CHECK(setup.store()->verifications("slow", version, 1)->front().cls == VerdictClass::passed);
+// Starts the daemon on `versions` versions sharing one eval set; its first cycle passes each.
+void start_and_pass(Setup& setup, int versions) {
+  share_eval_set(setup, versions);
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+  REQUIRE(setup.wait_all_done(std::size_t(versions), std::chrono::seconds(120)));
+  for (int i = 1; i <= versions; ++i) {
+    REQUIRE(setup.store()->verifications("slow", "1." + std::to_string(i), 1)->front().cls ==
+            VerdictClass::passed);
+  }
 }
 
 }  // namespace
 
 TEST_CASE("a moved registry pages nobody: one operator alert, one banner, the gate as before") {
   Setup setup(3, 0.2);
-  share_eval_set(setup, 3);
-  setup.daemon.start();
-  REQUIRE(setup.daemon.wait_ready());
-  wait_all_passed(setup);
+  start_and_pass(setup, 3);
 
   // The registry folder moves (its manifests' relative URIs now miss data/), and the source is
   // pointed at its new place.
@@ -563,10 +565,7 @@ TEST_CASE("a moved registry pages nobody: one operator alert, one banner, the ga
 
 TEST_CASE("the eval set every version shares rewritten: each fails and pages its owner") {
   Setup setup(3, 0.2);
-  share_eval_set(setup, 3);
-  setup.daemon.start();
-  REQUIRE(setup.daemon.wait_ready());
-  wait_all_passed(setup);
+  start_and_pass(setup, 3);
 
   write_file(setup.temp.path / "data/eval.csv", "id,label\na,1\nb,1\n");  // a backfill
   for (const char* version : {"1.1", "1.2", "1.3"})
@@ -587,12 +586,8 @@ TEST_CASE("the eval set every version shares rewritten: each fails and pages its
 
 TEST_CASE("a registry of one version: held when it moved, its owner's when its data went away") {
   Setup setup(1, 0.2);
-  share_eval_set(setup, 1);
-  setup.daemon.start();
-  REQUIRE(setup.daemon.wait_ready());
-  REQUIRE(setup.wait_all_done(1, std::chrono::seconds(120)));
+  start_and_pass(setup, 1);
   auto latest = [&] { return setup.store()->verifications("slow", "1.1", 1)->front(); };
-  REQUIRE(latest().cls == VerdictClass::passed);
 
   // Its eval set gone from the place the pass found it: the owner's failure.
   fs::rename(setup.temp.path / "data", setup.temp.path / "data.away");
