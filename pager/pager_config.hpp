@@ -90,7 +90,8 @@ struct PagerConfig {
   std::string public_url;
   bool public_url_is_default = false;
   // Whose route takes the operator-level alerts (a registry source that moved as a whole,
-  // pager/platform_alert.hpp): an owner a route names, or "*" (the default route).
+  // pager/platform_alert.hpp): an owner a route names, or "*" (the default route). Unset in a
+  // config whose routes have no "*", settings/ puts the first route's owner here.
   std::string operator_owner = "*";
 };
 
