@@ -154,6 +154,10 @@ Result<std::shared_ptr<const ReadModel>> build_read_model(Store& store,
   if (!deliveries.ok())
     return deliveries.error();
   model->deliveries = *deliveries;
+  auto conditions = store.source_conditions();
+  if (!conditions.ok())
+    return conditions.error();
+  model->source_conditions = std::move(*conditions);
   model->metrics_text = render_metrics(*model);
   attach_standing(*model, now);
   return std::shared_ptr<const ReadModel>(std::move(model));

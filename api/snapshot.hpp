@@ -59,6 +59,9 @@ struct ReadModel {
   std::map<std::int64_t, std::shared_ptr<const AttestationRow>> attestations;
   VerificationStats stats;
   DeliveryCounts deliveries;
+  // Registry sources under a platform condition (a registry that moved as a whole): the status
+  // page's banner, one per source.
+  std::vector<SourceConditionRow> source_conditions;
   // The current cycle's plan as `reverify plan` shows it, with the daemon's calibrations; null
   // when it could not be made (the error is logged).
   std::shared_ptr<const CyclePlan> plan;

@@ -333,6 +333,29 @@ void plan_section(std::ostream& out, const ReadModel& model) {
   out << "</section>";
 }
 
+// One banner per registry source under a platform condition: what happened, that no owner was
+// paged, and what the operator does.
+void platform_banner(std::ostream& out, const ReadModel& model, UnixSeconds now) {
+  for (const auto& c : model.source_conditions) {
+    out << "<div class=\"err\" role=\"alert\" id=\"platform-" << escape_html(c.source)
+        << "\"><p><strong>Registry source <code>" << escape_html(c.source)
+        << "</code> moved: every one of its " << c.versions
+        << " versions misses its inputs at once</strong> (" << escape_html(to_string(c.condition))
+        << ", found by <a href=\"/verifications/" << c.verification_id << "\">verification "
+        << c.verification_id << "</a>, " << duration_text(now - c.since)
+        << " ago). The registry moved or a mount is missing: no owner was paged, the versions "
+           "keep their last conclusive verdicts (the gate answers as before) and the operator "
+           "was alerted once.</p><p>Point <code>sources."
+        << escape_html(c.source)
+        << ".root</code> (or its <code>url</code>) at the registry's new place together with the "
+           "inputs its manifests name relative to it, or restore the mount, then reload "
+           "(<code>systemctl reload reverifyd</code>). The next verification of the source that "
+           "finds its inputs clears this banner and resolves the alert; <code>reverify trigger "
+           "MODEL@VERSION</code> runs one now. "
+        << escape_html(c.reason) << ".</p></div>";
+  }
+}
+
 }  // namespace
 
 std::string render_status_page(const PageFrame& frame, const ReadModel& model, UnixSeconds now) {
@@ -349,6 +372,7 @@ std::string render_status_page(const PageFrame& frame, const ReadModel& model, U
   }
   std::ostringstream out;
   open_page(out, frame, "Status", "/v1/models");
+  platform_banner(out, model, now);
   out << "<p class=\"summary\">" << statuses.size() << " model version(s): <strong>" << blocked
       << " not passing the gate</strong> (max age " << duration_text(default_max_age_s(model))
       << "), " << fresh << " verified and fresh. " << model.stats.running << " running, "

@@ -89,6 +89,10 @@ struct PagerConfig {
   // (settings/), and public_url_is_default says so; "" only where that is not known either.
   std::string public_url;
   bool public_url_is_default = false;
+  // Whose route takes the operator-level alerts (a registry source that moved as a whole,
+  // pager/platform_alert.hpp): an owner a route names, or "*" (the default route). Unset in a
+  // config whose routes have no "*", settings/ puts the first route's owner here.
+  std::string operator_owner = "*";
 };
 
 // An owner with neither its own route nor a "*" route is a config error, reported when the

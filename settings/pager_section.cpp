@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/names.hpp"
+#include "pager/router.hpp"
 
 namespace reverify {
 namespace {
@@ -207,6 +208,22 @@ void resolve_paths(PagerConfig& config, const std::filesystem::path& base) {
   }
 }
 
+// pager.operator_owner: set, it must be routed; unset, the "*" route takes the operator's alerts,
+// or the first route when there is none (an existing config without a "*" route stays valid).
+void read_operator_owner(Section& s, PagerConfig& pager) {
+  const bool set = s.has("operator_owner");
+  read_nonempty(s, "operator_owner", pager.operator_owner);
+  if (pager.operator_owner.empty() || pager.routes.empty() ||
+      find_route(pager, pager.operator_owner))
+    return;
+  if (!set) {
+    pager.operator_owner = pager.routes.front().owner;
+    return;
+  }
+  s.fail(s.child_path("operator_owner"), "no route takes \"" + pager.operator_owner +
+                                             "\" (name one in pager.routes, or add a \"*\" route)");
+}
+
 }  // namespace
 
 void read_pager(Section s, const std::filesystem::path& base, PagerConfig& pager) {
@@ -214,6 +231,7 @@ void read_pager(Section s, const std::filesystem::path& base, PagerConfig& pager
   read_routes(s, pager);
   read_retry(s.section("retry"), pager.retry);
   s.read_http_url("public_url", pager.public_url);
+  read_operator_owner(s, pager);
   while (!pager.public_url.empty() && pager.public_url.back() == '/')
     pager.public_url.pop_back();
   s.reject_unknown();

@@ -243,6 +243,20 @@ ALTER TABLE verifications ADD COLUMN underpowered_checks TEXT NOT NULL DEFAULT '
 ALTER TABLE verifications ADD COLUMN seed_runs INTEGER;
 )sql",
      fill_verdict_summaries},
+    {12, R"sql(
+-- A registry source under a platform condition (policies/source_condition.hpp): every version of
+-- it missed its inputs at once (the registry moved, a mount is missing). One row per source while
+-- it holds: opened with the one operator alert, closed (with that alert's resolve) by the first
+-- verification of the source that finds its inputs again.
+CREATE TABLE source_conditions (
+  source TEXT PRIMARY KEY,
+  condition TEXT NOT NULL CHECK (condition IN ('inputs-moved')),
+  since INTEGER NOT NULL,
+  versions INTEGER NOT NULL,
+  verification_id INTEGER NOT NULL REFERENCES verifications(id),
+  reason TEXT NOT NULL
+);
+)sql"},
 };
 
 }  // namespace

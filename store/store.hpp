@@ -51,10 +51,15 @@
 #include "pager/pager_config.hpp"
 #include "policies/calibration.hpp"
 #include "policies/headline.hpp"
+#include "policies/source_condition.hpp"
 #include "policies/verdict_model.hpp"
 #include "runners/runner.hpp"
 
 struct sqlite3;
+
+namespace reverify::sql {
+class Statement;  // store/sqlite.hpp
+}  // namespace reverify::sql
 
 namespace reverify {
 
@@ -99,6 +104,16 @@ struct ManifestToCompare {
   std::string to_sha256, from_sha256;
   std::int64_t verification_id = 0;
   std::string verified_manifest_json;
+};
+
+// A registry source under a platform condition (policies/source_condition.hpp), while it holds.
+struct SourceConditionRow {
+  std::string source;
+  SourceCondition condition = SourceCondition::inputs_moved;
+  UnixSeconds since = 0;
+  std::int64_t versions = 0;         // the source's versions when it was found
+  std::int64_t verification_id = 0;  // the verification that found it
+  std::string reason;
 };
 
 // Why a verification was queued: the cycle's plan, a manual trigger (API, `reverify trigger`), the
@@ -414,6 +429,18 @@ class Store final : public Outbox {
   // Each version's description of its current manifest (to_sha256 = the row's manifest_sha256).
   Result<std::vector<ManifestMoved>> manifests_moved();
 
+  // --- registry sources under a platform condition (store_sources.cpp) ---
+  // Opens the source's condition unless it is open already, and records `alert` (the one operator
+  // alert) in the outbox in the SAME transaction: two verifications that find it at once alert
+  // once, and a crash leaves both or neither. Returns whether this call opened it.
+  Result<bool> open_source_condition(const SourceConditionRow& row, const PageToRecord& alert);
+  // Closes the source's condition, if open, recording `resolve` with it (about verification
+  // `verification_id`, the one that found the inputs again). Returns whether one was open.
+  Result<bool> close_source_condition(const std::string& source, std::int64_t verification_id,
+                                      const PageToRecord& resolve);
+  Result<std::optional<SourceConditionRow>> source_condition(const std::string& source);
+  Result<std::vector<SourceConditionRow>> source_conditions();
+
   // --- calibrations (reverify calibrate and the daemon's; the newest one of each reference
   // counts: the release's for full and steps verdicts, the subsample reference's for subsample
   // verdicts) ---
@@ -462,8 +489,13 @@ class Store final : public Outbox {
   // After a commit that handed out ids: calls the keeper, if any (keep_high_water). mutex_ held.
   Status ids_handed_out();
   Result<StoreHighWater> read_high_water();  // mutex_ held
-  void remember_file();                      // at open: the file check_health compares with
-  std::optional<std::string> file_fault();   // mutex_ held
+  // Runs `change` (SQL with `bind` applied) in one transaction and, when it changed a row,
+  // records `page` about `verification_id` with it. Returns whether it changed one. mutex_ held.
+  Result<bool> change_with_page(const std::string& change,
+                                const std::function<void(sql::Statement&)>& bind,
+                                std::int64_t verification_id, const PageToRecord& page);
+  void remember_file();                     // at open: the file check_health compares with
+  std::optional<std::string> file_fault();  // mutex_ held
 
   sqlite3* db_;
   ClockFn clock_;

@@ -32,6 +32,34 @@ Result<std::int64_t> insert_verification(sqlite3* db, const QueuedVerification& 
   return std::int64_t(sqlite3_last_insert_rowid(db));
 }
 
+Result<std::vector<std::int64_t>> insert_pages(sqlite3* db, std::int64_t verification_id,
+                                               const std::vector<PageToRecord>& pages,
+                                               UnixSeconds now, const std::string& store_id) {
+  std::vector<std::int64_t> page_ids;
+  Statement page(db,
+                 "INSERT INTO pages (verification_id, dedup_key, action, event_json, created_at, "
+                 "store_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  Statement delivery(db,
+                     "INSERT INTO page_deliveries (page_id, sender, state, next_attempt_at) "
+                     "VALUES (?1, ?2, 'pending', ?3)");
+  for (const auto& p : pages) {
+    page.bind(1, verification_id).bind(2, p.event.dedup_key).bind(3, to_string(p.event.action));
+    page.bind(4, to_json(p.event).dump()).bind(5, now).bind(6, store_id);
+    if (auto st = page.run(); !st.ok())
+      return st.error();
+    page.reset();
+    const std::int64_t page_id = sqlite3_last_insert_rowid(db);
+    page_ids.push_back(page_id);
+    for (const auto& sender : p.senders) {
+      delivery.bind(1, page_id).bind(2, sender).bind(3, now);
+      if (auto st = delivery.run(); !st.ok())
+        return st.error();
+      delivery.reset();
+    }
+  }
+  return page_ids;
+}
+
 Status expect_one_change(sqlite3* db, std::int64_t id, const char* what) {
   if (sqlite3_changes(db) == 1)
     return Status::success();

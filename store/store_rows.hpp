@@ -53,6 +53,12 @@ Result<Enum> parse_column(std::string_view table, std::int64_t row_id, std::stri
 Result<std::int64_t> insert_verification(sqlite3* db, const QueuedVerification& item,
                                          UnixSeconds now, bool running);
 
+// Records pages in the outbox, one delivery row per sender, each page about `verification_id`
+// (its verdict's, or the verification that found a platform condition). Returns the page ids.
+Result<std::vector<std::int64_t>> insert_pages(sqlite3* db, std::int64_t verification_id,
+                                               const std::vector<PageToRecord>& pages,
+                                               UnixSeconds now, const std::string& store_id);
+
 // conflict naming the verification unless the last statement changed exactly one row.
 Status expect_one_change(sqlite3* db, std::int64_t id, const char* what);
 

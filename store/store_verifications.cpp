@@ -291,28 +291,9 @@ UPDATE verifications SET state = 'done', class = ?2, verdict_json = ?3, evidence
   if (auto st = expect_one_change(db_, id, "already has a verdict"); !st.ok())
     return st.error();
 
-  std::vector<std::int64_t> page_ids;
-  Statement page(db_,
-                 "INSERT INTO pages (verification_id, dedup_key, action, event_json, created_at, "
-                 "store_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  Statement delivery(db_,
-                     "INSERT INTO page_deliveries (page_id, sender, state, next_attempt_at) "
-                     "VALUES (?1, ?2, 'pending', ?3)");
-  for (const auto& p : pages) {
-    page.bind(1, id).bind(2, p.event.dedup_key).bind(3, to_string(p.event.action));
-    page.bind(4, to_json(p.event).dump()).bind(5, now).bind(6, identity_.id);
-    if (auto st = page.run(); !st.ok())
-      return st.error();
-    page.reset();
-    const std::int64_t page_id = sqlite3_last_insert_rowid(db_);
-    page_ids.push_back(page_id);
-    for (const auto& sender : p.senders) {
-      delivery.bind(1, page_id).bind(2, sender).bind(3, now);
-      if (auto st = delivery.run(); !st.ok())
-        return st.error();
-      delivery.reset();
-    }
-  }
+  auto page_ids = store_rows::insert_pages(db_, id, pages, now, identity_.id);
+  if (!page_ids.ok())
+    return page_ids.error();
   if (retry) {
     if (auto queued = insert_verification(db_, *retry, now, false); !queued.ok())
       return queued.error();
@@ -328,7 +309,7 @@ UPDATE verifications SET state = 'done', class = ?2, verdict_json = ?3, evidence
   }
   if (auto st = tx.commit(); !st.ok())
     return st.error();
-  if (!page_ids.empty() || retry) {
+  if (!page_ids->empty() || retry) {
     if (auto st = ids_handed_out(); !st.ok())
       return st.error();
   }

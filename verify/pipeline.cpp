@@ -257,6 +257,7 @@ VerificationOutcome run_verification(const VerificationRequest& request, Pipelin
     VerificationOutcome outcome;
     if (preflight.drifted()) {
       outcome.verdict = verdict_for_input_drift(preflight.checks);
+      outcome.input_drift = preflight.drift();
     } else {
       outcome.verdict = std::move(*preflight.refusal);
       prepend_inputs(outcome.verdict, preflight.checks);

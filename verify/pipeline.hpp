@@ -39,6 +39,7 @@
 #include "core/code_mirrors.hpp"
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
+#include "policies/source_condition.hpp"
 #include "policies/verdict.hpp"
 #include "policies/verdict_model.hpp"
 #include "runners/runner.hpp"
@@ -93,6 +94,9 @@ struct VerificationOutcome {
   // Inputs checked and their hashes, moved inputs (file names), rebuilt output hashes, durations
   // per stage in seconds ("durations": {"preflight": 0.4, ...}).
   nlohmann::json evidence = nlohmann::json::object();
+  // Why preflight failed it (failed:input-drift): inputs missing from their resolved location, or
+  // changed. Zero when preflight passed (or a resumed job skipped it).
+  InputDrift input_drift;
 };
 
 // The released model's file a manifest URI names (resolved against the manifest's location),

@@ -149,6 +149,7 @@ void check_dataset(const Manifest& manifest, const std::string& location, const 
   if (snapshot.sha256)
     evidence["recorded"] = *snapshot.sha256;
   if (!fs::is_directory(*path, ec)) {
+    report.missing.push_back("input:dataset");
     report.checks.push_back(input_check("input:dataset", false,
                                         "dataset snapshot " + path->string() + " no longer exists",
                                         evidence));
@@ -212,6 +213,9 @@ void check_file(const std::string& name, const std::string& what, const std::str
   std::error_code ec;
   evidence["path"] = path->string();
   if (!fs::exists(*path, ec)) {
+    // A fetched copy that is not there is the fetch's failure, named above: only a local one.
+    if (!is_remote_uri(resolved))
+      report.missing.push_back(name);
     report.checks.push_back(
         input_check(name, false, what + " " + path->string() + " no longer exists", evidence));
     return;
@@ -318,6 +322,17 @@ Result<std::string> hash_input(const fs::path& path) {
 bool PreflightReport::drifted() const {
   return std::any_of(checks.begin(), checks.end(),
                      [](const CheckResult& c) { return c.outcome == CheckOutcome::failed; });
+}
+
+InputDrift PreflightReport::drift() const {
+  InputDrift drift;
+  for (const auto& check : checks) {
+    if (check.outcome != CheckOutcome::failed)
+      continue;
+    const bool absent = std::find(missing.begin(), missing.end(), check.name) != missing.end();
+    ++(absent ? drift.missing : drift.changed);
+  }
+  return drift;
 }
 
 PreflightReport run_preflight(const Manifest& manifest, const std::string& manifest_location,

@@ -12,6 +12,7 @@
 #include "core/manifest.hpp"
 #include "core/predictions.hpp"
 #include "core/result.hpp"
+#include "policies/source_condition.hpp"
 #include "policies/verdict_model.hpp"
 
 namespace reverify {
@@ -28,8 +29,12 @@ struct PreflightReport {
   // error:manifest-invalid for a release record that cannot be read whole (its predictions) or a
   // path that leaves its root; error:provision for a remote input that cannot be fetched.
   std::optional<Verdict> refusal;
+  // The failed input checks whose input is not at the location its manifest resolves it to (a
+  // local path that does not exist): the others that failed found it with another content.
+  std::vector<std::string> missing;
 
-  bool drifted() const;  // any check failed
+  bool drifted() const;      // any check failed
+  InputDrift drift() const;  // the failed checks: missing, or changed (all the others)
 };
 
 // A file hashes to its sha256, a folder to its file-manifest root (the eval set may be either).

@@ -1,6 +1,7 @@
 #include "verify/verification_service.hpp"
 
 #include <algorithm>
+#include <variant>
 
 #include "core/manifest_json.hpp"
 #include "core/manifest_parse.hpp"
@@ -11,6 +12,7 @@
 #include "store/inventory_row.hpp"
 #include "verify/attestation.hpp"
 #include "verify/pipeline_pages.hpp"
+#include "verify/source_hold.hpp"
 #include "verify/subsample_reference.hpp"
 
 namespace reverify {
@@ -284,59 +286,87 @@ Result<VerificationRow> VerificationService::finish_unstarted(const Verification
   return finished;
 }
 
+namespace {
+
+// The owner's page for a verdict, or why it has none (no route, no sender for its action).
+std::variant<PageToRecord, std::string> owner_page(const VerificationRow& row,
+                                                   const std::string& owner,
+                                                   const VerificationOutcome& outcome,
+                                                   const VerificationSettings& settings,
+                                                   UnixSeconds now) {
+  if (settings.pager.routes.empty())
+    return std::string("no pager route is configured (pager.routes is empty)");
+  PageInput input;
+  input.model = row.model;
+  input.version = row.version;
+  input.owner = owner;
+  input.verdict = outcome.verdict;
+  input.moved_inputs = moved_inputs(outcome);
+  input.evidence = outcome.evidence;
+  input.log_tail = outcome.log_tail;
+  input.public_url = settings.pager.public_url;
+  input.command_scope = settings.policy.command_scope;
+  input.verification_id = row.id;
+  input.created_at = rfc3339(now);
+  auto event = build_page(input);
+  auto senders = route_page(settings.pager, event);
+  if (!senders.ok())
+    return senders.error().message;
+  if (senders->empty()) {
+    return std::string("the route for owner \"") + owner + "\" has no sender that takes a " +
+           to_string(event.action);
+  }
+  return PageToRecord{std::move(event), std::move(*senders)};
+}
+
+}  // namespace
+
 Result<VerificationRow> VerificationService::finish(const VerificationRow& row,
                                                     const Prepared& prepared,
                                                     const VerificationOutcome& outcome) {
   const auto& settings = prepared.settings;
-  const auto& owner = prepared.owner;
+  // A registry that moved as a whole: error:infra, no owner page, one operator alert.
+  const std::optional<SourceHold> hold = outcome.verdict.cls == VerdictClass::failed_input_drift
+                                             ? source_hold(store_, row, outcome, settings.pager)
+                                             : std::nullopt;
+  const Verdict& verdict = hold ? hold->verdict : outcome.verdict;
   std::vector<PageToRecord> pages;
   nlohmann::json evidence = outcome.evidence;
   // A manifest that could not be read has no verdict a summary is made for (error:*).
   auto attestation =
       prepared.early
           ? std::nullopt
-          : attest_verdict(outcome.verdict,
+          : attest_verdict(verdict,
                            AttestationRequest{prepared.request, row.id, prepared.manifest_sha256,
                                               settings.policy, store_.now()},
                            settings.attestation, evidence);
   std::string no_page;  // why this verdict records no page, when it records none
-  if (settings.pager.routes.empty()) {
-    no_page = "no pager route is configured (pager.routes is empty)";
+  if (hold) {
+    no_page = hold->no_page;
   } else {
-    PageInput input;
-    input.model = row.model;
-    input.version = row.version;
-    input.owner = owner;
-    input.verdict = outcome.verdict;
-    input.moved_inputs = moved_inputs(outcome);
-    input.evidence = outcome.evidence;
-    input.log_tail = outcome.log_tail;
-    input.public_url = settings.pager.public_url;
-    input.command_scope = settings.policy.command_scope;
-    input.verification_id = row.id;
-    input.created_at = rfc3339(store_.now());
-    auto event = build_page(input);
-    auto senders = route_page(settings.pager, event);
-    if (!senders.ok()) {
-      no_page = senders.error().message;
-    } else if (senders->empty()) {
-      no_page = std::string("the route for owner \"") + owner + "\" has no sender that takes a " +
-                to_string(event.action);
-    } else {
-      pages.push_back(PageToRecord{std::move(event), std::move(*senders)});
-    }
+    auto page = owner_page(row, prepared.owner, outcome, settings, store_.now());
+    if (auto* recorded = std::get_if<PageToRecord>(&page))
+      pages.push_back(std::move(*recorded));
+    else
+      no_page = std::get<std::string>(page);
   }
   if (!no_page.empty()) {
     if (!evidence.is_object())
       evidence = nlohmann::json::object();
     evidence["no_page"] = no_page;  // shown on the verification: a page decision, never silence
   }
-  auto retry = retry_for(row, outcome.verdict.cls, settings, store_.now());
-  auto recorded = store_.record_verdict(row.id, outcome.verdict, evidence, outcome.log_tail, pages,
-                                        retry, attestation);
+  auto retry = retry_for(row, verdict.cls, settings, store_.now());
+  auto recorded =
+      store_.record_verdict(row.id, verdict, evidence, outcome.log_tail, pages, retry, attestation);
   if (!recorded.ok())
     return recorded.error();
-  if (!recorded->empty() && pages_recorded_)
+  // After the verdict: a crash before the condition is opened leaves it to the next held verdict.
+  auto condition = hold ? store_.open_source_condition(hold->condition, hold->alert)
+                   : is_error(verdict.cls) ? Result<bool>(false)
+                                           : clear_source_hold(store_, row, settings.pager);
+  if (!condition.ok())
+    return condition.error();
+  if ((!recorded->empty() || *condition) && pages_recorded_)
     pages_recorded_();
   auto done = store_.verification(row.id);
   if (!done.ok())

@@ -1,9 +1,13 @@
 // reverifyd as a process: --check-config, HTTP limits (malformed, oversized, slow requests) with
 // the daemon still serving afterwards, bearer token on POST, a manual trigger verified end to
 // end with its page, the gate, SIGTERM draining within the stop timeout, and the signed summary
-// of each decided verdict (served, gated, exported, rotated by a reload).
+// of each decided verdict (served, gated, exported, rotated by a reload); a registry folder moved
+// (every version misses its inputs at once) held as one operator alert and banner, and the
+// counter-case, an input every version shares rewritten, paging each owner.
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
 
 #include "attest/summary_check.hpp"
 #include "core/hashing.hpp"
@@ -429,4 +433,185 @@ TEST_CASE("signed summaries from a daemon: served, linked, gated, exported, rota
   auto old = get(setup.daemon.url() + path + "?verification=" + first_id);
   REQUIRE(old->status == 200);
   CHECK(check_summary(old->body, {first_key.public_key()}, {}).ok());
+}
+
+namespace {
+
+// The registry's versions read their eval set from data/eval.csv beside the registry, by a URI
+// relative to the manifest (as the docs recommend), and the daemon verifies all of them in its
+// first cycle without retrying an error.
+void share_eval_set(Setup& setup, int versions) {
+  const std::string eval = "id,label\na,1\nb,0\n";
+  write_file(setup.temp.path / "data/eval.csv", eval);
+  for (int i = 1; i <= versions; ++i) {
+    const fs::path path =
+        setup.temp.path / "registry/slow" / ("1." + std::to_string(i)) / "manifest.json";
+    auto manifest = nlohmann::json::parse(read_file(path));
+    manifest["evaluation"]["set"] = {{"uri", "../../../data/eval.csv"},
+                                     {"sha256", sha256_hex(eval)}};
+    write_file(path, manifest.dump(2));
+  }
+  std::string config = read_file(setup.daemon.config);
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"per_cycle: 1", "per_cycle: 9"},
+        {"max_attempts: 20", "max_attempts: 1"}}) {
+    config.replace(config.find(from), from.size(), to);
+  }
+  write_file(setup.daemon.config, config);
+}
+
+void trigger(const Setup& setup, const std::string& version) {
+  HttpRequest request;
+  request.method = "POST";
+  request.url = setup.daemon.url() + "/v1/verifications";
+  request.body = R"({"model": "slow", "version": ")" + version + R"("})";
+  request.bearer_token = kToken;
+  auto answer = http_request(request);
+  REQUIRE(answer.ok());
+  REQUIRE(answer->status == 202);
+}
+
+// Every page the file sink received, once the outbox has none pending.
+std::vector<nlohmann::json> delivered_pages(const Setup& setup) {
+  auto s = setup.store();
+  for (int i = 0; i < 100 && s->delivery_counts()->pending > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::vector<nlohmann::json> pages;
+  std::istringstream lines(read_file(setup.temp.path / "pages.jsonl"));
+  for (std::string line; std::getline(lines, line);)
+    pages.push_back(nlohmann::json::parse(line));
+  return pages;
+}
+
+// The pages about verifications after `after`: (dedup key prefix, action) -> how many.
+std::size_t count_pages(const std::vector<nlohmann::json>& pages, std::int64_t after,
+                        const std::string& key_prefix, const std::string& action) {
+  return std::count_if(pages.begin(), pages.end(), [&](const nlohmann::json& p) {
+    return p["verification_id"].get<std::int64_t>() > after &&
+           p["dedup_key"].get<std::string>().rfind(key_prefix, 0) == 0 && p["action"] == action;
+  });
+}
+
+// Restarts the daemon on the config with `from` replaced by `to`.
+void restart_with(Setup& setup, const std::string& from, const std::string& to) {
+  ::kill(setup.daemon.pid, SIGTERM);
+  REQUIRE(setup.daemon.wait_exit(std::chrono::seconds(30)) == 0);
+  std::string config = read_file(setup.daemon.config);
+  config.replace(config.find(from), from.size(), to);
+  write_file(setup.daemon.config, config);
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+}
+
+std::string status_page(const Setup& setup) {
+  auto page = get(setup.daemon.url() + "/");
+  REQUIRE(page.ok());
+  return page->body;
+}
+
+// Starts the daemon on `versions` versions sharing one eval set; its first cycle passes each.
+void start_and_pass(Setup& setup, int versions) {
+  share_eval_set(setup, versions);
+  setup.daemon.start();
+  REQUIRE(setup.daemon.wait_ready());
+  REQUIRE(setup.wait_all_done(std::size_t(versions), std::chrono::seconds(120)));
+  for (int i = 1; i <= versions; ++i) {
+    REQUIRE(setup.store()->verifications("slow", "1." + std::to_string(i), 1)->front().cls ==
+            VerdictClass::passed);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a moved registry pages nobody: one operator alert, one banner, the gate as before") {
+  Setup setup(3, 0.2);
+  start_and_pass(setup, 3);
+
+  // The registry folder moves (its manifests' relative URIs now miss data/), and the source is
+  // pointed at its new place.
+  fs::create_directories(setup.temp.path / "moved");
+  fs::rename(setup.temp.path / "registry", setup.temp.path / "moved/registry");
+  restart_with(setup, "root: registry", "root: moved/registry");
+  for (const char* version : {"1.1", "1.2", "1.3"})
+    trigger(setup, version);
+  REQUIRE(setup.wait_all_done(6, std::chrono::seconds(120)));
+  INFO(setup.daemon.log());
+  for (const char* version : {"1.1", "1.2", "1.3"}) {
+    const auto latest = setup.store()->verifications("slow", version, 1)->front();
+    CHECK(latest.cls == VerdictClass::error_infra);
+    CHECK(latest.explanation.find("held as a platform condition") != std::string::npos);
+    // The gate answers from the last conclusive verdict, the pass.
+    auto gate = nlohmann::json::parse(get(setup.daemon.url() + "/v1/gate/slow/" + version)->body);
+    CHECK(gate["class"] == "passed");
+    CHECK(gate["ok"] == true);
+  }
+  auto pages = delivered_pages(setup);
+  CHECK(count_pages(pages, 3, "reverify/slow/", "trigger") == 0);
+  CHECK(count_pages(pages, 3, "reverify/source/local", "trigger") == 1);
+  std::string page = status_page(setup);
+  CHECK(page.find("id=\"platform-local\"") != std::string::npos);
+  CHECK(page.find("Registry source <code>local</code> moved") != std::string::npos);
+
+  // The data moves too: the next verification finds its inputs, passes, and clears it.
+  fs::rename(setup.temp.path / "data", setup.temp.path / "moved/data");
+  trigger(setup, "1.1");
+  REQUIRE(setup.wait_all_done(7, std::chrono::seconds(120)));
+  CHECK(setup.store()->verifications("slow", "1.1", 1)->front().cls == VerdictClass::passed);
+  pages = delivered_pages(setup);
+  CHECK(count_pages(pages, 3, "reverify/source/local", "trigger") == 1);
+  CHECK(count_pages(pages, 3, "reverify/source/local", "resolve") == 1);
+  CHECK(status_page(setup).find("id=\"platform-local\"") == std::string::npos);
+}
+
+TEST_CASE("the eval set every version shares rewritten: each fails and pages its owner") {
+  Setup setup(3, 0.2);
+  start_and_pass(setup, 3);
+
+  write_file(setup.temp.path / "data/eval.csv", "id,label\na,1\nb,1\n");  // a backfill
+  for (const char* version : {"1.1", "1.2", "1.3"})
+    trigger(setup, version);
+  REQUIRE(setup.wait_all_done(6, std::chrono::seconds(120)));
+  INFO(setup.daemon.log());
+  for (const char* version : {"1.1", "1.2", "1.3"}) {
+    CHECK(setup.store()->verifications("slow", version, 1)->front().cls ==
+          VerdictClass::failed_input_drift);
+    auto gate = nlohmann::json::parse(get(setup.daemon.url() + "/v1/gate/slow/" + version)->body);
+    CHECK(gate["ok"] == false);
+  }
+  const auto pages = delivered_pages(setup);
+  CHECK(count_pages(pages, 3, "reverify/slow/", "trigger") == 3);
+  CHECK(count_pages(pages, 0, "reverify/source/", "trigger") == 0);
+  CHECK(status_page(setup).find("id=\"platform-") == std::string::npos);
+}
+
+TEST_CASE("a registry of one version: held when it moved, its owner's when its data went away") {
+  Setup setup(1, 0.2);
+  start_and_pass(setup, 1);
+  auto latest = [&] { return setup.store()->verifications("slow", "1.1", 1)->front(); };
+
+  // Its eval set gone from the place the pass found it: the owner's failure.
+  fs::rename(setup.temp.path / "data", setup.temp.path / "data.away");
+  trigger(setup, "1.1");
+  REQUIRE(setup.wait_all_done(2, std::chrono::seconds(120)));
+  CHECK(latest().cls == VerdictClass::failed_input_drift);
+  CHECK(count_pages(delivered_pages(setup), 1, "reverify/slow/", "trigger") == 1);
+  fs::rename(setup.temp.path / "data.away", setup.temp.path / "data");
+  trigger(setup, "1.1");
+  REQUIRE(setup.wait_all_done(3, std::chrono::seconds(120)));
+  REQUIRE(latest().cls == VerdictClass::passed);
+
+  // The registry folder moved, and the source pointed there: a platform condition.
+  fs::create_directories(setup.temp.path / "moved");
+  fs::rename(setup.temp.path / "registry", setup.temp.path / "moved/registry");
+  restart_with(setup, "root: registry", "root: moved/registry");
+  trigger(setup, "1.1");
+  REQUIRE(setup.wait_all_done(4, std::chrono::seconds(120)));
+  INFO(setup.daemon.log());
+  CHECK(latest().cls == VerdictClass::error_infra);
+  const auto pages = delivered_pages(setup);
+  CHECK(count_pages(pages, 3, "reverify/slow/", "trigger") == 0);
+  CHECK(count_pages(pages, 3, "reverify/source/local", "trigger") == 1);
+  CHECK(status_page(setup).find("id=\"platform-local\"") != std::string::npos);
+  auto gate = nlohmann::json::parse(get(setup.daemon.url() + "/v1/gate/slow/1.1")->body);
+  CHECK(gate["class"] == "passed");
 }

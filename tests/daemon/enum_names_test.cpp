@@ -33,6 +33,7 @@
 #include "policies/job_check.hpp"
 #include "policies/lint.hpp"
 #include "policies/rotation.hpp"
+#include "policies/source_condition.hpp"
 #include "policies/verdict_model.hpp"
 #include "runners/runner.hpp"
 #include "runners/runner_kind.hpp"
@@ -122,6 +123,7 @@ TEST_CASE("every enumerator of every named enum has one name, and each name read
   CHECK_ENUM_NAMES(SlurmContainerRuntime);
   CHECK_ENUM_NAMES(SlurmJobState);
   CHECK_ENUM_NAMES(SnapshotKind);
+  CHECK_ENUM_NAMES(SourceCondition);
   CHECK_ENUM_NAMES(SourceKind);
   CHECK_ENUM_NAMES(Stage);
   CHECK_ENUM_NAMES(StoreUse);

@@ -165,3 +165,23 @@ pager:
   CHECK(has_line(message, "pager.retry.max_attempts: must be >= 1, got 0"));
   CHECK(message.find("pager.colour: unknown key") != std::string::npos);
 }
+
+TEST_CASE("pager.operator_owner: the \"*\" route (else the first) unless set to a routed owner") {
+  CHECK(parse(kGood)->operator_owner == "*");
+  auto named = parse(std::string(kGood) + "  operator_owner: team-vision\n");
+  REQUIRE(named.ok());
+  CHECK(named->operator_owner == "team-vision");
+  // Any owner is routed while a "*" route exists; without one, an unrouted name is refused.
+  CHECK(parse(std::string(kGood) + "  operator_owner: platform-oncall\n").ok());
+  const std::string no_default = R"(
+pager:
+  senders: {sink: {kind: file, path: pages.jsonl}}
+  routes: [{owner: team-vision, senders: [sink]}]
+)";
+  CHECK(parse(no_default)->operator_owner == "team-vision");  // unset: the first route
+  CHECK(has_line(error_of(no_default + "  operator_owner: platform-oncall\n"),
+                 "pager.operator_owner: no route takes \"platform-oncall\" (name one in "
+                 "pager.routes, or add a \"*\" route)"));
+  CHECK(has_line(error_of(no_default + "  operator_owner: \"\"\n"),
+                 "pager.operator_owner: must not be empty"));
+}

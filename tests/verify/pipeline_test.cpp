@@ -119,6 +119,8 @@ TEST_CASE("without a trustworthy recorded file manifest the drift is still caugh
   CHECK(outcome.verdict.cls == VerdictClass::failed_input_drift);
   CHECK(h.runner.calls.empty());
   CHECK(outcome.evidence["inputs"]["dataset"]["moved"].contains("unavailable"));
+  CHECK(outcome.input_drift.changed == 1);
+  CHECK(outcome.input_drift.missing == 0);
 }
 
 TEST_CASE("a missing dataset folder is input-drift") {
@@ -128,6 +130,9 @@ TEST_CASE("a missing dataset folder is input-drift") {
   VerificationOutcome outcome = run_verification(release.request, h.deps);
   CHECK(outcome.verdict.cls == VerdictClass::failed_input_drift);
   CHECK(h.runner.calls.empty());
+  // Missing, not changed: what tells a moved registry from a drift (policies/source_condition).
+  CHECK(outcome.input_drift.missing == 1);
+  CHECK(outcome.input_drift.changed == 0);
 }
 
 TEST_CASE("clean inputs: every stage in order, outputs read by the pipeline, verdict passed") {
