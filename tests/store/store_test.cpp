@@ -859,6 +859,8 @@ TEST_CASE("a verdict's summary is stored as typed columns; migration 11 fills ol
     const std::string sql = std::string("ALTER TABLE verifications DROP COLUMN ") + column;
     CHECK(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
   }
+  // Migration 12's table goes too: the version says 10.
+  CHECK(sqlite3_exec(db, "DROP TABLE source_conditions", nullptr, nullptr, nullptr) == SQLITE_OK);
   CHECK(sqlite3_exec(db, "PRAGMA user_version = 10", nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(db);
 
