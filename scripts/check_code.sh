@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What review cannot keep by reading: (1) the layer rule, each folder includes only the layers
 # below it (docs/development.md "The layer rule"), (2) clang-format, every C++ file as
-# .clang-format says, (3) every named enum in the name test, and (4) the docs' links and section
-# references (scripts/check_docs.sh).
+# .clang-format says, (3) every named enum in the name test, (4) the size rule, no product file
+# over 800 lines nor function over 80 (scripts/check_sizes.py), and (5) the docs' links and
+# section references (scripts/check_docs.sh).
 # Exits 1 naming each offending file and line. Run by scripts/test.sh before it builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,10 +53,11 @@ while read -r enum; do
 done < <(git ls-files '*.hpp' | grep -vE '^(tests|bench|fuzz|examples)/' | xargs grep -ohE 'struct EnumNames<[A-Za-z]+>' |
   sed -E 's/struct EnumNames<([A-Za-z]+)>/\1/' | sort -u)
 
+/usr/bin/python3 scripts/check_sizes.py || failed=1
 bash scripts/check_docs.sh || failed=1
 
 if [[ $failed -ne 0 ]]; then
   echo "check_code: FAILED" >&2
   exit 1
 fi
-echo "check_code: every include goes down the layers; every C++ file is clang-formatted; the docs resolve"
+echo "check_code: every include goes down the layers; every C++ file is clang-formatted; no file or function over its size; the docs resolve"
