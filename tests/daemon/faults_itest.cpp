@@ -14,7 +14,10 @@
 //     and a restore from a `reverify backup` taken beside the running daemon;
 //   - what operators do to a state_dir: reverifyd.lock or a `reverify run`'s lock file deleted
 //     while held, reverify.db put back from an older copy, cut under a running daemon, damaged,
-//     a restore from a file that is no store, and a schedule.cron that never fires.
+//     a restore from a file that is no store, and a schedule.cron that never fires;
+//   - fail closed: a release whose predictions hold a NaN (hash updated), a gate asked
+//     `?max-age=`, two Authorization headers and a lowercase bearer scheme, a "files" snapshot
+//     served over http (whole, changed, gone), a run.workdir that climbs out of its checkout.
 // After every fault the same invariants are checked over the whole store:
 //   - every acknowledged trigger (a 202 and its verification_id) has its verdict;
 //   - once settled, no verification is left queued or running;
@@ -1661,6 +1664,253 @@ TEST_CASE("a job's bad outputs are its own fault, in words naming what it wrote"
   h.stop();
   CHECK(no_job_process_left());
 }
+
+namespace {
+
+// Fail closed (docs/security.md "Fail-closed rules"): the digits example as released, a copy with
+// one NaN in its released predictions (their hash updated), and a copy whose dataset snapshot is
+// served over http by a static file server on loopback; a slow version whose run.workdir climbs
+// out of its checkout. Attestation is on, so what gets signed can be checked.
+struct FailClosedLab {
+  Lab lab;
+  fs::path dir = lab.temp.path;
+  std::map<std::string, std::string> served;  // target -> body, for the file server
+  std::optional<HttpReceiver> web{
+      std::in_place, [this](const ReceivedRequest& request) {
+        auto it = served.find(request.target);
+        return it == served.end() ? Reply{404, "not found"} : Reply{200, it->second};
+      }};
+  std::string web_url = web->url();
+
+  FailClosedLab() {
+    build_digits_trainer(dir / "digits-trainer");
+    fs::copy(source_dir() / "examples/digits", dir / "digits", fs::copy_options::recursive);
+    const fs::path release = source_dir() / "examples/registry/digits-mlp/2026.11.1";
+    fs::create_directories(dir / "registry/digits-mlp");
+    for (const char* version : {"2026.11.1", "2026.11.1-nan", "2026.11.1-remote"})
+      fs::copy(release, dir / "registry/digits-mlp" / version, fs::copy_options::recursive);
+    edit("2026.11.1-nan", [&](nlohmann::json& m) {
+      const fs::path npy = dir / "registry/digits-mlp/2026.11.1-nan/predictions.npy";
+      put_nan(npy, 17 * 10 + 3);  // row 17, class 3 of the <f4 (391, 10) scores
+      m["evaluation"]["predictions"]["sha256"] = sha256_file(npy).value();
+    });
+    // The same snapshot, published: its file manifest at /data/snapshot.sha256 (written after
+    // hashing, so not one of its own lines), each file beside it.
+    auto listing = hash_directory(dir / "digits/data");
+    REQUIRE(listing.ok());
+    served["/data/snapshot.sha256"] = listing->text();
+    for (const auto& file : listing->files)
+      served["/data/" + file.relative_path] = read_file(dir / "digits/data" / file.relative_path);
+    edit("2026.11.1-remote", [&](nlohmann::json& m) {
+      m["data"]["snapshot"]["uri"] = web_url + "/data/snapshot.sha256";
+    });
+    auto escape = slow_manifest("slow", "escape", dir / "trainer", lab.commit, 0.1);
+    escape["run"]["workdir"] = "../../../../tmp";
+    write_file(dir / "registry/slow/escape/manifest.json", escape.dump(2));
+    const auto key = Ed25519SigningKey::generate();
+    write_file(dir / "attest.pem", key.private_pem());
+    fs::permissions(dir / "attest.pem", fs::perms::owner_read | fs::perms::owner_write);
+    // One verdict per trigger, no retries: the server-gone case's error is read, not retried.
+    std::string config = lab.config_text();
+    const std::string retries = "max_attempts: 20";
+    config.replace(config.find(retries), retries.size(), "max_attempts: 1");
+    write_file(lab.daemon.config,
+               config + "code_mirrors: {" + kDigitsRepoUrl +
+                   ": digits-trainer}\nattestation: {key_file: attest.pem, verifier_id: "
+                   "'https://reverify.example/faults'}\n");
+  }
+
+  void edit(const std::string& version, const std::function<void(nlohmann::json&)>& change) {
+    const fs::path path = dir / "registry/digits-mlp" / version / "manifest.json";
+    auto m = nlohmann::json::parse(read_file(path));
+    m["version"] = version;
+    change(m);
+    write_file(path, m.dump(2));
+  }
+
+  // One float32 NaN at element `index` of a version 1.0 .npy file.
+  static void put_nan(const fs::path& npy, std::size_t index) {
+    std::string bytes = read_file(npy);
+    const std::size_t header =
+        10 + static_cast<unsigned char>(bytes[8]) + 256 * static_cast<unsigned char>(bytes[9]);
+    const char nan[4] = {0, 0, static_cast<char>(0xc0), 0x7f};
+    bytes.replace(header + 4 * index, 4, nan, 4);
+    write_file(npy, bytes);
+  }
+
+  // Triggers `version` of digits-mlp and waits for its verdict.
+  VerificationRow verify(const std::string& version) {
+    auto answer = lab.post(R"({"model": "digits-mlp", "version": ")" + version + R"("})");
+    REQUIRE(answer.ok());
+    INFO(answer->body);
+    REQUIRE(answer->status == 202);
+    const auto id = nlohmann::json::parse(answer->body)["verification_id"].get<std::int64_t>();
+    lab.acknowledged.push_back(id);
+    REQUIRE(Lab::wait_for(
+        [&] {
+          auto r = lab.row(id);
+          return r && r->state == VerificationState::done;
+        },
+        milliseconds(180'000), milliseconds(200)));
+    return *lab.row(id);
+  }
+
+  // Whether the verification's job ran (its run stage was timed).
+  static bool job_ran(const VerificationRow& row) {
+    return row.evidence.contains("durations") && row.evidence["durations"].contains("run");
+  }
+
+  unsigned status_of(const std::string& target,
+                     const std::vector<std::pair<std::string, std::string>>& headers = {},
+                     const std::string& method = "GET", const std::string& body = "") const {
+    HttpRequest request;
+    request.method = method;
+    request.url = lab.daemon.url() + target;
+    request.headers = headers;
+    request.body = body;
+    auto answer = http_request(request);
+    REQUIRE(answer.ok());
+    return static_cast<unsigned>(answer->status);
+  }
+};
+
+}  // namespace
+
+// Found by trying reverify as an attacker and as an operator would: a check that vanished with a
+// NaN, a gate that answered 200 to a misspelt parameter, inputs nobody checked. Each row says what
+// reverify does now.
+TEST_CASE("fail closed: an unreadable release, a gate asked in other words, unchecked inputs") {
+  FailClosedLab f;
+  Lab& lab = f.lab;
+  lab.start_and_settle_first_cycle();
+
+  {
+    FaultRow row{"a NaN in the released predictions.npy, its hash updated", 1};
+    const auto clean = f.verify("2026.11.1");
+    const auto nan = f.verify("2026.11.1-nan");
+    INFO(nan.explanation);
+    const bool clean_ok = clean.cls == VerdictClass::passed &&
+                          f.status_of("/v1/gate/digits-mlp/2026.11.1") == 200 &&
+                          f.status_of("/v1/attestations/digits-mlp/2026.11.1") == 200;
+    CHECK(clean_ok);
+    const bool refused = nan.cls == VerdictClass::error_manifest_invalid &&
+                         nan.explanation.find("evaluation.predictions") != std::string::npos &&
+                         nan.explanation.find("NaN") != std::string::npos && !f.job_ran(nan);
+    CHECK(refused);
+    // Nothing signed, and the gate does not pass it.
+    const unsigned summary = f.status_of("/v1/attestations/digits-mlp/2026.11.1-nan");
+    const unsigned gate = f.status_of("/v1/gate/digits-mlp/2026.11.1-nan");
+    CHECK(summary == 404);
+    CHECK(gate == 412);
+    row.note =
+        "error:manifest-invalid naming evaluation.predictions, before any job; no signed "
+        "summary (404); gate " +
+        std::to_string(gate) + "; the clean release beside it passed, signed, gate 200";
+    row.survived = clean_ok && refused && summary == 404 && gate == 412 ? 1 : 0;
+    table().push_back(row);
+  }
+  {
+    FaultRow row{"GET /v1/gate/M/V?max-age=1s (the CLI flag's spelling); /v1/models?owner=x", 2};
+    const unsigned misspelt = f.status_of("/v1/gate/digits-mlp/2026.11.1?max-age=1s");
+    const unsigned owner = f.status_of("/v1/models?owner=team-vision");
+    CHECK(misspelt == 400);
+    CHECK(owner == 400);
+    // The CLI keeps asking in the API's words.
+    const auto cli =
+        run_program({(build_dir() / "cli/reverify").string(), "gate", "digits-mlp@2026.11.1",
+                     "--max-age", "40d", "--url", lab.daemon.url()},
+                    f.dir);
+    CHECK(cli.exit_code == 0);
+    row.note =
+        "400 and 400, naming what each accepts (max_age, mode; none); `reverify gate "
+        "--max-age 40d` still exits 0";
+    row.survived = (misspelt == 400) + (owner == 400 && cli.exit_code == 0);
+    table().push_back(row);
+  }
+  {
+    FaultRow row{"two Authorization headers on a trigger; a lowercase bearer scheme", 2};
+    const std::string body = R"({"model": "digits-mlp", "version": "2026.11.1"})";
+    const unsigned two = f.status_of(
+        "/v1/verifications",
+        {{"Authorization", std::string("Bearer ") + kToken}, {"Authorization", "Bearer wrong"}},
+        "POST", body);
+    CHECK(two == 400);
+    HttpRequest request;
+    request.method = "POST";
+    request.url = lab.daemon.url() + "/v1/verifications";
+    request.headers = {{"Authorization", std::string("bearer ") + kToken}};
+    request.body = body;
+    auto lower = http_request(request);
+    REQUIRE(lower.ok());
+    CHECK(lower->status == 202);
+    if (lower->status == 202)
+      lab.acknowledged.push_back(
+          nlohmann::json::parse(lower->body)["verification_id"].get<std::int64_t>());
+    row.note = "400, nothing queued; 202 (RFC 7235: the scheme is case-insensitive)";
+    row.survived = (two == 400) + (lower->status == 202);
+    table().push_back(row);
+    REQUIRE(lab.settle(seconds(180)));
+  }
+  {
+    FaultRow row{
+        "a files snapshot at an http URI: served whole; a file changed on the server; "
+        "the server gone",
+        3};
+    const auto whole = f.verify("2026.11.1-remote");
+    INFO(whole.explanation);
+    const bool fetched =
+        whole.cls == VerdictClass::passed && f.job_ran(whole) &&
+        whole.evidence["inputs"]["dataset"]["url"] == f.web_url + "/data/snapshot.sha256";
+    CHECK(fetched);
+    f.served["/data/shard-05.csv"][40] ^= 1;  // one byte, the size kept
+    const auto changed = f.verify("2026.11.1-remote");
+    INFO(changed.explanation);
+    const bool drift = changed.cls == VerdictClass::failed_input_drift && !f.job_ran(changed) &&
+                       changed.explanation.find("shard-05.csv (changed)") != std::string::npos;
+    CHECK(drift);
+    f.web.reset();  // the server is gone
+    const auto gone = f.verify("2026.11.1-remote");
+    INFO(gone.explanation);
+    const bool provision = gone.cls == VerdictClass::error_provision && !f.job_ran(gone) &&
+                           gone.explanation.find("data.snapshot.uri") != std::string::npos;
+    CHECK(provision);
+    row.note =
+        "passed, the job trained on the fetched copy; failed:input-drift naming "
+        "shard-05.csv; error:provision naming data.snapshot.uri; no job in the last two";
+    row.survived = fetched + drift + provision;
+    table().push_back(row);
+  }
+  {
+    FaultRow row{"run.workdir \"../../../../tmp\"", 1};
+    const unsigned trigger =
+        f.status_of("/v1/verifications", {{"Authorization", std::string("Bearer ") + kToken}},
+                    "POST", R"({"model": "slow", "version": "escape"})");
+    const auto lint = run_program({(build_dir() / "cli/reverify").string(), "lint",
+                                   (f.dir / "registry/slow/escape/manifest.json").string()},
+                                  f.dir);
+    INFO(lint.out << lint.err);
+    const bool named = (lint.out + lint.err)
+                           .find(
+                               "run.workdir: must be a folder without '..' "
+                               "segments") != std::string::npos;
+    CHECK(trigger == 409);
+    CHECK(lint.exit_code == 2);
+    CHECK(named);
+    row.note =
+        "the manifest invalid at sync: trigger 409, `reverify lint` exit 2, naming "
+        "run.workdir";
+    row.survived = trigger == 409 && lint.exit_code == 2 && named ? 1 : 0;
+    table().push_back(row);
+  }
+  REQUIRE(lab.settle(seconds(180)));
+  FaultRow invariants{"(the fail-closed cases above: triggers, page decisions, pages)", 0};
+  lab.check_invariants(invariants);
+  CHECK(invariants.lost_triggers + invariants.verdicts_without_page_decision +
+            invariants.duplicate_pages ==
+        0);
+}
+
+// After every case above (and the kill -9 points' jobs): no process any job of the suite started
 
 // After every case above (and the kill -9 points' jobs): no process any job of the suite started
 // is left, whatever session or process group it moved to.
