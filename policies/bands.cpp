@@ -291,7 +291,10 @@ MetricEvidence metric_evidence(std::span<const double> runs, const MetricBandSpe
                   return std::abs(x * k - std::round(x * k)) <= kIntegral;
                 });
   const auto distinct = distinct_values(runs);
-  if (!examples && in_unit && !spec.step) {
+  // Values that are no counts of a known k may still sit on a grid of their own (a metric whose
+  // count is not its denominator, or runs whose spread was scaled to project a smaller one):
+  // counts all the same, of the grid's grain, rather than a lumpy continuous metric.
+  if (!counts && in_unit && !spec.step) {
     if (const auto grain = grid_of_repeats(distinct)) {
       k = 1 / *grain;
       counts = e.grain_estimated = true;

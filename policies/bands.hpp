@@ -23,7 +23,7 @@
 //   least as wide (`examples_inferred`). A value with at most 6 decimal places (0.975) is no
 //   evidence: it may be 39/40 or a number the job rounded, and a rounded 42/43 (0.9767) would
 //   suggest a grid 230 times finer than the true one.
-//   Without a k, values in [0, 1] that repeat (two seed runs equal) and sit on a grid (every
+//   Without a k (or values no counts of it), values in [0, 1] that repeat and sit on a grid (every
 //   value a whole number of the smallest gap between two different values from the smallest, to
 //   1% of that gap, and the gap at least 1/kMaxInferredExamples) are counts all the same: the
 //   gap is a whole number of true steps, and the band is made as a proportion's with that grain

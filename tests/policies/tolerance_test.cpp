@@ -179,10 +179,17 @@ TEST_CASE("proportions: counts over k, the t part on Anscombe's angle, whole exa
   // The stated power is a whole number of examples.
   CHECK(*made.band->power_shift * 391 ==
         doctest::Approx(std::round(*made.band->power_shift * 391)));
-  // Not a proportion when the values are no counts over k (a mean loss): unit scale.
+  // Values that are no counts over the k given but repeat on a grid of their own are counts of
+  // that grid's grain (here the true 391): a proportion all the same.
   MetricBandSpec wrong_k = spec;
   wrong_k.examples = 100;
-  CHECK(metric_band(runs, wrong_k).band->scale == MetricScale::unit);
+  const auto grid = metric_band(runs, wrong_k);
+  CHECK(grid.band->scale == MetricScale::proportion);
+  CHECK(grid.band->power_shift.has_value());
+  // Not a proportion when the values are no counts over k and sit on no grid (a mean loss):
+  // unit scale.
+  const std::vector<double> loss = {0.4012, 0.4133, 0.3987, 0.4078, 0.4051, 0.3969, 0.4102};
+  CHECK(metric_band(loss, wrong_k).band->scale == MetricScale::unit);
 }
 
 TEST_CASE("all-agreeing runs: a band of whole examples for proportions, none for continuous") {
