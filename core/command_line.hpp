@@ -35,27 +35,28 @@ std::vector<std::string> enum_choices() {
   return out;
 }
 
-// An option whose word is one of an enum's names, stored as the enum: the word is parsed once,
-// here, and any other word fails the parse naming the choices (one_of). The help shows the names
-// as the option's type and, for a plain enum target, its value as the default.
-template <NamedEnum E>
-CLI::Option* add_enum_option(CLI::App& app, const std::string& name, E& target,
-                             const std::string& help) {
-  return app
-      .add_option_function<std::string>(
-          name, [&target](const std::string& text) { target = *enum_from_string<E>(text); }, help)
-      ->type_name(enum_names<E>("|"))
-      ->check(one_of(enum_choices<E>()))
-      ->default_str(to_string(target));
-}
-template <NamedEnum E>
-CLI::Option* add_enum_option(CLI::App& app, const std::string& name, std::optional<E>& target,
-                             const std::string& help) {
+// An option whose word is one of an enum's names, stored as the enum (E or std::optional<E>):
+// the word is parsed once, here, and any other word fails the parse naming the choices (one_of).
+// The help shows the names as the option's type and, for a plain enum target, its value as the
+// default.
+template <NamedEnum E, class Target>
+CLI::Option* add_enum_option_to(CLI::App& app, const std::string& name, Target& target,
+                                const std::string& help) {
   return app
       .add_option_function<std::string>(
           name, [&target](const std::string& text) { target = *enum_from_string<E>(text); }, help)
       ->type_name(enum_names<E>("|"))
       ->check(one_of(enum_choices<E>()));
+}
+template <NamedEnum E>
+CLI::Option* add_enum_option(CLI::App& app, const std::string& name, E& target,
+                             const std::string& help) {
+  return add_enum_option_to<E>(app, name, target, help)->default_str(to_string(target));
+}
+template <NamedEnum E>
+CLI::Option* add_enum_option(CLI::App& app, const std::string& name, std::optional<E>& target,
+                             const std::string& help) {
+  return add_enum_option_to<E>(app, name, target, help);
 }
 
 // `unknown command "verfy"; did you mean "verify"?` for a word that is none of parent's
