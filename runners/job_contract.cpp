@@ -85,6 +85,27 @@ std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem
   return checkout;
 }
 
+Result<std::filesystem::path> resolved_job_workdir(const RebuildSpec& spec,
+                                                   const std::filesystem::path& checkout) {
+  std::error_code ec;
+  const auto root = std::filesystem::weakly_canonical(checkout, ec);
+  const auto resolved = ec ? std::filesystem::path()
+                           : std::filesystem::weakly_canonical(job_workdir(spec, checkout), ec);
+  if (ec) {
+    return make_error(ErrorCode::provision, "run.workdir: cannot resolve it in the checkout " +
+                                                checkout.string() + ": " + ec.message());
+  }
+  const auto relative = resolved.lexically_relative(root);
+  if (relative.empty() || *relative.begin() == "..") {
+    return make_error(ErrorCode::manifest_invalid,
+                      "run.workdir: \"" + spec.manifest.run.workdir.value_or("") +
+                          "\" leads through a symlink to " + resolved.string() +
+                          ", outside the checkout " + root.string() +
+                          "; a job runs only inside its own checkout");
+  }
+  return resolved;
+}
+
 Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
                                           const std::filesystem::path& work_dir,
                                           const std::filesystem::path& scratch_root) {

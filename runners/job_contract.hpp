@@ -40,6 +40,13 @@ Status check_inputs_not_verifier_own(const RebuildSpec& spec,
 // e.g. /src).
 std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& checkout);
 
+// After the checkout, before the job: job_workdir with every symlink in it resolved (a symlinked
+// folder or parent included) must still be inside the resolved checkout, or the job would run in
+// a folder the checkout only points at. ErrorCode::manifest_invalid naming run.workdir and where
+// it leads when it leaves. Whether the folder exists is the caller's to check.
+Result<std::filesystem::path> resolved_job_workdir(const RebuildSpec& spec,
+                                                   const std::filesystem::path& checkout);
+
 // The scratch folder of a rebuild: spec.work_dir, or scratch_root/<rebuild id> when it is empty.
 // An id that is not [A-Za-z0-9._-]+ (or is "." / "..") is an invalid_argument error.
 Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
