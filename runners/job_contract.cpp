@@ -118,13 +118,25 @@ Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
   return scratch_root / rebuild_id;
 }
 
+std::array<JobInput, 2> job_inputs(const RebuildSpec& spec) {
+  return {JobInput{"REVERIFY_DATA", "data.snapshot.uri", spec.data_path, spec.data_fetched},
+          JobInput{"REVERIFY_EVAL", "evaluation.set.uri", spec.eval_path, spec.eval_fetched}};
+}
+
+Error fetched_input_unseen(const JobInput& input, const std::string& runner,
+                           const std::string& why) {
+  return make_error(ErrorCode::provision, std::string(input.field) + ": the " + runner +
+                                              " runner cannot show the job (" + input.variable +
+                                              ") the copy preflight fetched from that URI into " +
+                                              input.path.value_or("").string() + ": " + why);
+}
+
 Status check_inputs_not_verifier_own(const RebuildSpec& spec,
                                      const std::vector<std::filesystem::path>& verifier_paths) {
-  for (const auto& [input, what] :
-       {std::pair{spec.data_path, "REVERIFY_DATA"}, std::pair{spec.eval_path, "REVERIFY_EVAL"}}) {
-    if (!input)
+  for (const JobInput& input : job_inputs(spec)) {
+    if (!input.path)
       continue;
-    if (auto own = check_not_verifier_own(*input, what, verifier_paths); !own)
+    if (auto own = check_not_verifier_own(*input.path, input.variable, verifier_paths); !own)
       return own;
   }
   return {};

@@ -2,6 +2,7 @@
 // The runner side of the rebuild contract (docs/design.md, "The rebuild contract"), shared by every
 // runner: the input files a job reads and the environment it gets.
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -29,6 +30,21 @@ Status write_contract_inputs(const RebuildSpec& spec, const std::filesystem::pat
 // which win over a manifest entry of the same name (a manifest cannot redirect REVERIFY_OUT).
 std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
                                                         const ContractPaths& paths);
+
+// The job's two inputs, each with the variable it gets, the manifest field it comes from and
+// whether preflight fetched it.
+struct JobInput {
+  const char* variable;  // "REVERIFY_DATA"
+  const char* field;     // "data.snapshot.uri"
+  const std::optional<std::filesystem::path>& path;
+  bool fetched;
+};
+std::array<JobInput, 2> job_inputs(const RebuildSpec& spec);
+
+// ErrorCode::provision for a fetched input that `runner` cannot show its job, `why` said: names
+// the manifest field first, then the variable and the copy.
+Error fetched_input_unseen(const JobInput& input, const std::string& runner,
+                           const std::string& why);
 
 // error:provision when the spec's data or eval path would show the job one of the verifier's own
 // files (check_not_verifier_own() in job_sandbox.hpp), naming REVERIFY_DATA or REVERIFY_EVAL.

@@ -17,6 +17,7 @@
 #include "tests/support/files.hpp"
 #include "tests/support/free_port.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "verify/pipeline_rebuild.hpp"
 #include "verify/preflight.hpp"
 #include "verify/remote_inputs.hpp"
 
@@ -136,6 +137,16 @@ TEST_CASE("preflight: remote inputs fetched into the verification's scratch, or 
   CHECK(report.checks.size() == 2);
   CHECK(report.evidence["dataset"]["url"] == p.listing_url());
   CHECK(report.unverified.empty());
+  // The runner is told these are fetched copies (a runner that cannot show them refuses).
+  VerificationRequest request;
+  request.manifest = m;
+  request.manifest_location = location;
+  request.work_root = p.temp.path / "work";
+  request.verification_id = "v1";
+  const RebuildSpec spec = rebuild_spec(request, report);
+  CHECK(spec.data_path == scratch / "data");
+  CHECK(spec.data_fetched);
+  CHECK(spec.eval_fetched);
 
   SUBCASE("the server gone: error:provision naming data.snapshot.uri, no check run") {
     m.data->snapshot->uri = "http://127.0.0.1:" + std::to_string(test::free_port()) + "/x.sha256";
