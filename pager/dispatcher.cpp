@@ -67,6 +67,18 @@ Result<DrainStats> Dispatcher::drain_once(PageClock::time_point now) {
           stats);
       continue;
     }
+    // Another process draining this outbox may have read the row too: one of them sends it.
+    auto claimed = outbox_.claim(entry.event.id, entry.sender);
+    if (!claimed) {
+      log_(LogLevel::error, describe(entry) + ": cannot claim it: " + claimed.error().message,
+           fields_of(entry));
+      ++stats.unrecorded;
+      continue;
+    }
+    if (!*claimed) {
+      ++stats.claimed_elsewhere;
+      continue;
+    }
     const int attempt = entry.attempts + 1;
     DeliveryResult result = sender->second->deliver(entry.event, attempt);
     if (result.delivered) {

@@ -39,7 +39,8 @@ struct DrainStats {
   std::size_t failed = 0;      // rejected for good (400, unknown sender) or out of attempts
   std::size_t resent = 0;      // open alerts kept alive
   std::size_t unrecorded = 0;  // outcomes the outbox could not record (attempted again later)
-  bool more = false;           // the batch limit was reached: drain again
+  std::size_t claimed_elsewhere = 0;  // rows another process took first (Outbox::claim)
+  bool more = false;                  // the batch limit was reached: drain again
 };
 
 class Dispatcher {
