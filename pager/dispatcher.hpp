@@ -68,6 +68,7 @@ class Dispatcher {
     PageEvent event;
     PageClock::time_point last_sent;
   };
+  bool claimed_here(const OutboxEntry& entry, DrainStats& stats);
   void note_unrecorded(const OutboxEntry& entry, const Status& marked, DrainStats& stats);
   void note_delivered(const OutboxEntry& entry, PageClock::time_point now);
   std::size_t resend_open_alerts(PageClock::time_point now);
