@@ -444,13 +444,18 @@ struct CountingReceiver final : Notifier {
   }
 };
 
-TEST_CASE("outbox: two processes draining it send one pending row once, whoever claims it") {
-  Fixture f;
+// A failed verdict of m@1 with its trigger page for the sender "hook".
+void record_trigger_for_hook(Fixture& f) {
   f.add_version("m", "1");
   REQUIRE(f.store
               ->record_verdict(f.queue("m", "1"), verdict_of(VerdictClass::failed_input_drift), {},
                                "", {page_for("reverify/m/1", PageAction::trigger, {"hook"})})
               .ok());
+}
+
+TEST_CASE("outbox: two processes draining it send one pending row once, whoever claims it") {
+  Fixture f;
+  record_trigger_for_hook(f);
   // reverifyd's connection to the same file, beside the one of a `reverify run`.
   auto daemon_store = Store::open(f.dir.path / "reverify.db", [&f] { return f.now; });
   REQUIRE(daemon_store.ok());
@@ -471,11 +476,7 @@ TEST_CASE("outbox: two processes draining it send one pending row once, whoever 
 
 TEST_CASE("outbox: a claim holds the row while its process lives, and not once it is gone") {
   Fixture f;
-  f.add_version("m", "1");
-  REQUIRE(f.store
-              ->record_verdict(f.queue("m", "1"), verdict_of(VerdictClass::failed_input_drift), {},
-                               "", {page_for("reverify/m/1", PageAction::trigger, {"hook"})})
-              .ok());
+  record_trigger_for_hook(f);
   const auto page = f.store->pending(10).value().at(0).event.id;
   SUBCASE("two processes that both read it pending: one claim holds") {
     auto other = Store::open(f.dir.path / "reverify.db", [&f] { return f.now; });
