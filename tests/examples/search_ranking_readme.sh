@@ -34,7 +34,7 @@ grep -q '^+ echo .exit status 1.$\|^exit status 1$' "$out" || fail "the boosted 
 left_out="distribution:flip_rate left out: it counts records whose decision flips"
 [[ "$(grep -c "$left_out" "$out")" -ge 2 ]] ||
   fail "the rebuild and compare do not both say once why the flip rate is left out"
-! grep -q "^distribution:flip_rate " "$out" || fail "compare printed a flip rate for a ranking"
+! grep -q "^distribution:flip_rate  " "$out" || fail "compare printed a flip rate row for a ranking"
 grep -Eq "[0-9]+ of [0-9]+ queries of market=jp have another top-10 (order|set)" "$out" ||
   fail "no headline counting market jp's queries and naming k"
 echo "the guide's steps, as printed, release and verify search-ranking-pairwise; the boost is caught"
