@@ -174,6 +174,8 @@ std::optional<CheckResult> use_own_scores(MetricCheckSpec& spec,
   // a mean over queries: its band knows how far one query can move it (bands.hpp, lumpy)
   if (before->metric == ScoringMetric::ndcg_at_k || before->metric == ScoringMetric::mrr)
     spec.band.step = before->step;
+  // a query's NDCG moves by fractions of a step when near-tied documents swap; its MRR by 1/2, 1/3
+  spec.band.fractional_steps = before->metric == ScoringMetric::ndcg_at_k;
   spec.higher_is_better = higher_is_better(before->metric);
   return std::nullopt;
 }
