@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace reverify {
 
@@ -15,6 +16,11 @@ std::string reverify_command(std::string_view args, std::string_view scope);
 
 // reverify_command in backticks, for prose: "run `reverify plan --config /etc/reverify.yaml`".
 std::string suggested_command(std::string_view args, std::string_view scope);
+
+// The commands `text` suggests: each `backtick-quoted` span that starts "reverify " or
+// "reverifyd ", in order, without the backticks. A log line repeats them where nothing escapes
+// them (a logfmt field escapes quotes and backslashes, so a command copied from it would not run).
+std::vector<std::string> suggested_commands_in(std::string_view text);
 
 // "--config <the file's absolute path, one shell word>": how a suggested command finds the
 // installation (registry, state_dir) of the process that suggests it.

@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 using namespace reverify;
 
 TEST_CASE("reverify_command: reverify, its arguments, then the scope when there is one") {
@@ -23,4 +26,18 @@ TEST_CASE("config_scope: the config's absolute path as one shell word, however i
   const std::string relative = config_scope("reverify.yaml");
   CHECK(relative.starts_with("--config /"));
   CHECK(relative.ends_with("/reverify.yaml"));
+}
+
+TEST_CASE("suggested_commands_in: the reverify commands a text suggests, in order, whole") {
+  const std::string scope = config_scope("/srv/it's/r.yaml");
+  const std::string text = "uncalibrated; calibrate with " +
+                           suggested_command("calibrate m@1 --seeds 10", scope) +
+                           " (record with `reverify capture --seed-runs DIR`; `git diff HEAD` "
+                           "is not ours), then `reverifyd --config x --check-config`";
+  CHECK(suggested_commands_in(text) ==
+        std::vector<std::string>{"reverify calibrate m@1 --seeds 10 " + scope,
+                                 "reverify capture --seed-runs DIR",
+                                 "reverifyd --config x --check-config"});
+  CHECK(suggested_commands_in("no command here").empty());
+  CHECK(suggested_commands_in("an open `reverify plan").empty());
 }

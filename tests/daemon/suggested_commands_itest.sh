@@ -58,7 +58,7 @@ pager:
 EOF
 
 # A release of the example under VERSION, its manifest edited by the python statement EDIT
-# (on `m`); the data and eval URIs stay relative to the registry, as in examples/registry.
+# (on `m`).
 release() {
   local dir="$home/registry/digits-mlp/$1"
   mkdir -p "$(dirname "$dir")"
@@ -170,9 +170,10 @@ echo "== 5. no seed runs: the page's calibrate, then the version page's gate"
 rm -rf "$home/registry/digits-mlp/2026.11.2"
 release 2026.11.3 'm["tolerance"] = {k: v for k, v in m["tolerance"].items() if k == "detect"}'
 start
+reverify trigger --config "$config" digits-mlp@2026.11.3 >/dev/null || fail "the trigger was refused"
 pages="$home/pages.jsonl"
 wait_until 300 grep -q "reverify calibrate digits-mlp@2026.11.3" "$pages" ||
-  fail "no page suggests calibrating digits-mlp@2026.11.3"
+  fail "no page suggests calibrating digits-mlp@2026.11.3: $(cat "$pages" 2>&1)"
 # The first `reverify calibrate ...` in any text of any recorded page.
 command=$(/usr/bin/python3 -c '
 import json, re, sys
@@ -189,7 +190,10 @@ found = [m.group(1) for line in open(sys.argv[1]) for text in texts(json.loads(l
          for m in re.finditer(r"`(reverify calibrate digits-mlp@2026.11.3 [^`]*)`", text)]
 print(found[0] if found else "")' "$pages")
 [[ -n $command ]] || fail "no page text holds the calibrate command: $(cat "$pages")"
-grep -qF -- "$command" "$log" || fail "the log does not suggest the page's command: $command"
+# The verdict's log line repeats it in its message, unescaped (its reason= field escapes quotes).
+grep -qF -- "; run \`$command\` model=digits-mlp" "$log" ||
+  fail "the log line does not suggest the page's command: $command
+$(grep -F 2026.11.3 "$log")"
 command="${command/--seeds 10/--seeds $seeds}"
 stop_pid "$t/reverifyd.pid" 30
 as_printed 0 "$command"
