@@ -523,7 +523,7 @@ VerdictClass classify(const std::vector<CheckResult>& checks, bool enforced) {
 // The deciding checks the release defines (policies/coverage.hpp), from the planned tolerance.
 std::vector<DefinedCheck> defined_by(const VerdictInputs& in, const ToleranceSpec& tol,
                                      const Plan& plan) {
-  bool flip_rate_decides = !plan.distribution.ranking;
+  bool flip_rate_decides = !left_out(Statistic::flip_rate, plan.distribution.ranking);
   if (const auto& c = plan.comparison; c && flip_rate_decides) {
     flip_rate_decides =
         c->scores > c->rows || c->original_unit_interval || plan.distribution.threshold_declared;
