@@ -16,15 +16,23 @@
 #      calibrate ... --mode steps ... --config ...` stores them; the same run then passes;
 #   5. the daemon verifying a release with no seed runs: the page's (and the log's) `reverify
 #      calibrate ... --seeds 10 --config ...` (run with the test's SEEDS in place of 10, the one
-#      change, to keep it short) stores a calibration the plan then shows; the version page's
+#      change, to keep it short) stores the calibration (it says where); the version page's
 #      `reverify gate ... --config ...` answers for that version (exit 1: uncalibrated is not a
-#      pass, as the gate documents).
-# Not provoked here (their text is built by the same builder, core/suggested_command.hpp, and
-# unit-tested through it): `systemctl status reverifyd` (no systemd in the test machine), a
-# damaged store file, gate.require_power on an underpowered pass and the leave-one-out warning
-# (each needs 40+ full training runs), and the templates a job author fills in at release
-# (`reverify capture --subsample-out DIR ...`: the release's own files, which reverify cannot
-# know).
+#      pass, as the gate documents);
+#   6. `reverify run --config` with attestation on: its `reverify attest export ... --config ...`
+#      prints the signed summary.
+# Not provoked here, each for its reason; their text comes from the same builder
+# (core/suggested_command.hpp, tests/core/suggested_command_test.cpp):
+#   - `systemctl status reverifyd` when the CLI cannot reach the daemon: no systemd here (the
+#     command names no path and runs as printed wherever the unit is installed);
+#   - a damaged store file's way out (`reverify restore BACKUP --config ...`): its text with the
+#     real --config is checked in tests/verify/state_dir_test.cpp, the daemon's log of it in
+#     tests/daemon/faults_itest.cpp;
+#   - gate.require_power on an underpowered pass, the leave-one-out warning and its `calibrate
+#     ... --seeds N`: each needs 40 or more full training runs;
+#   - the templates a job author fills in at release or in a config (`reverify capture
+#     --subsample-out DIR ...`, `reverify hash DIR`, `--config FILE` in help and lint text): they
+#     name the author's own files, which reverify cannot know, in capitals.
 set -euo pipefail
 src="${REVERIFY_SOURCE_DIR:?run through ctest}"
 build="${REVERIFY_BUILD_DIR:?run through ctest}"
@@ -55,7 +63,9 @@ api: {port: $port, token_file: $t/token}
 pager:
   senders: {sink: {kind: file, path: pages.jsonl}}
   routes: [{owner: "*", senders: [sink]}]
+attestation: {key_file: key.pem, verifier_id: https://reverify.example/test}
 EOF
+openssl genpkey -algorithm ed25519 -out "$home/key.pem" 2>/dev/null && chmod 600 "$home/key.pem"
 
 # A release of the example under VERSION, its manifest edited by the python statement EDIT
 # (on `m`).
@@ -98,6 +108,16 @@ $(cat "$t/printed.out")"
 backticked() {
   { grep -o "\`$2[^\`]*\`" "$1" || true; } | head -n 1 | tr -d '`'
 }
+# page_command PATH TEXT: the first <code> on the daemon's page PATH that starts with TEXT, as a
+# browser shows it (HTML entities decoded).
+page_command() {
+  curl -sf "$url$1" >"$t/page.html" || fail "no page at $1"
+  /usr/bin/python3 - "$t/page.html" "$2" <<'PY'
+import html, re, sys
+codes = [html.unescape(c) for c in re.findall(r"<code>([^<]*)</code>", open(sys.argv[1]).read())]
+print(next((c for c in codes if c.startswith(sys.argv[2])), ""))
+PY
+}
 # indented FILE TEXT: the command on FILE's first log line whose (indented) text starts with TEXT.
 indented() {
   { grep -o ": error:  *$2.*" "$1" || true; } | head -n 1 | sed 's/^: error:  *//'
@@ -110,11 +130,7 @@ command=$(backticked "$t/plan.out" "reverifyd ")
 [[ -n $command ]] || fail "the plan suggests no reverifyd command: $(cat "$t/plan.out")"
 as_printed 0 "$command"
 grep -q "^config OK" "$t/printed.out" || fail "the check did not check this config: $(cat "$t/printed.out")"
-curl -sf "$url/" >"$t/status.html" || fail "no status page"
-command=$(/usr/bin/python3 -c '
-import html, re, sys
-codes = re.findall(r"<code>(reverify plan[^<]*)</code>", open(sys.argv[1]).read())
-print(html.unescape(codes[0]) if codes else "")' "$t/status.html")
+command=$(page_command / "reverify plan")
 [[ -n $command ]] || fail "the status page suggests no reverify plan"
 as_printed 0 "$command"
 grep -q "^cycle " "$t/printed.out" || fail "the page's plan printed no plan: $(cat "$t/printed.out")"
@@ -199,12 +215,18 @@ stop_pid "$t/reverifyd.pid" 30
 as_printed 0 "$command"
 grep -q "stored in " "$t/printed.out" || fail "the calibration was not stored: $(cat "$t/printed.out")"
 start
-curl -sf "$url/models/digits-mlp/2026.11.3" >"$t/version.html" || fail "no version page"
-command=$(/usr/bin/python3 -c '
-import html, re, sys
-codes = re.findall(r"<code>(reverify gate [^<]*)</code>", open(sys.argv[1]).read())
-print(html.unescape(codes[0]) if codes else "")' "$t/version.html")
+command=$(page_command /models/digits-mlp/2026.11.3 "reverify gate ")
 [[ -n $command ]] || fail "the version page suggests no gate command"
 as_printed 1 "$command"
 grep -q "uncalibrated" "$t/printed.out" || fail "the gate did not answer for the version: $(cat "$t/printed.out")"
+stop_pid "$t/reverifyd.pid" 30
+
+echo "== 6. a signed summary: export it as the run says"
+release 2026.11.1 'pass'
+reverify run digits-mlp@2026.11.1 --config "$config" >"$t/run.out" 2>&1 ||
+  fail "the released example did not pass: $(cat "$t/run.out")"
+command=$(backticked "$t/run.out" "reverify attest export ")
+[[ -n $command ]] || fail "the run suggests no export of its signed summary: $(cat "$t/run.out")"
+as_printed 0 "$command"
+grep -q '"signatures"' "$t/printed.out" || fail "the export wrote no signed envelope: $(cat "$t/printed.out")"
 echo "ok: every suggested command ran as printed"

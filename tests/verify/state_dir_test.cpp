@@ -202,6 +202,22 @@ TEST_CASE("a missing or empty store where the state folder shows history is refu
   }
 }
 
+TEST_CASE("a damaged store is named with the way out, its commands naming the config") {
+  test::TempDir dir;
+  const Config config = config_in(dir.path);
+  fs::create_directories(config.state_dir);
+  test::write_file(config.db_path(), "not a database at all, but long enough to be read");
+  auto refused = open_state_store(config, fixed_now);
+  REQUIRE_FALSE(refused.ok());
+  const std::string& message = refused.error().message;
+  CHECK(message.find(config.db_path().string() + " is damaged or is not a reverify store") !=
+        std::string::npos);
+  const std::string& scope = config.api.command_scope;
+  CHECK(message.find("`reverify restore BACKUP " + scope + "`") != std::string::npos);
+  CHECK(message.find("`reverify restore --empty " + scope + "`") != std::string::npos);
+  CHECK(message.find("FILE") == std::string::npos);
+}
+
 TEST_CASE("a backup restores every verification into a store with an id of its own") {
   test::TempDir dir;
   const Config config = config_in(dir.path);
