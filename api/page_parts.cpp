@@ -6,6 +6,7 @@
 #include "api/charts.hpp"
 #include "api/html.hpp"
 #include "core/redact.hpp"
+#include "core/suggested_command.hpp"
 #include "policies/headline.hpp"
 #include "policies/verdict_model.hpp"
 
@@ -117,8 +118,7 @@ std::string runner_text(const VerificationRow& row) {
 
 std::string command_html(const ReadModel& model, const std::string& args) {
   const std::string scope = model.api ? model.api->command_scope : std::string();
-  return "<code>reverify " + page_text(model, args + (scope.empty() ? "" : " " + scope)) +
-         "</code>";
+  return "<code>" + page_text(model, reverify_command(args, scope)) + "</code>";
 }
 
 std::string attention_html(Attention attention) {

@@ -16,6 +16,7 @@
 #include "core/unix_time.hpp"
 #include "core/uri.hpp"
 #include "settings/config.hpp"
+#include "store/restore_advice.hpp"
 #include "store/store.hpp"
 
 namespace reverify::cli {
@@ -75,6 +76,7 @@ int run_export(const ExportArguments& a) {
   auto config = load_config(a.config);
   if (!config.ok())
     return usage_error("attest export", a.config + ": " + config.error().message);
+  set_restore_scope(config->api.command_scope);
   auto store = Store::open(config->db_path(), system_now, /*read_only=*/true);
   if (!store.ok())
     return export_error(store.error().message);

@@ -25,6 +25,7 @@
 #include "policies/stats.hpp"
 #include "policies/verdict.hpp"
 #include "settings/config.hpp"
+#include "store/restore_advice.hpp"
 #include "store/store.hpp"
 #include "verify/pipeline.hpp"
 
@@ -179,6 +180,7 @@ Result<reverify::VerificationRequest> verification_request(const std::string& pa
   request.detect = config->model_policy(request.manifest.model).detect;
   if (!std::filesystem::exists(config->db_path()))
     return request;
+  reverify::set_restore_scope(config->api.command_scope);
   auto store = reverify::Store::open(config->db_path(), reverify::system_now, /*read_only=*/true);
   if (!store.ok())
     return store.error();

@@ -14,7 +14,9 @@
 #include <map>
 
 #include "cli/command.hpp"
+#include "core/suggested_command.hpp"
 #include "settings/config.hpp"
+#include "store/restore_advice.hpp"
 #include "store/store.hpp"
 #include "verify/schedule.hpp"
 
@@ -28,12 +30,14 @@ struct PlanArguments {
   bool json = false;
 };
 
-// Why a plan runs nothing, in words: the versions it skipped or deferred, or an empty inventory.
-std::string why_nothing_to_run(const reverify::Plan& plan) {
+// Why a plan runs nothing, in words: the versions it skipped or deferred, or an empty inventory
+// (then the command that checks the sources of `config_file`).
+std::string why_nothing_to_run(const reverify::Plan& plan, const std::string& config_file) {
   using namespace reverify;
   if (plan.skipped.empty() && plan.deferred.empty()) {
     return "no verifiable model version is listed (no source listed any yet: has reverifyd "
-           "synced its sources? `reverifyd --check-config` checks them)";
+           "synced its sources? `reverifyd " +
+           config_scope(config_file) + " --check-config` checks them)";
   }
   std::map<SkipReason, std::size_t> counts;
   for (const auto& skip : plan.skipped)
@@ -123,14 +127,15 @@ void print_missing_subsample(std::ostream& out, const reverify::CyclePlan& plan)
   }
 }
 
-void print_plan(std::ostream& out, const reverify::CyclePlan& plan) {
+void print_plan(std::ostream& out, const reverify::CyclePlan& plan,
+                const std::string& config_file) {
   using namespace reverify;
   out << "cycle " << rfc3339(plan.cycle_start.time_since_epoch().count()) << " .. "
       << rfc3339(plan.cycle_end.time_since_epoch().count()) << ": " << plan.entries.size()
       << " to run, " << plan.deferred.size() << " deferred, " << plan.skipped.size() << " skipped, "
       << plan.gpu_hours_planned << " GPU hours planned\n";
   if (plan.entries.empty())
-    out << "  nothing to run: " << why_nothing_to_run(plan) << "\n";
+    out << "  nothing to run: " << why_nothing_to_run(plan, config_file) << "\n";
   print_running(out, plan);
   for (const auto& e : plan.entries) {
     out << "  " << e.model << "@" << e.version << "  " << to_string(e.mode) << "  wave " << e.wave
@@ -175,6 +180,7 @@ int run_plan(const PlanArguments& options) {
   auto config = load_config(options.config);
   if (!config.ok())
     return cli::usage_error("plan", config.error().message);
+  set_restore_scope(config->api.command_scope);
   auto store = Store::open(config->db_path(), system_now, /*read_only=*/true);
   if (!store.ok()) {
     std::cerr << "reverify plan: " << store.error().message
@@ -190,11 +196,11 @@ int run_plan(const PlanArguments& options) {
     auto j = plan_to_json(*plan);
     j["skipped"] = skipped_to_json(*plan);
     if (plan->entries.empty())
-      j["nothing_to_run"] = why_nothing_to_run(*plan);
+      j["nothing_to_run"] = why_nothing_to_run(*plan, options.config);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  print_plan(std::cout, *plan);
+  print_plan(std::cout, *plan, options.config);
   return 0;
 }
 

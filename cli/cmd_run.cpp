@@ -17,7 +17,7 @@
 #include "cli/run_pages.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/run_report.hpp"
-#include "core/text.hpp"
+#include "core/suggested_command.hpp"
 #include "policies/calibration.hpp"
 #include "policies/verdict.hpp"
 #include "policies/verdict_model.hpp"
@@ -146,10 +146,10 @@ void print_outcome(const RunCommandArguments& args, const RunContext& ctx, std::
   if (const auto& summary = outcome.evidence.value("attestation", nlohmann::json());
       summary.is_object()) {
     std::cout << "signed summary: " << summary.value("result", "") << ", key "
-              << summary.value("key_id", "").substr(0, 16) << "…; export it with `reverify "
-              << "attest export " << request.manifest.id() << " --config "
-              << shell_word(std::filesystem::absolute(args.run.config.value_or("")).string())
-              << "`\n";
+              << summary.value("key_id", "").substr(0, 16) << "…; export it with "
+              << suggested_command("attest export " + request.manifest.id(),
+                                   config_scope(args.run.config.value_or("")))
+              << "\n";
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/page_links.hpp"
 #include "core/redact.hpp"
+#include "core/suggested_command.hpp"
 #include "core/text.hpp"
 #include "daemon/daemon_impl.hpp"
 #include "settings/config_check.hpp"
@@ -88,8 +89,9 @@ std::vector<PendingLine> start_cycle(Store& store, const Config& config, UnixSec
 
 // A verdict as one log line: its level says how bad (failed:* a warning, error:* an error,
 // uncalibrated a notice, passed info), the fields say which, and the explanation stays on the
-// verification's page, linked, with its first line, whole, as the reason: never cut, so a command
-// it suggests runs as printed.
+// verification's page, linked, with its first line, whole, as the reason: never cut. A command
+// the reason suggests is repeated in the message, where logfmt escapes nothing, so it runs as
+// copied from the line (in reason= a path's quotes come escaped).
 void log_verdict(const VerificationRow& row, const Config& config) {
   LogFields fields = verification_fields(row.model, row.version, row.id);
   LogLevel level = LogLevel::info;
@@ -102,11 +104,13 @@ void log_verdict(const VerificationRow& row, const Config& config) {
   }
   fields.push_back({"url", verification_page_url(config.pager.public_url, row.id)});
   const std::string explanation = redact(row.explanation, config.api.secrets);
-  fields.push_back({"reason", explanation.substr(0, explanation.find('\n'))});
-  log_line(level,
-           "verification " + std::to_string(row.id) + " of " + row.model + "@" + row.version +
-               ": " + (row.cls ? to_string(*row.cls) : "no verdict"),
-           fields);
+  const std::string reason = explanation.substr(0, explanation.find('\n'));
+  std::string message = "verification " + std::to_string(row.id) + " of " + row.model + "@" +
+                        row.version + ": " + (row.cls ? to_string(*row.cls) : "no verdict");
+  for (const auto& command : suggested_commands_in(reason))
+    message += "; run `" + command + "`";
+  fields.push_back({"reason", reason});
+  log_line(level, message, fields);
 }
 
 // What a read-model build hands back to the loop.

@@ -664,10 +664,6 @@ std::optional<std::size_t> upper_bound_runs_for(std::span<const double> values,
   });
 }
 
-std::string suggested_command(const std::string& args, const std::string& scope) {
-  return "`reverify " + args + (scope.empty() ? "" : " " + scope) + "`";
-}
-
 std::string how_to_calibrate(const std::string& model_version, const std::string& scope) {
   return "calibrate with " +
          suggested_command("calibrate " + model_version + " --seeds 10", scope) +

@@ -91,6 +91,7 @@
 #include <string>
 
 #include "core/enum_names.hpp"
+#include "core/suggested_command.hpp"
 
 namespace reverify {
 
@@ -264,12 +265,8 @@ UpperBoundResult upper_bound(std::span<const double> values, const UpperBoundSpe
 std::optional<std::size_t> upper_bound_runs_for(std::span<const double> values,
                                                 const UpperBoundSpec& spec, double detect);
 
-// A `reverify` command a verdict suggests, in backticks and runnable as printed: "reverify ",
-// `args`, then `scope` (how a command finds this installation's registry and state,
-// VerdictPolicy::command_scope) when it is not empty.
-std::string suggested_command(const std::string& args, const std::string& scope);
-
-// The text every uncalibrated check carries, with its command (suggested_command).
+// The text every uncalibrated check carries, with its command (core/suggested_command.hpp;
+// `scope` is VerdictPolicy::command_scope, how the command finds this installation).
 std::string how_to_calibrate(const std::string& model_version, const std::string& scope);
 
 }  // namespace reverify

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/names.hpp"
-#include "core/text.hpp"
+#include "core/suggested_command.hpp"
 #include "policies/cron.hpp"
 #include "runners/job_log.hpp"
 #include "settings/pager_section.hpp"
@@ -670,7 +670,7 @@ ConfigReading read_config_file(const std::filesystem::path& path) {
   ConfigReading reading =
       read_config_text(buffer.str(), std::filesystem::absolute(path).parent_path());
   // Every command a verdict or page suggests names this file, so it runs as printed.
-  const std::string scope = "--config " + shell_word(std::filesystem::absolute(path).string());
+  const std::string scope = config_scope(path);
   reading.config.verdict.command_scope = scope;
   reading.config.api.command_scope = scope;
   reading.config.runner.isolation.verifier_paths.push_back(std::filesystem::absolute(path));

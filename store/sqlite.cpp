@@ -1,5 +1,7 @@
 #include "store/sqlite.hpp"
 
+#include "store/restore_advice.hpp"
+
 namespace reverify::sql {
 
 std::string damage_note(sqlite3* db, int code) {
@@ -9,9 +11,8 @@ std::string damage_note(sqlite3* db, int code) {
   const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
   return std::string(" (") + (file && *file ? file : "the database file") +
          " is damaged or is not a reverify store. If it is the state_dir's store: stop reverifyd, "
-         "move it aside with its -wal and -shm files, then put the latest backup back with "
-         "`reverify restore --config FILE BACKUP`, or start over with `reverify restore --config "
-         "FILE --empty`)";
+         "move it aside with its -wal and -shm files, then " +
+         restore_commands() + ")";
 }
 
 Error sqlite_error(sqlite3* db, std::string_view what) {

@@ -2,6 +2,7 @@
 // writes (store/store.hpp).
 #include <sys/stat.h>
 
+#include "store/restore_advice.hpp"
 #include "store/sqlite.hpp"
 #include "store/store.hpp"
 
@@ -15,9 +16,8 @@ namespace {
 // What the way out is once the file under a running daemon is damaged: it cannot be mended in
 // place, only replaced by a backup.
 std::string put_back(const std::string& path) {
-  return "Stop reverifyd, move " + path +
-         " aside with its -wal and -shm files, then put the latest backup back: `reverify restore "
-         "--config FILE BACKUP` (or start over: `reverify restore --config FILE --empty`)";
+  return "Stop reverifyd, move " + path + " aside with its -wal and -shm files, then " +
+         restore_commands();
 }
 
 }  // namespace

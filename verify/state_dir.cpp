@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <set>
 
+#include "core/suggested_command.hpp"
+#include "core/text.hpp"
+#include "store/restore_advice.hpp"
 #include "verify/store_marker.hpp"
 
 namespace reverify {
@@ -47,6 +50,24 @@ std::vector<std::string> history_evidence(const Config& config) {
   return found;
 }
 
+// How a restore this process suggests finds the state_dir: the config file's --config (the api's
+// scope is that alone, where a `reverify run`'s verdict scope adds flags restore does not take).
+const std::string& restore_scope(const Config& config) {
+  return config.api.command_scope;
+}
+
+// The commands that move the store file `db` to `aside`, and its -wal and -shm files with it when
+// there are any (at the time they run: SQLite removes them when the last connection closes), one
+// "\n  ..." line each, every path one shell word.
+std::string move_aside(const std::string& db, const std::string& aside) {
+  std::string lines = "\n  mv " + shell_word(db) + " " + shell_word(aside);
+  for (const char* suffix : {"-wal", "-shm"}) {
+    lines += "\n  [ ! -e " + shell_word(db + suffix) + " ] || mv " + shell_word(db + suffix) + " " +
+             shell_word(aside + suffix);
+  }
+  return lines;
+}
+
 // The refusal of a store that is missing or empty where the folder shows history; nullopt when
 // the store is there, or when it may be made (nothing shows it held one).
 std::optional<Error> lost_history(const Config& config) {
@@ -65,8 +86,10 @@ std::optional<Error> lost_history(const Config& config) {
       "the store " + db.string() + " " + *absent + ", but this state_dir held one:" + shown +
           "\nreverify does not start over with an empty history in silence (every verification "
           "would be gone and page numbers would start again). Either restore a backup made with "
-          "`reverify backup`:\n  reverify restore --config FILE BACKUP\nor start over with an "
-          "empty store, on purpose:\n  reverify restore --config FILE --empty");
+          "`reverify backup` (BACKUP: its file):\n  " +
+          reverify_command("restore BACKUP", restore_scope(config)) +
+          "\nor start over with an empty store, on purpose:\n  " +
+          reverify_command("restore --empty", restore_scope(config)));
 }
 
 // The refusal of a store file older than the ids the folder handed out: put back from a copy.
@@ -88,9 +111,9 @@ Error rolled_back(const Config& config, const StoreMarker& marker, const StoreHi
           "the newest " +
           db +
           " back (with its -wal file), or keep this copy as a restore, whose ids continue after "
-          "every id handed out:\n  mv " +
-          db + " " + aside + "   (and its -wal and -shm files, if any, to " + aside + "-wal and " +
-          aside + "-shm)\n  reverify restore --config FILE " + aside);
+          "every id handed out (its -wal and -shm files, if any, move with it):" +
+          move_aside(db, aside) + "\n  " +
+          reverify_command("restore " + shell_word(aside), restore_scope(config)));
 }
 
 // The marker after `mark`: the folder's mark never goes down.
@@ -135,6 +158,7 @@ Status hold_to_marker(const Config& config, Store& store, NewStore new_store) {
 
 Result<std::unique_ptr<Store>> open_state_store(const Config& config, ClockFn clock,
                                                 NewStore new_store) {
+  set_restore_scope(restore_scope(config));
   std::error_code ec;
   fs::create_directories(config.state_dir, ec);
   if (ec) {
@@ -154,6 +178,7 @@ Result<std::unique_ptr<Store>> open_state_store(const Config& config, ClockFn cl
 }
 
 Result<std::unique_ptr<Store>> open_state_store_to_copy(const Config& config, ClockFn clock) {
+  set_restore_scope(restore_scope(config));
   const fs::path db = config.db_path();
   if (auto refusal = lost_history(config))
     return *refusal;
@@ -178,6 +203,7 @@ Result<std::unique_ptr<Store>> open_state_store_to_copy(const Config& config, Cl
 Result<std::unique_ptr<Store>> restore_state_store(const Config& config,
                                                    const std::optional<fs::path>& backup,
                                                    ClockFn clock) {
+  set_restore_scope(restore_scope(config));
   std::error_code ec;
   fs::create_directories(config.state_dir, ec);
   auto lock = StateLock::whole(config.state_dir, "reverify restore");

@@ -959,8 +959,8 @@ TEST_CASE("a store cut to 0 bytes or deleted, with history in its state_dir, is 
     CHECK(status == 2);
     const bool named = log.find(db.string() + (deleted ? " is missing" : " is empty (0 bytes)")) !=
                        std::string::npos;
-    const bool ways_on = log.find("reverify restore --config FILE BACKUP") != std::string::npos &&
-                         log.find("reverify restore --config FILE --empty") != std::string::npos;
+    const bool ways_on = log.find("reverify restore BACKUP --config ") != std::string::npos &&
+                         log.find("reverify restore --empty --config ") != std::string::npos;
     CHECK(named);
     CHECK(ways_on);
     const bool untouched = deleted ? !fs::exists(db) : fs::file_size(db) == 0;
@@ -1451,7 +1451,7 @@ TEST_CASE("reverify.db put back from an older copy: refused; kept as a restore, 
   const std::string aside = db.string() + ".rolled-back";
   const bool said =
       log.find(db.string() + " is older than this state_dir's history") != std::string::npos &&
-      log.find("reverify restore --config FILE " + aside) != std::string::npos;
+      log.find("reverify restore " + aside + " --config ") != std::string::npos;
   CHECK(said);
   const bool untouched = verification_ids(db) == in_snapshot;
   CHECK(untouched);
@@ -1503,7 +1503,7 @@ TEST_CASE("reverify.db cut to 0 bytes under a running reverifyd: /healthz and a 
   const std::string reason = body.is_object() ? body.value("error", std::string()) : "";
   const bool named = body.is_object() && body.value("status", std::string()) == "store_failing" &&
                      reason.find(db.string() + " was cut from ") != std::string::npos &&
-                     reason.find("reverify restore --config FILE BACKUP") != std::string::npos;
+                     reason.find("`reverify restore BACKUP --config ") != std::string::npos;
   CHECK(named);
   const double ok = metric_of(lab, "reverify_store_ok");
   const double errors = metric_of(lab, "reverify_store_errors_total{operation=\"check\"}");
@@ -1545,7 +1545,7 @@ TEST_CASE(
   INFO(log);
   CHECK((status == 1 || status == 2));
   const bool named = log.find(db.string() + " is damaged") != std::string::npos &&
-                     log.find("reverify restore --config FILE BACKUP") != std::string::npos;
+                     log.find("`reverify restore BACKUP --config ") != std::string::npos;
   CHECK(named);
   damaged.survived = (status == 1 || status == 2) && named;
   damaged.note = "exit " + std::to_string(status) +

@@ -27,3 +27,11 @@ add_test(NAME daemon_hostile_unit
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/hostile_unit.sh $<TARGET_FILE:reverifyd>)
 set_tests_properties(daemon_hostile_unit PROPERTIES LABELS integration TIMEOUT 300)
 set_property(TEST daemon_hostile_unit APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})
+
+# Every command reverify suggests (log lines, pages, the status and version pages, CLI output)
+# runs as printed through `sh -c`, from a daemon and a config under a folder named with spaces
+# and shell-special characters (the script's header lists each situation and what it checks).
+add_test(NAME daemon_suggested_commands_itest
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/suggested_commands_itest.sh)
+set_tests_properties(daemon_suggested_commands_itest PROPERTIES LABELS integration TIMEOUT 600)
+set_property(TEST daemon_suggested_commands_itest APPEND PROPERTY ENVIRONMENT ${REVERIFY_TEST_ENV})

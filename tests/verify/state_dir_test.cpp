@@ -9,6 +9,8 @@
 
 #include <fstream>
 
+#include "core/suggested_command.hpp"
+#include "core/text.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "verify/state_dir.hpp"
@@ -19,9 +21,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A config whose state_dir, work and scratch folders live in `dir`.
+// A config whose state_dir, work and scratch folders live in `dir`, as read from the file
+// kConfigFile there (the commands its refusals suggest name it).
+constexpr const char* kConfigFile = "rev erify's.yaml";
 Config config_in(const fs::path& dir) {
   Config config;
+  config.api.command_scope = config_scope(dir / kConfigFile);
   config.state_dir = dir / "state";
   config.runner.process.scratch_root = config.state_dir / "scratch";
   config.runner.docker.scratch_root = config.state_dir / "scratch";
@@ -171,8 +176,11 @@ TEST_CASE("a missing or empty store where the state folder shows history is refu
     CHECK(message.find(config.db_path().string() + (deleted ? " is missing" : " is empty")) !=
           std::string::npos);
     CHECK(message.find("reverify.store-id names store") != std::string::npos);
-    CHECK(message.find("reverify restore --config FILE BACKUP") != std::string::npos);
-    CHECK(message.find("reverify restore --config FILE --empty") != std::string::npos);
+    // Each way on on a line of its own, runnable as printed (BACKUP: the file to restore).
+    const std::string& scope = config.api.command_scope;
+    CHECK(scope.ends_with("/rev erify'\\''s.yaml'"));
+    CHECK(message.find("\n  reverify restore BACKUP " + scope + "\n") != std::string::npos);
+    CHECK(message.ends_with("\n  reverify restore --empty " + scope));
     CHECK((deleted ? !fs::exists(config.db_path()) : fs::file_size(config.db_path()) == 0));
     // Starting over is a decision: `restore --empty` makes a new store with an id of its own.
     auto fresh = restore_state_store(config, std::nullopt, fixed_now);
@@ -192,6 +200,22 @@ TEST_CASE("a missing or empty store where the state folder shows history is refu
     CHECK(refused.error().message.find(config.work_root().string() + " holds 1 entries") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("a damaged store is named with the way out, its commands naming the config") {
+  test::TempDir dir;
+  const Config config = config_in(dir.path);
+  fs::create_directories(config.state_dir);
+  test::write_file(config.db_path(), "not a database at all, but long enough to be read");
+  auto refused = open_state_store(config, fixed_now);
+  REQUIRE_FALSE(refused.ok());
+  const std::string& message = refused.error().message;
+  CHECK(message.find(config.db_path().string() + " is damaged or is not a reverify store") !=
+        std::string::npos);
+  const std::string& scope = config.api.command_scope;
+  CHECK(message.find("`reverify restore BACKUP " + scope + "`") != std::string::npos);
+  CHECK(message.find("`reverify restore --empty " + scope + "`") != std::string::npos);
+  CHECK(message.find("FILE") == std::string::npos);
 }
 
 TEST_CASE("a backup restores every verification into a store with an id of its own") {
@@ -331,7 +355,15 @@ TEST_CASE("a store file put back from an older copy is refused; restored, its id
   CHECK(message.find("verification ids up to 2 and page ids up to 2") != std::string::npos);
   CHECK(message.find("records ids up to 4 and 4 handed out") != std::string::npos);
   const std::string aside = config.db_path().string() + ".rolled-back";
-  CHECK(message.find("reverify restore --config FILE " + aside) != std::string::npos);
+  // The commands that keep it as a restore, one a line, each path one shell word.
+  const std::string db = config.db_path().string();
+  CHECK(message.find("\n  mv " + shell_word(db) + " " + shell_word(aside) + "\n") !=
+        std::string::npos);
+  CHECK(message.find("\n  [ ! -e " + shell_word(db + "-wal") + " ] || mv " +
+                     shell_word(db + "-wal") + " " + shell_word(aside + "-wal") + "\n") !=
+        std::string::npos);
+  CHECK(message.ends_with("\n  reverify restore " + shell_word(aside) + " " +
+                          config.api.command_scope));
   CHECK(fs::file_size(config.db_path()) == size);  // left as it was
   CHECK(marked(config) == StoreHighWater{4, 4});
   // `reverify backup` refuses it as well.
@@ -411,7 +443,7 @@ TEST_CASE("`reverify backup` refuses a store that is missing or empty: nothing t
     CHECK(refused.error().code == ErrorCode::conflict);
     CHECK(refused.error().message.find(config.db_path().string() + " is empty (0 bytes)") !=
           std::string::npos);
-    CHECK(refused.error().message.find("reverify restore --config FILE BACKUP") !=
+    CHECK(refused.error().message.find("reverify restore BACKUP " + config.api.command_scope) !=
           std::string::npos);
   }
   SUBCASE("a store that holds one is copied") {
