@@ -3,7 +3,8 @@
 // a verification judges them (verify/pipeline.hpp `judge_rebuild`: the manifest's seed runs, the
 // stored calibration and detect of --config, the false-page rate split over every banded check
 // of the verification), so an owner reproduces a verdict's bounds and alpha. A file of bounds
-// alone has no other checks: its rate is split over its own statistics.
+// alone has no other checks: its rate is split over its own statistics. A statistic the
+// manifest's task leaves out (a ranking's flip rate) is left out here too, with the verdict's line.
 
 #include <algorithm>
 #include <cmath>
@@ -81,10 +82,11 @@ nlohmann::json shape_json(const std::string& path, const reverify::PredictionsVi
 
 // The statistics of both files, then every check judged on them (the distribution statistics,
 // and with a manifest its parity checks), in the words a verdict uses (reading_text); a statistic
-// no check judges reads "not judged".
+// no check judges reads "not judged", one the task leaves out (`ranking`) has no row.
 void print_table(const std::string& original_path, const std::string& rebuilt_path,
                  const reverify::PredictionsView& o, const reverify::PredictionsView& r,
-                 const reverify::stats::Comparison& c, const reverify::Verdict& judged) {
+                 const reverify::stats::Comparison& c, const reverify::Verdict& judged,
+                 bool ranking) {
   std::printf("%-14s %-24s %-24s\n", "", "original", "rebuilt");
   std::printf("%-14s %-24s %-24s\n", "file", original_path.c_str(), rebuilt_path.c_str());
   std::printf("%-14s %-24s %-24s\n", "shape",
@@ -111,6 +113,8 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
                 outcome.c_str());
   };
   for (const auto& [statistic, value] : reverify::stats::banded_statistics(c)) {
+    if (reverify::left_out(statistic, ranking))
+      continue;
     const std::string full = std::string("distribution:") + reverify::to_string(statistic);
     auto check =
         std::find_if(checks.begin(), checks.end(), [&](const auto& x) { return x.name == full; });
@@ -128,6 +132,8 @@ void print_table(const std::string& original_path, const std::string& rebuilt_pa
   } else {
     std::printf("\nchecks: %s\n", reverify::counts_text(reverify::count_checks(judged)).c_str());
   }
+  if (ranking)
+    std::printf("%s\n", reverify::kFlipRateLeftOut);
 }
 
 struct CompareArguments {
@@ -222,10 +228,18 @@ Result<std::vector<reverify::CheckResult>> checks_judged(
   return checks;
 }
 
-// --json's statistics of the two files (the checks are added by the caller).
+// The manifest's task is ranking: its flip rate is left out (reverify::left_out).
+bool ranking_task(const std::optional<reverify::VerificationRequest>& request) {
+  const auto& scoring = request ? request->manifest.evaluation.scoring : std::nullopt;
+  return scoring && scoring->task == reverify::ScoringTask::ranking;
+}
+
+// --json's statistics of the two files (the checks are added by the caller); a ranking's has no
+// flip rate and says why in "left_out".
 nlohmann::json comparison_json(const CompareArguments& options, const reverify::PredictionsView& o,
                                const reverify::PredictionsView& r,
-                               const reverify::stats::Comparison& c, double threshold) {
+                               const reverify::stats::Comparison& c, double threshold,
+                               bool ranking) {
   nlohmann::json out = {{"original", shape_json(options.original, o)},
                         {"rebuilt", shape_json(options.rebuilt, r)},
                         {"ks", c.ks},
@@ -237,9 +251,12 @@ nlohmann::json comparison_json(const CompareArguments& options, const reverify::
                         {"paired", nullptr}};
   if (c.paired) {
     out["paired"] = {{"max_abs_diff", c.paired->max_abs_diff},
-                     {"mean_abs_diff", c.paired->mean_abs_diff},
-                     {"flip_rate", c.paired->flip_rate}};
+                     {"mean_abs_diff", c.paired->mean_abs_diff}};
+    if (!reverify::left_out(reverify::Statistic::flip_rate, ranking))
+      out["paired"]["flip_rate"] = c.paired->flip_rate;
   }
+  if (ranking)
+    out["left_out"] = {reverify::kFlipRateLeftOut};
   return out;
 }
 
@@ -300,8 +317,9 @@ int run_compare(const CompareArguments& options) {
   judged.cls = enforced && any_failed ? reverify::VerdictClass::failed_distribution_shift
                                       : reverify::VerdictClass::passed;
   const bool failed = enforced && any_failed;
+  const bool ranking = ranking_task(request);
   if (options.json) {
-    nlohmann::json out = comparison_json(options, o, r, c, threshold);
+    nlohmann::json out = comparison_json(options, o, r, c, threshold, ranking);
     out["checks"] = nlohmann::json::array();
     for (const auto& check : checks)
       out["checks"].push_back(reverify::to_json(check));
@@ -310,7 +328,7 @@ int run_compare(const CompareArguments& options) {
     out["outcome"] = !options.tolerances ? "not judged" : failed ? "failed" : "passed";
     std::cout << out.dump(2) << "\n";
   } else {
-    print_table(original_path, rebuilt_path, o, r, c, judged);
+    print_table(original_path, rebuilt_path, o, r, c, judged, ranking);
     for (const auto* check : reverify::reading_order(judged))
       if (reverify::reading_of(judged, *check) != reverify::CheckReading::passed)
         std::cout << "  " << check->explanation << "\n";

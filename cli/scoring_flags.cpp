@@ -9,9 +9,10 @@ namespace reverify::cli {
 namespace fs = std::filesystem;
 
 void add_scoring_flags(CLI::App& app, ScoringArguments& args) {
-  add_enum_option(app, "--task", args.task,
-                  "evaluation.args.task: reverify scores every set of predictions itself from the "
-                  "eval set's labels (docs/job-guide.md \"Scoring spec\"); needs --labels");
+  add_enum_option(
+      app, "--task", args.task,
+      "evaluation.scoring.task: reverify scores every set of predictions itself from the "
+      "eval set's labels (docs/job-guide.md \"Scoring spec\"); needs --labels");
   app.add_option("--labels", args.labels,
                  "the eval set's labels: a column of --eval (a CSV file with a header row), or "
                  "a file with one label per eval record (.npy, or one per line), or FILE:COLUMN "

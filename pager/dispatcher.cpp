@@ -67,6 +67,8 @@ Result<DrainStats> Dispatcher::drain_once(PageClock::time_point now) {
           stats);
       continue;
     }
+    if (!claimed_here(entry, stats))
+      continue;
     const int attempt = entry.attempts + 1;
     DeliveryResult result = sender->second->deliver(entry.event, attempt);
     if (result.delivered) {
@@ -112,6 +114,21 @@ Result<DrainStats> Dispatcher::drain_once(PageClock::time_point now) {
   }
   stats.resent = resend_open_alerts(now);
   return stats;
+}
+
+// Another process draining this outbox may have read the row too: the one whose claim took it
+// sends it. A claim that cannot be written leaves the row pending, attempted again.
+bool Dispatcher::claimed_here(const OutboxEntry& entry, DrainStats& stats) {
+  auto claimed = outbox_.claim(entry.event.id, entry.sender);
+  if (!claimed) {
+    log_(LogLevel::error, describe(entry) + ": cannot claim it: " + claimed.error().message,
+         fields_of(entry));
+    ++stats.unrecorded;
+    return false;
+  }
+  if (!*claimed)
+    ++stats.claimed_elsewhere;
+  return *claimed;
 }
 
 // The row stays pending when its outcome cannot be recorded: it is attempted again (at least

@@ -39,7 +39,8 @@ struct DrainStats {
   std::size_t failed = 0;      // rejected for good (400, unknown sender) or out of attempts
   std::size_t resent = 0;      // open alerts kept alive
   std::size_t unrecorded = 0;  // outcomes the outbox could not record (attempted again later)
-  bool more = false;           // the batch limit was reached: drain again
+  std::size_t claimed_elsewhere = 0;  // rows another process took first (Outbox::claim)
+  bool more = false;                  // the batch limit was reached: drain again
 };
 
 class Dispatcher {
@@ -67,6 +68,7 @@ class Dispatcher {
     PageEvent event;
     PageClock::time_point last_sent;
   };
+  bool claimed_here(const OutboxEntry& entry, DrainStats& stats);
   void note_unrecorded(const OutboxEntry& entry, const Status& marked, DrainStats& stats);
   void note_delivered(const OutboxEntry& entry, PageClock::time_point now);
   std::size_t resend_open_alerts(PageClock::time_point now);

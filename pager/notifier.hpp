@@ -19,10 +19,13 @@
 //  3. A resolve never overtakes its trigger. A row is not attempted while an OLDER row with the
 //     same dedup key and the same sender is still pending, due or not (Outbox::pending below), so
 //     one receiver gets one version's pages in the order they were recorded.
-//  4. At least once. A row is marked sent only after the receiver accepted it; a crash between
-//     the two sends it again after the restart. Transient failures (429, 5xx, network) retry with
-//     the capped backoff (policies/backoff.hpp, Outbox::mark_attempt_failed); a rejected event
-//     (400, 413, 422) fails for good; the attempt that exhausts the retries logs one give-up line.
+//  4. At least once, by one process. Before an attempt the dispatcher claims the row
+//     (Outbox::claim): of the processes draining one outbox (reverifyd, a `reverify run` that
+//     recorded a page), exactly one sends a given attempt. A row is marked sent only after the
+//     receiver accepted it; a crash between the two sends it again after the restart. Transient
+//     failures (429, 5xx, network) retry with the capped backoff (policies/backoff.hpp,
+//     Outbox::mark_attempt_failed); a rejected event (400, 413, 422) fails for good; the attempt
+//     that exhausts the retries logs one give-up line.
 //  5. Receivers deduplicate (ReceiverDedup). PagerDuty by dedup_key, Alertmanager by the alert's
 //     labels (a resend refreshes the same alert), the file sink by (page key, dedup_key, action,
 //     created_at) in its own file, webhook receivers by the page key (also sent as
@@ -149,6 +152,10 @@ struct OutboxEntry {
   int attempts = 0;    // failed attempts so far
 };
 
+// How long a claimed row is held for its claimer (Outbox::claim): longer than any attempt waits
+// for an answer (kMaxAnswerTimeout, sender_http.hpp, doubled).
+inline constexpr std::chrono::seconds kDeliveryClaim{600};
+
 class Outbox {
  public:
   virtual ~Outbox() = default;
@@ -161,6 +168,18 @@ class Outbox {
   //      until that trigger was sent or failed for good;
   // ordered by page id, then sender; at most `limit` rows.
   virtual Result<std::vector<OutboxEntry>> pending(std::size_t limit) = 0;
+
+  // Takes a row pending() returned for one attempt by this process: true when this call took
+  // it. Of several processes that read the same row pending, exactly one gets true; the others
+  // skip it. The row stays pending but is due to nobody else until mark_sent or
+  // mark_attempt_failed ends the claim, or kDeliveryClaim passes, or the process that took it is
+  // found gone (then it is due at once: a crash mid-send is sent again without waiting). An
+  // outbox only one process drains may take every row.
+  virtual Result<bool> claim(std::int64_t page_id, const std::string& sender) {
+    (void)page_id;
+    (void)sender;
+    return true;
+  }
 
   // pending -> sent. Idempotent (a second call for a sent row changes nothing).
   virtual Status mark_sent(std::int64_t page_id, const std::string& sender) = 0;

@@ -180,7 +180,8 @@ struct MetricEvidence {
   double median = 0;      // proportion: the median count (the lower one for even n); with a step:
                           // the median value
   double deviation = 0;   // proportion: sum |count - median|; with a step: sum of the steps each
-                          // run is from the median, ceil(|x - median| / step)
+                          // run is from the median, |x - median| / step (rounded up unless
+                          // MetricBandSpec::fractional_steps)
   double step = 0;        // unit, real: MetricBandSpec::step (0: none)
   bool inferred = false;  // proportion: k inferred from the values
   bool grain_estimated = false;  // proportion: 1/k is the smallest gap between the values
@@ -332,8 +333,10 @@ MetricEvidence metric_evidence(std::span<const double> runs, const MetricBandSpe
     std::vector<double> sorted(runs.begin(), runs.end());
     std::sort(sorted.begin(), sorted.end());
     e.median = sorted[(sorted.size() - 1) / 2];
-    for (double x : sorted)
-      e.deviation += std::ceil(std::abs(x - e.median) / e.step - kIntegral);
+    for (double x : sorted) {
+      const double steps = std::abs(x - e.median) / e.step;
+      e.deviation += spec.fractional_steps ? steps : std::ceil(steps - kIntegral);
+    }
   }
   if (e.lumpy && distinct.values.size() >= 2) {
     const auto& v = distinct.values;

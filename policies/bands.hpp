@@ -52,7 +52,15 @@
 //   ceil(|x - median| / step) steps from the runs' median (at least as many units changed as
 //   that), and the band holds median +- j steps, j the (1 - alpha) quantile of the negative
 //   binomial predictive (as a proportion's): a query may change where no seed run showed one.
-//   Runs that all agree then still get a band (`discrete_applied`).
+//   Runs that all agree then still get a band (`discrete_applied`). When one unit's value moves
+//   by fractions of the step (`MetricBandSpec::fractional_steps`: a graded NDCG, where two
+//   documents swapped at ranks 8 and 9 move a query by a sliver of 1/queries), a run counts
+//   |x - median| / step, not rounded up: the distance is a sum of unit changes of at most one step
+//   each, whose variance is then at most its mean in steps, and the predictive's variance is at
+//   least its mean, so the allowance still covers it. Rounding up would count every seed run
+//   that moved at all as a whole query changed: 20 runs of sd 0.03 steps got +-4 steps, +-117
+//   seed sd. j stays at least 1 below about 50 runs (a query may still change by a whole step
+//   where no seed run showed one).
 // The band is then widened to centre +- floor when a floor is set. A metric whose runs all agree
 // and that has no k and no step has no honest band (its spread gives no scale, and a band 0 wide
 // would page one changed example): no band, `cannot_judge`, unless a floor is set. power_shift: the
@@ -169,6 +177,10 @@ struct MetricBandSpec {
   // with a step is lumpy (its values jump when a unit's value jumps) and gets the rare-change
   // allowance in steps.
   std::optional<double> step;
+  // With a step: one unit's value moves by fractions of it (a graded NDCG), so a run's distance
+  // from the median counts in fractional steps; otherwise (mrr: 1, 1/2, 1/3 per query) each run
+  // counts whole steps, rounded up.
+  bool fractional_steps = false;
 };
 
 struct MetricBand {

@@ -148,11 +148,6 @@ bool meaningful(Statistic statistic, const stats::Comparison& c, const Distribut
          bands.threshold_declared;
 }
 
-// A statistic that means nothing for the task: no row at all (DistributionBands::ranking).
-bool left_out(Statistic statistic, const DistributionBands& bands) {
-  return bands.ranking && statistic == Statistic::flip_rate;
-}
-
 UpperBoundResult bound_for(Statistic statistic, const stats::Comparison& c,
                            const DistributionBands& bands) {
   auto it = bands.seed_runs.find(statistic);
@@ -173,6 +168,10 @@ void judge(CheckResult& check, double observed, double bound, const std::string&
 
 }  // namespace
 
+bool left_out(Statistic statistic, bool ranking) {
+  return ranking && statistic == Statistic::flip_rate;
+}
+
 UpperBoundSpec statistic_bound_spec(Statistic statistic, const stats::Comparison& c, double alpha,
                                     double floor) {
   UpperBoundSpec spec;
@@ -191,7 +190,7 @@ UpperBoundSpec statistic_bound_spec(Statistic statistic, const stats::Comparison
 std::size_t banded_distribution_checks(const stats::Comparison& c, const DistributionBands& bands) {
   std::size_t m = 0;
   for (const auto& [statistic, value] : stats::banded_statistics(c))
-    m += !left_out(statistic, bands) && meaningful(statistic, c, bands) &&
+    m += !left_out(statistic, bands.ranking) && meaningful(statistic, c, bands) &&
          bound_for(statistic, c, bands).bound.has_value();
   return m;
 }
@@ -200,7 +199,7 @@ std::vector<CheckResult> distribution_checks(const stats::Comparison& c,
                                              const DistributionBands& bands) {
   std::vector<CheckResult> out;
   for (const auto& [statistic, value] : stats::banded_statistics(c)) {
-    if (left_out(statistic, bands))
+    if (left_out(statistic, bands.ranking))
       continue;
     CheckResult check;
     check.name = std::string("distribution:") + to_string(statistic);

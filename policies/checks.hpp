@@ -91,7 +91,13 @@ struct DistributionBands {
   std::string how_to_calibrate;
 };
 
-// The one line a ranking verdict's explanation carries for the flip rate it leaves out.
+// A statistic that means nothing for the task and is left out: no row, no alpha, not a check the
+// release defines. Only the flip rate of a ranking (DistributionBands::ranking). A verdict and
+// `reverify compare` leave out the same statistics and say so in the same line (kFlipRateLeftOut).
+bool left_out(Statistic statistic, bool ranking);
+
+// The one line a ranking verdict's explanation (and `reverify compare`) carries for the flip rate
+// it leaves out.
 inline constexpr const char* kFlipRateLeftOut =
     "distribution:flip_rate left out: it counts records whose decision flips, a classifier's "
     "measure; a ranking decides nothing per record, and its top-k parity checks judge what moved";

@@ -174,6 +174,8 @@ std::optional<CheckResult> use_own_scores(MetricCheckSpec& spec,
   // a mean over queries: its band knows how far one query can move it (bands.hpp, lumpy)
   if (before->metric == ScoringMetric::ndcg_at_k || before->metric == ScoringMetric::mrr)
     spec.band.step = before->step;
+  // a query's NDCG moves by fractions of a step when near-tied documents swap; its MRR by 1/2, 1/3
+  spec.band.fractional_steps = before->metric == ScoringMetric::ndcg_at_k;
   spec.higher_is_better = higher_is_better(before->metric);
   return std::nullopt;
 }
@@ -523,7 +525,7 @@ VerdictClass classify(const std::vector<CheckResult>& checks, bool enforced) {
 // The deciding checks the release defines (policies/coverage.hpp), from the planned tolerance.
 std::vector<DefinedCheck> defined_by(const VerdictInputs& in, const ToleranceSpec& tol,
                                      const Plan& plan) {
-  bool flip_rate_decides = !plan.distribution.ranking;
+  bool flip_rate_decides = !left_out(Statistic::flip_rate, plan.distribution.ranking);
   if (const auto& c = plan.comparison; c && flip_rate_decides) {
     flip_rate_decides =
         c->scores > c->rows || c->original_unit_interval || plan.distribution.threshold_declared;

@@ -85,6 +85,27 @@ std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem
   return checkout;
 }
 
+Result<std::filesystem::path> resolved_job_workdir(const RebuildSpec& spec,
+                                                   const std::filesystem::path& checkout) {
+  std::error_code ec;
+  const auto root = std::filesystem::weakly_canonical(checkout, ec);
+  const auto resolved = ec ? std::filesystem::path()
+                           : std::filesystem::weakly_canonical(job_workdir(spec, checkout), ec);
+  if (ec) {
+    return make_error(ErrorCode::provision, "run.workdir: cannot resolve it in the checkout " +
+                                                checkout.string() + ": " + ec.message());
+  }
+  const auto relative = resolved.lexically_relative(root);
+  if (relative.empty() || *relative.begin() == "..") {
+    return make_error(ErrorCode::manifest_invalid,
+                      "run.workdir: \"" + spec.manifest.run.workdir.value_or("") +
+                          "\" leads through a symlink to " + resolved.string() +
+                          ", outside the checkout " + root.string() +
+                          "; a job runs only inside its own checkout");
+  }
+  return resolved;
+}
+
 Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
                                           const std::filesystem::path& work_dir,
                                           const std::filesystem::path& scratch_root) {
@@ -97,13 +118,25 @@ Result<std::filesystem::path> scratch_dir(const std::string& rebuild_id,
   return scratch_root / rebuild_id;
 }
 
+std::array<JobInput, 2> job_inputs(const RebuildSpec& spec) {
+  return {JobInput{"REVERIFY_DATA", "data.snapshot.uri", spec.data_path, spec.data_fetched},
+          JobInput{"REVERIFY_EVAL", "evaluation.set.uri", spec.eval_path, spec.eval_fetched}};
+}
+
+Error fetched_input_unseen(const JobInput& input, const std::string& runner,
+                           const std::string& why) {
+  return make_error(ErrorCode::provision, std::string(input.field) + ": the " + runner +
+                                              " runner cannot show the job (" + input.variable +
+                                              ") the copy preflight fetched from that URI into " +
+                                              input.path.value_or("").string() + ": " + why);
+}
+
 Status check_inputs_not_verifier_own(const RebuildSpec& spec,
                                      const std::vector<std::filesystem::path>& verifier_paths) {
-  for (const auto& [input, what] :
-       {std::pair{spec.data_path, "REVERIFY_DATA"}, std::pair{spec.eval_path, "REVERIFY_EVAL"}}) {
-    if (!input)
+  for (const JobInput& input : job_inputs(spec)) {
+    if (!input.path)
       continue;
-    if (auto own = check_not_verifier_own(*input, what, verifier_paths); !own)
+    if (auto own = check_not_verifier_own(*input.path, input.variable, verifier_paths); !own)
       return own;
   }
   return {};

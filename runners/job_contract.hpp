@@ -2,6 +2,7 @@
 // The runner side of the rebuild contract (docs/design.md, "The rebuild contract"), shared by every
 // runner: the input files a job reads and the environment it gets.
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -30,6 +31,21 @@ Status write_contract_inputs(const RebuildSpec& spec, const std::filesystem::pat
 std::map<std::string, std::string> contract_environment(const RebuildSpec& spec,
                                                         const ContractPaths& paths);
 
+// The job's two inputs, each with the variable it gets, the manifest field it comes from and
+// whether preflight fetched it.
+struct JobInput {
+  const char* variable;  // "REVERIFY_DATA"
+  const char* field;     // "data.snapshot.uri"
+  const std::optional<std::filesystem::path>& path;
+  bool fetched;
+};
+std::array<JobInput, 2> job_inputs(const RebuildSpec& spec);
+
+// ErrorCode::provision for a fetched input that `runner` cannot show its job, `why` said: names
+// the manifest field first, then the variable and the copy.
+Error fetched_input_unseen(const JobInput& input, const std::string& runner,
+                           const std::string& why);
+
 // error:provision when the spec's data or eval path would show the job one of the verifier's own
 // files (check_not_verifier_own() in job_sandbox.hpp), naming REVERIFY_DATA or REVERIFY_EVAL.
 Status check_inputs_not_verifier_own(const RebuildSpec& spec,
@@ -39,6 +55,13 @@ Status check_inputs_not_verifier_own(const RebuildSpec& spec,
 // checkout), else the checkout root (an absolute workdir names a folder of the original image,
 // e.g. /src).
 std::filesystem::path job_workdir(const RebuildSpec& spec, const std::filesystem::path& checkout);
+
+// After the checkout, before the job: job_workdir with every symlink in it resolved (a symlinked
+// folder or parent included) must still be inside the resolved checkout, or the job would run in
+// a folder the checkout only points at. ErrorCode::manifest_invalid naming run.workdir and where
+// it leads when it leaves. Whether the folder exists is the caller's to check.
+Result<std::filesystem::path> resolved_job_workdir(const RebuildSpec& spec,
+                                                   const std::filesystem::path& checkout);
 
 // The scratch folder of a rebuild: spec.work_dir, or scratch_root/<rebuild id> when it is empty.
 // An id that is not [A-Za-z0-9._-]+ (or is "." / "..") is an invalid_argument error.

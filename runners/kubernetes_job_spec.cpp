@@ -284,20 +284,27 @@ Result<json> job_container(const RebuildSpec& spec, const KubernetesConfig& conf
   mounts.push_back(volume_mount("contract", kPodContractDir, "", true));
 
   struct Input {
-    const std::optional<std::filesystem::path>& path;
+    const JobInput& job;
     const char* field;
     const char* pod_dir;
     std::string& in_pod;
   };
-  for (const Input& input : {Input{spec.data_path, "data_path", kPodDataDir, paths.data},
-                             Input{spec.eval_path, "eval_path", kPodEvalDir, paths.eval}}) {
-    if (!input.path)
+  const auto inputs = job_inputs(spec);
+  for (const Input& input : {Input{inputs[0], "data_path", kPodDataDir, paths.data},
+                             Input{inputs[1], "eval_path", kPodEvalDir, paths.eval}}) {
+    if (!input.job.path)
       continue;
-    auto claim = claim_for(*input.path, config, input.field);
+    auto claim = claim_for(*input.job.path, config, input.field);
+    if (!claim && input.job.fetched) {
+      return fetched_input_unseen(input.job, "kubernetes",
+                                  claim.error().message +
+                                      "; put the daemon's work_dir under a "
+                                      "kubernetes.input_volumes[].daemon_path");
+    }
     if (!claim)
       return claim.error();
     // Keep the file or folder name: jobs look at extensions (eval-v3.npy).
-    input.in_pod = std::string(input.pod_dir) + "/" + basename_of(*input.path);
+    input.in_pod = std::string(input.pod_dir) + "/" + basename_of(*input.job.path);
     mounts.push_back(volume_mount(volumes.name_for(claim->claim_name, true), input.in_pod,
                                   claim->sub_path, true));
   }

@@ -456,6 +456,8 @@ Status ProcessRunner::prepare(const RebuildSpec& spec) {
                       dir->string() + ": cannot create the scratch folder: " + ec.message());
   if (auto s = checkout_code(spec, *dir / "src", config_.path_env); !s)
     return s;
+  if (auto inside = resolved_job_workdir(spec, *dir / "src"); !inside)
+    return inside.error();
   auto exe = entrypoint_executable(spec, config_.path_env, job_workdir(spec, *dir / "src"));
   if (!exe)
     return exe.error();
@@ -478,6 +480,8 @@ Result<JobHandle> ProcessRunner::start(const RebuildSpec& spec) {
   }
   if (auto space = space_for(*dir).check_before_start(); !space)
     return space.error();
+  if (auto inside = resolved_job_workdir(spec, *dir / "src"); !inside)
+    return inside.error();
   const auto workdir = job_workdir(spec, *dir / "src");
   auto exe = entrypoint_executable(spec, config_.path_env, workdir);
   if (!exe)

@@ -46,7 +46,12 @@ struct RebuildSpec {
   std::optional<std::int64_t> seed_override;       // calibration runs only
   std::optional<std::filesystem::path> data_path;  // dataset snapshot (read-only to the job)
   std::optional<std::filesystem::path> eval_path;  // eval set (read-only to the job)
-  std::filesystem::path work_dir;                  // scratch for this rebuild, owned by the runner
+  // data_path / eval_path is the copy preflight fetched from an http(s) URI into the daemon's
+  // scratch (verify/remote_inputs.hpp), not a path the operator placed: a runner that cannot show
+  // the job that copy refuses before the job, naming the manifest field (job_inputs()).
+  bool data_fetched = false;
+  bool eval_fetched = false;
+  std::filesystem::path work_dir;  // scratch for this rebuild, owned by the runner
   std::chrono::seconds timeout{3600};
   // The job may use the network (models.<name>.network: allow); off by default: an undeclared
   // network read is a hidden live input.

@@ -83,6 +83,19 @@ std::vector<std::string> sbatch_options(const RebuildSpec& spec, const SlurmConf
 Result<std::map<std::string, std::string>> job_environment(const RebuildSpec& spec,
                                                            const SlurmConfig& config,
                                                            const std::filesystem::path& node_dir) {
+  // A fetched copy lives in the daemon's scratch: the nodes see it only under shared_root.
+  for (const JobInput& input : job_inputs(spec)) {
+    const auto inside = input.path ? input.path->lexically_normal().lexically_relative(
+                                         config.shared_root.lexically_normal())
+                                   : std::filesystem::path();
+    if (input.fetched && (inside.empty() || *inside.begin() == "..")) {
+      return fetched_input_unseen(input, "slurm",
+                                  "it is not under runner.slurm.shared_root (" +
+                                      config.shared_root.string() +
+                                      "), the only folder reverify knows the nodes share; put the "
+                                      "daemon's work_dir under it");
+    }
+  }
   ContractPaths paths{(node_dir / "in" / "config.json").string(),
                       (node_dir / "in" / "seeds.json").string(), (node_dir / "out").string(),
                       spec.data_path ? config.node_path(*spec.data_path).string() : "",

@@ -322,10 +322,13 @@ Status SlurmRunner::prepare(const RebuildSpec& spec) {
     const char* path = std::getenv("PATH");
     if (auto s = checkout_code(spec, *dir / "src", path ? path : "/usr/bin:/bin"); !s)
       return s;
-    if (const auto workdir = job_workdir(spec, *dir / "src");
-        !std::filesystem::is_directory(workdir, ec)) {
+    const auto workdir = resolved_job_workdir(spec, *dir / "src");
+    if (!workdir)
+      return workdir.error();
+    if (!std::filesystem::is_directory(*workdir, ec)) {
       return make_error(ErrorCode::provision,
-                        "run.workdir: " + workdir.string() + " is not a folder of the checkout");
+                        "run.workdir: " + job_workdir(spec, *dir / "src").string() +
+                            " is not a folder of the checkout");
     }
   }
   if (auto s = write_contract_inputs(spec, *dir / "in"); !s)

@@ -257,6 +257,11 @@ CREATE TABLE source_conditions (
   reason TEXT NOT NULL
 );
 )sql"},
+    {13, R"sql(
+-- The process attempting a pending delivery (its pid) while next_attempt_at is the end of its
+-- claim (Outbox::claim): two processes draining one outbox never send one attempt twice.
+ALTER TABLE page_deliveries ADD COLUMN claimed_by INTEGER;
+)sql"},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "store/migrations.hpp"
 #include "store/sqlite.hpp"
+#include "store/store_rows.hpp"
 
 namespace reverify {
 
@@ -18,6 +19,8 @@ namespace {
 Status configure_connection(sqlite3* db, bool read_only) {
   // Wait for another writer (the CLI, a second connection) instead of failing with SQLITE_BUSY.
   sqlite3_busy_timeout(db, 5000);
+  if (auto s = store_rows::register_outbox_functions(db); !s.ok())
+    return s;
   // Referential integrity is off by default in SQLite; verifications must name real versions.
   if (auto s = sql::exec(db, "PRAGMA foreign_keys = ON"); !s.ok())
     return s;

@@ -474,6 +474,9 @@ class Store final : public Outbox {
   // --- outbox (pager/notifier.hpp) ---
   void set_outbox_retry(const RetryPolicy& retry);  // backoff of mark_attempt_failed
   Result<std::vector<OutboxEntry>> pending(std::size_t limit) override;
+  // The claimer is this process (its pid, page_deliveries.claimed_by), found gone with kill(pid,
+  // 0): processes on one state folder share a pid namespace.
+  Result<bool> claim(std::int64_t page_id, const std::string& sender) override;
   Status mark_sent(std::int64_t page_id, const std::string& sender) override;
   Result<AfterFailure> mark_attempt_failed(std::int64_t page_id, const std::string& sender,
                                            const std::string& detail, bool permanent) override;

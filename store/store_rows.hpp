@@ -15,6 +15,10 @@
 
 namespace reverify::store_rows {
 
+// Registers on a connection the SQL functions the outbox's statements call:
+// rv_process_alive(pid), 1 while that process runs (store_outbox.cpp).
+Status register_outbox_functions(sqlite3* db);
+
 // A JSON column the store wrote itself; null when the column is NULL.
 nlohmann::json parse_json_column(const std::optional<std::string>& text);
 

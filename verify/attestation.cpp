@@ -21,7 +21,7 @@ std::optional<ResourceDescriptor> weights_subject(const VerificationRequest& req
     notes.push_back("the manifest names no weights: the summary's only subject is the manifest");
     return std::nullopt;
   }
-  auto path = released_file(request, weights->uri);
+  auto path = released_weights(request);
   if (!path) {
     notes.push_back("the released weights " + weights->uri +
                     " are not a readable local file: not a subject of the summary");

@@ -16,12 +16,8 @@ namespace reverify {
 
 namespace fs = std::filesystem;
 
-std::optional<fs::path> released_file(const VerificationRequest& request, const std::string& uri) {
-  auto path = local_path(resolve_uri(request.manifest_location, uri));
-  std::error_code ec;
-  if (!path.ok() || !fs::exists(*path, ec))
-    return std::nullopt;
-  return *path;
+std::optional<fs::path> released_weights(const VerificationRequest& request) {
+  return released_weights(request.manifest, request.manifest_location, inputs_dir(request));
 }
 
 namespace {
@@ -29,8 +25,7 @@ namespace {
 // Names the tensors whose bytes differ from the released weights (bitwise evidence).
 TensorDifference differing_tensors(const VerificationRequest& request, const TensorHash& rebuilt) {
   TensorDifference difference;
-  const auto& weights = request.manifest.weights;
-  auto original_path = weights ? released_file(request, weights->uri) : std::nullopt;
+  auto original_path = released_weights(request);
   if (!original_path) {
     difference.unavailable = "released weights not readable";
     return difference;

@@ -99,10 +99,8 @@ struct VerificationOutcome {
   InputDrift input_drift;
 };
 
-// The released model's file a manifest URI names (resolved against the manifest's location),
-// when it is local and present.
-std::optional<std::filesystem::path> released_file(const VerificationRequest& request,
-                                                   const std::string& uri);
+// The released weights file of `request` (verify/preflight.hpp released_weights, in its scratch).
+std::optional<std::filesystem::path> released_weights(const VerificationRequest& request);
 
 // The verdict on what a rebuild produced (`observation`; its predictions not owned) against the
 // release's predictions `original` (null: not readable), with the request's calibration and

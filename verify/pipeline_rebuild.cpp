@@ -93,6 +93,13 @@ RebuildSpec rebuild_spec(const VerificationRequest& request, const PreflightRepo
   spec.seed_override = request.seed_override;
   spec.data_path = preflight.data_path;
   spec.eval_path = preflight.eval_path;
+  // Preflight fetches the inputs at http(s) URIs into inputs_dir, and puts nothing else there.
+  const auto fetched = [&](const std::optional<fs::path>& path) {
+    const auto relative = path ? path->lexically_relative(inputs_dir(request)) : fs::path();
+    return !relative.empty() && *relative.begin() != "..";
+  };
+  spec.data_fetched = fetched(spec.data_path);
+  spec.eval_fetched = fetched(spec.eval_path);
   spec.work_dir = request.work_root / request.verification_id / "job";
   spec.timeout = request.timeout;
   spec.network = request.network;

@@ -244,6 +244,56 @@ void check_file(const std::string& name, const std::string& what, const std::str
       evidence));
 }
 
+// The released weights at an http(s) URI, where the verification compares weights (level
+// bitwise with a recorded tensor hash): fetched into `fetch_dir` and their tensor hash checked
+// against weights.tensor_sha256, so that the tensors a rebuild differs in are named from a copy
+// somebody checked. Elsewhere nothing reads them: recorded as not fetched. A URI that is neither a
+// local path nor http(s) cannot be checked: a refusal naming weights.uri.
+void check_weights(const Manifest& manifest, const std::string& location, const fs::path& fetch_dir,
+                   PreflightReport& report) {
+  if (!manifest.weights)
+    return;
+  const Weights& weights = *manifest.weights;
+  const std::string resolved = resolve_uri(location, weights.uri);
+  const bool compared = manifest.level == ReproLevel::bitwise && weights.tensor_sha256;
+  if (!is_remote_uri(resolved)) {
+    if (compared)
+      local_input(resolved, "weights.uri", report);
+    return;
+  }
+  if (!compared) {
+    report.unverified.push_back("weights.uri: " + resolved +
+                                " not fetched: no check at this level reads the released weights");
+    return;
+  }
+  nlohmann::json evidence = {{"uri", weights.uri}, {"url", resolved}};
+  auto fetched = fetch_remote_file(resolved, fetch_dir);
+  if (!fetched) {
+    remote_failure(report, "input:weights", "weights.uri", fetched.error(), evidence);
+    return;
+  }
+  evidence["path"] = fetched->string();
+  evidence["recorded"] = *weights.tensor_sha256;
+  auto tensors = hash_safetensors(*fetched);
+  if (!tensors.ok()) {
+    report.checks.push_back(input_check(
+        "input:weights", false,
+        "released weights " + resolved + " cannot be hashed: " + tensors.error().message,
+        evidence));
+    return;
+  }
+  evidence["actual"] = tensors->root;
+  const bool same = tensors->root == *weights.tensor_sha256;
+  report.evidence["weights"] = evidence;
+  report.checks.push_back(input_check(
+      "input:weights", same,
+      same ? "released weights tensor hash " + short_hash(tensors->root) +
+                 " equals the recorded one (fetched from " + resolved + ")"
+           : "released weights " + resolved + " changed since release: tensor hash " +
+                 short_hash(tensors->root) + ", recorded " + short_hash(*weights.tensor_sha256),
+      evidence));
+}
+
 // The lockfile is read from the recorded commit, when the code repository is a local one (a path,
 // relative to the manifest as the checkout resolves it, or file://).
 void check_lockfile(const Manifest& manifest, const std::string& manifest_location,
@@ -359,6 +409,8 @@ PreflightReport run_preflight(const Manifest& manifest, const std::string& manif
       refuse(report, VerdictClass::error_manifest_invalid, read.error().message);
   }
   if (!report.refusal)
+    check_weights(manifest, manifest_location, fetch_dir / "weights", report);
+  if (!report.refusal)
     check_lockfile(manifest, manifest_location, report);
   report.evidence["unverified"] = report.unverified;
   return report;
@@ -383,6 +435,21 @@ Result<std::optional<Predictions>> read_released_predictions(const Manifest& man
                           read.error().message);
   }
   return std::optional<Predictions>(std::move(read).value());
+}
+
+std::optional<fs::path> released_weights(const Manifest& manifest,
+                                         const std::string& manifest_location,
+                                         const fs::path& fetch_dir) {
+  if (!manifest.weights)
+    return std::nullopt;
+  const std::string resolved = resolve_uri(manifest_location, manifest.weights->uri);
+  auto path = is_remote_uri(resolved)
+                  ? Result<fs::path>(fetched_file_path(resolved, fetch_dir / "weights"))
+                  : local_path(resolved);
+  std::error_code ec;
+  if (!path.ok() || !fs::exists(*path, ec))
+    return std::nullopt;
+  return *path;
 }
 
 }  // namespace reverify

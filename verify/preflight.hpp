@@ -45,9 +45,11 @@ Result<std::string> hash_input(const std::filesystem::path& path);
 // `snapshot.sha256` beside the manifest), eval set (file sha256 or folder root), reference
 // predictions (the released file still hashes to evaluation.predictions.sha256, and is read
 // whole: a refusal when it cannot be), lockfile (`git show <commit>:<path>` when code.repo is a
-// local git repository). Inputs at http(s) URIs (a "files" snapshot, the eval set, the released
-// predictions) are fetched into `fetch_dir` and checked there (verify/remote_inputs.hpp); the job
-// gets those copies.
+// local git repository), released weights (at an http(s) URI, when the level is bitwise and
+// weights.tensor_sha256 is recorded: their tensor hash; otherwise not fetched, noted). Inputs at
+// http(s) URIs (a "files" snapshot, the eval set, the released predictions, those weights) are
+// fetched into `fetch_dir` and checked there (verify/remote_inputs.hpp); the job gets those
+// copies.
 PreflightReport run_preflight(const Manifest& manifest, const std::string& manifest_location,
                               const std::filesystem::path& fetch_dir);
 
@@ -58,5 +60,12 @@ PreflightReport run_preflight(const Manifest& manifest, const std::string& manif
 Result<std::optional<Predictions>> read_released_predictions(
     const Manifest& manifest, const std::string& manifest_location,
     const std::filesystem::path& fetch_dir);
+
+// The released weights file (weights.uri resolved against the manifest's location): a local one
+// when it exists; one at an http(s) URI, the copy preflight fetched into `fetch_dir` while that
+// scratch lasts. nullopt when the manifest names none or there is no such file.
+std::optional<std::filesystem::path> released_weights(const Manifest& manifest,
+                                                      const std::string& manifest_location,
+                                                      const std::filesystem::path& fetch_dir);
 
 }  // namespace reverify

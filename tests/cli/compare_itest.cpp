@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/hashing.hpp"
 #include "core/predictions.hpp"
+#include "policies/checks.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -120,6 +122,60 @@ TEST_CASE("--threshold decides 1-D flips") {
   CHECK(j["paired"]["flip_rate"] == 0.0);
   j = nlohmann::json::parse(compare({a, b, "--json", "--threshold", "0.3"}).out);
   CHECK(std::abs(j["paired"]["flip_rate"].get<double>() - 1.0 / 3) < 1e-12);
+}
+
+namespace {
+
+// A ranking release of 30 queries of 5 documents: its eval set (qid, relevance), its predictions
+// and a manifest with a ranking scoring spec (k = 3) that names them; returns the manifest's path.
+std::string ranking_release(const std::vector<double>& scores) {
+  std::string eval = "qid,relevance\n";
+  for (std::size_t row = 0; row < scores.size(); ++row)
+    eval += "q" + std::to_string(row / 5) + "," + std::to_string((row * 7) % 3) + "\n";
+  file("ranking-eval.csv", eval);
+  const auto release = npy("ranking-release.npy", scores);
+  nlohmann::json manifest = nlohmann::json::parse(R"({
+    "schema": "reverify.manifest/v1", "model": "search", "version": "1", "owner": "team-search",
+    "level": "equivalent", "code": {"commit": "0000000000000000000000000000000000000000"},
+    "run": {"entrypoint": ["python3", "train.py"]},
+    "evaluation": {
+      "primary": {"name": "ndcg@k", "value": 0.9, "higher_is_better": true},
+      "scoring": {"task": "ranking", "labels": {"column": "relevance"}, "k": 3,
+                  "query": {"column": "qid"}}}})");
+  manifest["evaluation"]["set"] = {{"uri", "ranking-eval.csv"}, {"sha256", sha256_hex(eval)}};
+  manifest["evaluation"]["predictions"] = {{"uri", "ranking-release.npy"},
+                                           {"sha256", *sha256_file(release)}};
+  return file("ranking-manifest.json", manifest.dump(2));
+}
+
+}  // namespace
+
+TEST_CASE("a ranking's flip rate is left out, as its verdict leaves it out, with the same line") {
+  std::vector<double> scores = ramp(150, 1, 0), moved = scores;
+  for (std::size_t row = 0; row < moved.size(); row += 5)
+    std::swap(moved[row], moved[row + 1]);  // the order moves in every query
+  const auto manifest = ranking_release(scores);
+  const auto rebuilt = npy("ranking-rebuilt.npy", moved);
+  const auto original = (temp.path / "ranking-release.npy").string();
+  const auto table = compare({original, rebuilt, "--tolerances", manifest});
+  INFO(table.out << table.err);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("parity:top-k-order") != std::string::npos);  // judged as a verification
+  CHECK(table.out.find("distribution:flip_rate  ") == std::string::npos);  // no row for it
+  CHECK(table.out.find(std::string(kFlipRateLeftOut) + "\n") != std::string::npos);
+  const auto json = compare({original, rebuilt, "--tolerances", manifest, "--json"});
+  REQUIRE(json.exit_code == 0);
+  const auto j = nlohmann::json::parse(json.out);
+  CHECK(j["judged_as"] == "verification");
+  CHECK(j["paired"].contains("mean_abs_diff"));
+  CHECK_FALSE(j["paired"].contains("flip_rate"));
+  CHECK(j["left_out"] == nlohmann::json::array({kFlipRateLeftOut}));
+  for (const auto& check : j["checks"])
+    CHECK(check["name"] != "distribution:flip_rate");
+  // The same files without the manifest: compare cannot know the task, and shows the flip rate.
+  const auto plain = nlohmann::json::parse(compare({original, rebuilt, "--json"}).out);
+  CHECK(plain["paired"].contains("flip_rate"));
+  CHECK_FALSE(plain.contains("left_out"));
 }
 
 TEST_CASE("usage and input errors exit 2 and say what is wrong") {

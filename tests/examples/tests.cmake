@@ -94,3 +94,9 @@ endforeach()
 # page after them lists no calibration that pages honest reruns and needs attention for the
 # failed variant alone.
 example_test(examples_walkthrough_clean walkthrough_clean.sh 900)
+
+# The ranking example (examples/search-ranking): its README is the job author's guide followed for
+# a ranking model (numpy only), every command block run as printed: check-job passes, a release
+# with capture and its rebuild pass, `reverify compare` prints no flip rate, and a version that
+# depended on an unrecorded environment variable fails with a headline counting queries (~1 min).
+example_test(examples_search_ranking_readme search_ranking_readme.sh 600)

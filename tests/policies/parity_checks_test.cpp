@@ -9,6 +9,7 @@
 
 #include <random>
 
+#include "policies/bands.hpp"
 #include "policies/calibration.hpp"
 #include "policies/checks.hpp"
 #include "policies/headline.hpp"
@@ -284,6 +285,18 @@ TEST_CASE("a ranking metric named with its cut-off written out is reverify's own
   // Another cut-off than the spec's is not reverify's metric: not found under that name.
   CHECK_FALSE(own.release.overall.find("ndcg@5"));
   CHECK(own.release.overall.find("ndcg@k") == own.release.overall.find("ndcg@3"));
+  // Its band counts each seed run's distance from the median in fractional steps of 1/queries:
+  // a graded NDCG moves by slivers of a step (bands.hpp), and whole steps would be wider.
+  MetricBandSpec spec;
+  spec.alpha = primary->evidence.at("alpha").get<double>();
+  spec.step = own.release.overall.find("ndcg@3")->step;
+  spec.fractional_steps = true;
+  const auto& runs = m.tolerance->seed_runs.at("ndcg@3");
+  const MetricBand fractional = metric_band(runs, spec).band.value();
+  CHECK(primary->band->lower.value() == doctest::Approx(fractional.lower).epsilon(1e-12));
+  CHECK(primary->band->upper == doctest::Approx(fractional.upper).epsilon(1e-12));
+  spec.fractional_steps = false;
+  CHECK(metric_band(runs, spec).band->lower < fractional.lower);
 }
 
 TEST_CASE("a ranking verdict reads in queries and k, and leaves out the flip rate in one line") {

@@ -97,6 +97,35 @@ TEST_CASE("a metric with a step (a mean over queries): lumpy, whole steps around
   CHECK(with.upper - 0.8123 >= 1.0 / 150 - 1e-12);
 }
 
+TEST_CASE("fractional steps: runs that moved by slivers of a step count slivers, not queries") {
+  // 20 seed runs of a graded NDCG@10 over 200 queries, all within 0.0005 (a tenth of a step):
+  // counted in whole steps, every run off the median is a query changed (+-4 steps); counted in
+  // fractional steps, the band keeps the one step a query may change by and no more.
+  std::vector<double> runs;
+  for (int i = 0; i < 20; ++i)
+    runs.push_back(0.8910 + 0.000025 * ((i * 7) % 20));
+  MetricBandSpec spec;
+  spec.alpha = 0.01;
+  spec.step = 1.0 / 200;
+  const auto whole = metric_band(runs, spec).band.value();
+  spec.fractional_steps = true;
+  const auto fractional = metric_band(runs, spec).band.value();
+  CHECK(whole.upper - whole.lower >= 6.0 / 200);
+  CHECK(fractional.upper - fractional.lower <= 2.5 / 200);
+  CHECK(fractional.discrete_applied);
+  for (double x : runs)
+    CHECK(fractional.contains(x));
+  CHECK(fractional.contains(0.8910 + 1.0 / 200));  // one whole query's change
+  CHECK(fractional.contains(0.8910 - 1.0 / 200 + 0.0005));
+  CHECK_FALSE(fractional.contains(0.8910 - 2.0 / 200));
+  CHECK(*fractional.power_shift < *whole.power_shift / 2);
+  // Runs that all agree: still one step either side, as in whole steps.
+  const std::vector<double> agree(20, 0.8123);
+  const auto same = metric_band(agree, spec).band.value();
+  CHECK(same.contains(0.8123 - 1.0 / 200));
+  CHECK(same.contains(0.8123 + 1.0 / 200));
+}
+
 TEST_CASE("repeats off a grid are lumpy clumps; repeats on a grid are counts") {
   MetricBandSpec spec;
   spec.alpha = 0.01;

@@ -179,6 +179,29 @@ TEST_CASE("inputs on one claim share one read-only volume; the out claim stays w
   CHECK(env_of(*job).at("REVERIFY_DATA") == "/reverify/data/data");
 }
 
+TEST_CASE(
+    "a remote input's fetched copy: mounted from the claim holding the work folder, or refused") {
+  auto config = test_config();
+  config.input_volumes.push_back({"reverify-work", "/var/lib/reverify/work"});
+  auto spec = test_spec();
+  spec.data_fetched = spec.eval_fetched = true;
+  spec.data_path = "/var/lib/reverify/work/7/inputs/data";
+  spec.eval_path = "/var/lib/reverify/work/7/inputs/eval/eval-v3.npy";
+  auto job = build_kubernetes_job(spec, config);
+  REQUIRE(job.ok());
+  CHECK(env_of(*job).at("REVERIFY_DATA") == "/reverify/data/data");
+  CHECK(mount_at(*job, "/reverify/data/data")["subPath"] == "7/inputs/data");
+  CHECK(mount_at(*job, "/reverify/eval/eval-v3.npy")["subPath"] == "7/inputs/eval/eval-v3.npy");
+
+  config.input_volumes.pop_back();
+  job = build_kubernetes_job(spec, config);
+  REQUIRE_FALSE(job.ok());
+  CHECK(job.error().code == ErrorCode::provision);
+  CHECK(job.error().message.find("data.snapshot.uri: the kubernetes runner cannot show the job "
+                                 "(REVERIFY_DATA) the copy preflight fetched") == 0);
+  CHECK(job.error().message.find("kubernetes.input_volumes[].daemon_path") != std::string::npos);
+}
+
 TEST_CASE("invalid inputs are errors naming the field") {
   auto config = test_config();
   SUBCASE("image by tag") {

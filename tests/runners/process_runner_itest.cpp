@@ -296,6 +296,22 @@ TEST_CASE("an entrypoint that is not on the configured PATH is error:provision")
         std::string::npos);
 }
 
+TEST_CASE("a run.workdir that a committed symlink takes out of the checkout is refused, named") {
+  Fixture f("ok");
+  std::filesystem::create_directories(f.tmp.path / "outside");
+  std::filesystem::create_directory_symlink(f.tmp.path / "outside", f.repo / "escape");
+  git(f.repo, "add escape");
+  git(f.repo, "commit -q -m escape");
+  f.spec.manifest.code.commit = head_commit(f.repo);
+  f.spec.manifest.run.workdir = "escape";
+  ProcessRunner runner(f.config);
+  const auto status = runner.prepare(f.spec);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().code == ErrorCode::manifest_invalid);
+  CHECK(status.error().message.find("run.workdir: \"escape\" leads through a symlink to " +
+                                    (f.tmp.path / "outside").string()) == 0);
+}
+
 TEST_CASE("cancel stops a running job and its group") {
   Fixture f("sleep");
   const std::string marker = marker_of(f);

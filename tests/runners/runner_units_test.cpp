@@ -209,6 +209,36 @@ TEST_CASE("scratch_dir refuses rebuild ids that could leave the scratch root") {
   }
 }
 
+TEST_CASE("resolved_job_workdir: a symlink in the checkout cannot take run.workdir out of it") {
+  namespace fs = std::filesystem;
+  test::TempDir tmp("workdir-");
+  const fs::path checkout = tmp.path / "src";
+  fs::create_directories(checkout / "inside/deep");
+  fs::create_directories(tmp.path / "outside/sub");
+  fs::create_directory_symlink(tmp.path / "outside", checkout / "escape");
+  fs::create_directory_symlink("..", checkout / "up");
+  fs::create_directory_symlink("inside", checkout / "alias");
+  RebuildSpec spec;
+  for (const char* leaving :
+       {"escape", "escape/sub", "escape/not-yet", "up", "alias/../up/src/up"}) {
+    CAPTURE(leaving);
+    spec.manifest.run.workdir = leaving;
+    const auto resolved = resolved_job_workdir(spec, checkout);
+    REQUIRE_FALSE(resolved.ok());
+    CHECK(resolved.error().code == ErrorCode::manifest_invalid);
+    CHECK(resolved.error().message.find("run.workdir: \"" + std::string(leaving) + "\" leads") ==
+          0);
+    CHECK(resolved.error().message.find("outside the checkout") != std::string::npos);
+  }
+  for (const char* staying : {"inside", "alias/deep", "alias/missing", ".", "/abs/in/the/image"}) {
+    CAPTURE(staying);
+    spec.manifest.run.workdir = staying;
+    CHECK(resolved_job_workdir(spec, checkout).ok());
+  }
+  spec.manifest.run.workdir.reset();
+  CHECK(resolved_job_workdir(spec, checkout).value() == fs::canonical(checkout));
+}
+
 TEST_CASE("make_runner builds the runner of each kind") {
   RunnerConfig config;
   CHECK(make_runner(config).value()->kind() == RunnerKind::process);

@@ -133,6 +133,35 @@ TEST_CASE("node_root: the nodes see the rebuild's folder under their own mount")
   CHECK(f.config.node_path("/srv/reverify-other/x") == "/srv/reverify-other/x");
 }
 
+TEST_CASE("a remote input's fetched copy: the job gets it under its node path, or it is refused") {
+  BatchFixture f;
+  f.config.shared_root = "/srv/reverify";
+  f.config.node_root = "/shared/reverify";
+  f.dir = "/srv/reverify/verification-7";
+  f.spec.data_fetched = f.spec.eval_fetched = true;
+  // The daemon's work_dir under shared_root: preflight fetched into <work_dir>/<id>/inputs.
+  f.spec.data_path = "/srv/reverify/work/7/inputs/data";
+  f.spec.eval_path = "/srv/reverify/work/7/inputs/eval/eval.csv";
+  const auto batch = f.batch();
+  CHECK(batch.script.find("REVERIFY_DATA=/shared/reverify/work/7/inputs/data") !=
+        std::string::npos);
+  CHECK(batch.script.find("REVERIFY_EVAL=/shared/reverify/work/7/inputs/eval/eval.csv") !=
+        std::string::npos);
+
+  // Elsewhere (the default <state_dir>/work on the daemon's disk): no node sees that copy.
+  f.spec.eval_path = "/var/lib/reverify/work/7/inputs/eval/eval.csv";
+  auto refused = build_slurm_batch(f.spec, f.config, f.dir);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == ErrorCode::provision);
+  CHECK(refused.error().message.find("evaluation.set.uri: the slurm runner cannot show the job "
+                                     "(REVERIFY_EVAL) the copy preflight fetched") == 0);
+  CHECK(refused.error().message.find("runner.slurm.shared_root (/srv/reverify)") !=
+        std::string::npos);
+  // The same path placed by the operator (shared storage the nodes mount alike) is theirs.
+  f.spec.eval_fetched = false;
+  CHECK(build_slurm_batch(f.spec, f.config, f.dir).ok());
+}
+
 TEST_CASE("the script runs the entrypoint with the contract's environment only, quoted intact") {
   BatchFixture f;
   f.spec.manifest.environment->env["TRICKY"] = "it's \"$HOME\" `id` ; *";

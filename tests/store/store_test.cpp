@@ -5,12 +5,17 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "pager/dispatcher.hpp"
 #include "policies/power.hpp"
 #include "store/migrations.hpp"
 #include "store/sqlite.hpp"
@@ -424,6 +429,85 @@ TEST_CASE("outbox: a resolve waits for its trigger; backoff doubles and is cappe
   CHECK(counts->sent == 2);
   CHECK(counts->failed == 1);
   CHECK(counts->pending == 0);
+}
+
+// A receiver that counts copies, running `during` inside its send (what another process does
+// meanwhile).
+struct CountingReceiver final : Notifier {
+  int copies = 0;
+  std::function<void()> during;
+  DeliveryResult deliver(const PageEvent&, int) override {
+    if (during)
+      during();
+    ++copies;
+    return DeliveryResult{true, false, "202", false};
+  }
+};
+
+// A failed verdict of m@1 with its trigger page for the sender "hook".
+void record_trigger_for_hook(Fixture& f) {
+  f.add_version("m", "1");
+  REQUIRE(f.store
+              ->record_verdict(f.queue("m", "1"), verdict_of(VerdictClass::failed_input_drift), {},
+                               "", {page_for("reverify/m/1", PageAction::trigger, {"hook"})})
+              .ok());
+}
+
+TEST_CASE("outbox: two processes draining it send one pending row once, whoever claims it") {
+  Fixture f;
+  record_trigger_for_hook(f);
+  // reverifyd's connection to the same file, beside the one of a `reverify run`.
+  auto daemon_store = Store::open(f.dir.path / "reverify.db", [&f] { return f.now; });
+  REQUIRE(daemon_store.ok());
+  const auto quiet = [](LogLevel, const std::string&, const LogFields&) {};
+  auto run_receiver = std::make_shared<CountingReceiver>();
+  auto daemon_receiver = std::make_shared<CountingReceiver>();
+  Dispatcher run(*f.store, {{"hook", run_receiver}}, quiet);
+  Dispatcher daemon(**daemon_store, {{"hook", daemon_receiver}}, quiet);
+  DrainStats daemon_pass;
+  // The daemon drains while the run's send is in flight: the row is still pending.
+  run_receiver->during = [&] { daemon_pass = daemon.drain_once(PageClock::now()).value(); };
+  const DrainStats run_pass = run.drain_once(PageClock::now()).value();
+  CHECK(run_pass.delivered == 1);
+  CHECK(run_receiver->copies + daemon_receiver->copies == 1);
+  CHECK(daemon_pass.delivered == 0);
+  CHECK(f.store->delivery_counts().value().sent == 1);
+}
+
+TEST_CASE("outbox: a claim holds the row while its process lives, and not once it is gone") {
+  Fixture f;
+  record_trigger_for_hook(f);
+  const auto page = f.store->pending(10).value().at(0).event.id;
+  SUBCASE("two processes that both read it pending: one claim holds") {
+    auto other = Store::open(f.dir.path / "reverify.db", [&f] { return f.now; });
+    REQUIRE(other.ok());
+    REQUIRE((*other)->pending(10)->size() == 1);
+    CHECK(f.store->claim(page, "hook").value());
+    CHECK_FALSE((*other)->claim(page, "hook").value());
+  }
+  SUBCASE("its claimer alive (this process): not due until the claim ends") {
+    REQUIRE(f.store->claim(page, "hook").value());
+    CHECK_FALSE(f.store->claim(page, "hook").value());
+    CHECK(f.store->pending(10)->empty());
+    f.now += kDeliveryClaim.count();
+    CHECK(f.store->pending(10)->size() == 1);
+  }
+  SUBCASE("its claimer killed mid-send: due at once, taken by the next") {
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      auto store = Store::open(f.dir.path / "reverify.db", [&f] { return f.now; });
+      const auto claimed = store ? (*store)->claim(page, "hook") : Result<bool>(false);
+      ::_exit(claimed && *claimed ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    REQUIRE(f.store->pending(10)->size() == 1);
+    CHECK(f.store->claim(page, "hook").value());
+    CHECK(f.store->pending(10)->empty());
+  }
 }
 
 TEST_CASE("sync marks versions gone from their source as removed, and counts changes") {
@@ -859,8 +943,10 @@ TEST_CASE("a verdict's summary is stored as typed columns; migration 11 fills ol
     const std::string sql = std::string("ALTER TABLE verifications DROP COLUMN ") + column;
     CHECK(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
   }
-  // Migration 12's table goes too: the version says 10.
+  // Migration 12's table and 13's column go too: the version says 10.
   CHECK(sqlite3_exec(db, "DROP TABLE source_conditions", nullptr, nullptr, nullptr) == SQLITE_OK);
+  CHECK(sqlite3_exec(db, "ALTER TABLE page_deliveries DROP COLUMN claimed_by", nullptr, nullptr,
+                     nullptr) == SQLITE_OK);
   CHECK(sqlite3_exec(db, "PRAGMA user_version = 10", nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(db);
 

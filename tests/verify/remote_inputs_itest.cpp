@@ -1,7 +1,9 @@
 // Remote inputs against a real HTTP server on loopback (verify/remote_inputs.hpp, and preflight
 // through it): a "files" snapshot at an http URI is fetched whole and checked file by file against
 // its recorded root, or the verification stops before any job, naming data.snapshot.uri; an eval
-// set and released predictions at http URIs are fetched and hashed like local ones.
+// set and released predictions at http URIs are fetched and hashed like local ones; released
+// weights at an http URI are fetched and their tensor hash checked where the level compares
+// weights (bitwise), else noted as not fetched.
 // Found by trying it as an operator would: such a snapshot was recorded as "remote: not re-hashed
 // here" and the job started without REVERIFY_DATA.
 
@@ -10,10 +12,12 @@
 #include <map>
 
 #include "core/hashing.hpp"
+#include "tests/core/hashing_test_support.hpp"
 #include "tests/pager/http_receiver.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/free_port.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "verify/pipeline_rebuild.hpp"
 #include "verify/preflight.hpp"
 #include "verify/remote_inputs.hpp"
 
@@ -133,6 +137,16 @@ TEST_CASE("preflight: remote inputs fetched into the verification's scratch, or 
   CHECK(report.checks.size() == 2);
   CHECK(report.evidence["dataset"]["url"] == p.listing_url());
   CHECK(report.unverified.empty());
+  // The runner is told these are fetched copies (a runner that cannot show them refuses).
+  VerificationRequest request;
+  request.manifest = m;
+  request.manifest_location = location;
+  request.work_root = p.temp.path / "work";
+  request.verification_id = "v1";
+  const RebuildSpec spec = rebuild_spec(request, report);
+  CHECK(spec.data_path == scratch / "data");
+  CHECK(spec.data_fetched);
+  CHECK(spec.eval_fetched);
 
   SUBCASE("the server gone: error:provision naming data.snapshot.uri, no check run") {
     m.data->snapshot->uri = "http://127.0.0.1:" + std::to_string(test::free_port()) + "/x.sha256";
@@ -147,6 +161,61 @@ TEST_CASE("preflight: remote inputs fetched into the verification's scratch, or 
     report = run_preflight(m, location, p.temp.path / "work/v3/inputs");
     CHECK(report.drifted());
     CHECK_FALSE(report.refusal);
+  }
+}
+
+TEST_CASE("preflight: released weights at an http URI, fetched and tensor-hashed at bitwise") {
+  Published p;
+  const std::string header = R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+  const std::string released = test::safetensors_bytes(header, "AAAABBBB");
+  test::write_file(p.temp.path / "released.safetensors", released);
+  p.web.files["/model.safetensors"] = released;
+  Manifest m;
+  m.model = "m";
+  m.version = "1";
+  m.level = ReproLevel::bitwise;
+  m.weights = Weights{p.web.url("/model.safetensors"), "safetensors",
+                      hash_safetensors(p.temp.path / "released.safetensors").value().root};
+  const std::string location = (p.temp.path / "registry/m/1/manifest.json").string();
+  const fs::path scratch = p.temp.path / "work/v1/inputs";
+
+  SUBCASE("as recorded: checked, and the pipeline reads that copy") {
+    PreflightReport report = run_preflight(m, location, scratch);
+    CHECK_FALSE(report.refusal);
+    CHECK_FALSE(report.drifted());
+    REQUIRE(report.checks.size() == 1);
+    CHECK(report.checks[0].name == "input:weights");
+    CHECK(report.evidence["weights"]["actual"] == *m.weights->tensor_sha256);
+    CHECK(released_weights(m, location, scratch) == scratch / "weights/model.safetensors");
+  }
+  SUBCASE("other tensors on the server: input drift naming the weights") {
+    p.web.files["/model.safetensors"] = test::safetensors_bytes(header, "AAAABBBC");
+    PreflightReport report = run_preflight(m, location, scratch);
+    CHECK(report.drifted());
+    CHECK(report.checks[0].explanation.find("changed since release") != std::string::npos);
+  }
+  SUBCASE("the server gone: error:provision naming weights.uri") {
+    m.weights->uri = "http://127.0.0.1:" + std::to_string(test::free_port()) + "/w.safetensors";
+    PreflightReport report = run_preflight(m, location, scratch);
+    REQUIRE(report.refusal);
+    CHECK(report.refusal->cls == VerdictClass::error_provision);
+    CHECK(report.refusal->explanation.find("weights.uri: ") == 0);
+  }
+  SUBCASE("a scheme reverify cannot fetch: error:manifest-invalid naming weights.uri") {
+    m.weights->uri = "s3://bucket/model.safetensors";
+    PreflightReport report = run_preflight(m, location, scratch);
+    REQUIRE(report.refusal);
+    CHECK(report.refusal->cls == VerdictClass::error_manifest_invalid);
+    CHECK(report.refusal->explanation.find("weights.uri: ") == 0);
+  }
+  SUBCASE("a level that compares no weights: not fetched, and said so") {
+    m.level = ReproLevel::equivalent;
+    PreflightReport report = run_preflight(m, location, scratch);
+    CHECK_FALSE(report.refusal);
+    CHECK(report.checks.empty());
+    CHECK(p.web.gets == 0);
+    REQUIRE_FALSE(report.unverified.empty());
+    CHECK(report.unverified.back().find("weights.uri: ") == 0);
   }
 }
 
