@@ -22,7 +22,7 @@
 namespace reverify::cli {
 namespace {
 
-constexpr const char* kName = "attest";
+constexpr const char* kAttestName = "attest";
 constexpr std::size_t kMaxEnvelopeBytes = 16 * 1024 * 1024;
 
 struct VerifyArguments {
@@ -189,7 +189,7 @@ Action define_attest(CLI::App& app) {
   return [verify, v, e] { return verify->parsed() ? run_verify(*v) : run_export(*e); };
 }
 
-const Registrar kAttest{{kName,
+const Registrar kAttest{{kAttestName,
                          "signed verification summaries (SLSA VSA, DSSE, Ed25519): verify one "
                          "offline, export one from the store",
                          define_attest}};

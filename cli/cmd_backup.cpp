@@ -14,7 +14,7 @@
 namespace reverify::cli {
 namespace {
 
-constexpr const char* kName = "backup";
+constexpr const char* kBackupName = "backup";
 
 struct BackupArguments {
   std::string config, out;
@@ -23,7 +23,7 @@ struct BackupArguments {
 int run_backup(const BackupArguments& args) {
   auto config = load_config(args.config);
   if (!config.ok())
-    return usage_error(kName, config.error().message);
+    return usage_error(kBackupName, config.error().message);
   // Read-only: a backup never changes the store it copies. Refused as every other command refuses
   // a store with its history lost, and a missing or empty one (verify/state_dir.hpp).
   auto store = open_state_store_to_copy(*config, system_now);
@@ -60,7 +60,7 @@ Action define_backup(CLI::App& app) {
   return [o] { return run_backup(*o); };
 }
 
-const Registrar kBackup{{kName,
+const Registrar kBackup{{kBackupName,
                          "copy the state_dir's store to a file, consistent while reverifyd runs "
                          "(exit 0 written, 2 refused or error)",
                          define_backup}};

@@ -25,7 +25,7 @@
 namespace reverify::cli {
 namespace {
 
-constexpr const char* kName = "bisect";
+constexpr const char* kBisectName = "bisect";
 constexpr int kNothingRebuilt = 3;
 constexpr const char* kExitStatus =
     "Exit status: 0 every swap ran and was judged; 1 some were not (over --budget, an error:* or "
@@ -158,26 +158,26 @@ void print_results(std::ostream& out, const BisectReport& report) {
 
 int run_bisect(const BisectArguments& args) {
   if (args.run.target == args.b)
-    return usage_error(kName, "A and B are the same version (" + args.b + ")");
+    return usage_error(kBisectName, "A and B are the same version (" + args.b + ")");
   std::optional<BisectBudget> budget;
   if (args.budget) {
     auto parsed = parse_bisect_budget(*args.budget);
     if (!parsed.ok())
-      return usage_error(kName, parsed.error().message);
+      return usage_error(kBisectName, parsed.error().message);
     budget = *parsed;
   }
   RunArguments a_args = args.run;
   a_args.record = false;  // a mixture is no verification of A: nothing is recorded
   auto ctx = make_run_context(a_args);
   if (!ctx.ok())
-    return usage_error(kName, "A: " + ctx.error().message);
+    return usage_error(kBisectName, "A: " + ctx.error().message);
   auto b = load_release(args.run, ctx->config, args.b);
   if (!b.ok())
-    return usage_error(kName, "B: " + b.error().message);
+    return usage_error(kBisectName, "B: " + b.error().message);
   const VerificationRequest& a = ctx->request;
   auto plan = plan_bisect(a.manifest, b->manifest, ctx->runner->kind() != RunnerKind::process);
   if (!plan.ok())
-    return usage_error(kName, "refused: " + plan.error().message);
+    return usage_error(kBisectName, "refused: " + plan.error().message);
 
   BisectReport report;
   report.a = a.manifest.id();
@@ -189,7 +189,7 @@ int run_bisect(const BisectArguments& args) {
   report.cost = rebuild_cost(a.manifest);
   auto to_run = swaps_within_budget(report.plan.swaps.size(), report.cost, budget);
   if (!to_run.ok())
-    return usage_error(kName, to_run.error().message);
+    return usage_error(kBisectName, to_run.error().message);
 
   std::ostream& out = args.json ? std::cerr : std::cout;
   print_plan(out, report, *to_run);
@@ -250,7 +250,7 @@ Action define_bisect(CLI::App& app) {
   return [o] { return run_bisect(*o); };
 }
 
-const Registrar kBisect{{kName,
+const Registrar kBisect{{kBisectName,
                          "rebuild A with one input at a time from B (code, data, environment, "
                          "config, seeds), judged against A's bands: which input moved the metric",
                          define_bisect}};

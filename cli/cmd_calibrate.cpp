@@ -25,7 +25,7 @@
 namespace reverify::cli {
 namespace {
 
-constexpr const char* kName = "calibrate";
+constexpr const char* kCalibrateName = "calibrate";
 
 struct CalibrateArguments {
   RunArguments run;
@@ -194,10 +194,10 @@ Status keep_calibration(std::ostream& out, const RunContext& ctx,
 
 int run_calibrate(const CalibrateArguments& args) {
   if (auto conflict = steps_mode_conflict(args))
-    return usage_error(kName, *conflict);
+    return usage_error(kCalibrateName, *conflict);
   auto ctx = make_run_context(args.run);
   if (!ctx.ok())
-    return usage_error(kName, ctx.error().message);
+    return usage_error(kCalibrateName, ctx.error().message);
   CalibrationRequest request;
   request.base = ctx->request;
   request.runs = args.seeds;
@@ -228,7 +228,7 @@ int run_calibrate(const CalibrateArguments& args) {
   if (args.json)
     std::cout << outcome_json(m, outcome, ctx->config.verdict).dump(2) << "\n";
   if (Status kept = keep_calibration(out, *ctx, outcome); !kept.ok())
-    return usage_error(kName, kept.error().message);
+    return usage_error(kCalibrateName, kept.error().message);
   return outcome.failure ? exit_status(outcome.failure->cls) : 0;
 }
 
@@ -268,7 +268,7 @@ Action define_calibrate(CLI::App& app) {
   return [o] { return run_calibrate(*o); };
 }
 
-const Registrar kCalibrate{{kName,
+const Registrar kCalibrate{{kCalibrateName,
                             "measure seed-to-seed spread with seed-only reruns (or same-seed steps "
                             "reruns), report each band's power and a leave-one-out estimate, and "
                             "store it as the model version's tolerance",

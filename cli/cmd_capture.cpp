@@ -33,7 +33,7 @@ namespace reverify::cli {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr const char* kName = "capture";
+constexpr const char* kCaptureName = "capture";
 // Step values the manifest keeps: steps mode compares the first N, and N is rarely more. A job
 // that reports more is recorded up to here, and capture says so.
 constexpr std::size_t kMaxRecordedSteps = 10'000;
@@ -116,8 +116,9 @@ ScoringStep capture_scoring(Manifest& m, const CaptureArguments& args, const Job
   if (!args.scoring.any())
     return {};
   if (!outputs.predictions)
-    return {std::nullopt, usage_error(kName, "--task: scoring needs the job's predictions, and " +
-                                                 result_path.string() + " names none")};
+    return {std::nullopt,
+            usage_error(kCaptureName, "--task: scoring needs the job's predictions, and " +
+                                          result_path.string() + " names none")};
   ReleaseNames names;
   for (const auto& released : {outputs.predictions, outputs.weights}) {
     if (released)
@@ -125,7 +126,7 @@ ScoringStep capture_scoring(Manifest& m, const CaptureArguments& args, const Job
   }
   auto spec = release_scoring_spec(args, out_dir, names);
   if (!spec.ok())
-    return {std::nullopt, usage_error(kName, spec.error().message)};
+    return {std::nullopt, usage_error(kCaptureName, spec.error().message)};
   m.evaluation.scoring = std::move(spec).value();
   if (ManifestParse check = parse_manifest(to_json(m).dump()); !check.ok())
     return {std::nullopt, invalid_manifest(check)};
@@ -135,7 +136,7 @@ ScoringStep capture_scoring(Manifest& m, const CaptureArguments& args, const Job
     const auto& first = misspelled.front();
     return {
         std::nullopt,
-        usage_error(kName,
+        usage_error(kCaptureName,
                     result_path.string() + ": " + first.path + " reports \"" + first.name +
                         "\", a metric reverify's scoring computes, but not under that name (it "
                         "would be judged on the job's own figures): " +
@@ -150,7 +151,7 @@ ScoringStep capture_scoring(Manifest& m, const CaptureArguments& args, const Job
   auto tried = try_scoring(*m.evaluation.scoring, (out_dir / "manifest.json").string(), eval_set,
                            *outputs.predictions);
   if (!tried.ok())
-    return {std::nullopt, usage_error(kName, tried.error().message)};
+    return {std::nullopt, usage_error(kCaptureName, tried.error().message)};
   return {std::move(tried).value(), 0};
 }
 
@@ -209,44 +210,44 @@ void print_captured(const Manifest& m, const fs::path& out_dir) {
 
 int run_capture(const CaptureArguments& args) {
   if (args.entrypoint.empty())
-    return usage_error(kName, "the job's entrypoint is required after --");
+    return usage_error(kCaptureName, "the job's entrypoint is required after --");
   auto result_path = result_path_of(args);
   if (!result_path.ok())
-    return usage_error(kName, result_path.error().message);
+    return usage_error(kCaptureName, result_path.error().message);
   Result<Captured> captured = capture_context(args);
   if (!captured.ok())
-    return usage_error(kName, captured.error().message);
+    return usage_error(kCaptureName, captured.error().message);
   Manifest& m = captured->manifest;
   auto outputs = read_job_outputs(result_path->parent_path());
   if (!outputs.ok())
-    return usage_error(kName, result_path->string() + ": " + outputs.error().message);
+    return usage_error(kCaptureName, result_path->string() + ": " + outputs.error().message);
   auto job_facts = merge_job_environment(outputs->result, *m.environment);
   if (!job_facts.ok())
-    return usage_error(kName, job_facts.error().message);
+    return usage_error(kCaptureName, job_facts.error().message);
   if (Status s = record_evaluation(m, *outputs, args, *result_path); !s.ok())
-    return usage_error(kName, s.error().message);
+    return usage_error(kCaptureName, s.error().message);
   const fs::path out_dir = args.out;
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (Status s = release_outputs(m, *outputs, out_dir); !s.ok())
-    return usage_error(kName, s.error().message);
+    return usage_error(kCaptureName, s.error().message);
   ScoringStep scoring = capture_scoring(m, args, *outputs, out_dir, *result_path);
   if (scoring.exit_status != 0)
     return scoring.exit_status;
   const ScoringInputs* inputs = scoring.tried ? &scoring.tried->inputs : nullptr;
   auto tolerance = capture_tolerance(args, m, outputs->predictions, inputs);
   if (!tolerance.ok())
-    return usage_error(kName, tolerance.error().message);
+    return usage_error(kCaptureName, tolerance.error().message);
   if (!(*tolerance == ToleranceSpec{}))
     m.tolerance = *tolerance;
   if (Status s = record_subsample(m, args, out_dir, inputs); !s.ok())
-    return usage_error(kName, s.error().message);
+    return usage_error(kCaptureName, s.error().message);
   // The emitted document must pass the same validation every reader applies.
   nlohmann::json doc = to_json(m);
   if (ManifestParse check = parse_manifest(doc.dump()); !check.ok())
     return invalid_manifest(check);
   if (Status s = write_release(*captured, doc, out_dir); !s.ok())
-    return usage_error(kName, s.error().message);
+    return usage_error(kCaptureName, s.error().message);
   print_captured(m, out_dir);
   for (const auto& note : *job_facts)
     std::cout << "  " << note << "\n";
@@ -262,7 +263,8 @@ Action define_capture(CLI::App& app) {
 }
 
 const Registrar kCapture{
-    {kName, "emit a training run's manifest (hashes, environment, metrics) from inside the job",
+    {kCaptureName,
+     "emit a training run's manifest (hashes, environment, metrics) from inside the job",
      define_capture}};
 
 }  // namespace

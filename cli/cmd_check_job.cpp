@@ -34,7 +34,7 @@ namespace reverify::cli {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr const char* kName = "check-job";
+constexpr const char* kCheckJobName = "check-job";
 // A seed's value in its own run: far from any a job would choose, and never the override's.
 constexpr std::int64_t kSeedShift = 1'000'003;
 
@@ -311,10 +311,10 @@ nlohmann::json findings_json(const std::vector<JobFinding>& findings) {
 
 int run_check_job(const CheckJobArguments& args) {
   if (args.entrypoint.empty())
-    return usage_error(kName, "the job's entrypoint is missing: -- python3 train.py");
+    return usage_error(kCheckJobName, "the job's entrypoint is missing: -- python3 train.py");
   if (!args.no_subsample) {
     if (auto f = parse_subsample_fraction(args.subsample_fraction); !f.ok())
-      return usage_error(kName, "--subsample-fraction: " + f.error().message);
+      return usage_error(kCheckJobName, "--subsample-fraction: " + f.error().message);
   }
   fs::path work = args.work_dir ? fs::absolute(*args.work_dir)
                                 : fs::temp_directory_path() /
@@ -324,7 +324,7 @@ int run_check_job(const CheckJobArguments& args) {
   fs::create_directories(work / "scratch-root", ec);
   auto setup = make_setup(args, work);
   if (!setup.ok())
-    return usage_error(kName, setup.error().message);
+    return usage_error(kCheckJobName, setup.error().message);
   setup->timeout = std::chrono::seconds(*parse_duration_s(args.timeout));
   ProcessRunnerConfig config;
   config.scratch_root = work / "scratch-root";
@@ -437,7 +437,7 @@ Action define_check_job(CLI::App& app) {
   return [o] { return run_check_job(*o); };
 }
 
-const Registrar kCheckJob{{kName,
+const Registrar kCheckJob{{kCheckJobName,
                            "run a training job locally the way a runner would, before release, "
                            "and name what would make its verification fail or lie",
                            define_check_job}};

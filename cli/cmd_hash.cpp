@@ -19,7 +19,7 @@ namespace reverify::cli {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
-constexpr const char* kName = "hash";
+constexpr const char* kHashName = "hash";
 
 int input_error(const Error& error) {
   std::cerr << "reverify hash: " << error.message << "\n";
@@ -190,7 +190,7 @@ int hash_plain_file(const fs::path& file, const HashArguments& args) {
 
 int hash_path(const HashArguments& args) {
   if (args.format != "manifest" && !args.write)
-    return usage_error(kName, "--format says what --write writes; give --write FILE too");
+    return usage_error(kHashName, "--format says what --write writes; give --write FILE too");
   const fs::path path = args.path;
   std::error_code ec;
   const auto status = fs::status(path, ec);
@@ -199,7 +199,7 @@ int hash_path(const HashArguments& args) {
   if (fs::is_directory(status))
     return hash_folder(path, args);
   if (args.write || args.verify) {
-    return usage_error(kName, "--write and --verify apply to a folder's file manifest");
+    return usage_error(kHashName, "--write and --verify apply to a folder's file manifest");
   }
   if (!fs::is_regular_file(status)) {
     return input_error(make_error(ErrorCode::invalid_argument,
@@ -254,7 +254,7 @@ Action define_hash(CLI::App& app) {
   return [o] { return run_hash(*o); };
 }
 
-const Registrar kHash{{kName,
+const Registrar kHash{{kHashName,
                        "file manifest of a folder, tensor hash of a .safetensors file, sha256 of "
                        "any other file; the root hash is the last line",
                        define_hash}};

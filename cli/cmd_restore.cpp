@@ -15,7 +15,7 @@
 namespace reverify::cli {
 namespace {
 
-constexpr const char* kName = "restore";
+constexpr const char* kRestoreName = "restore";
 
 struct RestoreArguments {
   std::string config;
@@ -25,10 +25,10 @@ struct RestoreArguments {
 
 int run_restore(const RestoreArguments& args) {
   if (args.empty == args.backup.has_value())
-    return usage_error(kName, "give the BACKUP file to restore, or --empty to start over");
+    return usage_error(kRestoreName, "give the BACKUP file to restore, or --empty to start over");
   auto config = load_config(args.config);
   if (!config.ok())
-    return usage_error(kName, config.error().message);
+    return usage_error(kRestoreName, config.error().message);
   std::optional<std::filesystem::path> backup;
   if (args.backup)
     backup = *args.backup;
@@ -62,7 +62,7 @@ Action define_restore(CLI::App& app) {
   return [o] { return run_restore(*o); };
 }
 
-const Registrar kRestore{{kName,
+const Registrar kRestore{{kRestoreName,
                           "put a backup back as the state_dir's store, with reverifyd stopped "
                           "(exit 0 restored, 2 refused or error)",
                           define_restore}};

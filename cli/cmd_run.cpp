@@ -28,7 +28,7 @@
 namespace reverify::cli {
 namespace {
 
-constexpr const char* kName = "run";
+constexpr const char* kRunName = "run";
 
 // The row's verdict, evidence and log, for the report.
 VerificationOutcome outcome_of(const VerificationRow& row) {
@@ -155,7 +155,7 @@ void print_outcome(const RunCommandArguments& args, const RunContext& ctx, std::
 
 int run_run(const RunCommandArguments& args) {
   if (args.seed_override && args.run.mode == RebuildMode::steps) {
-    return usage_error(kName,
+    return usage_error(kRunName,
                        "--seed-override cannot be used with --mode steps: steps mode compares the "
                        "release's own seeds' first steps with its recorded curve, and another "
                        "seed diverges from step 0; judge a fresh-seed rerun with --mode full");
@@ -167,11 +167,11 @@ int run_run(const RunCommandArguments& args) {
     if (ctx.error().code == ErrorCode::manifest_invalid) {
       std::cout << "verdict: error:manifest-invalid\n  " << ctx.error().message << "\n";
     }
-    return usage_error(kName, ctx.error().message);
+    return usage_error(kRunName, ctx.error().message);
   }
   if (args.seed_override) {
     if (Status fresh = check_fresh_seed(*args.seed_override, ctx->request); !fresh.ok())
-      return usage_error(kName, fresh.error().message);
+      return usage_error(kRunName, fresh.error().message);
   }
   const VerificationRequest& request = ctx->request;
   const VerificationSettings settings = run_settings(*ctx, args.seed_override);
@@ -239,7 +239,7 @@ Action define_run(CLI::App& app) {
   return [o] { return run_run(*o); };
 }
 
-const Registrar kRun{{kName,
+const Registrar kRun{{kRunName,
                       "verify one model version in the foreground (exit 0 passed, 1 failed, 2 "
                       "error, 3 uncalibrated)",
                       define_run}};

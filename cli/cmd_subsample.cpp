@@ -19,7 +19,7 @@
 namespace reverify::cli {
 namespace {
 
-constexpr const char* kName = "subsample";
+constexpr const char* kSubsampleName = "subsample";
 
 struct SubsampleArguments {
   std::vector<std::string> keys;
@@ -114,15 +114,15 @@ std::string hex16(std::uint64_t h) {
 
 int run_subsample(const SubsampleArguments& args) {
   if (args.key_column && !args.csv)
-    return usage_error(kName, "--key-column names a column of the --csv file; give --csv");
+    return usage_error(kSubsampleName, "--key-column names a column of the --csv file; give --csv");
   auto fraction = parse_subsample_fraction(args.fraction);
   if (!fraction.ok())
-    return usage_error(kName, "--fraction: " + fraction.error().message);
+    return usage_error(kSubsampleName, "--fraction: " + fraction.error().message);
   if (args.salt.empty())
-    return usage_error(kName, "--salt: must not be empty");
+    return usage_error(kSubsampleName, "--salt: must not be empty");
   auto keys = gather_keys(args);
   if (!keys.ok())
-    return usage_error(kName, keys.error().message);
+    return usage_error(kSubsampleName, keys.error().message);
   std::vector<std::string> members;
   nlohmann::json rows = nlohmann::json::array();
   std::ostringstream lines;
@@ -189,7 +189,7 @@ Action define_subsample(CLI::App& app) {
   return [o] { return run_subsample(*o); };
 }
 
-const Registrar kSubsample{{kName,
+const Registrar kSubsample{{kSubsampleName,
                             "apply the subsample rule to keys (given, from a file, or a CSV "
                             "file's records): each key's hash and whether it is in the subsample",
                             define_subsample}};

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh Debian 12 machine: installs what is missing, checks the layer rule,
-# the formatting and the docs (scripts/check_code.sh), builds, runs the unit and then the
+# the formatting and the docs (scripts/check_code.sh), builds (preset ci: the dev build as a unity
+# build, docs/development.md "CI"), runs the unit and then the
 # integration suite (integration tests start and stop their own services: dockerd, a registry,
 # Alertmanager, a Slurm cluster, a fake Kubernetes API server, reverifyd instances, git
 # repositories, trainer processes), then builds the unit tests with ASan+UBSan (preset asan) and
@@ -35,9 +36,9 @@ stage() {
 
 stage "setup (packages)" bash scripts/setup.sh
 stage "check (layers, format, docs)" bash scripts/check_code.sh
-stage "configure + build (dev)" bash -c 'cmake --preset dev >/dev/null && cmake --build --preset dev -j"$(nproc)"'
-stage "tests: unit" ctest --preset dev -L unit -j"$(nproc)"
-stage "tests: integration" ctest --preset dev -L integration -j"$(nproc)"
+stage "configure + build (ci)" bash -c 'cmake --preset ci >/dev/null && cmake --build --preset ci -j"$(nproc)"'
+stage "tests: unit" ctest --preset ci -L unit -j"$(nproc)"
+stage "tests: integration" ctest --preset ci -L integration -j"$(nproc)"
 
 unit_targets=()
 for test in tests/*/*_test.cpp; do
