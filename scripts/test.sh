@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh Debian 12 machine: installs what is missing, checks the layer rule,
 # the formatting and the docs (scripts/check_code.sh), builds (preset ci: the dev build as a unity
-# build, docs/development.md "CI"), runs the unit and then the
-# integration suite (integration tests start and stop their own services: dockerd, a registry,
-# Alertmanager, a Slurm cluster, a fake Kubernetes API server, reverifyd instances, git
-# repositories, trainer processes), then builds the unit tests with ASan+UBSan (preset asan) and
-# runs them there. The tolerance simulation is left out of the sanitizer run: it is pure arithmetic
-# over a few vectors, already run in the dev build, and takes minutes at -O0 under ASan.
+# build, docs/development.md "CI"), runs the unit and then the integration suite (integration
+# tests start and stop their own services: dockerd, a registry, Alertmanager, a Slurm cluster, a
+# fake Kubernetes API server, reverifyd instances, git repositories, trainer processes), then
+# builds the unit tests with ASan+UBSan (preset asan) and runs them there, and last builds the
+# daemon's unit tests with ThreadSanitizer (preset tsan) and runs the in-process loop test
+# (daemon_loop_test: the loop, its worker threads, the HTTP snapshot) under it. The tolerance
+# simulation is left out of the sanitizer run: it is pure arithmetic over a few vectors, already
+# run in the dev build, and takes minutes at -O0 under ASan.
 # Each stage's wall time is printed at the end, whether the run passed or not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,11 +42,15 @@ stage "configure + build (ci)" bash -c 'cmake --preset ci >/dev/null && cmake --
 stage "tests: unit" ctest --preset ci -L unit -j"$(nproc)"
 stage "tests: integration" ctest --preset ci -L integration -j"$(nproc)"
 
+# The unit tests of each folder are one executable, <folder>_unit_tests (tests/CMakeLists.txt).
 unit_targets=()
-for test in tests/*/*_test.cpp; do
-  area=$(basename "$(dirname "$test")")
-  unit_targets+=("${area}_$(basename "$test" .cpp)")
+for area_dir in tests/*/; do
+  if compgen -G "${area_dir}*_test.cpp" >/dev/null; then
+    unit_targets+=("$(basename "$area_dir")_unit_tests")
+  fi
 done
 stage "build (asan, unit tests)" bash -c 'cmake --preset asan >/dev/null && cmake --build --preset asan -j"$(nproc)" --target "$@"' _ "${unit_targets[@]}"
 stage "tests: unit under asan" ctest --preset asan -L unit -E tolerance_simulation -j"$(nproc)"
+stage "build (tsan, daemon tests)" bash -c 'cmake --preset tsan >/dev/null && cmake --build --preset tsan -j"$(nproc)" --target daemon_unit_tests'
+stage "tests: daemon loop under tsan" ctest --preset tsan -R '^daemon_loop_test$'
 

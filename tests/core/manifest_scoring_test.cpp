@@ -18,7 +18,7 @@ using namespace reverify;
 
 namespace {
 
-const std::string kSha(64, 'c');
+const std::string kScoringSha(64, 'c');
 
 json with_scoring(json scoring) {
   json doc = json::parse(test::manifest_fixture_text("valid_full.json"));
@@ -33,14 +33,14 @@ json multiclass_spec() {
           {"metrics", {"accuracy", "f1", "roc_auc"}},
           {"segments",
            {{{"column", "label"}, {"name", "digit"}},
-            {{"uri", "segments.csv"}, {"sha256", kSha}, {"column", "radius"}}}}};
+            {{"uri", "segments.csv"}, {"sha256", kScoringSha}, {"column", "radius"}}}}};
 }
 
 json binary_spec() {
   return {{"task", "binary"},
-          {"labels", {{"uri", "labels.npy"}, {"sha256", kSha}}},
+          {"labels", {{"uri", "labels.npy"}, {"sha256", kScoringSha}}},
           {"thresholds", {0.5, 0.3}},
-          {"segments", {{{"uri", "data/region.txt"}, {"sha256", kSha}}}}};
+          {"segments", {{{"uri", "data/region.txt"}, {"sha256", kScoringSha}}}}};
 }
 
 json ranking_spec() {
@@ -282,7 +282,7 @@ TEST_CASE("malformed scoring specs: each gives its exact errors") {
       {"query naming nothing",
        ranking_spec(),
        [](json& s) {
-         s["query"] = {{"sha256", kSha}};
+         s["query"] = {{"sha256", kScoringSha}};
        },
        {at + ".query: must name a column of the eval set ({\"column\": NAME}) or a file ({\"uri\", "
              "\"sha256\"})"}},

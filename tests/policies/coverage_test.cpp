@@ -12,16 +12,15 @@
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
 #include "tests/support/predictions_fixture.hpp"
+#include "tests/support/text_search.hpp"
 
 using namespace reverify;
 using reverify::test::find_check;
 using reverify::test::one_d;
 
-namespace {
+using reverify::test::contains;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+namespace {
 
 // 100 scores in [0, 1], spread evenly; `shift` moves every one.
 std::vector<double> scores(double shift = 0, std::size_t n = 100) {

@@ -7,15 +7,14 @@
 
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
+#include "tests/support/text_search.hpp"
 
 using namespace reverify;
 using reverify::test::find_check;
 
-namespace {
+using reverify::test::contains;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+namespace {
 
 // 200 binary records, labels alternating; segment group=a is records 0..99, group=b 100..199.
 ScoringInputs two_groups() {

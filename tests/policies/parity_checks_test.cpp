@@ -16,17 +16,16 @@
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
 #include "tests/support/predictions_fixture.hpp"
+#include "tests/support/text_search.hpp"
 
 using namespace reverify;
 using reverify::test::find_check;
 using reverify::test::one_d;
 using reverify::test::two_d;
 
-namespace {
+using reverify::test::contains;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+namespace {
 
 std::vector<std::string> failed(const Verdict& v) {
   std::vector<std::string> names;

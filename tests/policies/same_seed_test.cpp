@@ -12,16 +12,15 @@
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
 #include "tests/support/predictions_fixture.hpp"
+#include "tests/support/text_search.hpp"
 
 using namespace reverify;
 using reverify::test::find_check;
 using reverify::test::one_d;
 
-namespace {
+using reverify::test::contains;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+namespace {
 
 const Predictions kRelease = one_d({0.1, 0.4, 0.7, 0.9});
 

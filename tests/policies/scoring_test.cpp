@@ -8,11 +8,14 @@
 
 #include "policies/scoring.hpp"
 #include "tests/support/predictions_fixture.hpp"
+#include "tests/support/text_search.hpp"
 
 using namespace reverify;
 using reverify::test::one_d;
 using reverify::test::two_d;
 using scoring::MetricScore;
+
+using reverify::test::contains;
 
 namespace {
 
@@ -38,10 +41,6 @@ scoring::Scores scored(const ScoringInputs& in, const Predictions& p) {
   auto s = scoring::score(in, p);
   REQUIRE_MESSAGE(s.ok(), s.error().message);
   return *s;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 }  // namespace

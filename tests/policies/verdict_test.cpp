@@ -3,10 +3,13 @@
 #include "policies/verdict.hpp"
 #include "tests/support/check_fixture.hpp"
 #include "tests/support/predictions_fixture.hpp"
+#include "tests/support/text_search.hpp"
 
 using namespace reverify;
 using reverify::test::find_check;
 using reverify::test::one_d;
+
+using reverify::test::contains;
 
 namespace {
 
@@ -21,10 +24,6 @@ Manifest base_manifest() {
   t.seed_runs["accuracy"] = {0.9605, 0.9622, 0.9611, 0.9598, 0.9617};
   m.tolerance = t;
   return m;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 VerdictInputs inputs(const Manifest& m) {

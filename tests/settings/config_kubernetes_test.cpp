@@ -1,13 +1,14 @@
 #include <doctest/doctest.h>
 
 #include "settings/config.hpp"
+#include "tests/support/minimal_config.hpp"
 
 using namespace reverify;
 
+using reverify::test::kMinimalConfig;
+
 namespace {
 // What every config must name besides the runner.
-const std::string kRequired =
-    "state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: registry}]\n";
 }  // namespace
 
 TEST_CASE("runner.kubernetes maps onto KubernetesConfig") {
@@ -32,7 +33,7 @@ runner:
     watch_timeout: 5m
     reconnect_grace: 90s
 )";
-  auto config = parse_config(kRequired + yaml, "/etc/reverify");
+  auto config = parse_config(kMinimalConfig + yaml, "/etc/reverify");
   REQUIRE_MESSAGE(config.ok(), (config.ok() ? "" : config.error().message));
   const KubernetesConfig& k = config->runner.kubernetes;
   CHECK(config->runner.kind == RunnerKind::kubernetes);
@@ -58,7 +59,7 @@ runner:
 }
 
 TEST_CASE("runner.kubernetes errors name the YAML path") {
-  auto config = parse_config(kRequired + R"(
+  auto config = parse_config(kMinimalConfig + R"(
 runner:
   kind: kubernetes
   kubernetes:

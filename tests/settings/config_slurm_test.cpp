@@ -3,13 +3,14 @@
 
 #include "runners/runner_factory.hpp"
 #include "settings/config.hpp"
+#include "tests/support/minimal_config.hpp"
 
 using namespace reverify;
 
+using reverify::test::kMinimalConfig;
+
 namespace {
 // What every config must name besides the runner.
-const std::string kRequired =
-    "state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: registry}]\n";
 }  // namespace
 
 TEST_CASE("runner.slurm maps onto SlurmConfig, models override the placement key by key") {
@@ -40,7 +41,7 @@ runner:
     cancel_wait: 3m
     reconnect_grace: 2m
 )";
-  auto config = parse_config(kRequired + yaml, "/etc/reverify");
+  auto config = parse_config(kMinimalConfig + yaml, "/etc/reverify");
   REQUIRE_MESSAGE(config.ok(), (config.ok() ? "" : config.error().message));
   CHECK(config->runner.kind == RunnerKind::slurm);
   CHECK(config->runner.isolation.trust_job_code);
@@ -74,18 +75,18 @@ runner:
 }
 
 TEST_CASE("runner.slurm defaults: shared_root under state_dir, trust_job_code off") {
-  auto config = parse_config(kRequired + "runner:\n  kind: slurm\n  slurm: {shared_root: rb}\n",
-                             "/etc/reverify");
+  auto config = parse_config(
+      kMinimalConfig + "runner:\n  kind: slurm\n  slurm: {shared_root: rb}\n", "/etc/reverify");
   REQUIRE(config.ok());
   CHECK(config->runner.slurm.shared_root == "/var/lib/reverify/rb");
   CHECK_FALSE(config->runner.isolation.trust_job_code);
-  auto defaults = parse_config(kRequired, "/etc/reverify");
+  auto defaults = parse_config(kMinimalConfig, "/etc/reverify");
   REQUIRE(defaults.ok());
   CHECK(defaults->runner.slurm.shared_root == "/var/lib/reverify/slurm");
 }
 
 TEST_CASE("the slurm runner is not built unless the config trusts the job's code") {
-  auto config = parse_config(kRequired + "runner: {kind: slurm}\n", "/etc/reverify");
+  auto config = parse_config(kMinimalConfig + "runner: {kind: slurm}\n", "/etc/reverify");
   REQUIRE(config.ok());
   auto refused = make_runner(config->runner);
   REQUIRE_FALSE(refused.ok());
@@ -97,7 +98,7 @@ TEST_CASE("the slurm runner is not built unless the config trusts the job's code
 }
 
 TEST_CASE("runner.slurm errors name the YAML path") {
-  auto config = parse_config(kRequired + R"(
+  auto config = parse_config(kMinimalConfig + R"(
 runner:
   kind: slurm
   slurm:

@@ -16,17 +16,18 @@
 #include "core/unix_time.hpp"
 #include "settings/config.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/minimal_config.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace reverify;
 using reverify::test::TempDir;
 namespace fs = std::filesystem;
 
+using reverify::test::kMinimalConfig;
+
 namespace {
 
 // What every config must name: where state lives and where releases come from.
-const std::string kRequired =
-    "state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: registry}]\n";
 
 std::string error_of(const std::string& yaml, const fs::path& base = "/etc/reverify") {
   auto config = parse_config(yaml, base);
@@ -37,7 +38,7 @@ std::string error_of(const std::string& yaml, const fs::path& base = "/etc/rever
 }  // namespace
 
 TEST_CASE("a config names state_dir and a source; every other key has its documented default") {
-  auto config = parse_config(kRequired, "/etc/reverify");
+  auto config = parse_config(kMinimalConfig, "/etc/reverify");
   REQUIRE(config.ok());
   CHECK(config->api.address == "127.0.0.1");
   CHECK(config->api.port == 8420);
@@ -112,7 +113,7 @@ TEST_CASE("type errors and bad durations name their path") {
 }
 
 TEST_CASE("schedule.at_release: its own mode, delay and budget, each error with its path") {
-  auto config = parse_config(kRequired +
+  auto config = parse_config(kMinimalConfig +
                                  "schedule: {at_release: {enabled: true, mode: steps, "
                                  "delay: 15m, per_day: 3, gpu_budget_hours: 20}}\n",
                              "/etc/reverify");
@@ -123,7 +124,8 @@ TEST_CASE("schedule.at_release: its own mode, delay and budget, each error with 
   CHECK(release.delay_s == 900);
   CHECK(release.per_day == 3);
   CHECK(release.gpu_budget_hours == std::optional<double>(20));
-  const AtReleaseConfig defaults = parse_config(kRequired, "/etc/reverify")->schedule.at_release;
+  const AtReleaseConfig defaults =
+      parse_config(kMinimalConfig, "/etc/reverify")->schedule.at_release;
   CHECK(defaults.enabled);
   CHECK(defaults.mode == RebuildMode::full);
   CHECK(defaults.delay_s == 0);
@@ -146,7 +148,7 @@ TEST_CASE("schedule.at_release: its own mode, delay and budget, each error with 
 }
 
 TEST_CASE("models.<name>.cadence: mode -> how often, at_release; a model's replaces the default") {
-  auto config = parse_config(kRequired + R"(models:
+  auto config = parse_config(kMinimalConfig + R"(models:
   default: {cadence: {steps: 1mo, full: 3mo, at_release: full}}
   big: {cadence: {full: 90d, at_release: steps}}
   plain: {criticality: 1}
@@ -161,7 +163,7 @@ TEST_CASE("models.<name>.cadence: mode -> how often, at_release; a model's repla
   CHECK(big.cadence_s == std::map<RebuildMode, std::int64_t>{{RebuildMode::full, 90 * 86400}});
   CHECK(big.at_release_mode == RebuildMode::steps);
   CHECK(config->model_policy("plain").cadence_s == defaults.cadence_s);  // inherited
-  CHECK(parse_config(kRequired, "/etc/reverify")->model_defaults.cadence_s.empty());
+  CHECK(parse_config(kMinimalConfig, "/etc/reverify")->model_defaults.cadence_s.empty());
 
   const auto message = error_of(R"(models:
   a: {cadence: {fast: 1d}}
@@ -183,7 +185,7 @@ TEST_CASE("secrets come only from *_file keys, are read at load and trimmed") {
   TempDir dir;
   const std::string token(40, 'k');
   dir.write("api.token", token + "\n");
-  auto config = parse_config(kRequired + "api: {token_file: api.token}", dir.path);
+  auto config = parse_config(kMinimalConfig + "api: {token_file: api.token}", dir.path);
   REQUIRE(config.ok());
   CHECK(config->api.token == token);
   // Every token read is on the list the API redacts from its responses.
@@ -228,7 +230,7 @@ TEST_CASE(
   for (const auto& c : cases) {
     CAPTURE(c.content);
     dir.write("api.token", c.content);
-    auto config = parse_config(kRequired + "api: {token_file: api.token}", dir.path);
+    auto config = parse_config(kMinimalConfig + "api: {token_file: api.token}", dir.path);
     if (c.error == nullptr) {
       CHECK(config.ok());
       continue;
@@ -255,7 +257,7 @@ TEST_CASE("pager errors come from the pager section's parser with their path") {
 }
 
 TEST_CASE("code_mirrors: local folders resolve against the config's folder, URLs stay as given") {
-  auto config = parse_config(kRequired +
+  auto config = parse_config(kMinimalConfig +
                                  "code_mirrors:\n"
                                  "  https://git.example/vision/: ../mirrors/vision/\n"
                                  "  https://git.example/x.git: /srv/x\n"
@@ -269,7 +271,7 @@ TEST_CASE("code_mirrors: local folders resolve against the config's folder, URLs
   CHECK(config->code_mirrors.at("https://git.example/x.git") == "/srv/x");
   CHECK(config->code_mirrors.at("https://git.example/") == "https://mirror.internal/");
   CHECK(config->code_mirrors.at("https://git.example/y.git") == "git@mirror.internal:y.git");
-  CHECK(parse_config(kRequired, "/etc/reverify")->code_mirrors.empty());
+  CHECK(parse_config(kMinimalConfig, "/etc/reverify")->code_mirrors.empty());
   CHECK(error_of("code_mirrors: {https://git.example/: ''}")
             .find("code_mirrors.https://git.example/") != std::string::npos);
   CHECK(error_of("code_mirrors: [a, b]").find("code_mirrors: must be a mapping") !=
@@ -286,7 +288,7 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
   auto production = parse_config(source_file("config/production.yaml"), "/etc/reverify");
   INFO((production.ok() ? "" : production.error().message));
   REQUIRE(production.ok());
-  const Config defaults = *parse_config(kRequired, "/etc/reverify");
+  const Config defaults = *parse_config(kMinimalConfig, "/etc/reverify");
   const Config& p = *production;
   CHECK(p.state_dir == defaults.state_dir);
   CHECK(p.work_root() == defaults.work_root());
@@ -402,7 +404,7 @@ TEST_CASE("the shipped production template, as it stands, is exactly the built-i
 TEST_CASE("runner.trust_job_code, the process runner's sandbox, a model's network") {
   TempDir dir;
   dir.write("api.token", std::string(40, 'k') + "\n");
-  auto c = parse_config(kRequired + R"(
+  auto c = parse_config(kMinimalConfig + R"(
 api: {token_file: api.token}
 runner:
   trust_job_code: true
@@ -429,7 +431,7 @@ models: {default: {network: none}, fetcher: {network: allow}}
   CHECK(std::count(own.begin(), own.end(), c->db_path()) == 1);
   CHECK(std::count(own.begin(), own.end(), dir.path / "api.token") == 1);
 
-  const std::string bad = error_of(kRequired + R"(
+  const std::string bad = error_of(kMinimalConfig + R"(
 runner: {process: {sandbox: {read_only: [relative/path], writable: ["/"], job_user: "0:0"}}}
 models: {default: {network: sometimes}}
 )");
@@ -525,7 +527,7 @@ TEST_CASE("attestation: the signing key from a private file, a URI naming the ve
   auto key = Ed25519SigningKey::generate();
   auto file = dir.write("attest.pem", key.private_pem());
   ::chmod(file.c_str(), 0600);
-  auto config = parse_config(kRequired + R"(
+  auto config = parse_config(kMinimalConfig + R"(
 attestation:
   key_file: attest.pem
   verifier_id: https://reverify.example.com/verifier
@@ -539,8 +541,8 @@ attestation:
   CHECK(config->attestation.identity.verifier_id == "https://reverify.example.com/verifier");
   CHECK(resource_uri_for(config->attestation.identity.resource_uri_template, "m", "1") ==
         "https://models.example/m/1/");
-  CHECK_FALSE(parse_config(kRequired, dir.path)->attestation.enabled());
-  CHECK(parse_config(kRequired, dir.path)->attestation.identity.resource_uri_template ==
+  CHECK_FALSE(parse_config(kMinimalConfig, dir.path)->attestation.enabled());
+  CHECK(parse_config(kMinimalConfig, dir.path)->attestation.identity.resource_uri_template ==
         "reverify:{model}@{version}");
 
   ::chmod(file.c_str(), 0640);
@@ -622,7 +624,7 @@ TEST_CASE(
               "directory | http-index, ...}); without one reverifyd has nothing to "
               "verify");
   }
-  CHECK(load_daemon_config(dir.write("ok.yaml", kRequired)).ok());
+  CHECK(load_daemon_config(dir.write("ok.yaml", kMinimalConfig)).ok());
 
   auto directory = load_config(dir.path);
   REQUIRE_FALSE(directory.ok());
@@ -639,9 +641,9 @@ TEST_CASE(
 // Found #3: duplicate YAML keys were accepted, the first value winning (`state_dir: state` then
 // `state_dir: other` meant `state`).
 TEST_CASE("a key given twice in any mapping is an error naming both lines") {
-  CHECK(error_of(kRequired + "state_dir: other\n") ==
+  CHECK(error_of(kMinimalConfig + "state_dir: other\n") ==
         "state_dir: duplicate key (line 3, first at line 1): a key may appear once per mapping");
-  CHECK(error_of(kRequired + "api: {port: 1, port: 2}\n") ==
+  CHECK(error_of(kMinimalConfig + "api: {port: 1, port: 2}\n") ==
         "api.port: duplicate key (line 3, first at line 3): a key may appear once per mapping");
   const auto nested = error_of(R"(state_dir: s
 sources:
@@ -671,28 +673,28 @@ pager:
 }
 
 TEST_CASE("a reload may not change state_dir, work_dir, the listen address or the runner") {
-  const Config running = *parse_config(kRequired, "/etc/reverify");
+  const Config running = *parse_config(kMinimalConfig, "/etc/reverify");
   auto changes = [&](const std::string& yaml) {
     auto next = parse_config(yaml, "/etc/reverify");
     REQUIRE_MESSAGE(next.ok(), (next.ok() ? "" : next.error().message));
     return restart_only_changes(running, *next);
   };
   using Keys = std::vector<std::string>;
-  CHECK(changes(kRequired).empty());
-  CHECK(changes(kRequired + "schedule: {per_cycle: 3}\nsync_interval: 1m\n").empty());
+  CHECK(changes(kMinimalConfig).empty());
+  CHECK(changes(kMinimalConfig + "schedule: {per_cycle: 3}\nsync_interval: 1m\n").empty());
   // The work and scratch folders live under state_dir unless set: they move with it.
   CHECK(changes("state_dir: /srv/other\nsources: [{name: reg, kind: directory, root: registry}]") ==
         Keys{"state_dir", "work_dir", "runner"});
-  CHECK(changes(kRequired + "work_dir: /scratch\n") == Keys{"work_dir"});
-  CHECK(changes(kRequired + "api: {address: 0.0.0.0, port: 9000}\n") ==
+  CHECK(changes(kMinimalConfig + "work_dir: /scratch\n") == Keys{"work_dir"});
+  CHECK(changes(kMinimalConfig + "api: {address: 0.0.0.0, port: 9000}\n") ==
         Keys{"api.address", "api.port"});
-  CHECK(changes(kRequired + "runner: {kind: docker}\n") == Keys{"runner"});
-  CHECK(changes(kRequired + "runner: {process: {path_env: /opt/bin}}\n") == Keys{"runner"});
+  CHECK(changes(kMinimalConfig + "runner: {kind: docker}\n") == Keys{"runner"});
+  CHECK(changes(kMinimalConfig + "runner: {process: {path_env: /opt/bin}}\n") == Keys{"runner"});
 }
 
 TEST_CASE("a reload names the settings it changes, by YAML path, never by value") {
-  const Config running =
-      *parse_config(kRequired + "schedule: {per_cycle: 3}\nsync_interval: 1m\n", "/etc/reverify");
+  const Config running = *parse_config(
+      kMinimalConfig + "schedule: {per_cycle: 3}\nsync_interval: 1m\n", "/etc/reverify");
   auto changed = [&](const std::string& yaml) {
     auto next = parse_config(yaml, "/etc/reverify");
     REQUIRE_MESSAGE(next.ok(), (next.ok() ? "" : next.error().message));
@@ -700,9 +702,9 @@ TEST_CASE("a reload names the settings it changes, by YAML path, never by value"
   };
   using Keys = std::vector<std::string>;
   // The same settings, written in another order and style: nothing changed.
-  CHECK(changed("sync_interval: 1m\nschedule:\n  per_cycle: 3\n" + kRequired).empty());
+  CHECK(changed("sync_interval: 1m\nschedule:\n  per_cycle: 3\n" + kMinimalConfig).empty());
   // Changed, set and removed, in path order; a list entry by its index.
-  CHECK(changed(kRequired + "schedule: {per_cycle: 4, jitter: 5m}\n") ==
+  CHECK(changed(kMinimalConfig + "schedule: {per_cycle: 4, jitter: 5m}\n") ==
         Keys{"schedule.jitter", "schedule.per_cycle", "sync_interval"});
   CHECK(changed("state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: "
                 "other}]\nschedule: {per_cycle: 3}\nsync_interval: 1m\n") ==
@@ -710,19 +712,20 @@ TEST_CASE("a reload names the settings it changes, by YAML path, never by value"
 }
 
 TEST_CASE("pager.public_url unset: the daemon's own api address, marked as the default") {
-  auto loopback = parse_config(kRequired + "api: {address: 127.0.0.1, port: 9000}\n", "/etc/r");
+  auto loopback =
+      parse_config(kMinimalConfig + "api: {address: 127.0.0.1, port: 9000}\n", "/etc/r");
   REQUIRE(loopback.ok());
   CHECK(loopback->pager.public_url == "http://127.0.0.1:9000");
   CHECK(loopback->pager.public_url_is_default);
-  auto v6 = parse_config(kRequired + "api: {address: '::1', port: 9000}\n", "/etc/r");
+  auto v6 = parse_config(kMinimalConfig + "api: {address: '::1', port: 9000}\n", "/etc/r");
   REQUIRE(v6.ok());
   CHECK(v6->pager.public_url == "http://[::1]:9000");
-  auto every = parse_config(kRequired + "api: {address: 0.0.0.0, port: 9000}\n", "/etc/r");
+  auto every = parse_config(kMinimalConfig + "api: {address: 0.0.0.0, port: 9000}\n", "/etc/r");
   REQUIRE(every.ok());
   CHECK(every->pager.public_url.find("0.0.0.0") == std::string::npos);  // the host's name
   CHECK(every->pager.public_url.ends_with(":9000"));
   auto set =
-      parse_config(kRequired + "pager: {public_url: 'https://reverify.example'}\n", "/etc/r");
+      parse_config(kMinimalConfig + "pager: {public_url: 'https://reverify.example'}\n", "/etc/r");
   REQUIRE(set.ok());
   CHECK(set->pager.public_url == "https://reverify.example");
   CHECK_FALSE(set->pager.public_url_is_default);
@@ -731,7 +734,7 @@ TEST_CASE("pager.public_url unset: the daemon's own api address, marked as the d
 TEST_CASE("a config file read from disk makes every suggested command name it") {
   TempDir dir;
   const fs::path path = dir.path / "my config.yaml";
-  test::write_file(path, kRequired);
+  test::write_file(path, kMinimalConfig);
   auto reading = read_config_file(path);
   REQUIRE(reading.errors.empty());
   const std::string scope = "--config '" + path.string() + "'";

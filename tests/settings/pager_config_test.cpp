@@ -4,30 +4,29 @@
 #include <doctest/doctest.h>
 
 #include "settings/config.hpp"
+#include "tests/support/minimal_config.hpp"
+#include "tests/support/text_search.hpp"
 
 using namespace reverify;
+
+using reverify::test::has_line;
+using reverify::test::kMinimalConfig;
 
 namespace {
 
 // What every config must name (state_dir, a source), so the errors below are the pager's alone.
-const std::string kRequired =
-    "state_dir: /var/lib/reverify\nsources: [{name: reg, kind: directory, root: registry}]\n";
 
 Result<PagerConfig> parse(const std::string& yaml) {
-  auto config = parse_config(kRequired + yaml, "/etc/reverify");
+  auto config = parse_config(kMinimalConfig + yaml, "/etc/reverify");
   if (!config.ok())
     return config.error();
   return config->pager;
 }
 
-std::string error_of(const std::string& yaml) {
+std::string pager_error_of(const std::string& yaml) {
   auto config = parse(yaml);
   REQUIRE_FALSE(config.ok());
   return config.error().message;
-}
-
-bool has_line(const std::string& message, const std::string& line) {
-  return ("\n" + message + "\n").find("\n" + line + "\n") != std::string::npos;
 }
 
 const char* kGood = R"(
@@ -90,7 +89,7 @@ TEST_CASE("a missing pager section is an empty config") {
 }
 
 TEST_CASE("errors name the YAML path and what was expected") {
-  CHECK(error_of(R"(
+  CHECK(pager_error_of(R"(
 pager:
   senders: {pd: {kind: pagerduty, routing_key_file: k}}
   routes:
@@ -98,54 +97,56 @@ pager:
     - {owner: b, senders: [pd]}
     - {owner: c, senders: [pdx]}
 )") == "pager.routes[2].senders[0]: unknown sender \"pdx\"");
-  CHECK(error_of("pager: {senders: {x: {kind: sms}}}") ==
+  CHECK(pager_error_of("pager: {senders: {x: {kind: sms}}}") ==
         "pager.senders.x.kind: expected pagerduty, alertmanager, slack, webhook or file, got "
         "\"sms\"");
-  CHECK(error_of("pager: {senders: {pd: {kind: pagerduty}}}") ==
+  CHECK(pager_error_of("pager: {senders: {pd: {kind: pagerduty}}}") ==
         "pager.senders.pd.routing_key_file: required for a pagerduty sender");
-  CHECK(error_of("pager: {senders: {am: {kind: alertmanager, url: x}}}") ==
+  CHECK(pager_error_of("pager: {senders: {am: {kind: alertmanager, url: x}}}") ==
         "pager.senders.am.url: expected an http:// or https:// URL, got \"x\"");
-  CHECK(error_of("pager: {senders: {f: {kind: file, path: p, colour: red}}}") ==
+  CHECK(pager_error_of("pager: {senders: {f: {kind: file, path: p, colour: red}}}") ==
         "pager.senders.f.colour: unknown key (expected one of: kind, path, severity, timeout)");
   CHECK(
-      error_of("pager: {senders: {pd: {kind: pagerduty, routing_key_file: k, severity: {failed: "
-               "loud}}}}") ==
+      pager_error_of(
+          "pager: {senders: {pd: {kind: pagerduty, routing_key_file: k, severity: {failed: "
+          "loud}}}}") ==
       "pager.senders.pd.severity.failed: expected critical, error, warning or info, got \"loud\"");
-  CHECK(error_of("pager: {retry: {initial: 1h, max_backoff: 1m}}") ==
+  CHECK(pager_error_of("pager: {retry: {initial: 1h, max_backoff: 1m}}") ==
         "pager.retry.max_backoff: must not be shorter than pager.retry.initial");
-  CHECK(error_of("pager: {retry: {max_attempts: 0}}") ==
+  CHECK(pager_error_of("pager: {retry: {max_attempts: 0}}") ==
         "pager.retry.max_attempts: must be >= 1, got 0");
-  CHECK(
-      error_of("pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: a, senders: []}]}") ==
-      "pager.routes[0].senders: expected a non-empty list of sender names");
-  CHECK(error_of("pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: a, senders: [f]}, "
-                 "{owner: a, senders: [f]}]}") ==
+  CHECK(pager_error_of(
+            "pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: a, senders: []}]}") ==
+        "pager.routes[0].senders: expected a non-empty list of sender names");
+  CHECK(pager_error_of(
+            "pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: a, senders: [f]}, "
+            "{owner: a, senders: [f]}]}") ==
         "pager.routes[1].owner: \"a\" is already routed by pager.routes[0]");
-  CHECK(error_of(
+  CHECK(pager_error_of(
             "pager: {senders: {f: {kind: file, path: p}}, routes: [{owner: ../x, senders: [f]}]}")
             .starts_with("pager.routes[0].owner: expected \"*\" or a name"));
-  CHECK(error_of(
+  CHECK(pager_error_of(
             "pager: {senders: {am: {kind: alertmanager, url: 'http://a', resend_interval: 0s}}}") ==
         "pager.senders.am.resend_interval: must be longer than 0s, got \"0s\"");
 }
 
 TEST_CASE("secrets are accepted only through *_file keys") {
-  CHECK(has_line(error_of("pager: {senders: {pd: {kind: pagerduty, routing_key: R0123}}}"),
+  CHECK(has_line(pager_error_of("pager: {senders: {pd: {kind: pagerduty, routing_key: R0123}}}"),
                  "pager.senders.pd.routing_key: secrets are read from files only; use "
                  "routing_key_file"));
-  CHECK(error_of("pager: {senders: {h: {kind: webhook, url: 'http://a', token: T}}}") ==
+  CHECK(pager_error_of("pager: {senders: {h: {kind: webhook, url: 'http://a', token: T}}}") ==
         "pager.senders.h.token: secrets are read from files only; use token_file");
   CHECK(has_line(
-      error_of(
+      pager_error_of(
           "pager: {senders: {s: {kind: slack, url: 'https://hooks.slack.com/services/T/B/X'}}}"),
       "pager.senders.s.url: a Slack webhook URL is a secret; put it in a file named by url_file"));
   // The secret itself never appears in the message.
-  CHECK(error_of("pager: {senders: {pd: {kind: pagerduty, routing_key: R0123}}}").find("R0123") ==
-        std::string::npos);
+  CHECK(pager_error_of("pager: {senders: {pd: {kind: pagerduty, routing_key: R0123}}}")
+            .find("R0123") == std::string::npos);
 }
 
 TEST_CASE("every pager error is reported in the same pass as the rest of the file") {
-  const auto message = error_of(R"(
+  const auto message = pager_error_of(R"(
 schedule: {per_cycle: 0}
 pager:
   senders:
@@ -179,9 +180,9 @@ pager:
   routes: [{owner: team-vision, senders: [sink]}]
 )";
   CHECK(parse(no_default)->operator_owner == "team-vision");  // unset: the first route
-  CHECK(has_line(error_of(no_default + "  operator_owner: platform-oncall\n"),
+  CHECK(has_line(pager_error_of(no_default + "  operator_owner: platform-oncall\n"),
                  "pager.operator_owner: no route takes \"platform-oncall\" (name one in "
                  "pager.routes, or add a \"*\" route)"));
-  CHECK(has_line(error_of(no_default + "  operator_owner: \"\"\n"),
+  CHECK(has_line(pager_error_of(no_default + "  operator_owner: \"\"\n"),
                  "pager.operator_owner: must not be empty"));
 }

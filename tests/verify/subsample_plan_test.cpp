@@ -14,7 +14,7 @@ using namespace reverify;
 
 namespace {
 
-constexpr UnixSeconds kFeb1 = 1'769'904'000;  // 2026-02-01T00:00:00Z
+constexpr UnixSeconds kFebruaryFirst = 1'769'904'000;  // 2026-02-01T00:00:00Z
 
 // valid_full.json (8 accelerators; its subsample reference: fraction 0.25, 1350 s) as
 // model@version, with or without its subsample section.
@@ -51,7 +51,7 @@ TEST_CASE("a manifest's subsample reference reaches the inventory and costs subs
 
 TEST_CASE("the plan names large versions without a subsample reference and never runs them so") {
   test::TempDir dir;
-  UnixSeconds now = kFeb1 + 86'400;
+  UnixSeconds now = kFebruaryFirst + 86'400;
   auto opened = Store::open(dir.path / "reverify.db", [&now] { return now; });
   REQUIRE(opened.ok());
   auto& store = **opened;
