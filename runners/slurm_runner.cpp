@@ -203,19 +203,23 @@ Result<JobExit> read_exit(const EndedJob& ended, std::size_t log_cap) {
   return exit;
 }
 
-// The controller stopped answering: how long ago, for reconnect_grace.
+// The controller stopped answering: how long ago, for reconnect_grace. (A flag and a time, not an
+// optional time: GCC 12 at -O3 takes the optional's read for an uninitialised one.)
 class Outage {
  public:
   bool lasted(std::chrono::milliseconds grace) {
     const auto now = Steady::now();
-    if (!since_)
+    if (!down_) {
+      down_ = true;
       since_ = now;
-    return now - *since_ >= grace;
+    }
+    return now - since_ >= grace;
   }
-  void over() { since_.reset(); }
+  void over() { down_ = false; }
 
  private:
-  std::optional<Steady::time_point> since_;
+  bool down_ = false;
+  Steady::time_point since_{};
 };
 
 bool requeued(const SlurmJob& job) {

@@ -36,7 +36,14 @@ id "$user" >/dev/null 2>&1 ||
 uid=$(id -u "$user") gid=$(id -g "$user")
 
 # Outside /tmp: the daemon gets a /tmp of its own.
-base=${REVERIFY_BUILD_DIR:-/var/tmp}
+base=${REVERIFY_BUILD_DIR:?run through ctest}
+case $(realpath -m "$base")/ in
+  /tmp/* | /var/tmp/*)
+    echo "hostile_unit: the build folder $base is under /tmp or /var/tmp, which the unit's" \
+      "PrivateTmp= hides from reverifyd (its binary and state folder with it): build elsewhere" >&2
+    exit 1
+    ;;
+esac
 t=$(mktemp -d "$base/hostile-unit.XXXXXX")
 chmod 0755 "$t"
 daemon_pid=
