@@ -8,7 +8,7 @@
 # daemon's unit tests with ThreadSanitizer (preset tsan) and runs the in-process loop test
 # (daemon_loop_test: the loop, its worker threads, the HTTP snapshot) under it. The tolerance
 # simulation is left out of the sanitizer run: it is pure arithmetic over a few vectors, already
-# run in the dev build, and takes minutes at -O0 under ASan.
+# run in the ci build, and takes minutes at -O0 under ASan.
 # Each stage's wall time is printed at the end, whether the run passed or not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
