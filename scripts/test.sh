@@ -3,26 +3,35 @@
 # the formatting and the docs (scripts/check_code.sh), builds (preset ci: the dev build as a unity
 # build, docs/development.md "CI"), runs the unit and then the integration suite (integration
 # tests start and stop their own services: dockerd, a registry, Alertmanager, a Slurm cluster, a
-# fake Kubernetes API server, reverifyd instances, git repositories, trainer processes), then
-# builds the unit tests with ASan+UBSan (preset asan) and runs them there, and last builds the
-# daemon's unit tests with ThreadSanitizer (preset tsan) and runs the in-process loop test
-# (daemon_loop_test: the loop, its worker threads, the HTTP snapshot) under it. The tolerance
+# fake Kubernetes API server, reverifyd instances, git repositories, trainer processes). Beside the
+# integration suite, at the lowest CPU priority, it builds the unit tests with ASan+UBSan (preset
+# asan) and the daemon's unit tests with ThreadSanitizer (preset tsan): the integration tests spend
+# much of their time waiting on services and trainer processes, and a niced build takes only the
+# CPU they leave idle. Then it runs the unit tests under ASan+UBSan and the in-process loop test
+# (daemon_loop_test: the loop, its worker threads, the HTTP snapshot) under TSan. The tolerance
 # simulation is left out of the sanitizer run: it is pure arithmetic over a few vectors, already
 # run in the ci build, and takes minutes at -O0 under ASan.
-# Each stage's wall time is printed at the end, whether the run passed or not.
+# Each stage's wall time is printed at the end, whether the run passed or not; the sanitizer
+# builds overlap the integration stage, so the total is the script's own wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 stage_names=()
 stage_seconds=()
+sanitizer_log=build/sanitizer-builds.log
+sanitizer_seconds_file=build/sanitizer-builds.seconds
+sanitizer_pid=
 report_stages() {
-  local status=$? i total=0
+  local status=$? i
+  [[ -n $sanitizer_pid ]] && kill -- "-$sanitizer_pid" 2>/dev/null
   echo "test.sh: stage times (wall clock)"
   for i in "${!stage_names[@]}"; do
-    printf '  %-34s %5d s\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
-    total=$((total + stage_seconds[i]))
+    printf '  %-40s %5d s\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
   done
-  printf '  %-34s %5d s  (%s)\n' "total" "$total" "$([[ $status -eq 0 ]] && echo passed || echo "FAILED, exit $status")"
+  if [[ -s $sanitizer_seconds_file ]]; then
+    printf '  %-40s %5d s\n' "(sanitizer builds, beside integration)" "$(cat "$sanitizer_seconds_file")"
+  fi
+  printf '  %-40s %5d s  (%s)\n' "total" "$SECONDS" "$([[ $status -eq 0 ]] && echo passed || echo "FAILED, exit $status")"
 }
 trap report_stages EXIT
 
@@ -40,10 +49,34 @@ stage "setup (packages)" bash scripts/setup.sh
 stage "check (layers, format, docs)" bash scripts/check_code.sh
 stage "configure + build (ci)" bash -c 'cmake --preset ci >/dev/null && cmake --build --preset ci -j"$(nproc)"'
 stage "tests: unit" ctest --preset ci -L unit -j"$(nproc)"
+# The sanitizer builds run in their own process group (setsid), so that a failing run stops the
+# compilers too, at nice 19, so that a test that needs the CPU gets it.
+build_sanitizer_tests() {
+  local start=$SECONDS
+  cmake --preset asan >/dev/null && cmake --build --preset asan -j"$(nproc)" --target unit_tests &&
+    cmake --preset tsan >/dev/null && cmake --build --preset tsan -j"$(nproc)" --target daemon_unit_tests
+  local status=$?
+  echo $((SECONDS - start)) >"$sanitizer_seconds_file"
+  return $status
+}
+# wait_for_sanitizer_builds: the builds' exit status; their log is shown when they failed.
+wait_for_sanitizer_builds() {
+  local status=0
+  wait "$sanitizer_pid" || status=$?
+  sanitizer_pid=
+  if [[ $status -ne 0 ]]; then
+    tail -n 100 "$sanitizer_log"
+    echo "test.sh: the sanitizer builds failed (exit $status); their whole log: $sanitizer_log" >&2
+  fi
+  return $status
+}
+export -f build_sanitizer_tests
+export sanitizer_seconds_file
+rm -f "$sanitizer_seconds_file"
+setsid nice -n 19 bash -c build_sanitizer_tests >"$sanitizer_log" 2>&1 &
+sanitizer_pid=$!
+
 stage "tests: integration" ctest --preset ci -L integration -j"$(nproc)"
-
-stage "build (asan, unit tests)" bash -c 'cmake --preset asan >/dev/null && cmake --build --preset asan -j"$(nproc)" --target unit_tests'
+stage "sanitizer builds (after integration)" wait_for_sanitizer_builds
 stage "tests: unit under asan" ctest --preset asan -L unit -E tolerance_simulation -j"$(nproc)"
-stage "build (tsan, daemon tests)" bash -c 'cmake --preset tsan >/dev/null && cmake --build --preset tsan -j"$(nproc)" --target daemon_unit_tests'
 stage "tests: daemon loop under tsan" ctest --preset tsan -R '^daemon_loop_test$'
-
