@@ -4,15 +4,15 @@
 # build, docs/development.md "CI"), runs the unit and then the integration suite (integration
 # tests start and stop their own services: dockerd, a registry, Alertmanager, a Slurm cluster, a
 # fake Kubernetes API server, reverifyd instances, git repositories, trainer processes). Beside the
-# integration suite, at the lowest CPU priority, it builds the unit tests with ASan+UBSan (preset
+# two suites, at the lowest CPU priority, it builds the unit tests with ASan+UBSan (preset
 # asan) and the daemon's unit tests with ThreadSanitizer (preset tsan): the integration tests spend
-# much of their time waiting on services and trainer processes, and a niced build takes only the
-# CPU they leave idle. Then it runs the unit tests under ASan+UBSan and the in-process loop test
+# time waiting on services and trainer processes, and a niced build takes only the CPU they leave
+# idle. Then it runs the unit tests under ASan+UBSan and the in-process loop test
 # (daemon_loop_test: the loop, its worker threads, the HTTP snapshot) under TSan. The tolerance
 # simulation is left out of the sanitizer run: it is pure arithmetic over a few vectors, already
 # run in the ci build, and takes minutes at -O0 under ASan.
 # Each stage's wall time is printed at the end, whether the run passed or not; the sanitizer
-# builds overlap the integration stage, so the total is the script's own wall time.
+# builds overlap the two suites, so the total is the script's own wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +29,7 @@ report_stages() {
     printf '  %-40s %5d s\n' "${stage_names[$i]}" "${stage_seconds[$i]}"
   done
   if [[ -s $sanitizer_seconds_file ]]; then
-    printf '  %-40s %5d s\n' "(sanitizer builds, beside integration)" "$(cat "$sanitizer_seconds_file")"
+    printf '  %-40s %5d s\n' "(sanitizer builds, beside the suites)" "$(cat "$sanitizer_seconds_file")"
   fi
   printf '  %-40s %5d s  (%s)\n' "total" "$SECONDS" "$([[ $status -eq 0 ]] && echo passed || echo "FAILED, exit $status")"
 }
@@ -48,11 +48,14 @@ stage() {
 stage "setup (packages)" bash scripts/setup.sh
 stage "check (layers, format, docs)" bash scripts/check_code.sh
 stage "configure + build (ci)" bash -c 'cmake --preset ci >/dev/null && cmake --build --preset ci -j"$(nproc)"'
-stage "tests: unit" ctest --preset ci -L unit -j"$(nproc)"
-# The sanitizer builds run in their own process group (setsid), so that a failing run stops the
-# compilers too, at nice 19, so that a test that needs the CPU gets it.
+# The sanitizer builds run in their own session (setsid), so that a failing run stops the
+# compilers too (one process group), at the lowest priority, so that a test that needs the CPU
+# gets it. Where the kernel groups processes by session for scheduling (autogroup, on in Debian's
+# kernel) a process's nice value only ranks it inside its own session, so the builds' session gets
+# nice 19 as a whole too: with nice alone a new session's builds took half the CPU from the tests.
 build_sanitizer_tests() {
   local start=$SECONDS
+  { echo 19 >/proc/self/autogroup; } 2>/dev/null || true
   cmake --preset asan >/dev/null && cmake --build --preset asan -j"$(nproc)" --target unit_tests &&
     cmake --preset tsan >/dev/null && cmake --build --preset tsan -j"$(nproc)" --target daemon_unit_tests
   local status=$?
@@ -76,6 +79,7 @@ rm -f "$sanitizer_seconds_file"
 setsid nice -n 19 bash -c build_sanitizer_tests >"$sanitizer_log" 2>&1 &
 sanitizer_pid=$!
 
+stage "tests: unit" ctest --preset ci -L unit -j"$(nproc)"
 stage "tests: integration" ctest --preset ci -L integration -j"$(nproc)"
 stage "sanitizer builds (after integration)" wait_for_sanitizer_builds
 stage "tests: unit under asan" ctest --preset asan -L unit -E tolerance_simulation -j"$(nproc)"

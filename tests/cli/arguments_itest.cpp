@@ -9,6 +9,7 @@
 #include "tests/support/free_port.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 using reverify::test::Ran;
 
@@ -24,9 +25,7 @@ Ran reverifyd(std::vector<std::string> args) {
   return reverify::test::run_reverifyd(std::move(args), scratch.path);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 
 // Help text with its line wrapping undone: every run of white space becomes one space.
 std::string flat(const std::string& text) {

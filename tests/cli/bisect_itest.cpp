@@ -14,6 +14,7 @@
 
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 using nlohmann::json;
 using namespace reverify::test;
@@ -21,9 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 
 // A registry under `dir` holding the digits release as A (2026.11.1) and B (2026.12.1), B edited.
 std::string registry_with_b(const TempDir& dir, const std::function<void(json&)>& edit) {

@@ -13,6 +13,7 @@
 #include "tests/support/files.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 namespace fs = std::filesystem;
 using namespace reverify::test;
@@ -21,9 +22,7 @@ namespace {
 
 const std::string kTarget = "digits-mlp@2026.11.1";
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 
 // A state_dir of its own over the released example, with `detect` for accuracy.
 fs::path config_with_detect(TempDir& dir, const std::string& detect) {

@@ -16,6 +16,7 @@
 #include "tests/support/git_checkout.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -26,9 +27,7 @@ namespace {
 const char* const kGit = "/usr/bin/git";
 const char* const kPython = "/usr/bin/python3";
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 
 // What nvidia-smi prints for two H100s, for exactly the query capture makes (anything else is
 // refused, so a changed query shows up here rather than on a GPU machine).

@@ -16,6 +16,7 @@
 #include "tests/support/git_checkout.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -23,9 +24,7 @@ using namespace reverify::test;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 
 json read_json(const fs::path& path) {
   return json::parse(read_file(path));

@@ -13,6 +13,7 @@
 #include "tests/support/manifest_fixture.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 using nlohmann::json;
 using namespace reverify::test;
@@ -20,27 +21,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const TempDir scratch("reverify-lint-diff-itest-");
+const TempDir lint_scratch("reverify-lint-diff-itest-");
 
 std::string fixture(const std::string& name) {
   return manifest_fixture_path(name).string();
 }
 
 Ran cli(const std::vector<std::string>& args) {
-  return run_cli(args, scratch.path);
+  return run_cli(args, lint_scratch.path);
 }
 
 std::string write_variant(const std::string& name, const std::function<void(json&)>& edit) {
   json doc = json::parse(manifest_fixture_text("valid_full.json"));
   edit(doc);
-  const auto path = scratch.path / name;
+  const auto path = lint_scratch.path / name;
   write_file(path, doc.dump(2));
   return path.string();
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 }  // namespace
 
 TEST_CASE("lint: a complete manifest scores 100 and exits 0") {
@@ -105,7 +104,7 @@ TEST_CASE("lint: usage and read errors exit 2") {
   CHECK(bad_score.err ==
         "reverify lint: --min-score: must be an integer from 0 to 100, got \"abc\"\n"
         "(reverify lint --help lists every option)\n");
-  auto missing = cli({"lint", (scratch.path / "absent.json").string()});
+  auto missing = cli({"lint", (lint_scratch.path / "absent.json").string()});
   CHECK(missing.exit_code == 2);
   CHECK(contains(missing.err, "reverify lint: cannot read manifest: "));
   auto none = cli({"lint"});

@@ -15,6 +15,7 @@
 #include "store/store.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 namespace fs = std::filesystem;
 using namespace reverify;
@@ -22,9 +23,7 @@ using namespace reverify::test;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 
 ModelVersionRow listed(const std::string& model, const std::string& version) {
   ModelVersionRow row;

@@ -15,6 +15,7 @@
 #include "tests/support/digits_trainer.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -25,9 +26,7 @@ namespace {
 const std::string kRecordedLockfile =
     "def26d014d9b56751165658720389b7f564ef653dba3477ecb5e7b9e4469de56";
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 
 // DIR/trainer (the example's trainer repository at the released commit) and DIR/release (the
 // released files; manifest.json's data and eval set point into the source tree).

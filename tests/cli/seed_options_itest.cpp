@@ -24,6 +24,7 @@
 #include "tests/support/git_checkout.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_search.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -34,9 +35,7 @@ namespace {
 const std::string kTarget = "digits-mlp@2026.11.1";
 const std::string kRepoUrl = kDigitsRepoUrl;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using reverify::test::contains;
 
 fs::path registry() {
   return source_dir() / "examples/registry";

@@ -58,7 +58,7 @@ using std::chrono::seconds;
 
 namespace {
 
-constexpr const char* kToken = "fault-token-0123456789abcdef0123456789";
+constexpr const char* kFaultsToken = "fault-token-0123456789abcdef0123456789";
 
 // The page id in a page key ("<store id>-<page id>-<time>", pager/notifier.hpp); "" if none.
 std::string page_id_in(const std::string& key) {
@@ -202,7 +202,7 @@ struct Lab {
   Lab() {
     commit = make_trainer_repo(temp.path / "trainer");
     shared_with_jobs(temp.path / "markers");
-    write_file(temp.path / "api.token", std::string(kToken) + "\n");
+    write_file(temp.path / "api.token", std::string(kFaultsToken) + "\n");
     fs::permissions(temp.path / "api.token", fs::perms::owner_read | fs::perms::owner_write);
     daemon.dir = temp.path;
     daemon.port = free_port();
@@ -320,7 +320,8 @@ pager:
     return daemon.wait_exit(seconds(30)) == 0;
   }
 
-  Result<HttpResponse> post(const std::string& body, const std::string& token = kToken) const {
+  Result<HttpResponse> post(const std::string& body,
+                            const std::string& token = kFaultsToken) const {
     HttpRequest request;
     request.method = "POST";
     request.url = daemon.url() + "/v1/verifications";
@@ -502,7 +503,7 @@ TEST_CASE("kill -9 at 12 points of a verification's life, each followed by a res
     std::thread([port = lab.daemon.port, body] {
       raw_exchange(port,
                    "POST /v1/verifications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
-                       std::string(kToken) + "\r\nContent-Type: application/json\r\n" +
+                       std::string(kFaultsToken) + "\r\nContent-Type: application/json\r\n" +
                        "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body,
                    milliseconds(500));
     }).detach();
@@ -1830,15 +1831,15 @@ TEST_CASE("fail closed: an unreadable release, a gate asked in other words, unch
   {
     FaultRow row{"two Authorization headers on a trigger; a lowercase bearer scheme", 2};
     const std::string body = R"({"model": "digits-mlp", "version": "2026.11.1"})";
-    const unsigned two = f.status_of(
-        "/v1/verifications",
-        {{"Authorization", std::string("Bearer ") + kToken}, {"Authorization", "Bearer wrong"}},
-        "POST", body);
+    const unsigned two = f.status_of("/v1/verifications",
+                                     {{"Authorization", std::string("Bearer ") + kFaultsToken},
+                                      {"Authorization", "Bearer wrong"}},
+                                     "POST", body);
     CHECK(two == 400);
     HttpRequest request;
     request.method = "POST";
     request.url = lab.daemon.url() + "/v1/verifications";
-    request.headers = {{"Authorization", std::string("bearer ") + kToken}};
+    request.headers = {{"Authorization", std::string("bearer ") + kFaultsToken}};
     request.body = body;
     auto lower = http_request(request);
     REQUIRE(lower.ok());
@@ -1883,7 +1884,7 @@ TEST_CASE("fail closed: an unreadable release, a gate asked in other words, unch
   {
     FaultRow row{"run.workdir \"../../../../tmp\"", 1};
     const unsigned trigger =
-        f.status_of("/v1/verifications", {{"Authorization", std::string("Bearer ") + kToken}},
+        f.status_of("/v1/verifications", {{"Authorization", std::string("Bearer ") + kFaultsToken}},
                     "POST", R"({"model": "slow", "version": "escape"})");
     const auto lint = run_program({(build_dir() / "cli/reverify").string(), "lint",
                                    (f.dir / "registry/slow/escape/manifest.json").string()},

@@ -20,7 +20,7 @@ using namespace reverify::test;
 
 namespace {
 
-constexpr const char* kToken = "ops-test-token-0123456789abcdef0123456789";
+constexpr const char* kOperationsToken = "ops-test-token-0123456789abcdef0123456789";
 
 // Lines of `text` that `journalctl -p LEVEL` would show: priority <N> with N <= max_priority.
 std::vector<std::string> at_most(const std::string& text, int max_priority) {
@@ -98,7 +98,7 @@ struct Operated {
     }
     write_file(temp.path / "registry/ok/1.0/manifest.json",
                slow_manifest("ok", "1.0", temp.path / "trainer", commit, 0.2).dump(2));
-    write_file(temp.path / "api.token", std::string(kToken) + "\n");
+    write_file(temp.path / "api.token", std::string(kOperationsToken) + "\n");
     fs::permissions(temp.path / "api.token", fs::perms::owner_read | fs::perms::owner_write);
     daemon.dir = temp.path;
     daemon.port = free_port();

@@ -35,13 +35,13 @@ std::string head_commit(const std::filesystem::path& repo) {
 }
 
 // A git repository holding the test trainer, a scratch root, and a spec that runs it.
-struct Fixture {
+struct ProcessRunnerFixture {
   TempDir tmp;
   std::filesystem::path repo = tmp.path / "repo";
   ProcessRunnerConfig config;
   RebuildSpec spec;
 
-  explicit Fixture(const std::string& behaviour) {
+  explicit ProcessRunnerFixture(const std::string& behaviour) {
     std::filesystem::create_directories(repo);
     git(repo, "init -q");
     std::filesystem::copy_file(source_dir() / "tests/runners/fixtures/trainer.py",
@@ -78,13 +78,13 @@ class ProcessHarness final : public TrainerHarness {
   }
 
  private:
-  Fixture fixture_{"ok"};
+  ProcessRunnerFixture fixture_{"ok"};
 };
 
 // Every job process of `f` carries this entry in its environment (and so do its descendants,
 // whatever session, process group or PID namespace they are in: a pid the job writes down is its
 // sandbox's own, meaningless here).
-std::string marker_of(Fixture& f) {
+std::string marker_of(ProcessRunnerFixture& f) {
   const std::string entry = "RUNNER_TEST_MARKER=" + f.tmp.path.string();
   f.spec.manifest.environment->env["RUNNER_TEST_MARKER"] = f.tmp.path.string();
   return entry;
@@ -98,7 +98,7 @@ TEST_CASE("the runner contract, on the process runner") {
 }
 
 TEST_CASE("the job sees only the contract's variables, the manifest's env and PATH") {
-  Fixture f("ok");
+  ProcessRunnerFixture f("ok");
   f.spec.mode = RebuildMode::steps;
   f.spec.max_steps = 5;
   ProcessRunner runner(f.config);
@@ -139,7 +139,7 @@ TEST_CASE("the job sees only the contract's variables, the manifest's env and PA
 TEST_CASE("a timeout kills the whole process group, with SIGKILL when SIGTERM is ignored") {
   for (const std::string behaviour : {"sleep", "sleep_ignore_term"}) {
     CAPTURE(behaviour);
-    Fixture f(behaviour);
+    ProcessRunnerFixture f(behaviour);
     const std::string marker = marker_of(f);
     f.spec.timeout = std::chrono::seconds(4);
     ProcessRunner runner(f.config);
@@ -158,7 +158,7 @@ TEST_CASE("a timeout kills the whole process group, with SIGKILL when SIGTERM is
 }
 
 TEST_CASE("a long log keeps its tail behind a TRUNCATED marker") {
-  Fixture f("chatty");
+  ProcessRunnerFixture f("chatty");
   f.spec.manifest.environment->env["TRAINER_LOG_LINES"] = "5000";
   f.config.log_cap_bytes = 4096;
   ProcessRunner runner(f.config);
@@ -176,7 +176,7 @@ TEST_CASE("a long log keeps its tail behind a TRUNCATED marker") {
 }
 
 TEST_CASE("a job that floods its output cannot grow job.log past its cap") {
-  Fixture f("flood");
+  ProcessRunnerFixture f("flood");
   f.spec.manifest.environment->env["TRAINER_FLOOD_BYTES"] = std::to_string(6 * 1024 * 1024);
   f.config.job_log_cap_bytes = 256 * 1024;
   f.config.log_cap_bytes = 4096;
@@ -197,7 +197,7 @@ TEST_CASE("a job that floods its output cannot grow job.log past its cap") {
 }
 
 TEST_CASE("a descendant holding the job's stdout open does not hold the job's exit") {
-  Fixture f("orphan_writer");
+  ProcessRunnerFixture f("orphan_writer");
   ProcessRunner runner(f.config);
   JobHandle job;
   const auto started = std::chrono::steady_clock::now();
@@ -216,7 +216,7 @@ TEST_CASE("a descendant holding the job's stdout open does not hold the job's ex
 }
 
 TEST_CASE("a commit missing from the repository is a clear input-drift error") {
-  Fixture f("ok");
+  ProcessRunnerFixture f("ok");
   f.spec.manifest.code.commit = std::string(40, 'a');
   ProcessRunner runner(f.config);
   const auto status = runner.prepare(f.spec);
@@ -227,7 +227,7 @@ TEST_CASE("a commit missing from the repository is a clear input-drift error") {
 }
 
 TEST_CASE("a dirty manifest applies code.diff only when its sha256 matches") {
-  Fixture f("ok");
+  ProcessRunnerFixture f("ok");
   // The uncommitted change: the trainer reports a different primary metric value.
   const auto trainer = read_file(f.repo / "trainer.py");
   std::ofstream(f.repo / "trainer.py")
@@ -270,7 +270,7 @@ TEST_CASE("a dirty manifest applies code.diff only when its sha256 matches") {
 TEST_CASE("missing or invalid result.json is error:job") {
   for (const std::string behaviour : {"no_result", "bad_result", "escape_result"}) {
     CAPTURE(behaviour);
-    Fixture f(behaviour);
+    ProcessRunnerFixture f(behaviour);
     ProcessRunner runner(f.config);
     JobHandle job;
     auto outcome = start_and_wait(runner, f.spec, job);
@@ -285,7 +285,7 @@ TEST_CASE("missing or invalid result.json is error:job") {
 }
 
 TEST_CASE("an entrypoint that is not on the configured PATH is error:provision") {
-  Fixture f("ok");
+  ProcessRunnerFixture f("ok");
   f.spec.manifest.run.entrypoint = {"no-such-trainer", "x"};
   ProcessRunner runner(f.config);
   const auto status = runner.prepare(f.spec);
@@ -297,7 +297,7 @@ TEST_CASE("an entrypoint that is not on the configured PATH is error:provision")
 }
 
 TEST_CASE("a run.workdir that a committed symlink takes out of the checkout is refused, named") {
-  Fixture f("ok");
+  ProcessRunnerFixture f("ok");
   std::filesystem::create_directories(f.tmp.path / "outside");
   std::filesystem::create_directory_symlink(f.tmp.path / "outside", f.repo / "escape");
   git(f.repo, "add escape");
@@ -313,7 +313,7 @@ TEST_CASE("a run.workdir that a committed symlink takes out of the checkout is r
 }
 
 TEST_CASE("cancel stops a running job and its group") {
-  Fixture f("sleep");
+  ProcessRunnerFixture f("sleep");
   const std::string marker = marker_of(f);
   ProcessRunner runner(f.config);
   REQUIRE(runner.prepare(f.spec).ok());
@@ -338,7 +338,7 @@ TEST_CASE("a setsid() orphan of a double fork, ignoring SIGTERM, dies with its j
         CAPTURE(trusted);
         CAPTURE(cgroups);
         CAPTURE(behaviour);
-        Fixture f(behaviour);
+        ProcessRunnerFixture f(behaviour);
         f.config.cgroups = cgroups;
         const std::string marker = marker_of(f);
         const bool at_timeout = behaviour == "setsid_orphan_sleep";
@@ -370,7 +370,7 @@ TEST_CASE("a setsid() orphan of a double fork, ignoring SIGTERM, dies with its j
 TEST_CASE("a supervisor killed without cgroups leaves no descendant of the job running") {
   for (const bool trusted : {false, true}) {
     CAPTURE(trusted);
-    Fixture f("setsid_orphan_sleep");
+    ProcessRunnerFixture f("setsid_orphan_sleep");
     f.config.cgroups = false;
     const std::string marker = marker_of(f);
     ProcessRunner runner(f.config, {trusted, {}});
@@ -399,7 +399,7 @@ TEST_CASE("a supervisor killed without cgroups leaves no descendant of the job r
 TEST_CASE("a fork bomb stops at the job's pids limit, the host unharmed, and the verdict says so") {
   for (const bool trusted : {false, true}) {
     CAPTURE(trusted);
-    Fixture f("fork_bomb");
+    ProcessRunnerFixture f("fork_bomb");
     f.config.max_pids = 64;
     f.spec.timeout = std::chrono::seconds(8);
     const std::string marker = marker_of(f);
@@ -424,7 +424,7 @@ TEST_CASE("a fork bomb stops at the job's pids limit, the host unharmed, and the
 }
 
 TEST_CASE("a runaway allocation ends at the job's memory limit, and the verdict says so") {
-  Fixture f("eat_memory");
+  ProcessRunnerFixture f("eat_memory");
   f.config.memory_bytes = 128 * 1024 * 1024;
   const std::string marker = marker_of(f);
   ProcessRunner runner(f.config);
@@ -439,7 +439,7 @@ TEST_CASE("a runaway allocation ends at the job's memory limit, and the verdict 
 }
 
 TEST_CASE("a bound the config asks for that no cgroup enforces is said in the log tail") {
-  Fixture f("ok");
+  ProcessRunnerFixture f("ok");
   f.config.cgroups = false;
   f.config.memory_bytes = 128 * 1024 * 1024;
   ProcessRunner runner(f.config);
@@ -455,7 +455,7 @@ TEST_CASE("a bound the config asks for that no cgroup enforces is said in the lo
 }
 
 TEST_CASE("a disk that fills under the job is the platform's fault; the log keeps its last words") {
-  Fixture f("fill_disk");
+  ProcessRunnerFixture f("fill_disk");
   TmpfsMount disk(f.tmp.path / "small", "8m");
   f.config.space.min_free_bytes = 1024 * 1024;
   f.config.space.paths = {disk.path};
