@@ -4,11 +4,11 @@
 # build, docs/development.md "CI"), runs the unit and then the integration suite (integration
 # tests start and stop their own services: dockerd, a registry, Alertmanager, a Slurm cluster, a
 # fake Kubernetes API server, reverifyd instances, git repositories, trainer processes). Beside the
-# two suites, at the lowest CPU priority, it builds the unit tests with ASan+UBSan (preset
-# asan) and the daemon's unit tests with ThreadSanitizer (preset tsan): the integration tests spend
-# time waiting on services and trainer processes, and a niced build takes only the CPU they leave
-# idle. Then it runs the unit tests under ASan+UBSan and the in-process loop test
-# (daemon_loop_test: the loop, its worker threads, the HTTP snapshot) under TSan. The tolerance
+# two suites, at the lowest CPU priority, it builds the unit tests with ASan+UBSan (preset asan)
+# and the daemon's and the HTTP layer's tests with ThreadSanitizer (preset tsan): the tests leave
+# some CPU idle, waiting on services and trainer processes, and a niced build takes only that. Then it runs the unit tests under ASan+UBSan and, under TSan, the tests whose threads
+# share state: the in-process loop test (daemon_loop_test: the loop, its worker threads, the HTTP
+# snapshot), the HTTP API's handlers and the HTTP server's worker threads. The tolerance
 # simulation is left out of the sanitizer run: it is pure arithmetic over a few vectors, already
 # run in the ci build, and takes minutes at -O0 under ASan.
 # Each stage's wall time is printed at the end, whether the run passed or not; the sanitizer
@@ -57,7 +57,8 @@ build_sanitizer_tests() {
   local start=$SECONDS
   { echo 19 >/proc/self/autogroup; } 2>/dev/null || true
   cmake --preset asan >/dev/null && cmake --build --preset asan -j"$(nproc)" --target unit_tests &&
-    cmake --preset tsan >/dev/null && cmake --build --preset tsan -j"$(nproc)" --target daemon_unit_tests
+    cmake --preset tsan >/dev/null && cmake --build --preset tsan -j"$(nproc)" \
+      --target daemon_unit_tests api_unit_tests api_integration_tests
   local status=$?
   echo $((SECONDS - start)) >"$sanitizer_seconds_file"
   return $status
@@ -83,4 +84,4 @@ stage "tests: unit" ctest --preset ci -L unit -j"$(nproc)"
 stage "tests: integration" ctest --preset ci -L integration -j"$(nproc)"
 stage "sanitizer builds (after integration)" wait_for_sanitizer_builds
 stage "tests: unit under asan" ctest --preset asan -L unit -E tolerance_simulation -j"$(nproc)"
-stage "tests: daemon loop under tsan" ctest --preset tsan -R '^daemon_loop_test$'
+stage "tests: threads under tsan" ctest --preset tsan -j"$(nproc)" -R '^(daemon_loop_test|api_http_api_test|api_http_server_itest)$'
