@@ -1,5 +1,6 @@
-// Searches in the text a check, an error or a page produced, shared by the unit tests (the files
-// of one folder build one executable, in CI as one unity build: tests/CMakeLists.txt).
+// Searches in the text a check, an error, a page or a command's output produced, shared by the
+// tests (the unit and the integration tests of a folder each build one executable, in CI as a
+// unity build: tests/CMakeLists.txt).
 #pragma once
 
 #include <string>
