@@ -21,6 +21,7 @@ stage_seconds=()
 sanitizer_log=build/sanitizer-builds.log
 sanitizer_seconds_file=build/sanitizer-builds.seconds
 sanitizer_pid=
+rm -f "$sanitizer_seconds_file"  # a figure from an earlier run is not this run's
 report_stages() {
   local status=$? i
   [[ -n $sanitizer_pid ]] && kill -- "-$sanitizer_pid" 2>/dev/null
@@ -76,7 +77,6 @@ wait_for_sanitizer_builds() {
 }
 export -f build_sanitizer_tests
 export sanitizer_seconds_file
-rm -f "$sanitizer_seconds_file"
 setsid nice -n 19 bash -c build_sanitizer_tests >"$sanitizer_log" 2>&1 &
 sanitizer_pid=$!
 
