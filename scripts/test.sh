@@ -6,8 +6,9 @@
 # fake Kubernetes API server, reverifyd instances, git repositories, trainer processes). Beside the
 # two suites, at the lowest CPU priority, it builds the unit tests with ASan+UBSan (preset asan)
 # and the daemon's and the HTTP layer's tests with ThreadSanitizer (preset tsan): the tests leave
-# some CPU idle, waiting on services and trainer processes, and a niced build takes only that. Then it runs the unit tests under ASan+UBSan and, under TSan, the tests whose threads
-# share state: the in-process loop test (daemon_loop_test: the loop, its worker threads, the HTTP
+# some CPU idle, waiting on services and trainer processes, and a niced build takes only that.
+# Then it runs the unit tests under ASan+UBSan and, under TSan, the tests whose threads share
+# state: the in-process loop test (daemon_loop_test: the loop, its worker threads, the HTTP
 # snapshot), the HTTP API's handlers and the HTTP server's worker threads. The tolerance
 # simulation is left out of the sanitizer run: it is pure arithmetic over a few vectors, already
 # run in the ci build, and takes minutes at -O0 under ASan.
